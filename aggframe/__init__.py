@@ -1,0 +1,71 @@
+"""aggframe: classification measures under any aggregation operator, on (lazy) Polars frames.
+
+Predictions in long-format frames are reduced in one scan to tidy confusion-cell
+tables (per class and per example), and every measure (precision, recall, F-beta,
+MCC, kappa, ... and your own) under every operator (micro, macro, weighted,
+exemplar) is a small group-by over those tables. Results are tidy frames.
+
+>>> import aggframe as af
+>>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+>>> round(pr.compute("f1", "macro"), 4), pr.accuracy()
+(0.5222, 0.5)
+"""
+
+from __future__ import annotations
+
+from aggframe import ops
+from aggframe._measures import (
+    Measure,
+    fbeta,
+    get_measure,
+    list_measures,
+    register_measure,
+    unregister_measure,
+)
+from aggframe._predictions import Predictions, from_indicator, from_labels, from_long
+from aggframe._tnorms import godel, hamacher, lukasiewicz, product
+from aggframe.exceptions import (
+    AggframeError,
+    ColumnNotFoundError,
+    DuplicateEntryError,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    OptionError,
+    ShapeError,
+    SparseInputError,
+    UnknownClassError,
+    UnknownNameError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AggframeError",
+    "ColumnNotFoundError",
+    "DuplicateEntryError",
+    "EmptyInputError",
+    "InvalidValueError",
+    "Measure",
+    "NullValueError",
+    "OptionError",
+    "Predictions",
+    "ShapeError",
+    "SparseInputError",
+    "UnknownClassError",
+    "UnknownNameError",
+    "__version__",
+    "fbeta",
+    "from_indicator",
+    "from_labels",
+    "from_long",
+    "get_measure",
+    "godel",
+    "hamacher",
+    "list_measures",
+    "lukasiewicz",
+    "ops",
+    "product",
+    "register_measure",
+    "unregister_measure",
+]

@@ -1,0 +1,211 @@
+"""The wide step: input frame -> raw cell grains, in one scan, with Narwhals.
+
+This is the only module that touches the user's rows. It is written with the
+Narwhals lazy API so the same code runs on every engine Narwhals drives (Polars
+now; DuckDB and Spark through the same expressions). Everything it returns is
+small: group-by sums keyed by the ``by`` columns plus class, plus cell profiles,
+plus the counts the validation needs. The narrow steps (universe, sparse fill,
+measures, operators) run in Polars on those small tables (``_grains.py``,
+``_operators.py``).
+
+The cells are defined here and nowhere else::
+
+    TP = T(y, p) m    FP = T(1 - y, p) m    FN = T(y, 1 - p) m    TN = T(1 - y, 1 - p) m
+
+with ``T`` the product (crisp data) or another t-norm, and ``m`` the observation
+mask (1 when absent). Under the product the four sums follow from three,
+``sum(m y p)``, ``sum(m y)`` and ``sum(m p)``, plus ``sum(m)``, which is what the
+per-class aggregation computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import narwhals as nw
+
+from aggframe._tnorms import TNorm, product
+
+__all__ = ["CELLS", "KEY_ALL", "LabelRoles", "LongRoles", "label_grains", "long_grains"]
+
+CELLS = ("tp", "fp", "fn", "tn")
+#: Key column standing in for "no by columns", dropped from every result.
+KEY_ALL = "__aggframe_all__"
+
+# Per-row validation flags counted during the per-class aggregation (no extra scan).
+FLAGS = (
+    "null_y",
+    "null_p",
+    "null_mask",
+    "null_example",
+    "bad_y",
+    "bad_p",
+    "bad_mask",
+    "soft_y",
+    "soft_p",
+)
+
+
+@dataclass(frozen=True)
+class LongRoles:
+    """Column names of the long (indicator) form."""
+
+    example: str = "example"
+    class_: str = "class"
+    y: str = "y"
+    p: str = "p"
+    mask: str | None = None
+
+
+@dataclass(frozen=True)
+class LabelRoles:
+    """Column names of the label form (one row per example)."""
+
+    y_true: str = "y_true"
+    y_pred: str = "y_pred"
+    example: str | None = None
+
+
+def with_group_key(lf: nw.LazyFrame[Any], by: Sequence[str]) -> tuple[nw.LazyFrame[Any], list[str]]:
+    """Add the stand-in key when there are no ``by`` columns."""
+    if by:
+        return lf, list(by)
+    return lf.with_columns(nw.lit(0).alias(KEY_ALL)), [KEY_ALL]
+
+
+def _unit_interval_violation(x: nw.Expr) -> nw.Expr:
+    # NaN fails is_between too; nulls are counted separately, so they count 0 here.
+    return (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
+
+
+def long_grains(
+    lf: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: Sequence[str],
+    *,
+    tnorm: TNorm | None,
+    n_classes: int | None,
+) -> dict[str, nw.LazyFrame[Any]]:
+    """Raw grains of the long form.
+
+    Returns lazy frames:
+
+    ``class``
+        keys, class, tp, fp, fn, tn, rows (entries present), plus the flag counts.
+    ``profiles``
+        keys, tp, fp, fn, tn, n: how many examples have each per-example cell
+        profile (the exemplar operator's sufficient statistic). When
+        ``n_classes`` is known, absent entries are filled in as true negatives.
+    ``groups``
+        keys, n_examples, min_rows, max_rows, dup_entries.
+    """
+    k = list(keys)
+    y = nw.col(roles.y).cast(nw.Float64)
+    p = nw.col(roles.p).cast(nw.Float64)
+    m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
+    flags = {
+        "null_y": nw.col(roles.y).is_null(),
+        "null_p": nw.col(roles.p).is_null(),
+        "null_mask": nw.col(roles.mask).is_null() if roles.mask else nw.lit(False),  # noqa: FBT003
+        "null_example": nw.col(roles.example).is_null(),
+        "bad_y": _unit_interval_violation(y),
+        "bad_p": _unit_interval_violation(p),
+        "bad_mask": _unit_interval_violation(m) if m is not None else nw.lit(False),  # noqa: FBT003
+        "soft_y": (y > 0.0) & (y < 1.0),
+        "soft_p": (p > 0.0) & (p < 1.0),
+    }
+    if tnorm is None or tnorm is product:
+        # Crisp or product: three weighted sums give all four cells.
+        w = m if m is not None else nw.lit(1.0)
+        rows = lf.select(
+            *k,
+            nw.col(roles.example),
+            nw.col(roles.class_),
+            (w * y * p).alias("_syp"),
+            (w * y).alias("_sy"),
+            (w * p).alias("_sp"),
+            w.alias("_sw"),
+            *[e.alias(f"_f_{n}") for n, e in flags.items()],
+        )
+        sums = [nw.col(c).sum() for c in ("_syp", "_sy", "_sp", "_sw")]
+
+        def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+            return frame.with_columns(
+                nw.col("_syp").alias("tp"),
+                (nw.col("_sp") - nw.col("_syp")).alias("fp"),
+                (nw.col("_sy") - nw.col("_syp")).alias("fn"),
+                (nw.col("_sw") - nw.col("_sy") - nw.col("_sp") + nw.col("_syp")).alias("tn"),
+            ).drop("_syp", "_sy", "_sp", "_sw")
+
+    else:
+        w = m if m is not None else nw.lit(1.0)
+        one_y, one_p = 1.0 - y, 1.0 - p
+        rows = lf.select(
+            *k,
+            nw.col(roles.example),
+            nw.col(roles.class_),
+            (tnorm(y, p) * w).alias("tp"),
+            (tnorm(one_y, p) * w).alias("fp"),
+            (tnorm(y, one_p) * w).alias("fn"),
+            (tnorm(one_y, one_p) * w).alias("tn"),
+            *[e.alias(f"_f_{n}") for n, e in flags.items()],
+        )
+        sums = [nw.col(c).sum() for c in CELLS]
+
+        def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+            return frame
+
+    flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
+    per_class = cells(
+        rows.group_by([*k, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)
+    )
+    per_example = cells(
+        rows.group_by([*k, roles.example]).agg(
+            *sums,
+            nw.len().alias("rows"),
+            nw.col(roles.class_).n_unique().alias("n_cls"),
+        )
+    )
+    if n_classes is not None:
+        # Absent (example, class) entries are observed true negatives.
+        per_example = per_example.with_columns(
+            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
+        )
+    profiles = per_example.group_by([*k, *CELLS]).agg(nw.len().alias("n"))
+    groups = per_example.group_by(k).agg(
+        nw.len().alias("n_examples"),
+        nw.col("rows").min().alias("min_rows"),
+        nw.col("rows").max().alias("max_rows"),
+        (nw.col("rows") - nw.col("n_cls")).sum().alias("dup_entries"),
+    )
+    return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+def label_grains(
+    lf: nw.LazyFrame[Any], roles: LabelRoles, keys: Sequence[str]
+) -> dict[str, nw.LazyFrame[Any]]:
+    """Raw grains of the label form: the confusion counts per group.
+
+    ``conf`` (keys, y_true, y_pred, n) holds everything: per class tp, #true and
+    #pred, and per example only whether it is right. No n x m expansion. With an
+    example column, ``examples`` (keys, n_examples, dup_examples, null_example)
+    checks that each example appears once per group.
+    """
+    k = list(keys)
+    out: dict[str, nw.LazyFrame[Any]] = {
+        "conf": lf.group_by([*k, roles.y_true, roles.y_pred]).agg(nw.len().alias("n"))
+    }
+    if roles.example is not None:
+        ex = lf.group_by([*k, roles.example]).agg(nw.len().alias("_n"))
+        out["examples"] = ex.group_by(k).agg(
+            nw.len().alias("n_ids"),
+            (nw.col("_n") - 1).sum().alias("dup_examples"),
+            nw.when(nw.col(roles.example).is_null())
+            .then(nw.col("_n"))
+            .otherwise(0)
+            .sum()
+            .alias("null_example"),
+        )
+    return out

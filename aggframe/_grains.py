@@ -1,0 +1,378 @@
+"""Narrow step 1: raw grains -> validated, universe-complete cell tables (Polars).
+
+Input: the small lazy frames of :mod:`aggframe._cells`. Output: two tidy cell
+tables, the common currency of every operator:
+
+``class cells``  keys..., class, tp, fp, fn, tn   (every group x every class)
+``profiles``     keys..., tp, fp, fn, tn, n       (n examples share these cells)
+
+Validation happens here, on the small tables, inside the same lazy plan: a
+``map_batches`` node runs the checks when the plan is collected, and raises an
+:class:`~aggframe.exceptions.AggframeError` naming the column, the number of bad
+rows and one offending row (fetched from the source only on that error path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles
+from aggframe.exceptions import (
+    DuplicateEntryError,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    OptionError,
+    SparseInputError,
+    UnknownClassError,
+)
+
+__all__ = ["CellTables", "finish_labels", "finish_long"]
+
+CLASS = "class"
+
+
+@dataclass(frozen=True)
+class CellTables:
+    """Validated cell tables of one evaluation (lazy)."""
+
+    classes: pl.LazyFrame  # keys..., class, tp, fp, fn, tn
+    profiles: pl.LazyFrame  # keys..., tp, fp, fn, tn, n
+    keys: tuple[str, ...]
+
+
+def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
+    """Hand a Narwhals lazy frame to Polars (only small grains cross)."""
+    native = nw.to_native(lf)
+    if isinstance(native, pl.LazyFrame):
+        return native
+    return pl.LazyFrame(lf.collect(backend="polars").to_native())
+
+
+def _fmt_row(row: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in row.items() if k != KEY_ALL)
+
+
+def _first_row(source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[str]) -> str:
+    """One offending row of the source, for an error message (error path only)."""
+    try:
+        df = source.filter(predicate).select(*columns).head(1).collect(backend="polars").to_native()
+    except Exception:  # noqa: BLE001 - the message must not fail on its example
+        return "?"
+    return _fmt_row(df.row(0, named=True)) if df.height else "?"
+
+
+def universe_frame(values: Sequence[Any], dtype: pl.DataType, column: str) -> pl.LazyFrame:
+    """The declared class universe as a one-column frame of the class column's dtype."""
+    try:
+        series = pl.Series(CLASS, list(values)).cast(dtype, strict=True)
+    except Exception as exc:  # noqa: BLE001
+        msg = (
+            f"column {column!r}: the declared classes {list(values)[:5]!r} cannot be cast to "
+            f"the column's dtype {dtype}"
+        )
+        raise OptionError(msg) from exc
+    if series.is_duplicated().any():
+        msg = f"the declared classes repeat a value: {series.filter(series.is_duplicated())[0]!r}"
+        raise OptionError(msg)
+    return pl.LazyFrame(series)
+
+
+# ---------------------------------------------------------------------------
+# Long form
+
+
+def finish_long(
+    raw: dict[str, nw.LazyFrame[Any]],
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: Sequence[str],
+    universe: pl.LazyFrame | None,
+    soft_ok: bool,
+) -> CellTables:
+    k = list(keys)
+    class_raw = to_polars(raw["class"]).rename({roles.class_: CLASS})
+    groups = to_polars(raw["groups"])
+    profiles = to_polars(raw["profiles"])
+    declared = None if universe is None else universe.collect().to_series().to_list()
+
+    def check(audit: pl.DataFrame) -> pl.DataFrame:
+        _check_long(audit, source=source, roles=roles, keys=k, declared=declared, soft_ok=soft_ok)
+        return audit
+
+    audit = class_raw.join(groups, on=k, how="left").map_batches(check)
+    present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
+    group_sizes = audit.select(*k, "n_examples").unique()
+    classes_lf = universe if universe is not None else present.select(CLASS).unique()
+    full = (
+        group_sizes.join(classes_lf, how="cross")
+        .join(present.drop("n_examples"), on=[*k, CLASS], how="left")
+        .with_columns(pl.col(*CELLS, "rows").fill_null(0))
+        .with_columns(
+            # absent entries of a known universe are observed true negatives
+            (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).alias("tn")
+        )
+        .select(*k, CLASS, *[pl.col(c).cast(pl.Float64) for c in CELLS])
+    )
+    prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
+    return CellTables(classes=full, profiles=prof, keys=tuple(k))
+
+
+def _check_long(
+    audit: pl.DataFrame,
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: list[str],
+    declared: list[Any] | None,
+    soft_ok: bool,
+) -> None:
+    if audit.height == 0 or int(audit["rows"].sum()) == 0:
+        msg = "the predictions frame has no rows"
+        raise EmptyInputError(msg)
+    cols = [c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL]
+    group_level = audit.unique(keys)
+
+    def total(col: str) -> int:
+        return int(audit[col].sum())
+
+    nulls = [
+        (roles.example, total("null_example")),
+        (roles.class_, int(audit.filter(pl.col(CLASS).is_null())["rows"].sum())),
+        (roles.y, total("null_y")),
+        (roles.p, total("null_p")),
+    ]
+    if roles.mask:
+        nulls.append((roles.mask, total("null_mask")))
+    for col, count in nulls:
+        if count:
+            row = _first_row(source, nw.col(col).is_null(), cols)
+            msg = f"column {col!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
+            raise NullValueError(msg)
+
+    dups = int(group_level["dup_entries"].sum())
+    if dups:
+        ex = (
+            source.group_by([*[c for c in keys if c != KEY_ALL], roles.example, roles.class_])
+            .agg(nw.len().alias("copies"))
+            .filter(nw.col("copies") > 1)
+            .head(1)
+            .collect(backend="polars")
+            .to_native()
+        )
+        row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
+        msg = (
+            f"columns ({roles.example!r}, {roles.class_!r}): {dups} duplicate entr(y/ies) "
+            f"(e.g. {row}); each (example, class) must appear at most once"
+            + (" per by-group" if keys != [KEY_ALL] else "")
+        )
+        raise DuplicateEntryError(msg)
+
+    ranges = [(roles.y, "bad_y"), (roles.p, "bad_p")]
+    if roles.mask:
+        ranges.append((roles.mask, "bad_mask"))
+    for col, flag in ranges:
+        count = total(flag)
+        if count:
+            x = nw.col(col).cast(nw.Float64)
+            row = _first_row(source, (~x.is_between(0.0, 1.0)).fill_null(False), cols)  # noqa: FBT003
+            msg = (
+                f"column {col!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
+                "expected 0/1, booleans, or soft values in [0, 1]"
+            )
+            raise InvalidValueError(msg)
+    if not soft_ok:
+        for col, flag in ((roles.y, "soft_y"), (roles.p, "soft_p")):
+            count = total(flag)
+            if count:
+                x = nw.col(col).cast(nw.Float64)
+                row = _first_row(source, (x > 0.0) & (x < 1.0), cols)
+                msg = (
+                    f"column {col!r}: {count} soft value(s) strictly between 0 and 1 (e.g. row {row}) "
+                    "but no t-norm was given; pass tnorm='product' (or godel, lukasiewicz, "
+                    "hamacher) to evaluate soft labels, or threshold them first"
+                )
+                raise InvalidValueError(msg)
+
+    if declared is not None:
+        outside = audit.filter(~pl.col(CLASS).is_in(pl.Series(declared, dtype=audit[CLASS].dtype)))
+        if outside.height:
+            count = int(outside["rows"].sum())
+            value = outside[CLASS][0]
+            msg = (
+                f"column {roles.class_!r}: {count} row(s) with a class outside the declared "
+                f"universe (e.g. {value!r}); declared {len(declared)} classes: "
+                f"{declared[:10]!r}{' ...' if len(declared) > 10 else ''}"
+            )
+            raise UnknownClassError(msg)
+    else:
+        m = audit[CLASS].n_unique()
+        short = group_level.filter(pl.col("min_rows") < m)
+        if short.height:
+            missing = int(
+                (audit.group_by(keys).agg(pl.col("n_examples").first() * m - pl.col("rows").sum()))
+                .to_series(-1)
+                .sum()
+            )
+            msg = (
+                f"column {roles.class_!r}: the frame is sparse ({missing} (example, class) entries "
+                f"of {m} classes are absent) but no class universe was given; pass classes=..., "
+                "n_classes=... or an Enum class column to count absent entries as true negatives"
+            )
+            raise SparseInputError(msg)
+
+
+# ---------------------------------------------------------------------------
+# Label form
+
+
+def finish_labels(
+    raw: dict[str, nw.LazyFrame[Any]],
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    keys: Sequence[str],
+    universe: pl.LazyFrame | None,
+    task: str,
+    pos_label: Any,
+) -> CellTables:
+    k = list(keys)
+    yt, yp = roles.y_true, roles.y_pred
+    conf = to_polars(raw["conf"]).rename({yt: "_yt", yp: "_yp"})
+    examples = to_polars(raw["examples"]) if "examples" in raw else None
+    declared = None if universe is None else universe.collect().to_series().to_list()
+    audit_in = conf if examples is None else conf.join(examples, on=k, how="left")
+
+    def check(audit: pl.DataFrame) -> pl.DataFrame:
+        _check_labels(audit, source=source, roles=roles, keys=k, declared=declared, task=task)
+        return audit
+
+    conf = audit_in.map_batches(check).select(*k, "_yt", "_yp", "n")
+    groups = conf.group_by(k).agg(pl.col("n").sum().alias("_N"))
+    if task == "binary":
+        dtype = conf.collect_schema()["_yt"]
+        classes_lf = universe_frame([pos_label], dtype, yt)
+    elif universe is not None:
+        classes_lf = universe
+    else:
+        classes_lf = pl.concat(
+            [conf.select(pl.col("_yt").alias(CLASS)), conf.select(pl.col("_yp").alias(CLASS))]
+        ).unique()
+    tp = (
+        conf.filter(pl.col("_yt") == pl.col("_yp"))
+        .group_by(*k, "_yt")
+        .agg(pl.col("n").sum().alias("tp"))
+        .rename({"_yt": CLASS})
+    )
+    true = conf.group_by(*k, "_yt").agg(pl.col("n").sum().alias("_t")).rename({"_yt": CLASS})
+    pred = conf.group_by(*k, "_yp").agg(pl.col("n").sum().alias("_p")).rename({"_yp": CLASS})
+    classes = (
+        groups.join(classes_lf, how="cross")
+        .join(tp, on=[*k, CLASS], how="left")
+        .join(true, on=[*k, CLASS], how="left")
+        .join(pred, on=[*k, CLASS], how="left")
+        .with_columns(pl.col("tp", "_t", "_p").fill_null(0).cast(pl.Float64))
+        .select(
+            *k,
+            CLASS,
+            pl.col("tp"),
+            (pl.col("_p") - pl.col("tp")).alias("fp"),
+            (pl.col("_t") - pl.col("tp")).alias("fn"),
+            (pl.col("_N") - pl.col("_t") - pl.col("_p") + pl.col("tp")).alias("tn"),
+        )
+    )
+    if task == "binary":
+        t_pos = pl.col("_yt") == pl.lit(pos_label)
+        p_pos = pl.col("_yp") == pl.lit(pos_label)
+        prof = conf.with_columns(
+            (t_pos & p_pos).alias("tp"),
+            (~t_pos & p_pos).alias("fp"),
+            (t_pos & ~p_pos).alias("fn"),
+            (~t_pos & ~p_pos).alias("tn"),
+        )
+    else:
+        m = classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
+        right = pl.col("_yt") == pl.col("_yp")
+        prof = conf.join(m, how="cross").with_columns(
+            right.alias("tp"),
+            (~right).alias("fp"),
+            (~right).alias("fn"),
+            (pl.col("_m") - 2 + right.cast(pl.Float64)).alias("tn"),
+        )
+    profiles = (
+        prof.with_columns(pl.col(*CELLS).cast(pl.Float64))
+        .group_by(*k, *CELLS)
+        .agg(pl.col("n").sum().cast(pl.Int64))
+    )
+    return CellTables(classes=classes, profiles=profiles, keys=tuple(k))
+
+
+def _check_labels(
+    audit: pl.DataFrame,
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    keys: list[str],
+    declared: list[Any] | None,
+    task: str,
+) -> None:
+    if audit.height == 0:
+        msg = "the predictions frame has no rows"
+        raise EmptyInputError(msg)
+    cols = [c for c in (*keys, roles.example, roles.y_true, roles.y_pred) if c and c != KEY_ALL]
+    for col, internal in ((roles.y_true, "_yt"), (roles.y_pred, "_yp")):
+        count = int(audit.filter(pl.col(internal).is_null())["n"].sum())
+        if count:
+            row = _first_row(source, nw.col(col).is_null(), cols)
+            msg = f"column {col!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
+            raise NullValueError(msg)
+    if roles.example is not None:
+        group_level = audit.unique(keys)
+        count = int(group_level["null_example"].sum())
+        if count:
+            row = _first_row(source, nw.col(roles.example).is_null(), cols)
+            msg = f"column {roles.example!r}: {count} null value(s) (e.g. row {row})"
+            raise NullValueError(msg)
+        dups = int(group_level["dup_examples"].sum())
+        if dups:
+            ex = (
+                source.group_by([*[c for c in keys if c != KEY_ALL], roles.example])
+                .agg(nw.len().alias("copies"))
+                .filter(nw.col("copies") > 1)
+                .head(1)
+                .collect(backend="polars")
+                .to_native()
+            )
+            row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
+            msg = (
+                f"column {roles.example!r}: {dups} repeated example row(s) (e.g. {row}); "
+                "the label form takes one row per example"
+                + (" per by-group" if keys != [KEY_ALL] else "")
+            )
+            raise DuplicateEntryError(msg)
+    values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
+    if declared is not None:
+        outside = values.filter(~values.is_in(pl.Series(declared, dtype=values.dtype)))
+        if outside.len():
+            bad = outside[0]
+            count = int(audit.filter(pl.col("_yt").is_in(outside) | pl.col("_yp").is_in(outside))["n"].sum())
+            msg = (
+                f"columns ({roles.y_true!r}, {roles.y_pred!r}): {count} row(s) with a label outside "
+                f"the declared universe (e.g. {bad!r}); declared {len(declared)} classes: "
+                f"{declared[:10]!r}{' ...' if len(declared) > 10 else ''}"
+            )
+            raise UnknownClassError(msg)
+    if task == "binary" and values.len() > 2:
+        msg = (
+            f"task='binary' keeps only the positive class, but the labels hold {values.len()} "
+            f"classes (e.g. {values.sort().to_list()[:5]!r}); name the averaging you meant "
+            "(task=None for one-hot over all classes, then 'macro', 'weighted' or 'micro')"
+        )
+        raise OptionError(msg)
+

@@ -1,0 +1,629 @@
+"""Predictions: validated roles plus class universe; nothing is collected at construction.
+
+Three ways in (long form, label form, NumPy indicator matrices), one currency out
+(cell tables), and the evaluation entry points on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
+from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
+from aggframe._measures import Measure, get_measure, list_measures
+from aggframe._operators import RESULT_COLUMNS, class_values, example_values, reduce_tables
+from aggframe._tnorms import TNorm, resolve_tnorm
+from aggframe._typing import CONVENTIONS, OPERATOR_ALIASES, OPERATORS, Convention, Operator
+from aggframe.exceptions import (
+    ColumnNotFoundError,
+    EmptyInputError,
+    InvalidValueError,
+    OptionError,
+    ShapeError,
+    UnknownNameError,
+)
+
+__all__ = ["Predictions", "from_indicator", "from_labels", "from_long"]
+
+Engine = Literal["auto", "in-memory", "streaming"]
+MeasureLike = str | Measure
+
+
+def _as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
+    try:
+        obj = nw.from_native(frame)
+    except TypeError as exc:
+        msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
+        raise OptionError(msg) from exc
+    return obj.lazy() if isinstance(obj, nw.DataFrame) else obj
+
+
+def _require_columns(lf: nw.LazyFrame[Any], needed: dict[str, str | None]) -> nw.Schema:
+    schema = lf.collect_schema()
+    missing = [(role, col) for role, col in needed.items() if col is not None and col not in schema]
+    if missing:
+        role, col = missing[0]
+        msg = (
+            f"column {col!r} (role {role!r}) is not in the frame; available columns: "
+            f"{list(schema.names())}. Rename it or pass {role}=<column name>"
+        )
+        raise ColumnNotFoundError(msg)
+    return schema
+
+
+def _check_numeric(schema: nw.Schema, roles: dict[str, str | None]) -> None:
+    for role, col in roles.items():
+        if col is None:
+            continue
+        dtype = schema[col]
+        if not (dtype.is_numeric() or dtype == nw.Boolean):
+            msg = f"column {col!r} (role {role!r}) has dtype {dtype}; expected booleans or numbers in [0, 1]"
+            raise InvalidValueError(msg)
+
+
+def _operator(name: str) -> Operator:
+    key = str(name).strip().lower()
+    key = OPERATOR_ALIASES.get(key, key)
+    if key not in OPERATORS:
+        msg = f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = exemplar)"
+        raise UnknownNameError(msg)
+    return key  # type: ignore[return-value]
+
+
+def _convention(name: str) -> Convention:
+    key = str(name).strip().lower()
+    if key not in CONVENTIONS:
+        msg = f"unknown convention {name!r}; valid conventions: {', '.join(CONVENTIONS)}"
+        raise UnknownNameError(msg)
+    return key  # type: ignore[return-value]
+
+
+def _listify(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, (str, Measure)):
+        return [x]
+    return list(x)
+
+
+def _unique_in_order(items: Iterable[Any]) -> list[Any]:
+    seen: list[Any] = []
+    for it in items:
+        if it not in seen:
+            seen.append(it)
+    return seen
+
+
+@dataclass
+class Predictions:
+    """Classification predictions in a (lazy) frame, ready to evaluate.
+
+    Build one with :func:`from_long`, :func:`from_labels` or
+    :func:`from_indicator`. Nothing is read at construction: the first
+    evaluation scans the source once and keeps the small cell tables (per
+    ``by``), so further calls on the same object are cheap.
+    """
+
+    form: Literal["long", "labels"]
+    source: nw.LazyFrame[Any] = field(repr=False)
+    long_roles: LongRoles | None = None
+    label_roles: LabelRoles | None = None
+    universe: list[Any] | None = None
+    tnorm: TNorm | None = field(default=None, repr=False)
+    tnorm_name: str | None = None
+    task: str = "multiclass"
+    pos_label: Any = 1
+    _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
+
+    # -- cell tables ------------------------------------------------------------
+    def _class_dtype(self) -> pl.DataType:
+        col = self.long_roles.class_ if self.long_roles else self.label_roles.y_true  # type: ignore[union-attr]
+        native = nw.to_native(self.source)
+        if isinstance(native, pl.LazyFrame):
+            return native.collect_schema()[col]
+        return pl.Series([self.universe[0]] if self.universe else []).dtype
+
+    def _check_by(self, by: Sequence[str]) -> None:
+        schema = self.source.collect_schema()
+        for col in by:
+            if col not in schema:
+                msg = f"by column {col!r} is not in the frame; available columns: {list(schema.names())}"
+                raise ColumnNotFoundError(msg)
+            if col in (*RESULT_COLUMNS, CLASS, *CELLS):
+                msg = f"by column {col!r} collides with a result column; rename it first"
+                raise OptionError(msg)
+        if len(set(by)) != len(by):
+            msg = f"by columns repeat a name: {list(by)!r}"
+            raise OptionError(msg)
+
+    def _lazy_tables(self, by: Sequence[str]) -> CellTables:
+        self._check_by(by)
+        lf, keys = with_group_key(self.source, by)
+        universe = (
+            None
+            if self.universe is None
+            else universe_frame(self.universe, self._class_dtype(), self._class_column())
+        )
+        if self.form == "long":
+            roles = self.long_roles
+            assert roles is not None
+            raw = long_grains(
+                lf,
+                roles,
+                keys,
+                tnorm=self.tnorm,
+                n_classes=None if self.universe is None else len(self.universe),
+            )
+            return finish_long(raw, source=self.source, roles=roles, keys=keys, universe=universe, soft_ok=self.tnorm is not None)
+        lroles = self.label_roles
+        assert lroles is not None
+        raw = label_grains(lf, lroles, keys)
+        return finish_labels(
+            raw,
+            source=self.source,
+            roles=lroles,
+            keys=keys,
+            universe=universe,
+            task=self.task,
+            pos_label=self.pos_label,
+        )
+
+    def _class_column(self) -> str:
+        return self.long_roles.class_ if self.long_roles else self.label_roles.y_true  # type: ignore[union-attr]
+
+    def _tables(self, by: Sequence[str], engine: Engine = "auto") -> CellTables:
+        key = tuple(by)
+        if key not in self._cache:
+            lazy = self._lazy_tables(by)
+            classes, profiles = pl.collect_all([lazy.classes, lazy.profiles], engine=engine)
+            self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=lazy.keys)
+        return self._cache[key]
+
+    def cells(self, grain: Literal["class", "pooled", "profiles"] = "class", *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+        """The cell tables themselves (tidy): the mergeable summary of the predictions.
+
+        ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn, tn.
+        ``"profiles"``: by..., tp, fp, fn, tn, n (n examples share those cells).
+        """
+        tables = self._tables(_listify(by))
+        visible = [k for k in tables.keys if k != KEY_ALL]
+        if grain == "class":
+            return tables.classes.sort([*visible, CLASS]).drop(KEY_ALL, strict=False).collect()
+        if grain == "pooled":
+            out = tables.classes.group_by(list(tables.keys)).agg(pl.col(*CELLS).sum())
+            return out.sort(list(tables.keys)).drop(KEY_ALL, strict=False).collect()
+        if grain == "profiles":
+            return tables.profiles.sort([*tables.keys, *CELLS]).drop(KEY_ALL, strict=False).collect()
+        msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
+        raise UnknownNameError(msg)
+
+    # -- evaluation ----------------------------------------------------------------
+    def evaluate(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        operators: str | Sequence[str] | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        convention: str | Sequence[str] = "exclude",
+        lazy: bool = False,
+        engine: Engine = "auto",
+    ) -> pl.DataFrame | pl.LazyFrame:
+        """Every measure under every operator (and convention), per group, as one tidy frame.
+
+        Parameters
+        ----------
+        measures
+            Names, aliases or :class:`Measure` objects; default: all 21 registered.
+        operators
+            ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
+        by
+            Columns to group by (model, day, segment, ...): one query, no loop.
+        convention
+            How undefined per-class/per-example entries are resolved: ``exclude``
+            (default), ``zero``, ``one`` or ``nan``; a list puts them side by side.
+        lazy
+            Return the whole computation as one ``LazyFrame`` (validation runs
+            when it is collected) instead of collecting.
+        engine
+            Polars engine for the collect (``"streaming"`` for data larger than memory).
+
+        Returns
+        -------
+        polars.DataFrame
+            by..., measure, operator, convention, value, n_entries, n_undefined.
+            ``n_entries`` counts the values averaged (1 for micro, classes for
+            macro/weighted, examples for exemplar) and ``n_undefined`` how many
+            of them were undefined.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+        >>> pr.evaluate(["f1", "mcc"], ["micro", "macro"]).select("measure", "operator", "value")
+        shape: (4, 3)
+        ┌─────────┬──────────┬──────────┐
+        │ measure ┆ operator ┆ value    │
+        │ ---     ┆ ---      ┆ ---      │
+        │ str     ┆ str      ┆ f64      │
+        ╞═════════╪══════════╪══════════╡
+        │ f1      ┆ micro    ┆ 0.5      │
+        │ f1      ┆ macro    ┆ 0.522222 │
+        │ mcc     ┆ micro    ┆ 0.25     │
+        │ mcc     ┆ macro    ┆ 0.294152 │
+        └─────────┴──────────┴──────────┘
+        """
+        ms = _unique_in_order(get_measure(m) for m in (_listify(measures) or list_measures()))
+        ops = _unique_in_order(_operator(o) for o in (_listify(operators) or list(OPERATORS)))
+        convs = _unique_in_order(_convention(c) for c in _listify(convention))
+        if not convs:
+            msg = "Expected at least one convention"
+            raise OptionError(msg)
+        by_cols = _listify(by)
+        if lazy:
+            return reduce_tables(self._lazy_tables(by_cols), ms, ops, convs)
+        return reduce_tables(self._tables(by_cols, engine), ms, ops, convs).collect()
+
+    def compute(self, measure: MeasureLike, operator: str = "micro", *, convention: str = "exclude") -> float:
+        """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+        >>> round(pr.compute("f1", "macro"), 4)
+        0.5222
+        """
+        out = self.evaluate([measure], [operator], convention=convention)
+        assert isinstance(out, pl.DataFrame)
+        return float(out["value"][0])
+
+    def parts(self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+        """Per-class (macro/weighted) or per-example (exemplar) values before averaging.
+
+        Undefined entries have a null ``value`` and ``defined = False``.
+        """
+        meas = get_measure(measure)
+        op = _operator(operator)
+        by_cols = _listify(by)
+        if op in ("macro", "weighted"):
+            return class_values(self._tables(by_cols), meas).collect()
+        if op == "exemplar":
+            cells, keys, example = self._example_cells(by_cols)
+            return example_values(cells, keys, example, meas).collect()
+        msg = "the micro operator pools all entries into one value; it has no parts"
+        raise OptionError(msg)
+
+    def _example_cells(self, by: Sequence[str]) -> tuple[pl.LazyFrame, list[str], str]:
+        self._tables(by)  # validates
+        lf, keys = with_group_key(self.source, by)
+        if self.form == "long":
+            roles = self.long_roles
+            assert roles is not None
+            raw = long_grains(lf, roles, keys, tnorm=self.tnorm, n_classes=None if self.universe is None else len(self.universe))
+            per_example = raw["examples"]
+            native = nw.to_native(per_example.select(*keys, roles.example, *CELLS))
+            frame = native if isinstance(native, pl.LazyFrame) else per_example.collect(backend="polars").to_native().lazy()
+            return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, roles.example
+        lroles = self.label_roles
+        assert lroles is not None
+        m = 1 if self.task == "binary" else self.cells("class").filter(pl.col(CLASS).is_not_null())[CLASS].n_unique() if not by else None
+        native = nw.to_native(lf.with_row_index("row") if lroles.example is None else lf)
+        frame = native if isinstance(native, pl.LazyFrame) else lf.collect(backend="polars").to_native().lazy()
+        example = lroles.example or "row"
+        yt, yp = pl.col(lroles.y_true), pl.col(lroles.y_pred)
+        if self.task == "binary":
+            t, p = yt == pl.lit(self.pos_label), yp == pl.lit(self.pos_label)
+            cells = [(t & p), (~t & p), (t & ~p), (~t & ~p)]
+        else:
+            n_cls = m if m is not None else self._tables(by).classes.select(pl.col(CLASS).n_unique()).collect().item()
+            right = yt == yp
+            cells = [right, ~right, ~right, pl.lit(n_cls - 2) + right.cast(pl.Float64)]
+        out = frame.select(*keys, example, *[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+        return out, keys, example
+
+    # -- accuracies ------------------------------------------------------------------
+    def _is_single_label(self) -> bool:
+        if self.form == "labels":
+            return self.task == "multiclass"
+        prof = self._tables([]).profiles.collect()
+        one_hot = (pl.col("tp") + pl.col("fn") == 1) & (pl.col("tp") + pl.col("fp") == 1)
+        return self.tnorm is None and bool(prof.select(one_hot.all()).item())
+
+    def accuracy(self) -> float:
+        """Standard accuracy: the share of examples whose class is right.
+
+        On single-label data (the label form, or one-hot long data) this is
+        ``sum(tp) / n_examples``, which is *not* ``label_accuracy`` (that one
+        counts true negatives and has a floor of ``(m - 2) / m`` on one-hot
+        data). On binary and multilabel data it is label accuracy, as in aggmetrics.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> af.from_labels([0, 1, 2, 2], [0, 1, 1, 0]).accuracy()
+        0.5
+        """
+        if self._is_single_label():
+            prof = self._tables([]).profiles
+            return float(prof.select((pl.col("n") * pl.col("tp")).sum() / pl.col("n").sum()).collect().item())
+        return self.compute("label_accuracy", "micro")
+
+    def subset_accuracy(self) -> float:
+        """Share of examples whose predicted label set is exactly right (all entries)."""
+        if self.tnorm is not None:
+            msg = "subset accuracy needs crisp labels; these predictions are soft (a t-norm was given)"
+            raise OptionError(msg)
+        prof = self._tables([]).profiles
+        exact = pl.col("fp") + pl.col("fn") == 0
+        return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
+
+    # -- hand-off to the NumPy suite module -----------------------------------------
+    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
+        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
+        if self.form == "labels" and self.task == "multiclass":
+            lroles = self.label_roles
+            assert lroles is not None
+            classes = self.cells("class")[CLASS].to_list()
+            native = nw.to_native(self.source)
+            frame = native if isinstance(native, pl.LazyFrame) else self.source.collect(backend="polars").to_native().lazy()
+            conf = frame.group_by(lroles.y_true, lroles.y_pred).agg(pl.len()).collect()
+        elif self.form == "long" and self._is_single_label():
+            roles = self.long_roles
+            assert roles is not None
+            classes = self.cells("class")[CLASS].to_list()
+            native = nw.to_native(self.source)
+            frame = native if isinstance(native, pl.LazyFrame) else self.source.collect(backend="polars").to_native().lazy()
+            y, p = pl.col(roles.y).cast(pl.Float64), pl.col(roles.p).cast(pl.Float64)
+            pairs = frame.group_by(roles.example).agg(
+                pl.col(roles.class_).filter(y == 1).first().alias("_t"),
+                pl.col(roles.class_).filter(p == 1).first().alias("_p"),
+            )
+            conf = pairs.group_by("_t", "_p").agg(pl.len()).collect()
+        else:
+            msg = "a confusion matrix needs single-label data (the label form, or one-hot long data)"
+            raise OptionError(msg)
+        index = {c: i for i, c in enumerate(classes)}
+        C = np.zeros((len(classes), len(classes)))
+        for t, p_, n in conf.iter_rows():
+            C[index[t], index[p_]] += n
+        return C, classes
+
+    def _suite_input(self) -> Any:
+        from aggframe._suites import SuiteInput
+
+        if self.tnorm is not None or (self.long_roles is not None and self.long_roles.mask is not None):
+            msg = "measure suites are defined on crisp, unmasked data; soft labels and masks are not supported"
+            raise OptionError(msg)
+        if self.form == "labels" and self.task == "binary":
+            pooled = self.cells("pooled").select(*CELLS).row(0)
+            return SuiteInput(kind="binary", counts=np.asarray(pooled, dtype=float))
+        if self._is_single_label():
+            C, _ = self.confusion_matrix()
+            return SuiteInput(kind="multiclass", counts=C)
+        per_class = self.cells("class").select(*CELLS).to_numpy().astype(float)
+        if per_class.shape[0] == 1:
+            return SuiteInput(kind="binary", counts=per_class[0])
+        return SuiteInput(kind="multilabel", counts=per_class)
+
+
+# ---------------------------------------------------------------------------
+# Constructors
+
+
+def _resolve_universe(n_classes: int | None, classes: Sequence[Any] | None, enum_categories: list[Any] | None) -> list[Any] | None:
+    if n_classes is not None:
+        if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
+            msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
+            raise OptionError(msg)
+        from_n = list(range(int(n_classes)))
+        if classes is not None and list(classes) != from_n:
+            msg = f"`n_classes={n_classes}` and `classes` disagree; give one of them"
+            raise OptionError(msg)
+        return from_n
+    if classes is not None:
+        values = list(classes)
+        if not values:
+            msg = "Expected `classes` to hold at least one class"
+            raise OptionError(msg)
+        return values
+    return enum_categories
+
+
+def _enum_categories(lf: nw.LazyFrame[Any], column: str) -> list[Any] | None:
+    native = nw.to_native(lf)
+    if isinstance(native, pl.LazyFrame):
+        dtype = native.collect_schema()[column]
+        if isinstance(dtype, pl.Enum):
+            return dtype.categories.to_list()
+    return None
+
+
+def from_long(
+    frame: Any,
+    *,
+    example: str = "example",
+    class_: str = "class",
+    y: str = "y",
+    p: str = "p",
+    mask: str | None = None,
+    n_classes: int | None = None,
+    classes: Sequence[Any] | None = None,
+    tnorm: str | TNorm | None = None,
+) -> Predictions:
+    """Predictions in long (indicator) form: one row per (example, class).
+
+    Parameters
+    ----------
+    frame
+        A Polars DataFrame or LazyFrame (e.g. ``pl.scan_parquet(...)``), or any
+        frame Narwhals supports.
+    example, class_, y, p, mask
+        Role column names. ``y`` (truth) and ``p`` (prediction) hold 0/1,
+        booleans, or soft values in [0, 1] (soft needs ``tnorm``); ``mask``
+        (optional) is 1 for observed entries and 0 for unobserved ones.
+    n_classes, classes
+        The class universe (``classes`` = its values, ``n_classes`` = the values
+        ``0 .. n-1``); an Enum class column gives it too. With a universe the
+        frame may be *sparse*: absent (example, class) entries are observed true
+        negatives (every example still needs at least one row). Without one, the
+        frame must be dense.
+    tnorm
+        ``'product'``, ``'godel'`` (``'minimum'``), ``'lukasiewicz'``,
+        ``'hamacher'``, ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on
+        expressions: combines soft y and p into the four cells.
+
+    Examples
+    --------
+    >>> import polars as pl, aggframe as af
+    >>> df = pl.DataFrame({"example": [0, 0, 1, 1], "class": ["a", "b", "a", "b"],
+    ...                    "y": [1, 0, 0, 1], "p": [1, 1, 0, 1]})
+    >>> af.from_long(df).compute("precision", "micro")
+    0.6666666666666666
+    """
+    lf = _as_lazy(frame, "frame")
+    roles = LongRoles(example=example, class_=class_, y=y, p=p, mask=mask)
+    schema = _require_columns(lf, {"example": example, "class_": class_, "y": y, "p": p, "mask": mask})
+    _check_numeric(schema, {"y": y, "p": p, "mask": mask})
+    fn, name = resolve_tnorm(tnorm)
+    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_))
+    return Predictions(form="long", source=lf, long_roles=roles, universe=universe, tnorm=fn, tnorm_name=name)
+
+
+def _is_frame(obj: Any) -> bool:
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
+        return True
+    try:
+        nw.from_native(obj)
+    except TypeError:
+        return False
+    return not isinstance(obj, (list, tuple, np.ndarray))
+
+
+def from_labels(
+    data: Any,
+    y_pred_values: Any = None,
+    /,
+    *,
+    y_true: str = "y_true",
+    y_pred: str = "y_pred",
+    example: str | None = None,
+    n_classes: int | None = None,
+    classes: Sequence[Any] | None = None,
+    task: Literal["multiclass", "binary"] | None = None,
+    pos_label: Any = 1,
+) -> Predictions:
+    """Single-label predictions: one true and one predicted class per example.
+
+    ``from_labels(y_true_array, y_pred_array)`` or
+    ``from_labels(frame, y_true="col", y_pred="col", example="col")``.
+
+    Evaluated without building n x m rows: the confusion counts of (true,
+    predicted) pairs hold everything. The encoding is one-hot over all classes,
+    whatever their number: two classes are *not* silently turned into a binary
+    task. ``task="binary"`` keeps the positive class ``pos_label`` only, as one
+    column (aggmetrics' binary task).
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 1, 1, 2, 2, 2], [0, 1, 1, 1, 2, 2, 0])
+    >>> round(pr.compute("precision", "macro"), 4), round(pr.compute("precision", "weighted"), 4)
+    (0.7222, 0.7619)
+    """
+    if task not in (None, "multiclass", "binary"):
+        msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
+        raise OptionError(msg)
+    if _is_frame(data):
+        if y_pred_values is not None:
+            msg = "with a frame, name the columns: from_labels(frame, y_true='col', y_pred='col')"
+            raise OptionError(msg)
+        lf = _as_lazy(data, "data")
+        roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
+        _require_columns(lf, {"y_true": y_true, "y_pred": y_pred, "example": example})
+    else:
+        if y_pred_values is None:
+            msg = "from_labels(y_true, y_pred) needs both arrays (or a frame with column names)"
+            raise OptionError(msg)
+        yt, yp = np.asarray(data), np.asarray(y_pred_values)
+        if yt.ndim != 1 or yp.ndim != 1:
+            msg = f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}; for indicator matrices use af.from_indicator"
+            raise ShapeError(msg)
+        if yt.shape != yp.shape:
+            msg = f"y_true has {yt.shape[0]} labels but y_pred has {yp.shape[0]}"
+            raise ShapeError(msg)
+        if yt.size == 0:
+            msg = "the label arrays are empty"
+            raise EmptyInputError(msg)
+        df = pl.DataFrame({"y_true": pl.Series(yt), "y_pred": pl.Series(yp)})
+        if df["y_true"].dtype != df["y_pred"].dtype:
+            try:
+                df = df.with_columns(pl.col("y_pred").cast(df["y_true"].dtype, strict=True))
+            except Exception as exc:  # noqa: BLE001
+                msg = f"y_true ({df['y_true'].dtype}) and y_pred ({df['y_pred'].dtype}) hold labels of different types"
+                raise InvalidValueError(msg) from exc
+        lf = nw.from_native(df).lazy()
+        roles = LabelRoles()
+    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true))
+    mode = task or "multiclass"
+    if mode == "binary" and universe is not None and pos_label not in universe:
+        msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
+        raise OptionError(msg)
+    return Predictions(form="labels", source=lf, label_roles=roles, universe=universe, task=mode, pos_label=pos_label)
+
+
+def from_indicator(Y: Any, P: Any, *, mask: Any = None, tnorm: str | TNorm | None = None) -> Predictions:
+    """Indicator matrices ``Y`` (truth) and ``P`` (predictions), n x m (1-D = one column).
+
+    The NumPy bridge for people coming from aggmetrics or scikit-learn. The
+    matrices are stored sparsely (entries with y = p = 0 that are observed are
+    true negatives) with examples ``0 .. n-1`` and classes ``0 .. m-1``.
+
+    Examples
+    --------
+    >>> import numpy as np, aggframe as af
+    >>> Y = np.array([[1, 0, 1], [0, 1, 0]]); P = np.array([[1, 0, 0], [0, 1, 1]])
+    >>> af.from_indicator(Y, P).compute("f1", "exemplar")
+    0.6666666666666666
+    """
+    Ya, Pa = np.asarray(Y), np.asarray(P)
+    Ya = Ya.reshape(-1, 1) if Ya.ndim == 1 else Ya
+    Pa = Pa.reshape(-1, 1) if Pa.ndim == 1 else Pa
+    if Ya.ndim != 2 or Ya.shape != Pa.shape:
+        msg = f"Y has shape {np.asarray(Y).shape} but P has shape {np.asarray(P).shape}; they must match (n x m)"
+        raise ShapeError(msg)
+    if Ya.size == 0:
+        msg = "the indicator matrices are empty"
+        raise EmptyInputError(msg)
+    Ma = None
+    if mask is not None:
+        Ma = np.asarray(mask)
+        Ma = Ma.reshape(-1, 1) if Ma.ndim == 1 else Ma
+        if Ma.shape != Ya.shape:
+            msg = f"mask has shape {Ma.shape} but Y and P have shape {Ya.shape}"
+            raise ShapeError(msg)
+    for name, arr in (("Y", Ya), ("P", Pa), ("mask", Ma)):
+        if arr is not None and not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            msg = f"{name} has dtype {arr.dtype}; expected booleans or numbers in [0, 1]"
+            raise InvalidValueError(msg)
+    keep = (Ya != 0) | (Pa != 0)
+    if Ma is not None:
+        keep |= Ma != 1
+    keep |= np.isnan(Ya.astype(float)) | np.isnan(Pa.astype(float))
+    keep[:, 0] = True  # every example keeps one row, so it is counted
+    rows, cols = np.nonzero(keep)
+    data: dict[str, Any] = {
+        "example": rows.astype(np.int64),
+        "class": cols.astype(np.int64),
+        "y": Ya[rows, cols].astype(np.float64),
+        "p": Pa[rows, cols].astype(np.float64),
+    }
+    if Ma is not None:
+        data["mask"] = Ma[rows, cols].astype(np.float64)
+    df = pl.DataFrame(data)
+    return from_long(df, mask="mask" if Ma is not None else None, n_classes=Ya.shape[1], tnorm=tnorm)

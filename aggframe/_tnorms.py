@@ -1,0 +1,92 @@
+"""Triangular norms for soft labels, as dataframe expressions.
+
+With soft truth or soft predictions in ``[0, 1]`` the Boolean conjunction that
+defines the cells is replaced by a t-norm ``T`` with the complement ``1 - x``::
+
+    TP = T(y, p)   FP = T(1 - y, p)   FN = T(y, 1 - p)   TN = T(1 - y, 1 - p)
+
+``product`` is the only t-norm that keeps the marginals (``TP + FN = y``,
+``TP + FP = p``), so only under it does the soft confusion matrix behave like a
+contingency table. Every t-norm has ``T(1, 1) = 1``, so an absent (sparse) entry
+with ``y = p = 0`` is one true negative whatever the t-norm.
+
+The functions take and return Narwhals expressions (plain arithmetic also works
+on Polars expressions and NumPy arrays), so the wide step runs unchanged on every
+engine Narwhals supports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import narwhals as nw
+
+from aggframe.exceptions import OptionError, UnknownNameError
+
+__all__ = ["TNorm", "godel", "hamacher", "lukasiewicz", "product", "resolve_tnorm"]
+
+TNorm = Callable[[Any, Any], Any]
+
+
+def product(a: Any, b: Any) -> Any:
+    """Product t-norm ``a * b``: the unique marginally consistent choice."""
+    return a * b
+
+
+def godel(a: Any, b: Any) -> Any:
+    """Minimum (Gödel) t-norm ``min(a, b)``: the largest t-norm."""
+    return nw.min_horizontal(a, b)
+
+
+def lukasiewicz(a: Any, b: Any) -> Any:
+    """Łukasiewicz t-norm ``max(0, a + b - 1)``: the smallest continuous one."""
+    return nw.max_horizontal(a + b - 1.0, nw.lit(0.0))
+
+
+def hamacher(gamma: float = 1.0) -> TNorm:
+    """Hamacher family ``ab / (gamma + (1 - gamma)(a + b - ab))``; ``gamma = 1`` is product.
+
+    ``T(0, 0)`` is 0 by continuity when the denominator vanishes (``gamma = 0``).
+    """
+    g = float(gamma)
+    if not g >= 0:
+        msg = f"Expected `gamma` of the Hamacher t-norm to be >= 0, got {gamma!r}"
+        raise OptionError(msg)
+
+    def t(a: Any, b: Any) -> Any:
+        den = g + (1.0 - g) * (a + b - a * b)
+        return nw.when(den.abs() > 1e-12).then(a * b / den).otherwise(nw.lit(0.0))
+
+    t.__name__ = f"hamacher({g:g})"
+    return t
+
+
+_NAMED: dict[str, TNorm] = {
+    "product": product,
+    "prod": product,
+    "godel": godel,
+    "minimum": godel,
+    "min": godel,
+    "lukasiewicz": lukasiewicz,
+    "luk": lukasiewicz,
+    "hamacher": hamacher(1.0),
+}
+
+
+def resolve_tnorm(tnorm: str | TNorm | None) -> tuple[TNorm | None, str | None]:
+    """Return ``(function, name)``; ``None`` means crisp data (no t-norm)."""
+    if tnorm is None:
+        return None, None
+    if callable(tnorm):
+        return tnorm, getattr(tnorm, "__name__", "custom")
+    if isinstance(tnorm, str):
+        key = tnorm.strip().lower()
+        if key in _NAMED:
+            fn = _NAMED[key]
+            return fn, "product" if fn is product else key
+    msg = (
+        f"unknown t-norm {tnorm!r}; valid names: godel, hamacher, lukasiewicz, minimum, "
+        "product (or af.hamacher(gamma), or a callable T(a, b) on expressions)"
+    )
+    raise UnknownNameError(msg)
