@@ -13,9 +13,9 @@ The cells are defined here and nowhere else::
     TP = T(y, p) m    FP = T(1 - y, p) m    FN = T(y, 1 - p) m    TN = T(1 - y, 1 - p) m
 
 with ``T`` the product (crisp data) or another t-norm, and ``m`` the observation
-mask (1 when absent). Under the product the four sums follow from three,
+mask (1 when absent). On crisp data the four sums follow from three,
 ``sum(m y p)``, ``sum(m y)`` and ``sum(m p)``, plus ``sum(m)``, which is what the
-per-class aggregation computes.
+aggregations compute then.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 import narwhals as nw
 
-from aggframe._tnorms import TNorm, product
+from aggframe._tnorms import TNorm
 
 __all__ = ["CELLS", "KEY_ALL", "LabelRoles", "LongRoles", "label_grains", "long_grains"]
 
@@ -45,6 +45,7 @@ FLAGS = (
     "bad_mask",
     "soft_y",
     "soft_p",
+    "soft_mask",
 )
 
 
@@ -115,9 +116,13 @@ def long_grains(
         "bad_mask": _unit_interval_violation(m) if m is not None else nw.lit(False),  # noqa: FBT003
         "soft_y": (y > 0.0) & (y < 1.0),
         "soft_p": (p > 0.0) & (p < 1.0),
+        "soft_mask": ((m > 0.0) & (m < 1.0)) if m is not None else nw.lit(False),  # noqa: FBT003
     }
-    if tnorm is None or tnorm is product:
-        # Crisp or product: three weighted sums give all four cells.
+    if tnorm is None:
+        # Crisp (soft values are rejected by validation): three weighted sums give all
+        # four cells, exactly. Soft values take the general path even under the
+        # product, where the subtractions would leave rounding residue (1e-17
+        # instead of 0, which a square root turns into 1e-9).
         w = m if m is not None else nw.lit(1.0)
         rows = lf.select(
             *k,

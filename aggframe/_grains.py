@@ -200,8 +200,17 @@ def _check_long(
                 )
                 raise InvalidValueError(msg)
 
+    if roles.mask and total("soft_mask"):
+        x = nw.col(roles.mask).cast(nw.Float64)
+        row = _first_row(source, (x > 0.0) & (x < 1.0), cols)
+        msg = (
+            f"column {roles.mask!r}: {total('soft_mask')} value(s) strictly between 0 and 1 "
+            f"(e.g. row {row}); a mask is 1 (observed) or 0 (unobserved)"
+        )
+        raise InvalidValueError(msg)
+
     if declared is not None:
-        outside = audit.filter(~pl.col(CLASS).is_in(pl.Series(declared, dtype=audit[CLASS].dtype)))
+        outside = audit.filter(~pl.col(CLASS).is_in(pl.Series(declared, dtype=audit[CLASS].dtype).implode()))
         if outside.height:
             count = int(outside["rows"].sum())
             value = outside[CLASS][0]
@@ -220,10 +229,21 @@ def _check_long(
                 .to_series(-1)
                 .sum()
             )
+            by = [c for c in keys if c != KEY_ALL]
+            ex = (
+                source.group_by([*by, roles.example])
+                .agg(nw.len().alias(f"n_{roles.class_}_rows"))
+                .filter(nw.col(f"n_{roles.class_}_rows") < m)
+                .head(1)
+                .collect(backend="polars")
+                .to_native()
+            )
+            row = _fmt_row(ex.row(0, named=True)) if ex.height else "a class absent from a by-group"
             msg = (
                 f"column {roles.class_!r}: the frame is sparse ({missing} (example, class) entries "
-                f"of {m} classes are absent) but no class universe was given; pass classes=..., "
-                "n_classes=... or an Enum class column to count absent entries as true negatives"
+                f"of {m} classes are absent; e.g. {row}) but no class universe was given; pass "
+                "classes=..., n_classes=... or an Enum class column to count absent entries as "
+                "true negatives"
             )
             raise SparseInputError(msg)
 
@@ -250,7 +270,9 @@ def finish_labels(
     audit_in = conf if examples is None else conf.join(examples, on=k, how="left")
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
-        _check_labels(audit, source=source, roles=roles, keys=k, declared=declared, task=task)
+        _check_labels(
+            audit, source=source, roles=roles, keys=k, declared=declared, task=task, pos_label=pos_label
+        )
         return audit
 
     conf = audit_in.map_batches(check).select(*k, "_yt", "_yp", "n")
@@ -321,15 +343,21 @@ def _check_labels(
     keys: list[str],
     declared: list[Any] | None,
     task: str,
+    pos_label: Any,
 ) -> None:
     if audit.height == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [c for c in (*keys, roles.example, roles.y_true, roles.y_pred) if c and c != KEY_ALL]
     for col, internal in ((roles.y_true, "_yt"), (roles.y_pred, "_yp")):
-        count = int(audit.filter(pl.col(internal).is_null())["n"].sum())
+        missing = pl.col(internal).is_null()
+        source_missing = nw.col(col).is_null()
+        if audit[internal].dtype.is_float():
+            missing = missing | pl.col(internal).is_nan()
+            source_missing = source_missing | nw.col(col).is_nan()
+        count = int(audit.filter(missing)["n"].sum())
         if count:
-            row = _first_row(source, nw.col(col).is_null(), cols)
+            row = _first_row(source, source_missing, cols)
             msg = f"column {col!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
             raise NullValueError(msg)
     if roles.example is not None:
@@ -358,16 +386,24 @@ def _check_labels(
             raise DuplicateEntryError(msg)
     values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
     if declared is not None:
-        outside = values.filter(~values.is_in(pl.Series(declared, dtype=values.dtype)))
+        outside = values.filter(~values.is_in(pl.Series(declared, dtype=values.dtype).implode()))
         if outside.len():
             bad = outside[0]
-            count = int(audit.filter(pl.col("_yt").is_in(outside) | pl.col("_yp").is_in(outside))["n"].sum())
+            bad_set = outside.implode()
+            count = int(audit.filter(pl.col("_yt").is_in(bad_set) | pl.col("_yp").is_in(bad_set))["n"].sum())
             msg = (
                 f"columns ({roles.y_true!r}, {roles.y_pred!r}): {count} row(s) with a label outside "
                 f"the declared universe (e.g. {bad!r}); declared {len(declared)} classes: "
                 f"{declared[:10]!r}{' ...' if len(declared) > 10 else ''}"
             )
             raise UnknownClassError(msg)
+    if task == "binary" and declared is None and values.len() == 2 and pos_label not in values.to_list():
+        # two labels and neither is the positive class: the caller meant another pos_label
+        msg = (
+            f"pos_label {pos_label!r} does not occur in the labels (found {values.sort().to_list()[:5]!r}); "
+            "pass the positive class as pos_label=..., or declare classes=[...] if it is absent from this data"
+        )
+        raise OptionError(msg)
     if task == "binary" and values.len() > 2:
         msg = (
             f"task='binary' keeps only the positive class, but the labels hold {values.len()} "

@@ -300,9 +300,13 @@ def fbeta(beta: float) -> Measure:
     >>> m.name, m.linear
     ('f3', ((10.0, 0.0, 0.0, 0.0), (10.0, 1.0, 9.0, 0.0)))
     """
-    beta = float(beta)
+    given = beta
+    try:
+        beta = float(beta)
+    except (TypeError, ValueError):
+        beta = float("nan")
     if not (beta > 0 and math.isfinite(beta)):
-        msg = f"Expected `beta` to be a positive finite number, got {beta!r}"
+        msg = f"Expected `beta` to be a positive finite number, got {given!r}"
         raise OptionError(msg)
     b2 = beta * beta
     label = f"{beta:g}"

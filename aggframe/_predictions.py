@@ -73,7 +73,7 @@ def _operator(name: str) -> Operator:
     if key not in OPERATORS:
         msg = f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = exemplar)"
         raise UnknownNameError(msg)
-    return key  # type: ignore[return-value]
+    return key
 
 
 def _convention(name: str) -> Convention:
@@ -81,7 +81,7 @@ def _convention(name: str) -> Convention:
     if key not in CONVENTIONS:
         msg = f"unknown convention {name!r}; valid conventions: {', '.join(CONVENTIONS)}"
         raise UnknownNameError(msg)
-    return key  # type: ignore[return-value]
+    return key
 
 
 def _listify(x: Any) -> list[Any]:
@@ -89,6 +89,9 @@ def _listify(x: Any) -> list[Any]:
         return []
     if isinstance(x, (str, Measure)):
         return [x]
+    if not isinstance(x, Iterable):
+        msg = f"Expected a name or a list of names, got {type(x).__name__}: {x!r}"
+        raise UnknownNameError(msg)
     return list(x)
 
 
@@ -313,8 +316,10 @@ class Predictions:
         lroles = self.label_roles
         assert lroles is not None
         m = 1 if self.task == "binary" else self.cells("class").filter(pl.col(CLASS).is_not_null())[CLASS].n_unique() if not by else None
-        native = nw.to_native(lf.with_row_index("row") if lroles.example is None else lf)
+        native = nw.to_native(lf)
         frame = native if isinstance(native, pl.LazyFrame) else lf.collect(backend="polars").to_native().lazy()
+        if lroles.example is None:
+            frame = frame.with_row_index("row")
         example = lroles.example or "row"
         yt, yp = pl.col(lroles.y_true), pl.col(lroles.y_pred)
         if self.task == "binary":
@@ -495,6 +500,34 @@ def from_long(
     return Predictions(form="long", source=lf, long_roles=roles, universe=universe, tnorm=fn, tnorm_name=name)
 
 
+def _label_array(values: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values)
+    except ValueError as exc:
+        msg = f"{name} is not a 1-D sequence of labels (ragged or nested input): {exc}"
+        raise ShapeError(msg) from exc
+
+
+def _label_series(values: np.ndarray) -> pl.Series:
+    # object arrays (e.g. ints with a None) go through lists, so None becomes a null
+    return pl.Series(values.tolist()) if values.dtype == object else pl.Series(values)
+
+
+def _align_label_dtypes(lf: nw.LazyFrame[Any], schema: nw.Schema, y_true: str, y_pred: str) -> nw.LazyFrame[Any]:
+    """Bring y_true and y_pred to one dtype (Int32 vs Int64, int vs float) or refuse."""
+    a, b = schema[y_true], schema[y_pred]
+    if a == b:
+        return lf
+    if a.is_numeric() and b.is_numeric():
+        target = nw.Float64 if (a.is_float() or b.is_float()) else nw.Int64
+        return lf.with_columns(nw.col(y_true).cast(target), nw.col(y_pred).cast(target))
+    msg = (
+        f"columns {y_true!r} and {y_pred!r} hold labels of different types ({a} and {b}); "
+        "cast them to one type first"
+    )
+    raise InvalidValueError(msg)
+
+
 def _is_frame(obj: Any) -> bool:
     if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
         return True
@@ -545,12 +578,13 @@ def from_labels(
             raise OptionError(msg)
         lf = _as_lazy(data, "data")
         roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
-        _require_columns(lf, {"y_true": y_true, "y_pred": y_pred, "example": example})
+        schema = _require_columns(lf, {"y_true": y_true, "y_pred": y_pred, "example": example})
+        lf = _align_label_dtypes(lf, schema, y_true, y_pred)
     else:
         if y_pred_values is None:
             msg = "from_labels(y_true, y_pred) needs both arrays (or a frame with column names)"
             raise OptionError(msg)
-        yt, yp = np.asarray(data), np.asarray(y_pred_values)
+        yt, yp = _label_array(data, "y_true"), _label_array(y_pred_values, "y_pred")
         if yt.ndim != 1 or yp.ndim != 1:
             msg = f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}; for indicator matrices use af.from_indicator"
             raise ShapeError(msg)
@@ -560,7 +594,7 @@ def from_labels(
         if yt.size == 0:
             msg = "the label arrays are empty"
             raise EmptyInputError(msg)
-        df = pl.DataFrame({"y_true": pl.Series(yt), "y_pred": pl.Series(yp)})
+        df = pl.DataFrame({"y_true": _label_series(yt), "y_pred": _label_series(yp)})
         if df["y_true"].dtype != df["y_pred"].dtype:
             try:
                 df = df.with_columns(pl.col("y_pred").cast(df["y_true"].dtype, strict=True))
@@ -591,7 +625,11 @@ def from_indicator(Y: Any, P: Any, *, mask: Any = None, tnorm: str | TNorm | Non
     >>> af.from_indicator(Y, P).compute("f1", "exemplar")
     0.6666666666666666
     """
-    Ya, Pa = np.asarray(Y), np.asarray(P)
+    try:
+        Ya, Pa = np.asarray(Y), np.asarray(P)
+    except ValueError as exc:
+        msg = f"Y and P must be n x m matrices (ragged or nested input): {exc}"
+        raise ShapeError(msg) from exc
     Ya = Ya.reshape(-1, 1) if Ya.ndim == 1 else Ya
     Pa = Pa.reshape(-1, 1) if Pa.ndim == 1 else Pa
     if Ya.ndim != 2 or Ya.shape != Pa.shape:

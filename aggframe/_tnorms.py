@@ -40,7 +40,7 @@ def godel(a: Any, b: Any) -> Any:
 
 
 def lukasiewicz(a: Any, b: Any) -> Any:
-    """Łukasiewicz t-norm ``max(0, a + b - 1)``: the smallest continuous one."""
+    """Łukasiewicz t-norm ``max(0, a + b - 1)``: credits only overlap above 1."""
     return nw.max_horizontal(a + b - 1.0, nw.lit(0.0))
 
 

@@ -1,0 +1,147 @@
+"""Command line: ``aggframe report PATH... [options]``.
+
+Reads Parquet or CSV prediction files lazily (label form by default, long form
+with ``--form long``), evaluates measures x operators per ``--by`` group in one
+scan, and prints or writes the tidy report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from aggframe._predictions import Predictions, from_labels, from_long
+from aggframe.exceptions import AggframeError
+
+__all__ = ["main"]
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _scan(paths: Sequence[str]) -> pl.LazyFrame:
+    suffixes = {Path(p).suffix.lower() for p in paths}
+    if len(suffixes) != 1:
+        msg = f"all inputs must have the same format, got {sorted(suffixes)}"
+        raise AggframeError(msg)
+    suffix = suffixes.pop()
+    for p in paths:
+        if not any(ch in p for ch in "*?[") and not Path(p).exists():
+            msg = f"input file not found: {p}"
+            raise AggframeError(msg)
+    if suffix == ".parquet":
+        return pl.scan_parquet(list(paths), hive_partitioning=None)
+    if suffix == ".csv":
+        return pl.scan_csv(list(paths))
+    msg = f"unsupported input format {suffix!r}; expected .parquet or .csv"
+    raise AggframeError(msg)
+
+
+def _predictions(args: argparse.Namespace) -> Predictions:
+    lf = _scan(args.paths)
+    classes = _split(args.classes)
+    if args.form == "long":
+        return from_long(
+            lf,
+            example=args.example or "example",
+            class_=args.class_col,
+            y=args.y,
+            p=args.p,
+            mask=args.mask,
+            n_classes=args.n_classes,
+            classes=classes,
+            tnorm=args.tnorm,
+        )
+    return from_labels(
+        lf,
+        y_true=args.y_true,
+        y_pred=args.y_pred,
+        example=args.example,
+        n_classes=args.n_classes,
+        classes=classes,
+        task=args.task,
+        pos_label=args.pos_label,
+    )
+
+
+def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
+    if fmt == "parquet":
+        if out is None:
+            msg = "--format parquet needs -o OUT"
+            raise AggframeError(msg)
+        df.write_parquet(out)
+        return
+    if fmt == "csv":
+        text = df.write_csv()
+    elif fmt == "json":
+        text = df.write_json()
+    else:
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, fmt_str_lengths=40):
+            text = str(df)
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(out).write_text(text)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="aggframe", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("report", help="evaluate measures x operators per group")
+    rep.add_argument("paths", nargs="+", help="Parquet or CSV files (globs allowed)")
+    rep.add_argument("--form", choices=["labels", "long"], default="labels")
+    rep.add_argument("--by", help="comma-separated group columns, e.g. model,day")
+    rep.add_argument("--measures", help="comma-separated measures (default: all 21)")
+    rep.add_argument("--operators", help="comma-separated operators (default: micro,macro,weighted,exemplar)")
+    rep.add_argument("--convention", default="exclude", help="exclude, zero, one or nan (comma-separated for several)")
+    rep.add_argument("--y-true", default="y_true")
+    rep.add_argument("--y-pred", default="y_pred")
+    rep.add_argument("--example", default=None)
+    rep.add_argument("--class", dest="class_col", default="class")
+    rep.add_argument("--y", default="y")
+    rep.add_argument("--p", default="p")
+    rep.add_argument("--mask", default=None)
+    rep.add_argument("--tnorm", default=None)
+    rep.add_argument("--n-classes", type=int, default=None)
+    rep.add_argument("--classes", default=None, help="comma-separated class universe (strings)")
+    rep.add_argument("--task", choices=["multiclass", "binary"], default=None)
+    rep.add_argument("--pos-label", default=1, type=int)
+    rep.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table")
+    rep.add_argument("--engine", choices=["auto", "in-memory", "streaming"], default="streaming")
+    rep.add_argument("-o", "--output", default=None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``aggframe`` command; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        pr = _predictions(args)
+        sys.stderr.write(f"aggframe: scanning {len(args.paths)} input(s)...\n")
+        result = pr.evaluate(
+            _split(args.measures),
+            _split(args.operators),
+            by=_split(args.by),
+            convention=_split(args.convention) or "exclude",
+            engine=args.engine,
+        )
+        assert isinstance(result, pl.DataFrame)
+        _write(result, args.format, args.output)
+    except AggframeError as exc:
+        sys.stderr.write(f"aggframe: error: {exc}\n")
+        return 2
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        sys.stderr.write(f"aggframe: error reading input: {type(exc).__name__}: {str(exc).splitlines()[0]}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
