@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import narwhals as nw
+import polars as pl
 
 from aggframe._tnorms import TNorm
 
@@ -74,6 +75,19 @@ def with_group_key(lf: nw.LazyFrame[Any], by: Sequence[str]) -> tuple[nw.LazyFra
     if by:
         return lf, list(by)
     return lf.with_columns(nw.lit(0).alias(KEY_ALL)), [KEY_ALL]
+
+
+def shared(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+    """Mark a sub-plan read by several aggregations, so the engine computes it once.
+
+    Polars' automatic common-subplan elimination does not see through the
+    validation nodes, so the shared rows are cached explicitly (one scan of the
+    input). Other engines get the plan unchanged.
+    """
+    native = nw.to_native(lf)
+    if isinstance(native, pl.LazyFrame):
+        return nw.from_native(native.cache())
+    return lf
 
 
 def _unit_interval_violation(x: nw.Expr) -> nw.Expr:
@@ -162,6 +176,7 @@ def long_grains(
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
+    rows = shared(rows)
     flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
     per_class = cells(
         rows.group_by([*k, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)
@@ -199,6 +214,8 @@ def label_grains(
     checks that each example appears once per group.
     """
     k = list(keys)
+    if roles.example is not None:
+        lf = shared(lf.select(*k, roles.y_true, roles.y_pred, roles.example))
     out: dict[str, nw.LazyFrame[Any]] = {
         "conf": lf.group_by([*k, roles.y_true, roles.y_pred]).agg(nw.len().alias("n"))
     }

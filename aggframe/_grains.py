@@ -106,7 +106,7 @@ def finish_long(
         _check_long(audit, source=source, roles=roles, keys=k, declared=declared, soft_ok=soft_ok)
         return audit
 
-    audit = class_raw.join(groups, on=k, how="left").map_batches(check)
+    audit = class_raw.join(groups, on=k, how="left").map_batches(check).cache()
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
     group_sizes = audit.select(*k, "n_examples").unique()
     classes_lf = universe if universe is not None else present.select(CLASS).unique()
@@ -275,7 +275,7 @@ def finish_labels(
         )
         return audit
 
-    conf = audit_in.map_batches(check).select(*k, "_yt", "_yp", "n")
+    conf = audit_in.map_batches(check).select(*k, "_yt", "_yp", "n").cache()
     groups = conf.group_by(k).agg(pl.col("n").sum().alias("_N"))
     if task == "binary":
         dtype = conf.collect_schema()["_yt"]

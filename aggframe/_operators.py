@@ -38,38 +38,32 @@ __all__ = ["RESULT_COLUMNS", "class_values", "example_values", "reduce_tables"]
 
 RESULT_COLUMNS = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
 _NAN = pl.lit(float("nan"), dtype=pl.Float64)
-_SEP = "\x1f"
 
 
-def _combine(v: pl.Expr, n: pl.Expr, w: pl.Expr, convention: str) -> pl.Expr:
-    """Aggregate entries with values ``v`` (null = undefined), multiplicities ``n``
-    and weights ``w`` into ``struct(value, n_entries, n_undefined)``."""
-    defined = v.is_not_null()
-    weight = n * w
-    n_entries = n.sum()
-    n_undefined = pl.when(defined).then(0).otherwise(n).sum()
-    if convention in ("zero", "one"):
-        filled = v.fill_null(0.0 if convention == "zero" else 1.0)
-        den_w, num_w = weight.sum(), (filled * weight).sum()
-        den_n, num_n = n.sum(), (filled * n).sum()
-    else:
-        # products with a null value are null, and sums skip nulls: defined entries only
-        den_w, num_w = pl.when(defined).then(weight).sum(), (v * weight).sum()
-        den_n, num_n = pl.when(defined).then(n).sum(), (v * n).sum()
+def _resolve(convention: pl.Expr) -> pl.Expr:
+    """The value of one (measure, operator, group) from its sufficient sums.
+
+    ``n_*`` sum multiplicities, ``w_*`` sum multiplicity x weight, ``sv_*`` sum
+    value x those, ``*_def`` over defined entries only. A filled convention adds
+    its constant for the undefined remainder; a zero total weight falls back to
+    the uniform mean of the counted entries.
+    """
+    fill = pl.when(convention == "one").then(1.0).otherwise(0.0)
+    filled = convention.is_in(["zero", "one"])
+    num_w = pl.col("sv_w") + pl.when(filled).then(fill * (pl.col("w_tot") - pl.col("w_def"))).otherwise(0.0)
+    den_w = pl.when(filled).then(pl.col("w_tot")).otherwise(pl.col("w_def"))
+    num_n = pl.col("sv_n") + pl.when(filled).then(fill * (pl.col("n_tot") - pl.col("n_def"))).otherwise(0.0)
+    den_n = pl.when(filled).then(pl.col("n_tot")).otherwise(pl.col("n_def"))
     value = (
-        pl.when(den_w > 0)
+        pl.when((convention == "nan") & (pl.col("n_tot") > pl.col("n_def")))
+        .then(_NAN)
+        .when(den_w > 0)
         .then(num_w / den_w)
         .when(den_n > 0)
-        .then(num_n / den_n)  # zero total weight: uniform mean of the counted entries
+        .then(num_n / den_n)
         .otherwise(_NAN)
     )
-    if convention == "nan":
-        value = pl.when(n_undefined > 0).then(_NAN).otherwise(value)
-    return pl.struct(
-        value.cast(pl.Float64).alias("value"),
-        n_entries.cast(pl.Int64).alias("n_entries"),
-        n_undefined.cast(pl.Int64).alias("n_undefined"),
-    )
+    return value
 
 
 def _tidy(
@@ -82,24 +76,63 @@ def _tidy(
     n: pl.Expr,
     weights: dict[str, pl.Expr],
 ) -> pl.LazyFrame:
-    values = [m.expr().alias(f"_v{i}") for i, m in enumerate(measures)]
-    # multiplicities and weights as real columns: a literal would sum to 1 in the group-by
-    extra = [n.cast(pl.Int64).alias("_n"), *[w.cast(pl.Float64).alias(f"_w_{op}") for op, w in weights.items()]]
-    aggs = [
-        _combine(pl.col(f"_v{i}"), pl.col("_n"), pl.col(f"_w_{op}"), conv).alias(_SEP.join((str(i), op, conv)))
-        for i in range(len(measures))
-        for op in operators
-        for conv in conventions
-    ]
-    out = (
-        entries.with_columns(*values, *extra)
-        .group_by(list(keys))
-        .agg(aggs)
-        .unpivot(index=list(keys), variable_name="_k", value_name="_s")
-        .with_columns(pl.col("_k").str.split_exact(_SEP, 2).struct.rename_fields(["_i", "operator", "convention"]))
-        .unnest("_k", "_s")
+    """Entries -> long (keys, measure, value) -> one group-by of sufficient sums ->
+    one row per operator and convention. The expression count does not grow with
+    the number of measures or conventions."""
+    k = list(keys)
+    value_cols = [f"_v{i}" for i in range(len(measures))]
+    weight_cols = [f"_w_{op}" for op in operators]
+    long = (
+        entries.select(
+            *k,
+            n.cast(pl.Float64).alias("_n"),
+            *[weights[op].cast(pl.Float64).alias(f"_w_{op}") for op in operators],
+            *[m.expr().alias(c) for m, c in zip(measures, value_cols, strict=True)],
+        )
+        .unpivot(on=value_cols, index=[*k, "_n", *weight_cols], variable_name="_i", value_name="_v")
+        .with_columns(pl.col("_i").str.slice(2).cast(pl.Int64))
     )
-    return out.with_columns(pl.col("_i").cast(pl.Int64))
+    v, nn = pl.col("_v"), pl.col("_n")
+    defined = v.is_not_null()
+    sums = [
+        nn.sum().alias("n_tot"),
+        pl.when(defined).then(nn).sum().alias("n_def"),
+        (v * nn).sum().alias("sv_n"),
+    ]
+    for op in operators:
+        ww = nn * pl.col(f"_w_{op}")
+        sums += [
+            ww.sum().alias(f"w_tot_{op}"),
+            pl.when(defined).then(ww).sum().alias(f"w_def_{op}"),
+            (v * ww).sum().alias(f"sv_w_{op}"),
+        ]
+    agg = long.group_by([*k, "_i"]).agg(sums).cache()
+    per_op = pl.concat(
+        [
+            agg.select(
+                *k,
+                "_i",
+                pl.lit(op).alias("operator"),
+                "n_tot",
+                "n_def",
+                "sv_n",
+                pl.col(f"w_tot_{op}").alias("w_tot"),
+                pl.col(f"w_def_{op}").alias("w_def"),
+                pl.col(f"sv_w_{op}").alias("sv_w"),
+            )
+            for op in operators
+        ]
+    )
+    convs = pl.LazyFrame({"convention": list(conventions)})
+    return per_op.join(convs, how="cross").select(
+        *k,
+        "_i",
+        "operator",
+        "convention",
+        _resolve(pl.col("convention")).cast(pl.Float64).alias("value"),
+        pl.col("n_tot").round().cast(pl.Int64).alias("n_entries"),
+        (pl.col("n_tot") - pl.col("n_def")).round().cast(pl.Int64).alias("n_undefined"),
+    )
 
 
 def reduce_tables(

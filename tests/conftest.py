@@ -12,7 +12,7 @@ import aggframe as af
 
 settings.register_profile(
     "default",
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
