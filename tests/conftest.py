@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import polars as pl
 import pytest
@@ -10,13 +12,15 @@ from hypothesis import strategies as st
 
 import aggframe as af
 
-settings.register_profile(
-    "default",
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.load_profile("default")
+_COMMON = {
+    "max_examples": 25,
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+settings.register_profile("aggframe", **_COMMON)
+# CI: the same examples every run, so a red build is reproducible from its log
+settings.register_profile("aggframe-ci", derandomize=True, print_blob=True, **_COMMON)
+settings.load_profile("aggframe-ci" if os.environ.get("CI") else "aggframe")
 
 OPERATORS = ("micro", "macro", "weighted", "exemplar")
 CONVENTIONS = ("exclude", "zero", "one", "nan")
@@ -46,7 +50,9 @@ def indicator_matrices(
     P = np.array(draw(cells)).reshape(n, m)
     mask = None
     if masked:
-        mask = np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=n * m, max_size=n * m))).reshape(n, m)
+        mask = np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=n * m, max_size=n * m))).reshape(
+            n, m
+        )
     return Y, P, mask
 
 

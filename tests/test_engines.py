@@ -89,7 +89,9 @@ def test_label_form_equals_one_hot_long_form(data: tuple[np.ndarray, np.ndarray,
     assert long.accuracy() == pytest.approx(af.from_labels(yt, yp, n_classes=m).accuracy())
 
 
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=60))
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=60)
+)
 def test_grouped_equals_per_group(rows: list[tuple[str, int, int]]) -> None:
     frame = pl.DataFrame(rows, schema=["model", "y_true", "y_pred"], orient="row")
     grouped = af.from_labels(frame, n_classes=4).evaluate(by="model", convention=["exclude", "zero"])
@@ -98,8 +100,12 @@ def test_grouped_equals_per_group(rows: list[tuple[str, int, int]]) -> None:
         alone = af.from_labels(part, n_classes=4).evaluate(convention=["exclude", "zero"])
         mine = grouped.filter(pl.col("model") == model).drop("model")
         assert_frame_equal(mine, alone)
-        im = am.IndicatorMatrix(part["y_true"].to_numpy(), part["y_pred"].to_numpy(), task="multiclass", n_classes=4)
-        for row in mine.filter(pl.col("convention") == "exclude", pl.col("measure") == "f1").iter_rows(named=True):
+        im = am.IndicatorMatrix(
+            part["y_true"].to_numpy(), part["y_pred"].to_numpy(), task="multiclass", n_classes=4
+        )
+        for row in mine.filter(pl.col("convention") == "exclude", pl.col("measure") == "f1").iter_rows(
+            named=True
+        ):
             assert row["value"] == pytest.approx(im.compute("f1", row["operator"]), nan_ok=True)
 
 
@@ -156,7 +162,7 @@ def test_the_input_is_read_once(engine: str) -> None:
     )
     labels = pl.read_parquet(EXAMPLES / "predictions.parquet").filter(pl.col("day") == "2026-11-01")
     cases = [
-        (long, lambda lf: af.from_long(lf), "model"),
+        (long, af.from_long, "model"),
         (labels, lambda lf: af.from_labels(lf, example="example"), "model"),
     ]
     for frame, build, by in cases:
@@ -180,7 +186,9 @@ def test_cells_roll_up_exactly() -> None:
     frame = pl.read_parquet(EXAMPLES / "predictions.parquet")
     pr = af.from_labels(frame, n_classes=6)
     by_day = pr.cells("class", by=["model", "day"])
-    rolled = by_day.group_by("model", "class").agg(pl.col("tp", "fp", "fn", "tn").sum()).sort("model", "class")
+    rolled = (
+        by_day.group_by("model", "class").agg(pl.col("tp", "fp", "fn", "tn").sum()).sort("model", "class")
+    )
     assert_frame_equal(rolled, pr.cells("class", by="model"), check_column_order=False)
     profiles = pr.cells("profiles", by=["model", "day"])
     rolled_p = profiles.group_by("model", "tp", "fp", "fn", "tn").agg(pl.col("n").sum()).sort(pl.all())
@@ -194,6 +202,6 @@ def test_cached_tables_do_not_rescan() -> None:
     assert len(pr._cache) == 1
     again = pr.evaluate(["f1", "mcc"], ["macro", "micro"], by="model")
     assert len(pr._cache) == 1
-    assert again.filter(pl.col("measure") == "f1", pl.col("operator") == "macro")["value"].to_list() == pytest.approx(
-        first["value"].to_list(), rel=1e-15
-    )
+    assert again.filter(pl.col("measure") == "f1", pl.col("operator") == "macro")[
+        "value"
+    ].to_list() == pytest.approx(first["value"].to_list(), rel=1e-15)

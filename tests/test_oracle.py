@@ -91,7 +91,10 @@ def test_hamacher_gamma_one_is_product_and_any_gamma_is_a_tnorm(
     # cell by cell: Lukasiewicz <= product <= Goedel, every t-norm <= Goedel (the largest),
     # and the Hamacher family lies above the product for gamma <= 1, below it beyond
     cells = {
-        name: af.from_indicator(Y, P, mask=mask, tnorm=t).cells("class").select("tp", "fp", "fn", "tn").to_numpy()
+        name: af.from_indicator(Y, P, mask=mask, tnorm=t)
+        .cells("class")
+        .select("tp", "fp", "fn", "tn")
+        .to_numpy()
         for name, t in (
             ("luk", "lukasiewicz"),
             ("prod", "product"),
@@ -133,7 +136,9 @@ def test_micro_convention_applies_to_the_pooled_entry() -> None:
     yt = np.array([1, 1, 0, 1])
     yp = np.zeros(4, dtype=int)
     pr = af.from_labels(yt, yp, task="binary")
-    assert np.isnan(am.IndicatorMatrix(yt, yp, task="binary").compute("precision", "micro", convention="zero"))
+    assert np.isnan(
+        am.IndicatorMatrix(yt, yp, task="binary").compute("precision", "micro", convention="zero")
+    )
     for conv, zd in (("zero", 0.0), ("one", 1.0)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
