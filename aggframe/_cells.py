@@ -178,9 +178,7 @@ def long_grains(
 
     rows = shared(rows)
     flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
-    per_class = cells(
-        rows.group_by([*k, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)
-    )
+    per_class = cells(rows.group_by([*k, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs))
     per_example = cells(
         rows.group_by([*k, roles.example]).agg(
             *sums,

@@ -100,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--by", help="comma-separated group columns, e.g. model,day")
     rep.add_argument("--measures", help="comma-separated measures (default: all 21)")
     rep.add_argument("--operators", help="comma-separated operators (default: micro,macro,weighted,exemplar)")
-    rep.add_argument("--convention", default="exclude", help="exclude, zero, one or nan (comma-separated for several)")
+    rep.add_argument(
+        "--convention", default="exclude", help="exclude, zero, one or nan (comma-separated for several)"
+    )
     rep.add_argument("--y-true", default="y_true")
     rep.add_argument("--y-pred", default="y_pred")
     rep.add_argument("--example", default=None)

@@ -62,7 +62,7 @@ def _first_row(source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[
     """One offending row of the source, for an error message (error path only)."""
     try:
         df = source.filter(predicate).select(*columns).head(1).collect(backend="polars").to_native()
-    except Exception:  # noqa: BLE001 - the message must not fail on its example
+    except Exception:
         return "?"
     return _fmt_row(df.row(0, named=True)) if df.height else "?"
 
@@ -71,7 +71,7 @@ def universe_frame(values: Sequence[Any], dtype: pl.DataType, column: str) -> pl
     """The declared class universe as a one-column frame of the class column's dtype."""
     try:
         series = pl.Series(CLASS, list(values)).cast(dtype, strict=True)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         msg = (
             f"column {column!r}: the declared classes {list(values)[:5]!r} cannot be cast to "
             f"the column's dtype {dtype}"
@@ -136,7 +136,9 @@ def _check_long(
     if audit.height == 0 or int(audit["rows"].sum()) == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
-    cols = [c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL]
+    cols = [
+        c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL
+    ]
     group_level = audit.unique(keys)
 
     def total(col: str) -> int:
@@ -380,8 +382,7 @@ def _check_labels(
             row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
             msg = (
                 f"column {roles.example!r}: {dups} repeated example row(s) (e.g. {row}); "
-                "the label form takes one row per example"
-                + (" per by-group" if keys != [KEY_ALL] else "")
+                "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
             )
             raise DuplicateEntryError(msg)
     values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
@@ -411,4 +412,3 @@ def _check_labels(
             "(task=None for one-hot over all classes, then 'macro', 'weighted' or 'micro')"
         )
         raise OptionError(msg)
-

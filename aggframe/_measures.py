@@ -79,9 +79,7 @@ class Measure:
         """True iff micro equals the denominator-weighted macro (Theorem 1)."""
         return self.linear is not None
 
-    def expr(
-        self, tp: str = "tp", fp: str = "fp", fn: str = "fn", tn: str = "tn"
-    ) -> pl.Expr:
+    def expr(self, tp: str = "tp", fp: str = "fp", fn: str = "fn", tn: str = "tn") -> pl.Expr:
         """The measure as a Polars expression over four cell columns.
 
         The cells are cast to Float64 first (integer products overflow on large
@@ -250,38 +248,83 @@ def _builtin(*args: Any, **kwargs: Any) -> None:
     _BUILTIN.update(_key(n) for n in (m.name, *m.aliases))
 
 
-_builtin("recall", _recall, linear=((1, 0, 0, 0), (1, 0, 1, 0)), skew_invariant=True,
-         aliases=("sensitivity", "tpr", "hit_rate"))
-_builtin("specificity", _specificity, linear=((0, 0, 0, 1), (0, 1, 0, 1)), skew_invariant=True,
-         tn_dependent_at_zero=True, aliases=("tnr", "selectivity"))
-_builtin("fnr", _fnr, greater_is_better=False, linear=((0, 0, 1, 0), (1, 0, 1, 0)),
-         skew_invariant=True, aliases=("miss_rate",))
-_builtin("fpr", _fpr, greater_is_better=False, linear=((0, 1, 0, 0), (0, 1, 0, 1)),
-         skew_invariant=True, tn_dependent_at_zero=True, aliases=("fall_out",),
-         note="Lower is better; under one-hot encoding a wholly wrong classifier attains 1/(m-1).")
+_builtin(
+    "recall",
+    _recall,
+    linear=((1, 0, 0, 0), (1, 0, 1, 0)),
+    skew_invariant=True,
+    aliases=("sensitivity", "tpr", "hit_rate"),
+)
+_builtin(
+    "specificity",
+    _specificity,
+    linear=((0, 0, 0, 1), (0, 1, 0, 1)),
+    skew_invariant=True,
+    tn_dependent_at_zero=True,
+    aliases=("tnr", "selectivity"),
+)
+_builtin(
+    "fnr",
+    _fnr,
+    greater_is_better=False,
+    linear=((0, 0, 1, 0), (1, 0, 1, 0)),
+    skew_invariant=True,
+    aliases=("miss_rate",),
+)
+_builtin(
+    "fpr",
+    _fpr,
+    greater_is_better=False,
+    linear=((0, 1, 0, 0), (0, 1, 0, 1)),
+    skew_invariant=True,
+    tn_dependent_at_zero=True,
+    aliases=("fall_out",),
+    note="Lower is better; under one-hot encoding a wholly wrong classifier attains 1/(m-1).",
+)
 _builtin("precision", _precision, linear=((1, 0, 0, 0), (1, 1, 0, 0)), aliases=("ppv",))
 _builtin("npv", _npv, linear=((0, 0, 0, 1), (0, 0, 1, 1)), tn_dependent_at_zero=True)
 _builtin("fdr", _fdr, greater_is_better=False, linear=((0, 1, 0, 0), (1, 1, 0, 0)))
-_builtin("for", _for, greater_is_better=False, linear=((0, 0, 1, 0), (0, 0, 1, 1)),
-         tn_dependent_at_zero=True)
-_builtin("f1", _fbeta_formula(1.0), linear=((2, 0, 0, 0), (2, 1, 1, 0)),
-         aliases=("dice", "f_measure", "fbeta1"))
+_builtin("for", _for, greater_is_better=False, linear=((0, 0, 1, 0), (0, 0, 1, 1)), tn_dependent_at_zero=True)
+_builtin(
+    "f1", _fbeta_formula(1.0), linear=((2, 0, 0, 0), (2, 1, 1, 0)), aliases=("dice", "f_measure", "fbeta1")
+)
 _builtin("f2", _fbeta_formula(2.0), linear=((5, 0, 0, 0), (5, 1, 4, 0)))
 _builtin("f0.5", _fbeta_formula(0.5), linear=((1.25, 0, 0, 0), (1.25, 1, 0.25, 0)))
-_builtin("jaccard", _jaccard, linear=((1, 0, 0, 0), (1, 1, 1, 0)),
-         aliases=("iou", "csi", "tanimoto"))
-_builtin("label_accuracy", _label_accuracy, linear=((1, 0, 0, 1), (1, 1, 1, 1)),
-         tn_dependent_at_zero=True, aliases=("accuracy_labelwise",),
-         note="On one-hot multiclass data this is not standard accuracy; see accuracy().")
-_builtin("error_rate", _error_rate, greater_is_better=False, linear=((0, 1, 1, 0), (1, 1, 1, 1)),
-         tn_dependent_at_zero=True, aliases=("hamming_loss",),
-         note="Lower is better; under one-hot encoding a wholly wrong classifier attains 2/m.")
-_builtin("balanced_accuracy", _balanced_accuracy, skew_invariant=True, tn_dependent_at_zero=True,
-         aliases=("ba",))
-_builtin("gmean", _gmean, skew_invariant=True, aliases=("g_mean", "geometric_mean"),
-         note="Uses all four cells yet attains 0 at tp = 0, because recall annihilates it.")
-_builtin("informedness", _informedness, skew_invariant=True, tn_dependent_at_zero=True,
-         aliases=("youden_j", "bookmaker"))
+_builtin("jaccard", _jaccard, linear=((1, 0, 0, 0), (1, 1, 1, 0)), aliases=("iou", "csi", "tanimoto"))
+_builtin(
+    "label_accuracy",
+    _label_accuracy,
+    linear=((1, 0, 0, 1), (1, 1, 1, 1)),
+    tn_dependent_at_zero=True,
+    aliases=("accuracy_labelwise",),
+    note="On one-hot multiclass data this is not standard accuracy; see accuracy().",
+)
+_builtin(
+    "error_rate",
+    _error_rate,
+    greater_is_better=False,
+    linear=((0, 1, 1, 0), (1, 1, 1, 1)),
+    tn_dependent_at_zero=True,
+    aliases=("hamming_loss",),
+    note="Lower is better; under one-hot encoding a wholly wrong classifier attains 2/m.",
+)
+_builtin(
+    "balanced_accuracy", _balanced_accuracy, skew_invariant=True, tn_dependent_at_zero=True, aliases=("ba",)
+)
+_builtin(
+    "gmean",
+    _gmean,
+    skew_invariant=True,
+    aliases=("g_mean", "geometric_mean"),
+    note="Uses all four cells yet attains 0 at tp = 0, because recall annihilates it.",
+)
+_builtin(
+    "informedness",
+    _informedness,
+    skew_invariant=True,
+    tn_dependent_at_zero=True,
+    aliases=("youden_j", "bookmaker"),
+)
 _builtin("markedness", _markedness, tn_dependent_at_zero=True, aliases=("deltap",))
 _builtin("mcc", _mcc, tn_dependent_at_zero=True, aliases=("matthews", "phi"))
 _builtin("kappa", _kappa, tn_dependent_at_zero=True, aliases=("cohen_kappa",))
@@ -345,9 +388,7 @@ def get_measure(name: str | Measure) -> Measure:
     raise UnknownNameError(msg)
 
 
-def list_measures(
-    *, decomposable: bool | None = None, skew_invariant: bool | None = None
-) -> list[str]:
+def list_measures(*, decomposable: bool | None = None, skew_invariant: bool | None = None) -> list[str]:
     """Canonical names of the registered measures, sorted, optionally filtered.
 
     Examples
@@ -403,13 +444,11 @@ def register_measure(
         msg = f"Expected `formula` to be a callable of (tp, fp, fn, tn), got {type(formula).__name__}"
         raise OptionError(msg)
     probe = Measure(name, formula)
-    grid = np.array(
-        [[3, 1, 2, 4], [0, 2, 2, 6], [5, 0, 0, 1], [1, 3, 0, 0], [7, 2, 5, 11]], dtype=float
-    ).T
+    grid = np.array([[3, 1, 2, 4], [0, 2, 2, 6], [5, 0, 0, 1], [1, 3, 0, 0], [7, 2, 5, 11]], dtype=float).T
     try:
         values = np.asarray(probe(*grid), dtype=float)
         probe.expr()
-    except Exception as exc:  # noqa: BLE001 - report any failure of the user's formula
+    except Exception as exc:
         msg = (
             f"measure {name!r}: the formula must work on NumPy arrays and on Polars "
             f"expressions; calling it failed with {type(exc).__name__}: {exc}"
@@ -429,9 +468,7 @@ def register_measure(
         linear = (tuple(map(float, a)), tuple(map(float, b)))  # type: ignore[assignment]
     if tn_dependent_at_zero is None:
         at_zero = np.asarray(probe(np.zeros(2), np.full(2, 5.0), np.full(2, 5.0), np.array([1.0, 50.0])))
-        tn_dependent_at_zero = bool(
-            np.isfinite(at_zero).all() and not np.isclose(at_zero[0], at_zero[1])
-        )
+        tn_dependent_at_zero = bool(np.isfinite(at_zero).all() and not np.isclose(at_zero[0], at_zero[1]))
     measure = Measure(
         name,
         formula,

@@ -154,7 +154,15 @@ def reduce_tables(
         parts.append(_tidy(tables.classes, keys, measures, by_class, conventions, n=one, weights=weights))
     if "exemplar" in operators:
         parts.append(
-            _tidy(tables.profiles, keys, measures, ["exemplar"], conventions, n=pl.col("n"), weights={"exemplar": one})
+            _tidy(
+                tables.profiles,
+                keys,
+                measures,
+                ["exemplar"],
+                conventions,
+                n=pl.col("n"),
+                weights={"exemplar": one},
+            )
         )
     out = pl.concat(parts, how="vertical")
     op_rank = {op: i for i, op in enumerate(operators)}

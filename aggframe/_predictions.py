@@ -71,7 +71,9 @@ def _operator(name: str) -> Operator:
     key = str(name).strip().lower()
     key = OPERATOR_ALIASES.get(key, key)
     if key not in OPERATORS:
-        msg = f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = exemplar)"
+        msg = (
+            f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = exemplar)"
+        )
         raise UnknownNameError(msg)
     return key
 
@@ -163,7 +165,14 @@ class Predictions:
                 tnorm=self.tnorm,
                 n_classes=None if self.universe is None else len(self.universe),
             )
-            return finish_long(raw, source=self.source, roles=roles, keys=keys, universe=universe, soft_ok=self.tnorm is not None)
+            return finish_long(
+                raw,
+                source=self.source,
+                roles=roles,
+                keys=keys,
+                universe=universe,
+                soft_ok=self.tnorm is not None,
+            )
         lroles = self.label_roles
         assert lroles is not None
         raw = label_grains(lf, lroles, keys)
@@ -188,7 +197,12 @@ class Predictions:
             self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=lazy.keys)
         return self._cache[key]
 
-    def cells(self, grain: Literal["class", "pooled", "profiles"] = "class", *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+    def cells(
+        self,
+        grain: Literal["class", "pooled", "profiles"] = "class",
+        *,
+        by: str | Sequence[str] | None = None,
+    ) -> pl.DataFrame:
         """The cell tables themselves (tidy): the mergeable summary of the predictions.
 
         ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn, tn.
@@ -286,7 +300,9 @@ class Predictions:
         assert isinstance(out, pl.DataFrame)
         return float(out["value"][0])
 
-    def parts(self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+    def parts(
+        self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None
+    ) -> pl.DataFrame:
         """Per-class (macro/weighted) or per-example (exemplar) values before averaging.
 
         Undefined entries have a null ``value`` and ``defined = False``.
@@ -308,16 +324,34 @@ class Predictions:
         if self.form == "long":
             roles = self.long_roles
             assert roles is not None
-            raw = long_grains(lf, roles, keys, tnorm=self.tnorm, n_classes=None if self.universe is None else len(self.universe))
+            raw = long_grains(
+                lf,
+                roles,
+                keys,
+                tnorm=self.tnorm,
+                n_classes=None if self.universe is None else len(self.universe),
+            )
             per_example = raw["examples"]
             native = nw.to_native(per_example.select(*keys, roles.example, *CELLS))
-            frame = native if isinstance(native, pl.LazyFrame) else per_example.collect(backend="polars").to_native().lazy()
+            frame = (
+                native
+                if isinstance(native, pl.LazyFrame)
+                else per_example.collect(backend="polars").to_native().lazy()
+            )
             return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, roles.example
         lroles = self.label_roles
         assert lroles is not None
-        m = 1 if self.task == "binary" else self.cells("class").filter(pl.col(CLASS).is_not_null())[CLASS].n_unique() if not by else None
+        m = (
+            1
+            if self.task == "binary"
+            else self.cells("class").filter(pl.col(CLASS).is_not_null())[CLASS].n_unique()
+            if not by
+            else None
+        )
         native = nw.to_native(lf)
-        frame = native if isinstance(native, pl.LazyFrame) else lf.collect(backend="polars").to_native().lazy()
+        frame = (
+            native if isinstance(native, pl.LazyFrame) else lf.collect(backend="polars").to_native().lazy()
+        )
         if lroles.example is None:
             frame = frame.with_row_index("row")
         example = lroles.example or "row"
@@ -326,10 +360,16 @@ class Predictions:
             t, p = yt == pl.lit(self.pos_label), yp == pl.lit(self.pos_label)
             cells = [(t & p), (~t & p), (t & ~p), (~t & ~p)]
         else:
-            n_cls = m if m is not None else self._tables(by).classes.select(pl.col(CLASS).n_unique()).collect().item()
+            n_cls = (
+                m
+                if m is not None
+                else self._tables(by).classes.select(pl.col(CLASS).n_unique()).collect().item()
+            )
             right = yt == yp
             cells = [right, ~right, ~right, pl.lit(n_cls - 2) + right.cast(pl.Float64)]
-        out = frame.select(*keys, example, *[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+        out = frame.select(
+            *keys, example, *[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)]
+        )
         return out, keys, example
 
     # -- accuracies ------------------------------------------------------------------
@@ -376,14 +416,22 @@ class Predictions:
             assert lroles is not None
             classes = self.cells("class")[CLASS].to_list()
             native = nw.to_native(self.source)
-            frame = native if isinstance(native, pl.LazyFrame) else self.source.collect(backend="polars").to_native().lazy()
+            frame = (
+                native
+                if isinstance(native, pl.LazyFrame)
+                else self.source.collect(backend="polars").to_native().lazy()
+            )
             conf = frame.group_by(lroles.y_true, lroles.y_pred).agg(pl.len()).collect()
         elif self.form == "long" and self._is_single_label():
             roles = self.long_roles
             assert roles is not None
             classes = self.cells("class")[CLASS].to_list()
             native = nw.to_native(self.source)
-            frame = native if isinstance(native, pl.LazyFrame) else self.source.collect(backend="polars").to_native().lazy()
+            frame = (
+                native
+                if isinstance(native, pl.LazyFrame)
+                else self.source.collect(backend="polars").to_native().lazy()
+            )
             y, p = pl.col(roles.y).cast(pl.Float64), pl.col(roles.p).cast(pl.Float64)
             pairs = frame.group_by(roles.example).agg(
                 pl.col(roles.class_).filter(y == 1).first().alias("_t"),
@@ -403,7 +451,9 @@ class Predictions:
         from aggframe._suites import SuiteInput
 
         if self.tnorm is not None or (self.long_roles is not None and self.long_roles.mask is not None):
-            msg = "measure suites are defined on crisp, unmasked data; soft labels and masks are not supported"
+            msg = (
+                "measure suites are defined on crisp, unmasked data; soft labels and masks are not supported"
+            )
             raise OptionError(msg)
         if self.form == "labels" and self.task == "binary":
             pooled = self.cells("pooled").select(*CELLS).row(0)
@@ -421,7 +471,9 @@ class Predictions:
 # Constructors
 
 
-def _resolve_universe(n_classes: int | None, classes: Sequence[Any] | None, enum_categories: list[Any] | None) -> list[Any] | None:
+def _resolve_universe(
+    n_classes: int | None, classes: Sequence[Any] | None, enum_categories: list[Any] | None
+) -> list[Any] | None:
     if n_classes is not None:
         if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
             msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
@@ -513,7 +565,9 @@ def _label_series(values: np.ndarray) -> pl.Series:
     return pl.Series(values.tolist()) if values.dtype == object else pl.Series(values)
 
 
-def _align_label_dtypes(lf: nw.LazyFrame[Any], schema: nw.Schema, y_true: str, y_pred: str) -> nw.LazyFrame[Any]:
+def _align_label_dtypes(
+    lf: nw.LazyFrame[Any], schema: nw.Schema, y_true: str, y_pred: str
+) -> nw.LazyFrame[Any]:
     """Bring y_true and y_pred to one dtype (Int32 vs Int64, int vs float) or refuse."""
     a, b = schema[y_true], schema[y_pred]
     if a == b:
@@ -598,7 +652,7 @@ def from_labels(
         if df["y_true"].dtype != df["y_pred"].dtype:
             try:
                 df = df.with_columns(pl.col("y_pred").cast(df["y_true"].dtype, strict=True))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 msg = f"y_true ({df['y_true'].dtype}) and y_pred ({df['y_pred'].dtype}) hold labels of different types"
                 raise InvalidValueError(msg) from exc
         lf = nw.from_native(df).lazy()
@@ -608,7 +662,9 @@ def from_labels(
     if mode == "binary" and universe is not None and pos_label not in universe:
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
         raise OptionError(msg)
-    return Predictions(form="labels", source=lf, label_roles=roles, universe=universe, task=mode, pos_label=pos_label)
+    return Predictions(
+        form="labels", source=lf, label_roles=roles, universe=universe, task=mode, pos_label=pos_label
+    )
 
 
 def from_indicator(Y: Any, P: Any, *, mask: Any = None, tnorm: str | TNorm | None = None) -> Predictions:
