@@ -23,6 +23,8 @@ from aggframe._measures import (
     unregister_measure,
 )
 from aggframe._predictions import Predictions, from_indicator, from_labels, from_long
+from aggframe._suite_frames import select_suite, suite_rank
+from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
 from aggframe._tnorms import godel, hamacher, lukasiewicz, product
 from aggframe.exceptions import (
     AggframeError,
@@ -52,6 +54,9 @@ __all__ = [
     "Predictions",
     "ShapeError",
     "SparseInputError",
+    "SuiteInput",
+    "SuiteRank",
+    "SuiteSelection",
     "UnknownClassError",
     "UnknownNameError",
     "__version__",
@@ -67,5 +72,8 @@ __all__ = [
     "ops",
     "product",
     "register_measure",
+    "select_suite",
+    "suite_jacobian",
+    "suite_rank",
     "unregister_measure",
 ]

@@ -409,62 +409,106 @@ class Predictions:
         return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
 
     # -- hand-off to the NumPy suite module -----------------------------------------
-    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
-        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
+    def _polars_source(self) -> pl.LazyFrame:
+        native = nw.to_native(self.source)
+        if isinstance(native, pl.LazyFrame):
+            return native
+        return self.source.collect(backend="polars").to_native().lazy()
+
+    def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
+
+        For the label form and for one-hot long data (each example has exactly
+        one true and one predicted class). One grouped query.
+        """
+        keys = _listify(by)
+        self._tables(keys)  # validates the data
         if self.form == "labels" and self.task == "multiclass":
             lroles = self.label_roles
             assert lroles is not None
-            classes = self.cells("class")[CLASS].to_list()
-            native = nw.to_native(self.source)
-            frame = (
-                native
-                if isinstance(native, pl.LazyFrame)
-                else self.source.collect(backend="polars").to_native().lazy()
+            pairs = self._polars_source().select(
+                *keys, pl.col(lroles.y_true).alias("true"), pl.col(lroles.y_pred).alias("pred")
             )
-            conf = frame.group_by(lroles.y_true, lroles.y_pred).agg(pl.len()).collect()
         elif self.form == "long" and self._is_single_label():
             roles = self.long_roles
             assert roles is not None
-            classes = self.cells("class")[CLASS].to_list()
-            native = nw.to_native(self.source)
-            frame = (
-                native
-                if isinstance(native, pl.LazyFrame)
-                else self.source.collect(backend="polars").to_native().lazy()
-            )
             y, p = pl.col(roles.y).cast(pl.Float64), pl.col(roles.p).cast(pl.Float64)
-            pairs = frame.group_by(roles.example).agg(
-                pl.col(roles.class_).filter(y == 1).first().alias("_t"),
-                pl.col(roles.class_).filter(p == 1).first().alias("_p"),
+            pairs = (
+                self._polars_source()
+                .group_by(*keys, roles.example)
+                .agg(
+                    pl.col(roles.class_).filter(y == 1).first().alias("true"),
+                    pl.col(roles.class_).filter(p == 1).first().alias("pred"),
+                )
             )
-            conf = pairs.group_by("_t", "_p").agg(pl.len()).collect()
         else:
-            msg = "a confusion matrix needs single-label data (the label form, or one-hot long data)"
+            msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
-        index = {c: i for i, c in enumerate(classes)}
-        C = np.zeros((len(classes), len(classes)))
-        for t, p_, n in conf.iter_rows():
-            C[index[t], index[p_]] += n
-        return C, classes
+        return (
+            pairs.group_by(*keys, "true", "pred")
+            .agg(pl.len().alias("n"))
+            .sort(*keys, "true", "pred")
+            .collect()
+        )
 
-    def _suite_input(self) -> Any:
-        from aggframe._suites import SuiteInput
+    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
+        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
+        classes = self.cells("class")[CLASS].to_list()
+        return _matrix(self.confusion_counts(), classes), classes
 
+    def _check_suite_data(self) -> None:
         if self.tnorm is not None or (self.long_roles is not None and self.long_roles.mask is not None):
             msg = (
                 "measure suites are defined on crisp, unmasked data; soft labels and masks are not supported"
             )
             raise OptionError(msg)
-        if self.form == "labels" and self.task == "binary":
-            pooled = self.cells("pooled").select(*CELLS).row(0)
-            return SuiteInput(kind="binary", counts=np.asarray(pooled, dtype=float))
-        if self._is_single_label():
-            C, _ = self.confusion_matrix()
-            return SuiteInput(kind="multiclass", counts=C)
-        per_class = self.cells("class").select(*CELLS).to_numpy().astype(float)
-        if per_class.shape[0] == 1:
-            return SuiteInput(kind="binary", counts=per_class[0])
-        return SuiteInput(kind="multilabel", counts=per_class)
+
+    def _suite_input(self) -> Any:
+        return self._suite_inputs([])[1][0]
+
+    def _suite_inputs(self, by: Sequence[str]) -> tuple[list[tuple[Any, ...]], list[Any]]:
+        """One SuiteInput per group (from one grouped query), for the NumPy suite module."""
+        from aggframe._suites import SuiteInput
+
+        self._check_suite_data()
+        keys = list(by)
+        classes_tbl = self.cells("class", by=keys)
+        groups = classes_tbl.select(keys).unique(maintain_order=True).rows() if keys else [()]
+        single = (self.form == "labels" and self.task == "multiclass") or (
+            self.form == "long" and self._is_single_label()
+        )
+        inputs: list[Any] = []
+        if single:
+            counts = self.confusion_counts(by=keys)
+            classes = classes_tbl[CLASS].unique(maintain_order=True).to_list()
+            for key in groups:
+                part = (
+                    counts.filter(*[pl.col(k) == v for k, v in zip(keys, key, strict=True)])
+                    if keys
+                    else counts
+                )
+                inputs.append(SuiteInput(kind="multiclass", counts=_matrix(part, classes)))
+            return groups, inputs
+        for key in groups:
+            part = (
+                classes_tbl.filter(*[pl.col(k) == v for k, v in zip(keys, key, strict=True)])
+                if keys
+                else classes_tbl
+            )
+            cells = part.select(*CELLS).to_numpy().astype(float)
+            if cells.shape[0] == 1:
+                inputs.append(SuiteInput(kind="binary", counts=cells[0]))
+            else:
+                inputs.append(SuiteInput(kind="multilabel", counts=cells))
+        return groups, inputs
+
+
+def _matrix(counts: pl.DataFrame, classes: list[Any]) -> np.ndarray:
+    index = {c: i for i, c in enumerate(classes)}
+    C = np.zeros((len(classes), len(classes)))
+    for t, p, n in counts.select("true", "pred", "n").iter_rows():
+        C[index[t], index[p]] += n
+    return C
 
 
 # ---------------------------------------------------------------------------
