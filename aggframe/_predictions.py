@@ -284,7 +284,16 @@ class Predictions:
         by_cols = _listify(by)
         if lazy:
             return reduce_tables(self._lazy_tables(by_cols), ms, ops, convs)
-        return reduce_tables(self._tables(by_cols, engine), ms, ops, convs).collect()
+        key = tuple(by_cols)
+        if key in self._cache:
+            return reduce_tables(self._cache[key], ms, ops, convs).collect(engine=engine)
+        # first evaluation: the scan, the cell tables and the report in one collect
+        tables = self._lazy_tables(by_cols)
+        result, classes, profiles = pl.collect_all(
+            [reduce_tables(tables, ms, ops, convs), tables.classes, tables.profiles], engine=engine
+        )
+        self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=tables.keys)
+        return result
 
     def compute(self, measure: MeasureLike, operator: str = "micro", *, convention: str = "exclude") -> float:
         """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
