@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe._folds import fold_aggregate
 from aggframe._measures import (
     Measure,
     fbeta,
@@ -61,6 +62,7 @@ __all__ = [
     "UnknownNameError",
     "__version__",
     "fbeta",
+    "fold_aggregate",
     "from_indicator",
     "from_labels",
     "from_long",

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
+from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import RESULT_COLUMNS, class_values, example_values, reduce_tables
@@ -124,6 +125,8 @@ class Predictions:
     tnorm_name: str | None = None
     task: str = "multiclass"
     pos_label: Any = 1
+    fold: str | None = None
+    repeat: str | None = None
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
 
     # -- cell tables ------------------------------------------------------------
@@ -140,16 +143,21 @@ class Predictions:
             if col not in schema:
                 msg = f"by column {col!r} is not in the frame; available columns: {list(schema.names())}"
                 raise ColumnNotFoundError(msg)
-            if col in (*RESULT_COLUMNS, CLASS, *CELLS):
+            if col in (*RESULT_COLUMNS, CLASS, *CELLS, "pooling", *self._fold_keys()):
                 msg = f"by column {col!r} collides with a result column; rename it first"
                 raise OptionError(msg)
         if len(set(by)) != len(by):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)
 
+    def _fold_keys(self) -> list[str]:
+        return [c for c in (self.repeat, self.fold) if c is not None]
+
     def _lazy_tables(self, by: Sequence[str]) -> CellTables:
+        """Cell tables keyed by ``by`` (or the stand-in key) plus the fold columns."""
         self._check_by(by)
         lf, keys = with_group_key(self.source, by)
+        keys = [*keys, *self._fold_keys()]
         universe = (
             None
             if self.universe is None
@@ -228,6 +236,7 @@ class Predictions:
         *,
         by: str | Sequence[str] | None = None,
         convention: str | Sequence[str] = "exclude",
+        pooling: str | Sequence[str] | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -244,6 +253,13 @@ class Predictions:
         convention
             How undefined per-class/per-example entries are resolved: ``exclude``
             (default), ``zero``, ``one`` or ``nan``; a list puts them side by side.
+        pooling
+            With a ``fold`` role only: ``pooled`` (default: the union of the
+            folds' predictions), ``averaged`` (each fold, then the mean weighted
+            by fold size), ``fold`` (the per-fold values), ``min``, ``max``,
+            ``std`` (their spread; the folds share training data, so the spread
+            understates the uncertainty: a lower bound, not a confidence
+            interval). A list puts them side by side, in a ``pooling`` column.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -282,20 +298,56 @@ class Predictions:
             msg = "Expected at least one convention"
             raise OptionError(msg)
         by_cols = _listify(by)
+        pools = self._poolings(pooling)
+
+        def report(tables: CellTables) -> pl.LazyFrame:
+            if not self._fold_keys():
+                return reduce_tables(tables, ms, ops, convs)
+            keys = [k for k in tables.keys if k not in self._fold_keys()]
+            return fold_report(
+                tables, keys, self._fold_keys(), measures=ms, operators=ops, conventions=convs, poolings=pools
+            )
+
         if lazy:
-            return reduce_tables(self._lazy_tables(by_cols), ms, ops, convs)
+            return report(self._lazy_tables(by_cols))
         key = tuple(by_cols)
         if key in self._cache:
-            return reduce_tables(self._cache[key], ms, ops, convs).collect(engine=engine)
+            return report(self._cache[key]).collect(engine=engine)
         # first evaluation: the scan, the cell tables and the report in one collect
         tables = self._lazy_tables(by_cols)
         result, classes, profiles = pl.collect_all(
-            [reduce_tables(tables, ms, ops, convs), tables.classes, tables.profiles], engine=engine
+            [report(tables), tables.classes, tables.profiles], engine=engine
         )
         self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=tables.keys)
         return result
 
-    def compute(self, measure: MeasureLike, operator: str = "micro", *, convention: str = "exclude") -> float:
+    def _poolings(self, pooling: str | Sequence[str] | None) -> list[str]:
+        names = _listify(pooling)
+        if not self._fold_keys():
+            if any(p != "pooled" for p in names):
+                msg = f"pooling={pooling!r} needs a fold column: pass fold='<column>' when building the predictions"
+                raise OptionError(msg)
+            return ["pooled"]
+        if not names:
+            return ["pooled"]
+        out = []
+        for p in names:
+            key = str(p).strip().lower()
+            if key not in POOLINGS:
+                msg = f"unknown pooling {p!r}; valid poolings: {', '.join(POOLINGS)}"
+                raise UnknownNameError(msg)
+            if key not in out:
+                out.append(key)
+        return out
+
+    def compute(
+        self,
+        measure: MeasureLike,
+        operator: str = "micro",
+        *,
+        convention: str = "exclude",
+        pooling: str = "pooled",
+    ) -> float:
         """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
 
         Examples
@@ -305,7 +357,10 @@ class Predictions:
         >>> round(pr.compute("f1", "macro"), 4)
         0.5222
         """
-        out = self.evaluate([measure], [operator], convention=convention)
+        if pooling == "fold":
+            msg = "pooling='fold' gives one value per fold; use evaluate(..., pooling='fold')"
+            raise OptionError(msg)
+        out = self.evaluate([measure], [operator], convention=convention, pooling=pooling)
         assert isinstance(out, pl.DataFrame)
         return float(out["value"][0])
 
@@ -562,6 +617,8 @@ def from_long(
     y: str = "y",
     p: str = "p",
     mask: str | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
     n_classes: int | None = None,
     classes: Sequence[Any] | None = None,
     tnorm: str | TNorm | None = None,
@@ -577,6 +634,11 @@ def from_long(
         Role column names. ``y`` (truth) and ``p`` (prediction) hold 0/1,
         booleans, or soft values in [0, 1] (soft needs ``tnorm``); ``mask``
         (optional) is 1 for observed entries and 0 for unobserved ones.
+    fold, repeat
+        Cross-validation roles: the test fold of each row, and (repeated CV)
+        the repetition. Each appearance of an example in a fold is its own
+        example; the class universe is shared by all folds. See ``pooling`` in
+        :meth:`Predictions.evaluate`.
     n_classes, classes
         The class universe (``classes`` = its values, ``n_classes`` = the values
         ``0 .. n-1``); an Enum class column gives it too. With a universe the
@@ -598,11 +660,23 @@ def from_long(
     """
     lf = _as_lazy(frame, "frame")
     roles = LongRoles(example=example, class_=class_, y=y, p=p, mask=mask)
-    schema = _require_columns(lf, {"example": example, "class_": class_, "y": y, "p": p, "mask": mask})
+    schema = _require_columns(
+        lf,
+        {"example": example, "class_": class_, "y": y, "p": p, "mask": mask, "fold": fold, "repeat": repeat},
+    )
     _check_numeric(schema, {"y": y, "p": p, "mask": mask})
     fn, name = resolve_tnorm(tnorm)
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_))
-    return Predictions(form="long", source=lf, long_roles=roles, universe=universe, tnorm=fn, tnorm_name=name)
+    return Predictions(
+        form="long",
+        source=lf,
+        long_roles=roles,
+        universe=universe,
+        tnorm=fn,
+        tnorm_name=name,
+        fold=fold,
+        repeat=repeat,
+    )
 
 
 def _label_array(values: Any, name: str) -> np.ndarray:
@@ -653,6 +727,8 @@ def from_labels(
     y_true: str = "y_true",
     y_pred: str = "y_pred",
     example: str | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
     n_classes: int | None = None,
     classes: Sequence[Any] | None = None,
     task: Literal["multiclass", "binary"] | None = None,
@@ -685,11 +761,16 @@ def from_labels(
             raise OptionError(msg)
         lf = _as_lazy(data, "data")
         roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
-        schema = _require_columns(lf, {"y_true": y_true, "y_pred": y_pred, "example": example})
+        schema = _require_columns(
+            lf, {"y_true": y_true, "y_pred": y_pred, "example": example, "fold": fold, "repeat": repeat}
+        )
         lf = _align_label_dtypes(lf, schema, y_true, y_pred)
     else:
         if y_pred_values is None:
             msg = "from_labels(y_true, y_pred) needs both arrays (or a frame with column names)"
+            raise OptionError(msg)
+        if fold is not None or repeat is not None or example is not None:
+            msg = "fold=, repeat= and example= name columns of a frame; with arrays, pass a frame instead"
             raise OptionError(msg)
         yt, yp = _label_array(data, "y_true"), _label_array(y_pred_values, "y_pred")
         if yt.ndim != 1 or yp.ndim != 1:
@@ -716,7 +797,14 @@ def from_labels(
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
         raise OptionError(msg)
     return Predictions(
-        form="labels", source=lf, label_roles=roles, universe=universe, task=mode, pos_label=pos_label
+        form="labels",
+        source=lf,
+        label_roles=roles,
+        universe=universe,
+        task=mode,
+        pos_label=pos_label,
+        fold=fold,
+        repeat=repeat,
     )
 
 

@@ -6,7 +6,7 @@ import aggmetrics as am
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 
 import aggframe as af
 
@@ -33,6 +33,10 @@ def test_reference_figures_through_predictions() -> None:
 @given(label_arrays(max_n=60, max_m=4))
 def test_multiclass_rank_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
+    # where a class is never predicted (or never true), aggmetrics' finite differences
+    # step into the region where its value becomes defined and report a spurious
+    # gradient (see aggframe._suites); compare where both are differentiable
+    assume(set(yt.tolist()) == set(yp.tolist()) == set(range(m)))
     items = ["precision", "recall", "f1", ("mcc", "micro"), ("recall", "weighted")]
     ours = af.suite_rank(af.from_labels(yt, yp, n_classes=m), items, "macro")
     try:
