@@ -26,6 +26,7 @@ from aggframe._measures import (
 from aggframe._predictions import Predictions, from_indicator, from_labels, from_long
 from aggframe._suite_frames import select_suite, suite_rank
 from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
+from aggframe._targets import multioutput_aggregate
 from aggframe._tnorms import godel, hamacher, lukasiewicz, product
 from aggframe.exceptions import (
     AggframeError,
@@ -71,6 +72,7 @@ __all__ = [
     "hamacher",
     "list_measures",
     "lukasiewicz",
+    "multioutput_aggregate",
     "ops",
     "product",
     "register_measure",

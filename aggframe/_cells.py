@@ -101,7 +101,8 @@ def long_grains(
     keys: Sequence[str],
     *,
     tnorm: TNorm | None,
-    n_classes: int | None,
+    n_classes: int | dict[Any, int] | None,
+    target: str | None = None,
 ) -> dict[str, nw.LazyFrame[Any]]:
     """Raw grains of the long form.
 
@@ -186,7 +187,14 @@ def long_grains(
             nw.col(roles.class_).n_unique().alias("n_cls"),
         )
     )
-    if n_classes is not None:
+    if isinstance(n_classes, dict):
+        # one universe per target: m_t classes for the rows of target t
+        m_t: Any = nw.lit(None)
+        assert target is not None
+        for t, size in n_classes.items():
+            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
+        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
+    elif n_classes is not None:
         # Absent (example, class) entries are observed true negatives.
         per_example = per_example.with_columns(
             (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
@@ -218,6 +226,7 @@ def label_grains(
         "conf": lf.group_by([*k, roles.y_true, roles.y_pred]).agg(nw.len().alias("n"))
     }
     if roles.example is not None:
+        out["rows"] = lf
         ex = lf.group_by([*k, roles.example]).agg(nw.len().alias("_n"))
         out["examples"] = ex.group_by(k).agg(
             nw.len().alias("n_ids"),

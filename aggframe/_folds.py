@@ -25,7 +25,7 @@ single-label data is accuracy) and differ otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -47,7 +47,13 @@ def pool_tables(tables: CellTables, keys: Sequence[str]) -> CellTables:
     k = list(keys)
     classes = tables.classes.group_by([*k, CLASS]).agg(pl.col(*CELLS).sum())
     profiles = tables.profiles.group_by([*k, *CELLS]).agg(pl.col("n").sum())
-    return CellTables(classes=classes, profiles=profiles, keys=tuple(k))
+    block = None
+    if tables.block_profiles is not None:
+        bk = [c for c in k if c != tables.target]
+        block = tables.block_profiles.group_by([*bk, *CELLS]).agg(pl.col("n").sum())
+    return CellTables(
+        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=tables.target
+    )
 
 
 def fold_report(
@@ -55,27 +61,31 @@ def fold_report(
     keys: Sequence[str],
     fold_keys: Sequence[str],
     *,
-    measures: Sequence[Measure],
-    operators: Sequence[str],
-    conventions: Sequence[str],
+    reducer: Callable[[CellTables], pl.LazyFrame],
     poolings: Sequence[str],
 ) -> pl.LazyFrame:
-    """Tidy rows for every requested pooling; ``fold_keys`` are null except on fold rows."""
+    """Tidy rows for every requested pooling; ``fold_keys`` are null except on fold rows.
+
+    ``reducer`` turns cell tables into tidy rows keyed by their keys (minus a
+    target column): every operator of the report, applied per fold or pooled.
+    """
     k, fk = list(keys), list(fold_keys)
-    visible = [c for c in k if c != KEY_ALL]
+    visible = [c for c in k if c not in (KEY_ALL, tables.target)]
     parts: list[pl.LazyFrame] = []
     null_folds = [pl.lit(None).alias(c) for c in fk]
     if "pooled" in poolings:
-        pooled = reduce_tables(pool_tables(tables, k), measures, operators, conventions)
+        pooled = reducer(pool_tables(tables, k))
         parts.append(pooled.with_columns(*null_folds, pl.lit("pooled").alias("pooling")))
     needs_folds = [p for p in poolings if p != "pooled"]
     if needs_folds:
-        per_fold = reduce_tables(tables, measures, operators, conventions).cache()
+        per_fold = reducer(tables).cache()
         stat_keys = [*visible, "measure", "operator", "convention"]
         if "fold" in poolings:
             parts.append(per_fold.with_columns(pl.lit("fold").alias("pooling")))
         if "averaged" in poolings:
-            sizes = tables.profiles.group_by([*k, *fk]).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
+            examples = tables.block_profiles if tables.block_profiles is not None else tables.profiles
+            size_keys = [c for c in (*k, *fk) if c != tables.target]
+            sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
             sized = per_fold.join(sizes.drop(KEY_ALL, strict=False), on=[*visible, *fk], how="left")
             value = pl.col("value")
             averaged = sized.group_by(stat_keys, maintain_order=True).agg(
@@ -187,13 +197,12 @@ def fold_aggregate(
         ),
         keys=(KEY_ALL, FOLD_KEY),
     )
+    meas = get_measure(measure)
     out = fold_report(
         stacked,
         [KEY_ALL],
         [FOLD_KEY],
-        measures=[get_measure(measure)],
-        operators=[op],
-        conventions=[conv],
+        reducer=lambda t: reduce_tables(t, [meas], [op], [conv]),
         poolings=[key],
     ).collect()
     return float(out["value"][0])

@@ -44,6 +44,10 @@ class CellTables:
     classes: pl.LazyFrame  # keys..., class, tp, fp, fn, tn
     profiles: pl.LazyFrame  # keys..., tp, fp, fn, tn, n
     keys: tuple[str, ...]
+    #: with a target role: the per-example profiles across all targets (the block
+    #: matrix), keyed by the keys without the target column
+    block_profiles: pl.LazyFrame | None = None
+    target: str | None = None
 
 
 def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
@@ -67,8 +71,30 @@ def _first_row(source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[
     return _fmt_row(df.row(0, named=True)) if df.height else "?"
 
 
-def universe_frame(values: Sequence[Any], dtype: pl.DataType, column: str) -> pl.LazyFrame:
-    """The declared class universe as a one-column frame of the class column's dtype."""
+def universe_frame(
+    values: Sequence[Any] | dict[Any, list[Any]],
+    dtype: pl.DataType,
+    column: str,
+    *,
+    target: str | None = None,
+    target_dtype: pl.DataType | None = None,
+) -> pl.LazyFrame:
+    """The declared class universe as a frame of the class column's dtype.
+
+    With a target role, ``values`` maps each target to its classes and the frame
+    has the columns (target, class).
+    """
+    if isinstance(values, dict):
+        if target is None:
+            msg = "classes given per target (a dict) need a target column: pass target='<column>'"
+            raise OptionError(msg)
+        frames = [
+            universe_frame(list(v), dtype, column).with_columns(
+                pl.lit(t).cast(target_dtype or pl.Null).alias(target)
+            )
+            for t, v in values.items()
+        ]
+        return pl.concat(frames).select(target, CLASS)
     try:
         series = pl.Series(CLASS, list(values)).cast(dtype, strict=True)
     except Exception as exc:
@@ -95,23 +121,33 @@ def finish_long(
     keys: Sequence[str],
     universe: pl.LazyFrame | None,
     soft_ok: bool,
+    target: str | None = None,
 ) -> CellTables:
     k = list(keys)
+    ukeys = _universe_keys(target, universe)
     class_raw = to_polars(raw["class"]).rename({roles.class_: CLASS})
     groups = to_polars(raw["groups"])
     profiles = to_polars(raw["profiles"])
-    declared = None if universe is None else universe.collect().to_series().to_list()
+    declared = None if universe is None else universe.collect()
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
-        _check_long(audit, source=source, roles=roles, keys=k, declared=declared, soft_ok=soft_ok)
+        _check_long(
+            audit,
+            source=source,
+            roles=roles,
+            keys=k,
+            declared=declared,
+            soft_ok=soft_ok,
+            target=ukeys[0] if ukeys else None,
+        )
         return audit
 
     audit = class_raw.join(groups, on=k, how="left").map_batches(check).cache()
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
     group_sizes = audit.select(*k, "n_examples").unique()
-    classes_lf = universe if universe is not None else present.select(CLASS).unique()
+    classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
     full = (
-        group_sizes.join(classes_lf, how="cross")
+        _join_universe(group_sizes, classes_lf, ukeys)
         .join(present.drop("n_examples"), on=[*k, CLASS], how="left")
         .with_columns(pl.col(*CELLS, "rows").fill_null(0))
         .with_columns(
@@ -121,7 +157,74 @@ def finish_long(
         .select(*k, CLASS, *[pl.col(c).cast(pl.Float64) for c in CELLS])
     )
     prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
-    return CellTables(classes=full, profiles=prof, keys=tuple(k))
+    block = None
+    if target is not None:
+        per_example = to_polars(raw["examples"]).select(*k, roles.example, *CELLS)
+        block = _block_profiles(per_example, [c for c in k if c != target], roles.example, target, source)
+    return CellTables(classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target)
+
+
+def _universe_keys(target: str | None, universe: pl.LazyFrame | None) -> list[str]:
+    """Universes are per target unless one universe was declared for all targets."""
+    if target is None or (universe is not None and target not in universe.collect_schema()):
+        return []
+    return [target]
+
+
+def _join_universe(groups: pl.LazyFrame, classes: pl.LazyFrame, ukeys: list[str]) -> pl.LazyFrame:
+    """Every group x every class of its universe (per target when there are targets)."""
+    if ukeys:
+        return groups.join(classes, on=ukeys, how="inner")
+    return groups.join(classes, how="cross")
+
+
+def _block_profiles(
+    per_example: pl.LazyFrame, keys: list[str], example: str, target: str, source: nw.LazyFrame[Any]
+) -> pl.LazyFrame:
+    """Per-example cells summed over the targets (the block matrix), as profiles.
+
+    Checks that the targets are on the same examples: within each group every
+    example must have a row in every target.
+    """
+    per_example = per_example.cache()
+    summed = (
+        per_example.group_by(*keys, example)
+        .agg(pl.col(*CELLS).sum().cast(pl.Float64), pl.len().alias("_n_targets"))
+        .cache()
+    )
+    n_targets = per_example.group_by(keys).agg(pl.col(target).n_unique().alias("_T"))
+
+    def check(stats: pl.DataFrame) -> pl.DataFrame:
+        bad = stats.filter(pl.col("_short") > 0)
+        if bad.height:
+            count = int(bad["_short"].sum())
+            ex = (
+                summed.join(n_targets, on=keys)
+                .filter(pl.col("_n_targets") < pl.col("_T"))
+                .select(*[c for c in keys if c != KEY_ALL], example, "_n_targets", "_T")
+                .head(1)
+                .collect()
+            )
+            row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
+            msg = (
+                f"column {target!r}: the targets are not on the same examples ({count} example(s) "
+                f"lack a target, e.g. {row}); every example needs a row in every target"
+            )
+            raise InvalidValueError(msg)
+        return stats
+
+    guard = (
+        summed.join(n_targets, on=keys)
+        .group_by(keys)
+        .agg((pl.col("_n_targets") < pl.col("_T")).sum().alias("_short"))
+        .map_batches(check)
+        .select(keys)
+    )
+    return (
+        summed.join(guard, on=keys, how="semi")
+        .group_by(*keys, *CELLS)
+        .agg(pl.len().cast(pl.Int64).alias("n"))
+    )
 
 
 def _check_long(
@@ -130,8 +233,9 @@ def _check_long(
     source: nw.LazyFrame[Any],
     roles: LongRoles,
     keys: list[str],
-    declared: list[Any] | None,
+    declared: pl.DataFrame | None,
     soft_ok: bool,
+    target: str | None = None,
 ) -> None:
     if audit.height == 0 or int(audit["rows"].sum()) == 0:
         msg = "the predictions frame has no rows"
@@ -211,31 +315,30 @@ def _check_long(
         )
         raise InvalidValueError(msg)
 
+    ukeys = [target] if target else []
     if declared is not None:
-        outside = audit.filter(~pl.col(CLASS).is_in(pl.Series(declared, dtype=audit[CLASS].dtype).implode()))
+        outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
         if outside.height:
-            count = int(outside["rows"].sum())
-            value = outside[CLASS][0]
-            msg = (
-                f"column {roles.class_!r}: {count} row(s) with a class outside the declared "
-                f"universe (e.g. {value!r}); declared {len(declared)} classes: "
-                f"{declared[:10]!r}{' ...' if len(declared) > 10 else ''}"
-            )
-            raise UnknownClassError(msg)
+            _raise_outside(outside, declared, roles.class_, ukeys, count=int(outside["rows"].sum()))
     else:
-        m = audit[CLASS].n_unique()
-        short = group_level.filter(pl.col("min_rows") < m)
-        if short.height:
-            missing = int(
-                (audit.group_by(keys).agg(pl.col("n_examples").first() * m - pl.col("rows").sum()))
-                .to_series(-1)
-                .sum()
-            )
+        m = audit.group_by(ukeys).agg(pl.col(CLASS).n_unique().alias("_m")) if ukeys else None
+        with_m = (
+            audit.join(m, on=ukeys)
+            if m is not None
+            else audit.with_columns(pl.lit(audit[CLASS].n_unique()).alias("_m"))
+        )
+        short = with_m.filter(pl.col("min_rows") < pl.col("_m"))
+        incomplete = with_m.group_by(keys).agg(
+            (pl.col("n_examples").first() * pl.col("_m").first()) - pl.col("rows").sum()
+        )
+        missing = int(incomplete.to_series(-1).sum())
+        if short.height or missing:
+            m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
             by = [c for c in keys if c != KEY_ALL]
             ex = (
                 source.group_by([*by, roles.example])
                 .agg(nw.len().alias(f"n_{roles.class_}_rows"))
-                .filter(nw.col(f"n_{roles.class_}_rows") < m)
+                .filter(nw.col(f"n_{roles.class_}_rows") < m0)
                 .head(1)
                 .collect(backend="polars")
                 .to_native()
@@ -243,11 +346,24 @@ def _check_long(
             row = _fmt_row(ex.row(0, named=True)) if ex.height else "a class absent from a by-group"
             msg = (
                 f"column {roles.class_!r}: the frame is sparse ({missing} (example, class) entries "
-                f"of {m} classes are absent; e.g. {row}) but no class universe was given; pass "
+                f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
                 "classes=..., n_classes=... or an Enum class column to count absent entries as "
                 "true negatives"
             )
             raise SparseInputError(msg)
+
+
+def _raise_outside(
+    outside: pl.DataFrame, declared: pl.DataFrame, column: str, ukeys: list[str], *, count: int
+) -> None:
+    value = outside[CLASS][0]
+    where = f" of target {outside[ukeys[0]][0]!r}" if ukeys else ""
+    values = declared[CLASS].to_list()
+    msg = (
+        f"column {column!r}: {count} row(s) with a class outside the declared universe{where} "
+        f"(e.g. {value!r}); declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"
+    )
+    raise UnknownClassError(msg)
 
 
 # ---------------------------------------------------------------------------
@@ -263,17 +379,26 @@ def finish_labels(
     universe: pl.LazyFrame | None,
     task: str,
     pos_label: Any,
+    target: str | None = None,
 ) -> CellTables:
     k = list(keys)
+    ukeys = _universe_keys(target, universe)
     yt, yp = roles.y_true, roles.y_pred
     conf = to_polars(raw["conf"]).rename({yt: "_yt", yp: "_yp"})
     examples = to_polars(raw["examples"]) if "examples" in raw else None
-    declared = None if universe is None else universe.collect().to_series().to_list()
+    declared = None if universe is None else universe.collect()
     audit_in = conf if examples is None else conf.join(examples, on=k, how="left")
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
         _check_labels(
-            audit, source=source, roles=roles, keys=k, declared=declared, task=task, pos_label=pos_label
+            audit,
+            source=source,
+            roles=roles,
+            keys=k,
+            declared=declared,
+            task=task,
+            pos_label=pos_label,
+            target=ukeys[0] if ukeys else None,
         )
         return audit
 
@@ -286,7 +411,7 @@ def finish_labels(
         classes_lf = universe
     else:
         classes_lf = pl.concat(
-            [conf.select(pl.col("_yt").alias(CLASS)), conf.select(pl.col("_yp").alias(CLASS))]
+            [conf.select(*ukeys, pl.col("_yt").alias(CLASS)), conf.select(*ukeys, pl.col("_yp").alias(CLASS))]
         ).unique()
     tp = (
         conf.filter(pl.col("_yt") == pl.col("_yp"))
@@ -297,7 +422,7 @@ def finish_labels(
     true = conf.group_by(*k, "_yt").agg(pl.col("n").sum().alias("_t")).rename({"_yt": CLASS})
     pred = conf.group_by(*k, "_yp").agg(pl.col("n").sum().alias("_p")).rename({"_yp": CLASS})
     classes = (
-        groups.join(classes_lf, how="cross")
+        _join_universe(groups, classes_lf, ukeys)
         .join(tp, on=[*k, CLASS], how="left")
         .join(true, on=[*k, CLASS], how="left")
         .join(pred, on=[*k, CLASS], how="left")
@@ -321,9 +446,14 @@ def finish_labels(
             (~t_pos & ~p_pos).alias("tn"),
         )
     else:
-        m = classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
+        m = (
+            classes_lf.group_by(ukeys).agg(pl.len().cast(pl.Float64).alias("_m"))
+            if ukeys
+            else classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
+        )
         right = pl.col("_yt") == pl.col("_yp")
-        prof = conf.join(m, how="cross").with_columns(
+        with_m = conf.join(m, on=ukeys) if ukeys else conf.join(m, how="cross")
+        prof = with_m.with_columns(
             right.alias("tp"),
             (~right).alias("fp"),
             (~right).alias("fn"),
@@ -334,7 +464,40 @@ def finish_labels(
         .group_by(*k, *CELLS)
         .agg(pl.col("n").sum().cast(pl.Int64))
     )
-    return CellTables(classes=classes, profiles=profiles, keys=tuple(k))
+    block = None
+    if target is not None:
+        if roles.example is None or "rows" not in raw:
+            msg = "targets in the label form need an example column (example='<column>')"
+            raise OptionError(msg)
+        rows = to_polars(raw["rows"]).rename({yt: "_yt", yp: "_yp"})
+        # one (example, target) per row: its cells, as in the per-target profiles above
+        per_row = _label_row_cells(rows, task, pos_label, m if task != "binary" else None, ukeys)
+        per_example = conf.select(*k).unique().join(per_row, on=k, how="inner")  # after validation
+        block = _block_profiles(
+            per_example.select(*k, roles.example, *CELLS),
+            [c for c in k if c != target],
+            roles.example,
+            target,
+            source,
+        )
+    return CellTables(classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=target)
+
+
+def _label_row_cells(
+    rows: pl.LazyFrame, task: str, pos_label: Any, m: pl.LazyFrame | None, ukeys: list[str]
+) -> pl.LazyFrame:
+    if task == "binary":
+        t_pos, p_pos = pl.col("_yt") == pl.lit(pos_label), pl.col("_yp") == pl.lit(pos_label)
+        cells = [t_pos & p_pos, ~t_pos & p_pos, t_pos & ~p_pos, ~t_pos & ~p_pos]
+        return rows.with_columns(*[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+    assert m is not None
+    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Float64)
+    return (rows.join(m, on=ukeys) if ukeys else rows.join(m, how="cross")).with_columns(
+        right.alias("tp"),
+        (1.0 - right).alias("fp"),
+        (1.0 - right).alias("fn"),
+        (pl.col("_m") - 2.0 + right).alias("tn"),
+    )
 
 
 def _check_labels(
@@ -343,9 +506,10 @@ def _check_labels(
     source: nw.LazyFrame[Any],
     roles: LabelRoles,
     keys: list[str],
-    declared: list[Any] | None,
+    declared: pl.DataFrame | None,
     task: str,
     pos_label: Any,
+    target: str | None = None,
 ) -> None:
     if audit.height == 0:
         msg = "the predictions frame has no rows"
@@ -387,15 +551,23 @@ def _check_labels(
             raise DuplicateEntryError(msg)
     values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
     if declared is not None:
-        outside = values.filter(~values.is_in(pl.Series(declared, dtype=values.dtype).implode()))
-        if outside.len():
-            bad = outside[0]
-            bad_set = outside.implode()
-            count = int(audit.filter(pl.col("_yt").is_in(bad_set) | pl.col("_yp").is_in(bad_set))["n"].sum())
+        ukeys = [target] if target else []
+        known = declared.select(*ukeys, CLASS).with_columns(pl.lit(True).alias("_known"))  # noqa: FBT003
+        flags = audit.join(
+            known.rename({CLASS: "_yt", "_known": "_kt"}), on=[*ukeys, "_yt"], how="left", nulls_equal=True
+        ).join(
+            known.rename({CLASS: "_yp", "_known": "_kp"}), on=[*ukeys, "_yp"], how="left", nulls_equal=True
+        )
+        outside = flags.filter(pl.col("_kt").is_null() | pl.col("_kp").is_null())
+        if outside.height:
+            first = outside.row(0, named=True)
+            bad = first["_yt"] if first["_kt"] is None else first["_yp"]
+            where = f" of target {first[target]!r}" if target else ""
+            listed = declared[CLASS].to_list()
             msg = (
-                f"columns ({roles.y_true!r}, {roles.y_pred!r}): {count} row(s) with a label outside "
-                f"the declared universe (e.g. {bad!r}); declared {len(declared)} classes: "
-                f"{declared[:10]!r}{' ...' if len(declared) > 10 else ''}"
+                f"columns ({roles.y_true!r}, {roles.y_pred!r}): {int(outside['n'].sum())} row(s) with a "
+                f"label outside the declared universe{where} (e.g. {bad!r}); declared {len(listed)} "
+                f"classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
             )
             raise UnknownClassError(msg)
     if task == "binary" and declared is None and values.len() == 2 and pos_label not in values.to_list():

@@ -18,7 +18,8 @@ from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains,
 from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
 from aggframe._measures import Measure, get_measure, list_measures
-from aggframe._operators import RESULT_COLUMNS, class_values, example_values, reduce_tables
+from aggframe._operators import RESULT_COLUMNS, class_values, example_values
+from aggframe._targets import target_reduce
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe._typing import CONVENTIONS, OPERATOR_ALIASES, OPERATORS, Convention, Operator
 from aggframe.exceptions import (
@@ -120,22 +121,19 @@ class Predictions:
     source: nw.LazyFrame[Any] = field(repr=False)
     long_roles: LongRoles | None = None
     label_roles: LabelRoles | None = None
-    universe: list[Any] | None = None
+    universe: list[Any] | dict[Any, list[Any]] | None = None
     tnorm: TNorm | None = field(default=None, repr=False)
     tnorm_name: str | None = None
     task: str = "multiclass"
     pos_label: Any = 1
     fold: str | None = None
     repeat: str | None = None
+    target: str | None = None
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
 
     # -- cell tables ------------------------------------------------------------
     def _class_dtype(self) -> pl.DataType:
-        col = self.long_roles.class_ if self.long_roles else self.label_roles.y_true  # type: ignore[union-attr]
-        native = nw.to_native(self.source)
-        if isinstance(native, pl.LazyFrame):
-            return native.collect_schema()[col]
-        return pl.Series([self.universe[0]] if self.universe else []).dtype
+        return self._dtype(self._class_column())
 
     def _check_by(self, by: Sequence[str]) -> None:
         schema = self.source.collect_schema()
@@ -143,7 +141,7 @@ class Predictions:
             if col not in schema:
                 msg = f"by column {col!r} is not in the frame; available columns: {list(schema.names())}"
                 raise ColumnNotFoundError(msg)
-            if col in (*RESULT_COLUMNS, CLASS, *CELLS, "pooling", *self._fold_keys()):
+            if col in (*RESULT_COLUMNS, CLASS, *CELLS, "pooling", *self._fold_keys(), self.target):
                 msg = f"by column {col!r} collides with a result column; rename it first"
                 raise OptionError(msg)
         if len(set(by)) != len(by):
@@ -157,11 +155,17 @@ class Predictions:
         """Cell tables keyed by ``by`` (or the stand-in key) plus the fold columns."""
         self._check_by(by)
         lf, keys = with_group_key(self.source, by)
-        keys = [*keys, *self._fold_keys()]
+        keys = [*keys, *([self.target] if self.target else []), *self._fold_keys()]
         universe = (
             None
             if self.universe is None
-            else universe_frame(self.universe, self._class_dtype(), self._class_column())
+            else universe_frame(
+                self.universe,
+                self._class_dtype(),
+                self._class_column(),
+                target=self.target,
+                target_dtype=self._dtype(self.target) if self.target else None,
+            )
         )
         if self.form == "long":
             roles = self.long_roles
@@ -171,7 +175,8 @@ class Predictions:
                 roles,
                 keys,
                 tnorm=self.tnorm,
-                n_classes=None if self.universe is None else len(self.universe),
+                n_classes=self._universe_sizes(),
+                target=self.target,
             )
             return finish_long(
                 raw,
@@ -180,6 +185,7 @@ class Predictions:
                 keys=keys,
                 universe=universe,
                 soft_ok=self.tnorm is not None,
+                target=self.target,
             )
         lroles = self.label_roles
         assert lroles is not None
@@ -192,7 +198,24 @@ class Predictions:
             universe=universe,
             task=self.task,
             pos_label=self.pos_label,
+            target=self.target,
         )
+
+    def _universe_sizes(self) -> int | dict[Any, int] | None:
+        if self.universe is None:
+            return None
+        if isinstance(self.universe, dict):
+            return {t: len(v) for t, v in self.universe.items()}
+        return len(self.universe)
+
+    def _dtype(self, column: str) -> pl.DataType:
+        return self._polars_schema()[column]
+
+    def _polars_schema(self) -> pl.Schema:
+        native = nw.to_native(self.source)
+        if isinstance(native, pl.LazyFrame):
+            return native.collect_schema()
+        return pl.Schema(self.source.head(0).collect(backend="polars").to_native().schema)
 
     def _class_column(self) -> str:
         return self.long_roles.class_ if self.long_roles else self.label_roles.y_true  # type: ignore[union-attr]
@@ -200,10 +223,26 @@ class Predictions:
     def _tables(self, by: Sequence[str], engine: Engine = "auto") -> CellTables:
         key = tuple(by)
         if key not in self._cache:
-            lazy = self._lazy_tables(by)
-            classes, profiles = pl.collect_all([lazy.classes, lazy.profiles], engine=engine)
-            self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=lazy.keys)
+            self._materialize(key, self._lazy_tables(by), [], engine)
         return self._cache[key]
+
+    def _materialize(
+        self, key: tuple[str, ...], tables: CellTables, extra: list[pl.LazyFrame], engine: Engine
+    ) -> list[pl.DataFrame]:
+        """Collect the cell tables (and ``extra`` plans on them) in one go; keep the tables."""
+        parts = [tables.classes, tables.profiles]
+        if tables.block_profiles is not None:
+            parts.append(tables.block_profiles)
+        done = pl.collect_all([*extra, *parts], engine=engine)
+        got = done[len(extra) :]
+        self._cache[key] = CellTables(
+            classes=got[0].lazy(),
+            profiles=got[1].lazy(),
+            keys=tables.keys,
+            block_profiles=got[2].lazy() if len(got) > 2 else None,
+            target=tables.target,
+        )
+        return done[: len(extra)]
 
     def cells(
         self,
@@ -237,6 +276,7 @@ class Predictions:
         by: str | Sequence[str] | None = None,
         convention: str | Sequence[str] = "exclude",
         pooling: str | Sequence[str] | None = None,
+        within: str | Sequence[str] = "micro",
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -248,6 +288,10 @@ class Predictions:
             Names, aliases or :class:`Measure` objects; default: all 21 registered.
         operators
             ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
+            With a ``target`` role they apply to the block matrix of all targets
+            (class key = (target, class)), and ``target`` averages, over the
+            targets, the measure computed inside each target with the operator
+            ``within`` (reported as ``target:<within>``).
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
@@ -260,6 +304,8 @@ class Predictions:
             ``std`` (their spread; the folds share training data, so the spread
             understates the uncertainty: a lower bound, not a confidence
             interval). A list puts them side by side, in a ``pooling`` column.
+        within
+            Operator(s) inside each target for the ``target`` operator.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -292,7 +338,11 @@ class Predictions:
         └─────────┴──────────┴──────────┘
         """
         ms = _unique_in_order(get_measure(m) for m in (_listify(measures) or list_measures()))
-        ops = _unique_in_order(_operator(o) for o in (_listify(operators) or list(OPERATORS)))
+        ops = _unique_in_order(self._op(o) for o in (_listify(operators) or list(OPERATORS)))
+        withins = _unique_in_order(_operator(w) for w in _listify(within))
+        if "target" in ops and not withins:
+            msg = "Expected at least one `within` operator for the target operator"
+            raise OptionError(msg)
         convs = _unique_in_order(_convention(c) for c in _listify(convention))
         if not convs:
             msg = "Expected at least one convention"
@@ -300,13 +350,14 @@ class Predictions:
         by_cols = _listify(by)
         pools = self._poolings(pooling)
 
+        def reducer(tables: CellTables) -> pl.LazyFrame:
+            return target_reduce(tables, ms, ops, convs, withins)
+
         def report(tables: CellTables) -> pl.LazyFrame:
             if not self._fold_keys():
-                return reduce_tables(tables, ms, ops, convs)
+                return reducer(tables)
             keys = [k for k in tables.keys if k not in self._fold_keys()]
-            return fold_report(
-                tables, keys, self._fold_keys(), measures=ms, operators=ops, conventions=convs, poolings=pools
-            )
+            return fold_report(tables, keys, self._fold_keys(), reducer=reducer, poolings=pools)
 
         if lazy:
             return report(self._lazy_tables(by_cols))
@@ -315,11 +366,15 @@ class Predictions:
             return report(self._cache[key]).collect(engine=engine)
         # first evaluation: the scan, the cell tables and the report in one collect
         tables = self._lazy_tables(by_cols)
-        result, classes, profiles = pl.collect_all(
-            [report(tables), tables.classes, tables.profiles], engine=engine
-        )
-        self._cache[key] = CellTables(classes=classes.lazy(), profiles=profiles.lazy(), keys=tables.keys)
-        return result
+        return self._materialize(key, tables, [report(tables)], engine)[0]
+
+    def _op(self, name: str) -> str:
+        if str(name).strip().lower() == "target":
+            if self.target is None:
+                msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
+                raise OptionError(msg)
+            return "target"
+        return _operator(name)
 
     def _poolings(self, pooling: str | Sequence[str] | None) -> list[str]:
         names = _listify(pooling)
@@ -580,8 +635,26 @@ def _matrix(counts: pl.DataFrame, classes: list[Any]) -> np.ndarray:
 
 
 def _resolve_universe(
-    n_classes: int | None, classes: Sequence[Any] | None, enum_categories: list[Any] | None
-) -> list[Any] | None:
+    n_classes: int | dict[Any, int] | None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None,
+    enum_categories: list[Any] | None,
+    target: str | None = None,
+) -> list[Any] | dict[Any, list[Any]] | None:
+    if isinstance(n_classes, dict) or isinstance(classes, dict):
+        if target is None:
+            msg = "classes/n_classes given per target (a dict) need a target column: pass target='<column>'"
+            raise OptionError(msg)
+        if n_classes is not None and classes is not None:
+            msg = "give either `n_classes` or `classes` per target, not both"
+            raise OptionError(msg)
+        out: dict[Any, list[Any]] = {}
+        if isinstance(n_classes, dict):
+            for t, size in n_classes.items():
+                out[t] = _resolve_universe(size, None, None)  # type: ignore[assignment]
+        elif isinstance(classes, dict):
+            for t, values in classes.items():
+                out[t] = _resolve_universe(None, values, None)  # type: ignore[assignment]
+        return out
     if n_classes is not None:
         if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
             msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
@@ -619,8 +692,9 @@ def from_long(
     mask: str | None = None,
     fold: str | None = None,
     repeat: str | None = None,
-    n_classes: int | None = None,
-    classes: Sequence[Any] | None = None,
+    target: str | None = None,
+    n_classes: int | dict[Any, int] | None = None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
     tnorm: str | TNorm | None = None,
 ) -> Predictions:
     """Predictions in long (indicator) form: one row per (example, class).
@@ -639,6 +713,11 @@ def from_long(
         the repetition. Each appearance of an example in a fold is its own
         example; the class universe is shared by all folds. See ``pooling`` in
         :meth:`Predictions.evaluate`.
+    target
+        Multi-output role: one block of classes per target, on the same
+        examples. Targets may have different classes (give ``classes`` or
+        ``n_classes`` as a dict per target; a plain list or int is one universe
+        for every target). Enables the ``target`` operator.
     n_classes, classes
         The class universe (``classes`` = its values, ``n_classes`` = the values
         ``0 .. n-1``); an Enum class column gives it too. With a universe the
@@ -666,7 +745,7 @@ def from_long(
     )
     _check_numeric(schema, {"y": y, "p": p, "mask": mask})
     fn, name = resolve_tnorm(tnorm)
-    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_))
+    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_), target)
     return Predictions(
         form="long",
         source=lf,
@@ -676,6 +755,7 @@ def from_long(
         tnorm_name=name,
         fold=fold,
         repeat=repeat,
+        target=target,
     )
 
 
@@ -729,8 +809,9 @@ def from_labels(
     example: str | None = None,
     fold: str | None = None,
     repeat: str | None = None,
-    n_classes: int | None = None,
-    classes: Sequence[Any] | None = None,
+    target: str | None = None,
+    n_classes: int | dict[Any, int] | None = None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
     task: Literal["multiclass", "binary"] | None = None,
     pos_label: Any = 1,
 ) -> Predictions:
@@ -762,15 +843,26 @@ def from_labels(
         lf = _as_lazy(data, "data")
         roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
         schema = _require_columns(
-            lf, {"y_true": y_true, "y_pred": y_pred, "example": example, "fold": fold, "repeat": repeat}
+            lf,
+            {
+                "y_true": y_true,
+                "y_pred": y_pred,
+                "example": example,
+                "fold": fold,
+                "repeat": repeat,
+                "target": target,
+            },
         )
+        if target is not None and example is None:
+            msg = "targets in the label form need an example column: pass example='<column>'"
+            raise OptionError(msg)
         lf = _align_label_dtypes(lf, schema, y_true, y_pred)
     else:
         if y_pred_values is None:
             msg = "from_labels(y_true, y_pred) needs both arrays (or a frame with column names)"
             raise OptionError(msg)
-        if fold is not None or repeat is not None or example is not None:
-            msg = "fold=, repeat= and example= name columns of a frame; with arrays, pass a frame instead"
+        if fold is not None or repeat is not None or example is not None or target is not None:
+            msg = "fold=, repeat=, target= and example= name columns of a frame; with arrays, pass a frame instead"
             raise OptionError(msg)
         yt, yp = _label_array(data, "y_true"), _label_array(y_pred_values, "y_pred")
         if yt.ndim != 1 or yp.ndim != 1:
@@ -791,7 +883,7 @@ def from_labels(
                 raise InvalidValueError(msg) from exc
         lf = nw.from_native(df).lazy()
         roles = LabelRoles()
-    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true))
+    universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true), target)
     mode = task or "multiclass"
     if mode == "binary" and universe is not None and pos_label not in universe:
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
@@ -805,6 +897,7 @@ def from_labels(
         pos_label=pos_label,
         fold=fold,
         repeat=repeat,
+        target=target,
     )
 
 
