@@ -18,7 +18,14 @@ from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains,
 from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
 from aggframe._measures import Measure, get_measure, list_measures
-from aggframe._operators import RESULT_COLUMNS, class_values, example_values
+from aggframe._operators import (
+    RESULT_COLUMNS,
+    binary_rows,
+    class_table,
+    class_values,
+    example_values,
+    subset_tables,
+)
 from aggframe._targets import target_reduce
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe._typing import CONVENTIONS, OPERATOR_ALIASES, OPERATORS, Convention, Operator
@@ -277,6 +284,8 @@ class Predictions:
         convention: str | Sequence[str] = "exclude",
         pooling: str | Sequence[str] | None = None,
         within: str | Sequence[str] = "micro",
+        labels: Sequence[Any] | None = None,
+        pos_label: Any = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -291,7 +300,9 @@ class Predictions:
             With a ``target`` role they apply to the block matrix of all targets
             (class key = (target, class)), and ``target`` averages, over the
             targets, the measure computed inside each target with the operator
-            ``within`` (reported as ``target:<within>``).
+            ``within`` (reported as ``target:<within>``). ``binary`` reports the
+            positive class only (``pos_label``) and raises unless there are
+            exactly two classes (scikit-learn's ``average='binary'``).
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
@@ -306,6 +317,14 @@ class Predictions:
             interval). A list puts them side by side, in a ``pooling`` column.
         within
             Operator(s) inside each target for the ``target`` operator.
+        labels
+            Evaluate over this subset of classes only (scikit-learn's
+            ``labels=``): micro then pools the subset (no longer accuracy), macro
+            and weighted average over it. A named class absent from the data
+            counts as undefined (or 0/1 by the convention). Not with ``exemplar``.
+        pos_label
+            The positive class of the ``binary`` operator (default: the one
+            given at construction, 1).
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -350,8 +369,38 @@ class Predictions:
         by_cols = _listify(by)
         pools = self._poolings(pooling)
 
+        if labels is not None and ("exemplar" in ops or self.target is not None):
+            msg = "labels= restricts the class columns: it works with micro, macro, weighted and binary, without targets"
+            raise OptionError(msg)
+        if "binary" in ops and self.target is not None:
+            msg = "the binary operator takes one target; with targets use 'target' with within=..."
+            raise OptionError(msg)
+        positive = self.pos_label if pos_label is None else pos_label
+        dtype = self._class_dtype() if (labels is not None or "binary" in ops) else None
+
         def reducer(tables: CellTables) -> pl.LazyFrame:
-            return target_reduce(tables, ms, ops, convs, withins)
+            if labels is not None:
+                assert dtype is not None
+                tables = subset_tables(tables, list(labels), dtype)
+            others = [op for op in ops if op != "binary"]
+            parts = [target_reduce(tables, ms, others, convs, withins)] if others else []
+            if "binary" in ops:
+                assert dtype is not None
+                parts.append(binary_rows(tables, ms, convs, positive, dtype))
+            if len(parts) == 1:
+                return parts[0]
+            visible = [k for k in tables.keys if k not in (KEY_ALL, tables.target)]
+            order = {op: i for i, op in enumerate(ops)}
+            names = {m.name: i for i, m in enumerate(ms)}
+            return pl.concat(parts).sort(
+                [
+                    *visible,
+                    pl.col("measure").replace_strict(names, return_dtype=pl.Int64),
+                    pl.col("operator").replace_strict(order, default=len(order), return_dtype=pl.Int64),
+                ],
+                maintain_order=True,
+                nulls_last=True,
+            )
 
         def report(tables: CellTables) -> pl.LazyFrame:
             if not self._fold_keys():
@@ -369,6 +418,8 @@ class Predictions:
         return self._materialize(key, tables, [report(tables)], engine)[0]
 
     def _op(self, name: str) -> str:
+        if str(name).strip().lower() == "binary":
+            return "binary"
         if str(name).strip().lower() == "target":
             if self.target is None:
                 msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
@@ -436,6 +487,49 @@ class Predictions:
             return example_values(cells, keys, example, meas).collect()
         msg = "the micro operator pools all entries into one value; it has no parts"
         raise OptionError(msg)
+
+    def per_class(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        labels: Sequence[Any] | None = None,
+    ) -> pl.DataFrame:
+        """Per-class values of any measures, with support: scikit-learn's ``average=None``.
+
+        One tidy frame: by..., class, measure, value (null where undefined),
+        defined, support (``tp + fn``), tp, fp, fn, tn.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 0, 1, 1, 2, 2, 2], [0, 1, 1, 1, 2, 2, 0])
+        >>> pr.per_class("precision").select("class", "value", "support")
+        shape: (3, 3)
+        ┌───────┬──────────┬─────────┐
+        │ class ┆ value    ┆ support │
+        │ ---   ┆ ---      ┆ ---     │
+        │ i64   ┆ f64      ┆ f64     │
+        ╞═══════╪══════════╪═════════╡
+        │ 0     ┆ 0.5      ┆ 2.0     │
+        │ 1     ┆ 0.666667 ┆ 2.0     │
+        │ 2     ┆ 1.0      ┆ 3.0     │
+        └───────┴──────────┴─────────┘
+        """
+        ms = _unique_in_order(get_measure(m) for m in (_listify(measures) or list_measures()))
+        tables = self._tables(_listify(by))
+        if labels is not None:
+            tables = subset_tables(tables, list(labels), self._class_dtype())
+        visible = [k for k in tables.keys if k != KEY_ALL]
+        names = {m.name: i for i, m in enumerate(ms)}
+        return (
+            class_table(tables, ms)
+            .sort(
+                [*visible, CLASS, pl.col("measure").replace_strict(names, return_dtype=pl.Int64)],
+                nulls_last=True,
+            )
+            .collect()
+        )
 
     def _example_cells(self, by: Sequence[str]) -> tuple[pl.LazyFrame, list[str], str]:
         self._tables(by)  # validates
