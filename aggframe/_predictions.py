@@ -17,6 +17,7 @@ import polars as pl
 from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
 from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
+from aggframe._grouping import GROUPING_COLUMN, resolve_grouping_sets, rollup_tables
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import (
     RESULT_COLUMNS,
@@ -286,6 +287,7 @@ class Predictions:
         within: str | Sequence[str] = "micro",
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
+        grouping_sets: str | Sequence[Sequence[str]] | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -325,6 +327,12 @@ class Predictions:
         pos_label
             The positive class of the ``binary`` operator (default: the one
             given at construction, 1).
+        grouping_sets
+            ``"rollup"``, ``"cube"`` or explicit lists of ``by`` columns (SQL
+            grouping sets): e.g. model x day, model, and overall rows in the same
+            result, from the same scan (cell tables roll up exactly). A column
+            ``grouping_set`` names the columns each row is grouped by ("" for the
+            overall row); rolled-up by-columns are null.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -407,6 +415,26 @@ class Predictions:
                 return reducer(tables)
             keys = [k for k in tables.keys if k not in self._fold_keys()]
             return fold_report(tables, keys, self._fold_keys(), reducer=reducer, poolings=pools)
+
+        if grouping_sets is not None:
+            sets = resolve_grouping_sets(grouping_sets, by_cols)
+            single = report
+
+            def report(tables: CellTables) -> pl.LazyFrame:
+                parts = [
+                    single(rollup_tables(tables, by_cols, keep)).with_columns(
+                        *[pl.lit(None).alias(c) for c in by_cols if c not in keep],
+                        pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
+                    )
+                    for keep in sets
+                ]
+                columns = parts[0].collect_schema().names()
+                ordered = [
+                    *by_cols,
+                    GROUPING_COLUMN,
+                    *[c for c in columns if c not in (*by_cols, GROUPING_COLUMN)],
+                ]
+                return pl.concat([p.select(ordered) for p in parts], how="vertical_relaxed")
 
         if lazy:
             return report(self._lazy_tables(by_cols))

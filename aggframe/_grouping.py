@@ -1,0 +1,65 @@
+"""Grouping sets (SQL ROLLUP / CUBE) from one scan: cell tables roll up exactly.
+
+The cell tables of the finest grouping (e.g. model x day) are sums; summing
+them over a by-column gives exactly the cell tables of the coarser grouping
+(model), down to the overall table. So every grouping set of a report is a
+small group-by over the finest tables, never another scan of the input. The
+exemplar operator's profiles roll up the same way (their counts add).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import polars as pl
+
+from aggframe._cells import CELLS, KEY_ALL
+from aggframe._grains import CLASS, CellTables
+from aggframe.exceptions import OptionError
+
+__all__ = ["GROUPING_COLUMN", "resolve_grouping_sets", "rollup_tables"]
+
+GROUPING_COLUMN = "grouping_set"
+
+
+def resolve_grouping_sets(spec: str | Sequence[Sequence[str]], by: Sequence[str]) -> list[list[str]]:
+    """``"rollup"``, ``"cube"`` or explicit lists of by-columns, finest first."""
+    cols = list(by)
+    if isinstance(spec, str):
+        kind = spec.strip().lower()
+        if kind == "rollup":
+            return [cols[:i] for i in range(len(cols), -1, -1)]
+        if kind == "cube":
+            return [list(c) for r in range(len(cols), -1, -1) for c in combinations(cols, r)]
+        msg = f"unknown grouping_sets {spec!r}; expected 'rollup', 'cube' or a list of column lists"
+        raise OptionError(msg)
+    sets = [list(s) for s in spec]
+    for s in sets:
+        extra = [c for c in s if c not in cols]
+        if extra:
+            msg = f"grouping set {s!r} names {extra[0]!r}, which is not among the by columns {cols!r}"
+            raise OptionError(msg)
+    if not sets:
+        msg = "Expected at least one grouping set"
+        raise OptionError(msg)
+    return sets
+
+
+def rollup_tables(tables: CellTables, by: Sequence[str], keep: Sequence[str]) -> CellTables:
+    """Sum the cell tables over the by-columns not in ``keep`` (other keys stay)."""
+    rest = [k for k in tables.keys if k not in (*by, KEY_ALL)]
+    new = [*(keep or [KEY_ALL]), *rest]
+
+    def with_key(lf: pl.LazyFrame) -> pl.LazyFrame:
+        return lf if keep or KEY_ALL in lf.collect_schema() else lf.with_columns(pl.lit(0).alias(KEY_ALL))
+
+    classes = with_key(tables.classes).group_by([*new, CLASS]).agg(pl.col(*CELLS).sum())
+    profiles = with_key(tables.profiles).group_by([*new, *CELLS]).agg(pl.col("n").sum())
+    block = None
+    if tables.block_profiles is not None:
+        bkeys = [k for k in new if k != tables.target]
+        block = with_key(tables.block_profiles).group_by([*bkeys, *CELLS]).agg(pl.col("n").sum())
+    return CellTables(
+        classes=classes, profiles=profiles, keys=tuple(new), block_profiles=block, target=tables.target
+    )
