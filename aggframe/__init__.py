@@ -23,7 +23,7 @@ from aggframe._measures import (
     register_measure,
     unregister_measure,
 )
-from aggframe._predictions import Predictions, from_indicator, from_labels, from_long
+from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long
 from aggframe._suite_frames import select_suite, suite_rank
 from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
 from aggframe._targets import multioutput_aggregate
@@ -64,6 +64,7 @@ __all__ = [
     "__version__",
     "fbeta",
     "fold_aggregate",
+    "from_cells",
     "from_indicator",
     "from_labels",
     "from_long",

@@ -1,20 +1,23 @@
-"""Command line: ``aggframe report PATH... [options]``.
+"""Command line: ``aggframe report PATH... [options]`` and ``aggframe cells PATH... -o DIR``.
 
-Reads Parquet or CSV prediction files lazily (label form by default, long form
-with ``--form long``), evaluates measures x operators per ``--by`` group in one
-scan, and prints or writes the tidy report.
+``report`` reads Parquet or CSV prediction files lazily (label form by default,
+long form with ``--form long``), or cell stores written by ``cells``, evaluates
+measures x operators per ``--by`` group in one scan, and prints or writes the
+tidy report. ``cells`` writes the mergeable cell tables of the predictions to a
+directory; stores of several days passed together to ``report`` add up exactly.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
-from aggframe._predictions import Predictions, from_labels, from_long
+from aggframe._predictions import Predictions, from_cells, from_labels, from_long
 from aggframe.exceptions import AggframeError
 
 __all__ = ["main"]
@@ -44,7 +47,17 @@ def _scan(paths: Sequence[str]) -> pl.LazyFrame:
     raise AggframeError(msg)
 
 
+def _is_store(path: str) -> bool:
+    return (Path(path) / "meta.json").exists()
+
+
 def _predictions(args: argparse.Namespace) -> Predictions:
+    stores = [_is_store(p) for p in args.paths]
+    if any(stores):
+        if not all(stores):
+            msg = "mix of cell stores and prediction files; pass one kind"
+            raise AggframeError(msg)
+        return from_cells(args.paths)
     lf = _scan(args.paths)
     classes = _split(args.classes)
     if args.form == "long":
@@ -58,6 +71,9 @@ def _predictions(args: argparse.Namespace) -> Predictions:
             n_classes=args.n_classes,
             classes=classes,
             tnorm=args.tnorm,
+            fold=args.fold,
+            repeat=args.repeat,
+            target=args.target,
         )
     return from_labels(
         lf,
@@ -68,6 +84,9 @@ def _predictions(args: argparse.Namespace) -> Predictions:
         classes=classes,
         task=args.task,
         pos_label=args.pos_label,
+        fold=args.fold,
+        repeat=args.repeat,
+        target=args.target,
     )
 
 
@@ -95,30 +114,41 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aggframe", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="evaluate measures x operators per group")
-    rep.add_argument("paths", nargs="+", help="Parquet or CSV files (globs allowed)")
-    rep.add_argument("--form", choices=["labels", "long"], default="labels")
-    rep.add_argument("--by", help="comma-separated group columns, e.g. model,day")
+    cel = sub.add_parser("cells", help="write the mergeable cell tables to a directory")
+    for p in (rep, cel):
+        _inputs(p)
     rep.add_argument("--measures", help="comma-separated measures (default: all 21)")
     rep.add_argument("--operators", help="comma-separated operators (default: micro,macro,weighted,exemplar)")
-    rep.add_argument(
-        "--convention", default="exclude", help="exclude, zero, one or nan (comma-separated for several)"
-    )
-    rep.add_argument("--y-true", default="y_true")
-    rep.add_argument("--y-pred", default="y_pred")
-    rep.add_argument("--example", default=None)
-    rep.add_argument("--class", dest="class_col", default="class")
-    rep.add_argument("--y", default="y")
-    rep.add_argument("--p", default="p")
-    rep.add_argument("--mask", default=None)
-    rep.add_argument("--tnorm", default=None)
-    rep.add_argument("--n-classes", type=int, default=None)
-    rep.add_argument("--classes", default=None, help="comma-separated class universe (strings)")
-    rep.add_argument("--task", choices=["multiclass", "binary"], default=None)
-    rep.add_argument("--pos-label", default=1, type=int)
+    rep.add_argument("--convention", default="exclude", help="exclude, zero, one or nan (comma-separated)")
+    rep.add_argument("--pooling", help="with --fold: pooled, averaged, fold, min, max, std (comma-separated)")
+    rep.add_argument("--within", default="micro", help="operator(s) inside each target for 'target'")
+    rep.add_argument("--grouping-sets", choices=["rollup", "cube"], default=None)
     rep.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table")
-    rep.add_argument("--engine", choices=["auto", "in-memory", "streaming"], default="streaming")
     rep.add_argument("-o", "--output", default=None)
+    cel.add_argument("-o", "--output", required=True, help="directory of the cell store")
     return parser
+
+
+def _inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", help="Parquet or CSV files (globs allowed), or cell stores")
+    p.add_argument("--form", choices=["labels", "long"], default="labels")
+    p.add_argument("--by", help="comma-separated group columns, e.g. model,day")
+    p.add_argument("--y-true", default="y_true")
+    p.add_argument("--y-pred", default="y_pred")
+    p.add_argument("--example", default=None)
+    p.add_argument("--class", dest="class_col", default="class")
+    p.add_argument("--y", default="y")
+    p.add_argument("--p", default="p")
+    p.add_argument("--mask", default=None)
+    p.add_argument("--tnorm", default=None)
+    p.add_argument("--n-classes", type=int, default=None)
+    p.add_argument("--classes", default=None, help="comma-separated class universe (strings)")
+    p.add_argument("--task", choices=["multiclass", "binary"], default=None)
+    p.add_argument("--pos-label", default=1, type=int)
+    p.add_argument("--fold", default=None)
+    p.add_argument("--repeat", default=None)
+    p.add_argument("--target", default=None)
+    p.add_argument("--engine", choices=["auto", "in-memory", "streaming"], default="streaming")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -127,14 +157,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         pr = _predictions(args)
         sys.stderr.write(f"aggframe: scanning {len(args.paths)} input(s)...\n")
+        started = time.perf_counter()
+        if args.command == "cells":
+            out = pr.write_cells(args.output, by=_split(args.by))
+            sys.stderr.write(f"aggframe: wrote cell store {out} in {time.perf_counter() - started:.1f}s\n")
+            return 0
         result = pr.evaluate(
             _split(args.measures),
             _split(args.operators),
             by=_split(args.by),
             convention=_split(args.convention) or "exclude",
+            pooling=_split(args.pooling),
+            within=_split(args.within) or "micro",
+            grouping_sets=args.grouping_sets,
             engine=args.engine,
         )
         assert isinstance(result, pl.DataFrame)
+        sys.stderr.write(f"aggframe: {result.height} rows in {time.perf_counter() - started:.1f}s\n")
         _write(result, args.format, args.output)
     except AggframeError as exc:
         sys.stderr.write(f"aggframe: error: {exc}\n")

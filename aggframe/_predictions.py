@@ -125,7 +125,7 @@ class Predictions:
     ``by``), so further calls on the same object are cheap.
     """
 
-    form: Literal["long", "labels"]
+    form: Literal["long", "labels", "cells"]
     source: nw.LazyFrame[Any] = field(repr=False)
     long_roles: LongRoles | None = None
     label_roles: LabelRoles | None = None
@@ -137,6 +137,8 @@ class Predictions:
     fold: str | None = None
     repeat: str | None = None
     target: str | None = None
+    stored: CellTables | None = field(default=None, repr=False)
+    stored_by: tuple[str, ...] = ()
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
 
     # -- cell tables ------------------------------------------------------------
@@ -161,6 +163,16 @@ class Predictions:
 
     def _lazy_tables(self, by: Sequence[str]) -> CellTables:
         """Cell tables keyed by ``by`` (or the stand-in key) plus the fold columns."""
+        if self.form == "cells":
+            assert self.stored is not None
+            missing = [c for c in by if c not in self.stored_by]
+            if missing:
+                msg = (
+                    f"by column {missing[0]!r} is not a key of these stored cells; they were written "
+                    f"with by={list(self.stored_by)!r}, so any subset of those can be evaluated"
+                )
+                raise ColumnNotFoundError(msg)
+            return rollup_tables(self.stored, self.stored_by, list(by))
         self._check_by(by)
         lf, keys = with_group_key(self.source, by)
         keys = [*keys, *([self.target] if self.target else []), *self._fold_keys()]
@@ -217,6 +229,9 @@ class Predictions:
         return len(self.universe)
 
     def _dtype(self, column: str) -> pl.DataType:
+        if self.form == "cells":
+            assert self.stored is not None
+            return self.stored.classes.collect_schema()[column]
         return self._polars_schema()[column]
 
     def _polars_schema(self) -> pl.Schema:
@@ -226,6 +241,8 @@ class Predictions:
         return pl.Schema(self.source.head(0).collect(backend="polars").to_native().schema)
 
     def _class_column(self) -> str:
+        if self.form == "cells":
+            return CLASS
         return self.long_roles.class_ if self.long_roles else self.label_roles.y_true  # type: ignore[union-attr]
 
     def _tables(self, by: Sequence[str], engine: Engine = "auto") -> CellTables:
@@ -501,7 +518,7 @@ class Predictions:
     def parts(
         self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None
     ) -> pl.DataFrame:
-        """Per-class (macro/weighted) or per-example (exemplar) values before averaging.
+        """Per-class (macro/weighted) or per-example (exemplar, not from stored cells) values.
 
         Undefined entries have a null ``value`` and ``defined = False``.
         """
@@ -560,6 +577,7 @@ class Predictions:
         )
 
     def _example_cells(self, by: Sequence[str]) -> tuple[pl.LazyFrame, list[str], str]:
+        self._needs_rows("per-example values")
         self._tables(by)  # validates
         lf, keys = with_group_key(self.source, by)
         if self.form == "long":
@@ -614,6 +632,30 @@ class Predictions:
         return out, keys, example
 
     # -- accuracies ------------------------------------------------------------------
+    def _needs_rows(self, what: str) -> None:
+        if self.form == "cells":
+            msg = f"{what} needs the prediction rows; stored cells hold only their sums (use the original frame)"
+            raise OptionError(msg)
+
+    def write_cells(self, path: str | Any, *, by: str | Sequence[str] | None = None) -> Any:
+        """Write the cell tables (per ``by`` group) to a directory, for :func:`from_cells`.
+
+        The store holds sums only, so stores of different days or shards add
+        up exactly when read together. Returns the directory path.
+        """
+        from aggframe._store import write_store
+
+        keys = _listify(by)
+        tables = self._tables(keys)
+        meta = {
+            "target": self.target,
+            "folds": self._fold_keys(),
+            "task": self.task if self.form != "long" else "long",
+            "pos_label": self.pos_label,
+            "single_label": self._is_single_label(),
+        }
+        return write_store(tables, path, by=keys, meta=meta)
+
     def _is_single_label(self) -> bool:
         if self.form == "labels":
             return self.task == "multiclass"
@@ -657,6 +699,7 @@ class Predictions:
         return self.source.collect(backend="polars").to_native().lazy()
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+        self._needs_rows("the confusion counts")
         """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
 
         For the label form and for one-hot long data (each example has exactly
@@ -909,6 +952,39 @@ def _align_label_dtypes(
         "cast them to one type first"
     )
     raise InvalidValueError(msg)
+
+
+def from_cells(paths: Any) -> Predictions:
+    """Predictions from stored cell tables (:meth:`Predictions.write_cells`): no raw rows needed.
+
+    ``paths`` is one store directory or a list of them with the same layout (for
+    example one per day): rows of the same group add up, so the result equals an
+    evaluation of all their predictions together. Any subset of the stored ``by``
+    columns can be evaluated; every operator, convention and grouping set works.
+
+    Examples
+    --------
+    >>> import tempfile, aggframe as af
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    >>> store = pr.write_cells(tempfile.mkdtemp())
+    >>> round(af.from_cells(store).compute("f1", "macro"), 4)
+    0.5222
+    """
+    from aggframe._store import read_store, source_of
+
+    tables, meta = read_store(paths)
+    folds = list(meta.get("folds", []))
+    return Predictions(
+        form="cells",
+        source=source_of(tables),
+        task=meta.get("task", "multiclass") if meta.get("single_label") else "cells",
+        pos_label=meta.get("pos_label", 1),
+        fold=folds[-1] if folds else None,
+        repeat=folds[0] if len(folds) > 1 else None,
+        target=meta.get("target"),
+        stored=tables,
+        stored_by=tuple(meta["by"]),
+    )
 
 
 def _is_frame(obj: Any) -> bool:
