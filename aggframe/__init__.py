@@ -23,7 +23,7 @@ from aggframe._measures import (
     register_measure,
     unregister_measure,
 )
-from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long
+from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long, scan
 from aggframe._suite_frames import select_suite, suite_rank
 from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
 from aggframe._targets import multioutput_aggregate
@@ -77,6 +77,7 @@ __all__ = [
     "ops",
     "product",
     "register_measure",
+    "scan",
     "select_suite",
     "suite_jacobian",
     "suite_rank",

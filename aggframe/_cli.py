@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from aggframe._predictions import Predictions, from_cells, from_labels, from_long
+from aggframe._predictions import Predictions, from_cells, from_labels, from_long, scan
 from aggframe.exceptions import AggframeError
 
 __all__ = ["main"]
@@ -27,24 +27,6 @@ def _split(text: str | None) -> list[str] | None:
     if text is None:
         return None
     return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _scan(paths: Sequence[str]) -> pl.LazyFrame:
-    suffixes = {Path(p).suffix.lower() for p in paths}
-    if len(suffixes) != 1:
-        msg = f"all inputs must have the same format, got {sorted(suffixes)}"
-        raise AggframeError(msg)
-    suffix = suffixes.pop()
-    for p in paths:
-        if not any(ch in p for ch in "*?[") and not Path(p).exists():
-            msg = f"input file not found: {p}"
-            raise AggframeError(msg)
-    if suffix == ".parquet":
-        return pl.scan_parquet(list(paths), hive_partitioning=None)
-    if suffix == ".csv":
-        return pl.scan_csv(list(paths))
-    msg = f"unsupported input format {suffix!r}; expected .parquet or .csv"
-    raise AggframeError(msg)
 
 
 def _is_store(path: str) -> bool:
@@ -58,7 +40,7 @@ def _predictions(args: argparse.Namespace) -> Predictions:
             msg = "mix of cell stores and prediction files; pass one kind"
             raise AggframeError(msg)
         return from_cells(args.paths)
-    lf = _scan(args.paths)
+    lf = scan(args.paths)
     classes = _split(args.classes)
     if args.form == "long":
         return from_long(

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
+from aggframe._compare import compare_groups, summarize_groups
 from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
 from aggframe._grouping import GROUPING_COLUMN, resolve_grouping_sets, rollup_tables
@@ -39,13 +40,51 @@ from aggframe.exceptions import (
     UnknownNameError,
 )
 
-__all__ = ["Predictions", "from_indicator", "from_labels", "from_long"]
+__all__ = ["Predictions", "from_cells", "from_indicator", "from_labels", "from_long", "scan"]
 
 Engine = Literal["auto", "in-memory", "streaming"]
 MeasureLike = str | Measure
 
 
+def scan(paths: Any) -> pl.LazyFrame:
+    """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
+
+    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
+    keys as columns) or CSV (``.csv``). Nothing is read until evaluation, which
+    streams the files with bounded memory.
+    """
+    from pathlib import Path
+
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not items:
+        msg = "Expected at least one input path"
+        raise OptionError(msg)
+    names = [str(p) for p in items]
+    kinds = set()
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            kinds.add(".parquet")
+            continue
+        if not any(ch in name for ch in "*?[") and not path.exists():
+            msg = f"input file not found: {name}"
+            raise OptionError(msg)
+        kinds.add(path.suffix.lower())
+    if kinds == {".parquet"}:
+        return pl.scan_parquet(names, hive_partitioning=None)
+    if kinds == {".csv"}:
+        return pl.scan_csv(names)
+    msg = f"unsupported or mixed input formats {sorted(kinds)}; expected .parquet files (or directories) or .csv"
+    raise OptionError(msg)
+
+
 def _as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
+    from pathlib import Path
+
+    if isinstance(frame, (str, Path)) or (
+        isinstance(frame, (list, tuple)) and frame and all(isinstance(f, (str, Path)) for f in frame)
+    ):
+        frame = scan(frame)
     try:
         obj = nw.from_native(frame)
     except TypeError as exc:
@@ -490,6 +529,50 @@ class Predictions:
             if key not in out:
                 out.append(key)
         return out
+
+    def compare(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        operators: str | Sequence[str] | None = None,
+        *,
+        by: str | Sequence[str],
+        convention: str | Sequence[str] = "exclude",
+        reference: dict[str, Any] | None = None,
+        summary: bool = False,
+    ) -> pl.DataFrame:
+        """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
+
+        One row per group x measure x operator x convention: ``value``,
+        ``overall``, ``difference_to_overall``, ``ratio_to_overall`` and, with
+        ``reference={"col": value}``, the same against that group. With
+        ``summary=True``, one row per measure x operator x convention instead:
+        ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
+        ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
+        denominator are null. One scan (the overall row is a grouping set).
+
+        Examples
+        --------
+        >>> import polars as pl, aggframe as af
+        >>> df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y_true": [0, 1, 0, 1], "y_pred": [0, 1, 1, 1]})
+        >>> af.from_labels(df).compare("recall", "macro", by="g").select("g", "value", "overall")
+        shape: (2, 3)
+        ┌─────┬───────┬─────────┐
+        │ g   ┆ value ┆ overall │
+        │ --- ┆ ---   ┆ ---     │
+        │ str ┆ f64   ┆ f64     │
+        ╞═════╪═══════╪═════════╡
+        │ a   ┆ 1.0   ┆ 0.75    │
+        │ b   ┆ 0.5   ┆ 0.75    │
+        └─────┴───────┴─────────┘
+        """
+        keys = _listify(by)
+        if not keys:
+            msg = "compare needs by= columns (the groups to compare)"
+            raise OptionError(msg)
+        report = self.evaluate(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
+        assert isinstance(report, pl.DataFrame)
+        compared = compare_groups(report, keys, reference)
+        return summarize_groups(compared, keys) if summary else compared
 
     def compute(
         self,
@@ -988,7 +1071,11 @@ def from_cells(paths: Any) -> Predictions:
 
 
 def _is_frame(obj: Any) -> bool:
-    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
+    from pathlib import Path
+
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
+        return True
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, (str, Path)) for f in obj):
         return True
     try:
         nw.from_native(obj)
