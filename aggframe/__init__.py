@@ -24,6 +24,8 @@ from aggframe._measures import (
     unregister_measure,
 )
 from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long, scan
+from aggframe._scores import from_scores
+from aggframe._sklearn import classification_report, make_scorer, score
 from aggframe._suite_frames import select_suite, suite_rank
 from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
 from aggframe._targets import multioutput_aggregate
@@ -62,22 +64,26 @@ __all__ = [
     "UnknownClassError",
     "UnknownNameError",
     "__version__",
+    "classification_report",
     "fbeta",
     "fold_aggregate",
     "from_cells",
     "from_indicator",
     "from_labels",
     "from_long",
+    "from_scores",
     "get_measure",
     "godel",
     "hamacher",
     "list_measures",
     "lukasiewicz",
+    "make_scorer",
     "multioutput_aggregate",
     "ops",
     "product",
     "register_measure",
     "scan",
+    "score",
     "select_suite",
     "suite_jacobian",
     "suite_rank",

@@ -74,7 +74,18 @@ def with_group_key(lf: nw.LazyFrame[Any], by: Sequence[str]) -> tuple[nw.LazyFra
     """Add the stand-in key when there are no ``by`` columns."""
     if by:
         return lf, list(by)
-    return lf.with_columns(nw.lit(0).alias(KEY_ALL)), [KEY_ALL]
+    # the stand-in key is added after the aggregations (_keyed): grouping the rows by a
+    # constant column as well would cost a second hash key on every row
+    return lf, [KEY_ALL]
+
+
+def _row_keys(keys: Sequence[str]) -> list[str]:
+    return [k for k in keys if k != KEY_ALL]
+
+
+def _keyed(lf: nw.LazyFrame[Any], keys: Sequence[str]) -> nw.LazyFrame[Any]:
+    """Add the stand-in key to an aggregate when there are no by columns."""
+    return lf.with_columns(nw.lit(0).alias(KEY_ALL)) if KEY_ALL in keys else lf
 
 
 def shared(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
@@ -118,6 +129,7 @@ def long_grains(
         keys, n_examples, min_rows, max_rows, dup_entries.
     """
     k = list(keys)
+    rk = _row_keys(k)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
@@ -140,7 +152,7 @@ def long_grains(
         # instead of 0, which a square root turns into 1e-9).
         w = m if m is not None else nw.lit(1.0)
         rows = lf.select(
-            *k,
+            *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
             (w * y * p).alias("_syp"),
@@ -163,7 +175,7 @@ def long_grains(
         w = m if m is not None else nw.lit(1.0)
         one_y, one_p = 1.0 - y, 1.0 - p
         rows = lf.select(
-            *k,
+            *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
             (tnorm(y, p) * w).alias("tp"),
@@ -179,13 +191,18 @@ def long_grains(
 
     rows = shared(rows)
     flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
-    per_class = cells(rows.group_by([*k, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs))
-    per_example = cells(
-        rows.group_by([*k, roles.example]).agg(
-            *sums,
-            nw.len().alias("rows"),
-            nw.col(roles.class_).n_unique().alias("n_cls"),
-        )
+    per_class = _keyed(
+        cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)), k
+    )
+    per_example = _keyed(
+        cells(
+            rows.group_by([*rk, roles.example]).agg(
+                *sums,
+                nw.len().alias("rows"),
+                nw.col(roles.class_).n_unique().alias("n_cls"),
+            )
+        ),
+        k,
     )
     if isinstance(n_classes, dict):
         # one universe per target: m_t classes for the rows of target t
@@ -220,14 +237,15 @@ def label_grains(
     checks that each example appears once per group.
     """
     k = list(keys)
+    rk = _row_keys(k)
     if roles.example is not None:
-        lf = shared(lf.select(*k, roles.y_true, roles.y_pred, roles.example))
+        lf = shared(lf.select(*rk, roles.y_true, roles.y_pred, roles.example))
     out: dict[str, nw.LazyFrame[Any]] = {
-        "conf": lf.group_by([*k, roles.y_true, roles.y_pred]).agg(nw.len().alias("n"))
+        "conf": _keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
     }
     if roles.example is not None:
-        out["rows"] = lf
-        ex = lf.group_by([*k, roles.example]).agg(nw.len().alias("_n"))
+        out["rows"] = _keyed(lf, k)
+        ex = _keyed(lf.group_by([*rk, roles.example]).agg(nw.len().alias("_n")), k)
         out["examples"] = ex.group_by(k).agg(
             nw.len().alias("n_ids"),
             (nw.col("_n") - 1).sum().alias("dup_examples"),

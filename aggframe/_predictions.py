@@ -436,6 +436,9 @@ class Predictions:
         if labels is not None and ("exemplar" in ops or self.target is not None):
             msg = "labels= restricts the class columns: it works with micro, macro, weighted and binary, without targets"
             raise OptionError(msg)
+        if "binary" in ops and labels is not None:
+            msg = "labels= does not apply to the binary operator (it reports pos_label); evaluate them separately"
+            raise OptionError(msg)
         if "binary" in ops and self.target is not None:
             msg = "the binary operator takes one target; with targets use 'target' with within=..."
             raise OptionError(msg)
@@ -671,7 +674,8 @@ class Predictions:
                 roles,
                 keys,
                 tnorm=self.tnorm,
-                n_classes=None if self.universe is None else len(self.universe),
+                n_classes=self._universe_sizes(),
+                target=self.target,
             )
             per_example = raw["examples"]
             native = nw.to_native(per_example.select(*keys, roles.example, *CELLS))
@@ -696,6 +700,8 @@ class Predictions:
         )
         if lroles.example is None:
             frame = frame.with_row_index("row")
+        if KEY_ALL in keys:
+            frame = frame.with_columns(pl.lit(0).alias(KEY_ALL))
         example = lroles.example or "row"
         yt, yp = pl.col(lroles.y_true), pl.col(lroles.y_pred)
         if self.task == "binary":
@@ -1075,7 +1081,8 @@ def _is_frame(obj: Any) -> bool:
 
     if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
         return True
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, (str, Path)) for f in obj):
+    # a list of strings is a list of labels here; several files: a list of Paths, or af.scan(...)
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, Path) for f in obj):
         return True
     try:
         nw.from_native(obj)

@@ -28,7 +28,8 @@ Cost
 The decisions themselves are lazy. The data checks (null or NaN scores, scores
 outside [0, 1] where probabilities are required, a threshold dict that misses or
 names unknown classes, ``k`` above the number of classes when no universe is
-declared) run as **one** small aggregate query over the scores at construction:
+declared, and for argmax/top-k a repeated (example, class) entry, which would
+mix examples in one window) run as **one** small aggregate query over the scores at construction:
 bad-row counts plus one offending row each. That is the one extra read this
 module allows itself; evaluation then reads the source once more, as usual.
 """
@@ -36,6 +37,7 @@ module allows itself; evaluation then reads the source once more, as usual.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -46,6 +48,7 @@ from aggframe._predictions import Predictions, from_long
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe.exceptions import (
     ColumnNotFoundError,
+    DuplicateEntryError,
     EmptyInputError,
     InvalidValueError,
     NullValueError,
@@ -88,7 +91,7 @@ def _decision(name: str) -> Decision:
 
 
 def _check_probability(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         msg = f"Expected {what} to be a number in [0, 1], got {value!r}"
         raise OptionError(msg)
     t = float(value)
@@ -200,6 +203,9 @@ def from_scores(
         ``k`` below 1 or above the number of classes, a threshold outside
         [0, 1], a threshold dict missing classes of the data, or options that
         do not go together.
+    DuplicateEntryError
+        Argmax or top-k with an (example, class) entry repeated within ``over``
+        (several groups reuse the example ids: pass ``over=``).
     UnknownClassError
         A threshold dict naming classes outside the universe (or, without a
         declared universe, absent from the data).
@@ -241,9 +247,10 @@ def from_scores(
         )
         raise OptionError(msg)
     if kind == "top_k":
-        if isinstance(k, bool) or not isinstance(k, int):
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
             msg = f"decision='top_k' needs `k`, a positive integer; got {k!r}"
             raise OptionError(msg)
+        k = int(k)
         if k < 1:
             msg = f"Expected `k` >= 1 (the number of classes predicted per example), got {k}"
             raise OptionError(msg)
@@ -357,6 +364,9 @@ def from_scores(
             checks["found"] = (
                 pl.col(class_).filter(pl.col(class_).is_in(keys_series.implode())).unique().implode()
             )
+    if kind in ("argmax", "top_k"):
+        # a repeated (over..., example, class) entry mixes examples in one window
+        count("dup", pl.struct([*over_cols, example, class_]).is_duplicated())
     if kind == "top_k" and universe is None:
         checks["n_classes"] = pl.col(class_).drop_nulls().n_unique()
     checks["n_rows"] = pl.len()
@@ -372,6 +382,13 @@ def from_scores(
     if found["n_nan"]:
         msg = f"column {score!r}: {found['n_nan']} NaN score(s) (e.g. row {_fmt(found['row_nan'])}); scores must be numbers"
         raise NullValueError(msg)
+    if found.get("n_dup"):
+        msg = (
+            f"columns ({example!r}, {class_!r}): {found['n_dup']} rows repeat an (example, class) entry "
+            f"(e.g. row {_fmt(found['row_dup'])}); {kind} decides per example, so each class may appear "
+            "once per example. If several models or days reuse the example ids, pass over=<those columns>"
+        )
+        raise DuplicateEntryError(msg)
     if needs_probabilities and found["n_range"]:
         what = "keep_soft" if soft_fn is not None else "a threshold"
         msg = (

@@ -16,10 +16,10 @@ scikit-learn                               aggframe
 ``average="macro"``                        ``operator="macro"``
 ``average="weighted"``                     ``operator="weighted"``
 ``average="samples"`` (multilabel)         ``operator="exemplar"`` (alias ``"samples"``)
-``average="binary", pos_label=p``          ``task="binary", pos_label=p`` (any operator: one
-                                           class), or the ``"binary"`` operator
-``average=None``                           ``Predictions.parts(measure, "macro")``, or the
-                                           per-class rows of :func:`classification_report`
+``average="binary", pos_label=p``          ``operator="binary"``, ``pos_label=p`` (exactly two
+                                           classes, else an error), or ``task="binary"``
+``average=None``                           ``Predictions.per_class(measure)`` (or ``parts``),
+                                           the per-class rows of :func:`classification_report`
 ``labels=[...]``                           ``labels=[...]``
 ``zero_division=0`` (and ``"warn"``)       ``convention="zero"``
 ``zero_division=1``                        ``convention="one"``
@@ -58,7 +58,7 @@ from aggframe._predictions import (
     from_indicator,
     from_labels,
 )
-from aggframe.exceptions import OptionError, ShapeError, UnknownClassError
+from aggframe.exceptions import OptionError, ShapeError
 
 __all__ = ["classification_report", "make_scorer", "score"]
 
@@ -89,9 +89,10 @@ def _predictions(
             msg = "task, n_classes and classes apply to label arrays; indicator matrices fix them by their columns"
             raise OptionError(msg)
         return from_indicator(y_true, y_pred)
+    # arrays, not lists: a list of strings would read as a list of file paths
     return from_labels(
-        y_true,
-        y_pred,
+        np.asarray(y_true),
+        np.asarray(y_pred),
         n_classes=n_classes,
         classes=classes,
         task=task,  # type: ignore[arg-type]
@@ -99,8 +100,8 @@ def _predictions(
     )
 
 
-def _labels_kw(labels: Sequence[Any] | None) -> dict[str, Any]:
-    return {} if labels is None else {"labels": list(labels)}
+def _as_list(labels: Sequence[Any] | None) -> list[Any] | None:
+    return None if labels is None else list(labels)
 
 
 def score(
@@ -126,7 +127,8 @@ def score(
         A measure name, alias or :class:`~aggframe.Measure`.
     operator
         ``"micro"``, ``"macro"`` (default), ``"weighted"``, ``"exemplar"``
-        (``"samples"``), or ``"binary"`` where the core provides it.
+        (``"samples"``), or ``"binary"`` (the class ``pos_label`` only; exactly
+        two classes, else an :class:`~aggframe.OptionError`).
     convention
         ``"zero"`` (default, scikit-learn's ``zero_division=0``), ``"one"``,
         ``"exclude"`` (``zero_division=np.nan``) or ``"nan"``.
@@ -149,7 +151,7 @@ def score(
     0.5
     """
     pr = _predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
-    out = pr.evaluate([measure], [operator], convention=convention, **_labels_kw(labels))
+    out = pr.evaluate([measure], [operator], convention=convention, labels=_as_list(labels))
     assert isinstance(out, pl.DataFrame)
     return float(out["value"][0])
 
@@ -198,7 +200,8 @@ def make_scorer(measure: MeasureLike, operator: str = "macro", *, convention: st
         msg = "make_scorer needs scikit-learn, an optional dependency: pip install scikit-learn"
         raise OptionError(msg) from exc
     meas = get_measure(measure)
-    _operator(operator)
+    if str(operator).strip().lower() != "binary":
+        _operator(operator)
     _convention(convention)
     unknown = sorted(set(kw) - set(_SCORER_OPTIONS))
     if unknown:
@@ -234,8 +237,9 @@ def classification_report(
 ) -> pl.DataFrame:
     """scikit-learn's ``classification_report`` as a tidy frame.
 
-    One row per class (``operator`` null) with its values and support, then one
-    row per operator (``class`` null) with the averages and the total support.
+    One row per class (``operator`` null) with its values and support (from
+    :meth:`Predictions.per_class`), then one row per operator (``class`` null)
+    with the averages (from :meth:`Predictions.evaluate`) and the total support.
     scikit-learn's ``accuracy`` row is the ``micro`` row (on single-label data
     micro precision, recall and F1 all equal accuracy).
 
@@ -254,7 +258,8 @@ def classification_report(
         ``"exclude"`` (left out of the averages, null per class).
     labels
         Report these classes, in this order, and average over them; classes
-        absent from the data get rows with support 0.
+        absent from the data get rows with support 0 (a class nobody is or
+        predicts).
     n_classes, task, pos_label
         As in :func:`~aggframe.from_labels`.
 
@@ -290,52 +295,28 @@ def classification_report(
     if not meas:
         msg = "Expected at least one measure"
         raise OptionError(msg)
+    if any(m.name in ("class", "operator", "support") for m in meas):
+        msg = "a measure named 'class', 'operator' or 'support' would collide with the report's columns"
+        raise OptionError(msg)
     pr = _predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
-    wanted: pl.Series | None = None
-    if labels is not None:
-        class_dtype = pr.cells("class").schema["class"]
-        try:
-            wanted = pl.Series("class", list(labels)).cast(class_dtype, strict=True)
-        except Exception as exc:
-            msg = f"labels {list(labels)[:5]!r} cannot be classes of these labels (dtype {class_dtype})"
-            raise UnknownClassError(msg) from exc
-    if wanted is not None and n_classes is None and np.ndim(y_true) == 1:
-        # named classes absent from the data join the universe, so their per-class
-        # rows are measured (support 0), not guessed
-        observed = pr.cells("class")["class"]
-        extra = wanted.filter(~wanted.is_in(observed.implode()))
-        if extra.len():
-            pr = _predictions(
-                y_true,
-                y_pred,
-                n_classes=None,
-                task=task,
-                pos_label=pos_label,
-                classes=[*observed.to_list(), *extra.to_list()],
-            )
-
-    per_class: pl.DataFrame | None = None
-    for m in meas:
-        part = pr.parts(m, "macro").select(
-            "class", pl.col("support").cast(pl.Int64), _resolve(pl.col("value"), conv).alias(m.name)
-        )
-        per_class = (
-            part
-            if per_class is None
-            else per_class.join(part.drop("support"), on="class", maintain_order="left")
-        )
-    assert per_class is not None
-    class_dtype = per_class.schema["class"]
-    if wanted is not None:
-        per_class = (
-            wanted.to_frame()
-            .join(per_class, on="class", how="left", maintain_order="left")
-            .with_columns(pl.col("support").fill_null(0))
-        )
+    table = pr.per_class(meas, labels=_as_list(labels))
+    class_dtype = table.schema["class"]
     names = [m.name for m in meas]
-    rows = per_class.select("class", pl.lit(None, dtype=pl.String).alias("operator"), *names, "support")
+    per_class = table.with_columns(_resolve(pl.col("value"), conv)).pivot(
+        on="measure", index=["class", "support"], values="value", aggregate_function=None
+    )
+    if labels is not None:
+        # in the order asked for (per_class sorts by class)
+        wanted = pl.DataFrame({"class": pl.Series(list(labels)).cast(class_dtype)})
+        per_class = wanted.join(per_class, on="class", how="left", maintain_order="left")
+    rows = per_class.select(
+        "class",
+        pl.lit(None, dtype=pl.String).alias("operator"),
+        *[pl.col(n).cast(pl.Float64) for n in names],
+        pl.col("support").cast(pl.Int64),
+    )
 
-    averages = pr.evaluate(meas, list(operators), convention=conv, **_labels_kw(labels))
+    averages = pr.evaluate(meas, list(operators), convention=conv, labels=_as_list(labels))
     assert isinstance(averages, pl.DataFrame)
     wide = averages.pivot(on="measure", index="operator", values="value", aggregate_function=None)
     total = int(rows["support"].sum())
