@@ -130,6 +130,11 @@ def long_grains(
     """
     k = list(keys)
     rk = _row_keys(k)
+    # the per-class and per-example aggregations share one read of the input: what is
+    # cached is the projected input (narrow source dtypes), not the derived columns,
+    # which each aggregation computes for itself (a streaming cache may buffer rows)
+    used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask else [])]
+    lf = shared(lf.select(*dict.fromkeys(used)))
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
@@ -189,7 +194,6 @@ def long_grains(
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
-    rows = shared(rows)
     flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
     per_class = _keyed(
         cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)), k
