@@ -27,6 +27,7 @@ uniform mean of those entries is used (aggmetrics 0.2.0 raises
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import polars as pl
 
@@ -75,73 +76,8 @@ def _resolve(convention: pl.Expr) -> pl.Expr:
     return value
 
 
-def _tidy(
-    entries: pl.LazyFrame,
-    keys: Sequence[str],
-    measures: Sequence[Measure],
-    operators: Sequence[str],
-    conventions: Sequence[str],
-    *,
-    n: pl.Expr,
-    weights: dict[str, pl.Expr],
-) -> pl.LazyFrame:
-    """Entries -> long (keys, measure, value) -> one group-by of sufficient sums ->
-    one row per operator and convention. The expression count does not grow with
-    the number of measures or conventions."""
-    k = list(keys)
-    value_cols = [f"_v{i}" for i in range(len(measures))]
-    weight_cols = [f"_w_{op}" for op in operators]
-    long = (
-        entries.select(
-            *k,
-            n.cast(pl.Float64).alias("_n"),
-            *[weights[op].cast(pl.Float64).alias(f"_w_{op}") for op in operators],
-            *[m.expr().alias(c) for m, c in zip(measures, value_cols, strict=True)],
-        )
-        .unpivot(on=value_cols, index=[*k, "_n", *weight_cols], variable_name="_i", value_name="_v")
-        .with_columns(pl.col("_i").str.slice(2).cast(pl.Int64))
-    )
-    v, nn = pl.col("_v"), pl.col("_n")
-    defined = v.is_not_null()
-    sums = [
-        nn.sum().alias("n_tot"),
-        pl.when(defined).then(nn).sum().alias("n_def"),
-        (v * nn).sum().alias("sv_n"),
-    ]
-    for op in operators:
-        ww = nn * pl.col(f"_w_{op}")
-        sums += [
-            ww.sum().alias(f"w_tot_{op}"),
-            pl.when(defined).then(ww).sum().alias(f"w_def_{op}"),
-            (v * ww).sum().alias(f"sv_w_{op}"),
-        ]
-    agg = long.group_by([*k, "_i"]).agg(sums).cache()
-    per_op = pl.concat(
-        [
-            agg.select(
-                *k,
-                "_i",
-                pl.lit(op).alias("operator"),
-                "n_tot",
-                "n_def",
-                "sv_n",
-                pl.col(f"w_tot_{op}").alias("w_tot"),
-                pl.col(f"w_def_{op}").alias("w_def"),
-                pl.col(f"sv_w_{op}").alias("sv_w"),
-            )
-            for op in operators
-        ]
-    )
-    convs = pl.LazyFrame({"convention": list(conventions)})
-    return per_op.join(convs, how="cross").select(
-        *k,
-        "_i",
-        "operator",
-        "convention",
-        _resolve(pl.col("convention")).cast(pl.Float64).alias("value"),
-        pl.col("n_tot").round().cast(pl.Int64).alias("n_entries"),
-        (pl.col("n_tot") - pl.col("n_def")).round().cast(pl.Int64).alias("n_undefined"),
-    )
+# Which entries each operator averages: pooled cells, class cells or cell profiles.
+_SOURCE = {"micro": "pooled", "macro": "class", "weighted": "class", "exemplar": "profile"}
 
 
 def reduce_tables(
@@ -150,44 +86,108 @@ def reduce_tables(
     operators: Sequence[str],
     conventions: Sequence[str],
 ) -> pl.LazyFrame:
-    """Every measure x operator x convention of one set of cell tables, tidy."""
-    keys = list(tables.keys)
-    one = pl.lit(1, dtype=pl.Int64)
-    parts: list[pl.LazyFrame] = []
-    if "micro" in operators:
-        pooled = tables.classes.group_by(keys).agg(pl.col(*CELLS).sum())
-        parts.append(_tidy(pooled, keys, measures, ["micro"], conventions, n=one, weights={"micro": one}))
-    by_class = [op for op in operators if op in ("macro", "weighted")]
-    if by_class:
-        weights = {"macro": one, "weighted": pl.col("tp") + pl.col("fn")}
-        parts.append(_tidy(tables.classes, keys, measures, by_class, conventions, n=one, weights=weights))
-    if "exemplar" in operators:
-        parts.append(
-            _tidy(
-                tables.profiles,
-                keys,
-                measures,
-                ["exemplar"],
-                conventions,
-                n=pl.col("n"),
-                weights={"exemplar": one},
+    """Every measure x operator x convention of one set of cell tables, tidy.
+
+    The entries of every operator (pooled cells, class cells, cell profiles) are
+    stacked into one table, every measure is evaluated once on it, unpivoted to
+    (keys, entry, measure, value), and one group-by computes the sufficient sums
+    of every operator; conventions are then arithmetic on those sums. The plan's
+    size does not grow with the number of measures, operators or conventions.
+    """
+    k = list(tables.keys)
+    ops = list(operators)
+    sources = {_SOURCE[op] for op in ops}
+    one = pl.lit(1.0, dtype=pl.Float64)
+    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
+    stacked: list[pl.LazyFrame] = []
+    if "pooled" in sources:
+        pooled = tables.classes.group_by(k).agg(pl.col(*CELLS).sum())
+        stacked.append(
+            pooled.select(*k, *CELLS, pl.lit("pooled").alias("_src"), one.alias("_n"), one.alias("_s"))
+        )
+    if "class" in sources:
+        stacked.append(
+            tables.classes.select(
+                *k, *CELLS, pl.lit("class").alias("_src"), one.alias("_n"), support.alias("_s")
             )
         )
-    out = pl.concat(parts, how="vertical")
-    op_rank = {op: i for i, op in enumerate(operators)}
+    if "profile" in sources:
+        stacked.append(
+            tables.profiles.select(
+                *k,
+                *CELLS,
+                pl.lit("profile").alias("_src"),
+                pl.col("n").cast(pl.Float64).alias("_n"),
+                one.alias("_s"),
+            )
+        )
+    value_cols = [f"_v{i}" for i in range(len(measures))]
+    entries = pl.concat(
+        [e.with_columns(pl.col(*CELLS).cast(pl.Float64)) for e in stacked], how="vertical_relaxed"
+    ).select(*k, "_src", "_n", "_s", *[_expr(m).alias(c) for m, c in zip(measures, value_cols, strict=True)])
+    v, nn = pl.col("_v"), pl.col("_n")
+    ww = nn * pl.col("_s")
+    defined = v.is_not_null()
+    agg = (
+        entries.unpivot(on=value_cols, index=[*k, "_src", "_n", "_s"], variable_name="_i", value_name="_v")
+        .group_by([*k, "_src", "_i"])
+        .agg(
+            nn.sum().alias("n_tot"),
+            pl.when(defined).then(nn).sum().alias("n_def"),
+            (v * nn).sum().alias("sv_n"),
+            ww.sum().alias("w_tot"),
+            pl.when(defined).then(ww).sum().alias("w_def"),
+            (v * ww).sum().alias("sv_w"),
+        )
+        .with_columns(pl.col("_i").str.slice(2).cast(pl.Int64))
+        .cache()
+    )
+    per_op = []
+    for op in ops:
+        rows = agg.filter(pl.col("_src") == _SOURCE[op])
+        if op == "weighted":
+            weights = [pl.col("w_tot"), pl.col("w_def"), pl.col("sv_w")]
+        else:  # uniform weights: the weight sums are the multiplicity sums
+            weights = [
+                pl.col("n_tot").alias("w_tot"),
+                pl.col("n_def").alias("w_def"),
+                pl.col("sv_n").alias("sv_w"),
+            ]
+        per_op.append(rows.select(*k, "_i", pl.lit(op).alias("operator"), "n_tot", "n_def", "sv_n", *weights))
+    convs = pl.LazyFrame({"convention": list(conventions)})
+    out = (
+        pl.concat(per_op)
+        .join(convs, how="cross")
+        .select(
+            *k,
+            "_i",
+            "operator",
+            "convention",
+            _resolve(pl.col("convention")).cast(pl.Float64).alias("value"),
+            pl.col("n_tot").round().cast(pl.Int64).alias("n_entries"),
+            (pl.col("n_tot") - pl.col("n_def")).round().cast(pl.Int64).alias("n_undefined"),
+        )
+    )
+    op_rank = {op: i for i, op in enumerate(ops)}
     conv_rank = {c: i for i, c in enumerate(conventions)}
     names = {i: m.name for i, m in enumerate(measures)}
     out = out.sort(
         [
-            *keys,
+            *k,
             pl.col("_i"),
             pl.col("operator").replace_strict(op_rank, return_dtype=pl.Int64),
             pl.col("convention").replace_strict(conv_rank, return_dtype=pl.Int64),
         ],
         nulls_last=True,
     ).with_columns(pl.col("_i").replace_strict(names, return_dtype=pl.String).alias("measure"))
-    visible = [k for k in keys if k != KEY_ALL]
+    visible = [c for c in k if c != KEY_ALL]
     return out.select(*visible, *RESULT_COLUMNS)
+
+
+@lru_cache(maxsize=512)
+def _expr(measure: Measure) -> pl.Expr:
+    """A measure's expression over the cell columns, built once per measure."""
+    return measure.expr()
 
 
 def class_values(tables: CellTables, measure: Measure) -> pl.LazyFrame:

@@ -287,26 +287,20 @@ class Predictions:
     def _tables(self, by: Sequence[str], engine: Engine = "auto") -> CellTables:
         key = tuple(by)
         if key not in self._cache:
-            self._materialize(key, self._lazy_tables(by), [], engine)
+            tables = self._lazy_tables(by)
+            parts = [tables.classes, tables.profiles]
+            if tables.block_profiles is not None:
+                parts.append(tables.block_profiles)
+            # one collect: the grains share one read of the input
+            got = pl.collect_all(parts, engine=engine)
+            self._cache[key] = CellTables(
+                classes=got[0].lazy(),
+                profiles=got[1].lazy(),
+                keys=tables.keys,
+                block_profiles=got[2].lazy() if len(got) > 2 else None,
+                target=tables.target,
+            )
         return self._cache[key]
-
-    def _materialize(
-        self, key: tuple[str, ...], tables: CellTables, extra: list[pl.LazyFrame], engine: Engine
-    ) -> list[pl.DataFrame]:
-        """Collect the cell tables (and ``extra`` plans on them) in one go; keep the tables."""
-        parts = [tables.classes, tables.profiles]
-        if tables.block_profiles is not None:
-            parts.append(tables.block_profiles)
-        done = pl.collect_all([*extra, *parts], engine=engine)
-        got = done[len(extra) :]
-        self._cache[key] = CellTables(
-            classes=got[0].lazy(),
-            profiles=got[1].lazy(),
-            keys=tables.keys,
-            block_profiles=got[2].lazy() if len(got) > 2 else None,
-            target=tables.target,
-        )
-        return done[: len(extra)]
 
     def cells(
         self,
@@ -497,12 +491,8 @@ class Predictions:
 
         if lazy:
             return report(self._lazy_tables(by_cols))
-        key = tuple(by_cols)
-        if key in self._cache:
-            return report(self._cache[key]).collect(engine=engine)
-        # first evaluation: the scan, the cell tables and the report in one collect
-        tables = self._lazy_tables(by_cols)
-        return self._materialize(key, tables, [report(tables)], engine)[0]
+        # the scan yields the small cell tables (kept for later calls); the report runs on them
+        return report(self._tables(by_cols, engine)).collect(engine=engine)
 
     def _op(self, name: str) -> str:
         if str(name).strip().lower() == "binary":
