@@ -413,19 +413,35 @@ def finish_labels(
         classes_lf = pl.concat(
             [conf.select(*ukeys, pl.col("_yt").alias(CLASS)), conf.select(*ukeys, pl.col("_yp").alias(CLASS))]
         ).unique()
-    tp = (
-        conf.filter(pl.col("_yt") == pl.col("_yp"))
-        .group_by(*k, "_yt")
-        .agg(pl.col("n").sum().alias("tp"))
-        .rename({"_yt": CLASS})
+    # per class: #true, #pred and tp in one group-by over the (small) confusion counts,
+    # read once as true labels and once as predicted labels
+    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Int64) * pl.col("n")
+    zero = pl.lit(0, dtype=pl.Int64)
+    margins = (
+        pl.concat(
+            [
+                conf.select(
+                    *k,
+                    pl.col("_yt").alias(CLASS),
+                    pl.col("n").cast(pl.Int64).alias("_t"),
+                    zero.alias("_p"),
+                    right.alias("tp"),
+                ),
+                conf.select(
+                    *k,
+                    pl.col("_yp").alias(CLASS),
+                    zero.alias("_t"),
+                    pl.col("n").cast(pl.Int64).alias("_p"),
+                    zero.alias("tp"),
+                ),
+            ]
+        )
+        .group_by(*k, CLASS)
+        .agg(pl.col("_t", "_p", "tp").sum())
     )
-    true = conf.group_by(*k, "_yt").agg(pl.col("n").sum().alias("_t")).rename({"_yt": CLASS})
-    pred = conf.group_by(*k, "_yp").agg(pl.col("n").sum().alias("_p")).rename({"_yp": CLASS})
     classes = (
         _join_universe(groups, classes_lf, ukeys)
-        .join(tp, on=[*k, CLASS], how="left")
-        .join(true, on=[*k, CLASS], how="left")
-        .join(pred, on=[*k, CLASS], how="left")
+        .join(margins, on=[*k, CLASS], how="left")
         .with_columns(pl.col("tp", "_t", "_p").fill_null(0).cast(pl.Float64))
         .select(
             *k,
