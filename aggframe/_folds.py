@@ -74,11 +74,13 @@ def fold_report(
     parts: list[pl.LazyFrame] = []
     null_folds = [pl.lit(None).alias(c) for c in fk]
     if "pooled" in poolings:
-        pooled = reducer(pool_tables(tables, k))
+        pooled = reducer(pool_tables(tables, k)).with_row_index("_r")
         parts.append(pooled.with_columns(*null_folds, pl.lit("pooled").alias("pooling")))
     needs_folds = [p for p in poolings if p != "pooled"]
     if needs_folds:
-        per_fold = reducer(tables).cache()
+        # _r keeps the reducer's row order (measure, operator, convention) through the
+        # joins and group-bys below, so the result's order is deterministic
+        per_fold = reducer(tables).with_row_index("_r").cache()
         stat_keys = [*visible, "measure", "operator", "convention"]
         if "fold" in poolings:
             parts.append(per_fold.with_columns(pl.lit("fold").alias("pooling")))
@@ -86,7 +88,9 @@ def fold_report(
             examples = tables.block_profiles if tables.block_profiles is not None else tables.profiles
             size_keys = [c for c in (*k, *fk) if c != tables.target]
             sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
-            sized = per_fold.join(sizes.drop(KEY_ALL, strict=False), on=[*visible, *fk], how="left")
+            sized = per_fold.join(
+                sizes.drop(KEY_ALL, strict=False), on=[*visible, *fk], how="left", maintain_order="left"
+            )
             value = pl.col("value")
             averaged = sized.group_by(stat_keys, maintain_order=True).agg(
                 pl.when(value.is_nan().any())
@@ -95,6 +99,7 @@ def fold_report(
                 .alias("value"),
                 pl.len().cast(pl.Int64).alias("n_entries"),
                 value.is_nan().sum().cast(pl.Int64).alias("n_undefined"),
+                pl.col("_r").min(),
             )
             parts.append(averaged.with_columns(*null_folds, pl.lit("averaged").alias("pooling")))
         spread = [p for p in ("min", "max", "std") if p in poolings]
@@ -106,6 +111,7 @@ def fold_report(
                 value.std(ddof=1).alias("std"),
                 pl.len().cast(pl.Int64).alias("n_entries"),
                 pl.col("value").is_nan().sum().cast(pl.Int64).alias("n_undefined"),
+                pl.col("_r").min(),
             )
             for stat in spread:
                 parts.append(
@@ -116,16 +122,16 @@ def fold_report(
                         "n_undefined",
                         *null_folds,
                         pl.lit(stat).alias("pooling"),
+                        "_r",
                     )
                 )
     columns = [*visible, *fk, "pooling", *RESULT_COLUMNS]
-    out = pl.concat([p.select(columns) for p in parts], how="vertical_relaxed")
+    out = pl.concat([p.select(*columns, "_r") for p in parts], how="vertical_relaxed")
     rank = {p: i for i, p in enumerate(POOLINGS)}
     return out.sort(
-        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk],
+        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk, "_r"],
         nulls_last=True,
-        maintain_order=True,
-    )
+    ).drop("_r")
 
 
 FOLD_KEY = "__aggframe_fold__"

@@ -26,6 +26,7 @@ import datetime as dt
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -303,7 +304,16 @@ def machine() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             return "not installed"
 
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return "?"
+        return done.stdout.strip()
+
     return {
+        "aggframe_commit": git("rev-parse", "--short", "HEAD"),
+        "aggframe_tree_dirty": bool(git("status", "--porcelain", "--", "aggframe")),
         "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "cpu_count": os.cpu_count(),
         "cpu": cpu,
@@ -426,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     print(
         f"bench_core  {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}  nproc={info['nproc']} "
-        f"({info['cpu']}), polars {info['polars']} ({info['polars_threads']} threads), aggframe {info['aggframe']}, "
+        f"({info['cpu']}), polars {info['polars']} ({info['polars_threads']} threads), aggframe {info['aggframe']} "
+        f"(commit {info['aggframe_commit']}{'+dirty' if info['aggframe_tree_dirty'] else ''}), "
         f"aggmetrics {info['aggmetrics']}, scikit-learn {info['scikit-learn']}, numpy {info['numpy']}, "
         f"python {info['python']}, load average {info['loadavg_1_5_15_at_start'][0]:.2f}"
     )
