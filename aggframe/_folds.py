@@ -34,7 +34,7 @@ from aggframe._cells import CELLS, KEY_ALL
 from aggframe._grains import CLASS, CellTables
 from aggframe._measures import Measure, get_measure
 from aggframe._operators import RESULT_COLUMNS, reduce_tables
-from aggframe.exceptions import OptionError, UnknownClassError, UnknownNameError
+from aggframe.exceptions import UnknownClassError, UnknownNameError
 
 __all__ = ["POOLINGS", "fold_aggregate", "fold_report", "pool_tables"]
 
@@ -164,21 +164,9 @@ def fold_aggregate(
     >>> round(af.fold_aggregate(folds, "f1", "macro", "averaged"), 4)
     0.5333
     """
-    from aggframe._predictions import Predictions, _convention, _operator
+    from aggframe._predictions import _convention, _operator, _single_predictions
 
-    preds = list(predictions)
-    if not preds:
-        msg = "fold_aggregate needs at least one fold; got an empty list"
-        raise OptionError(msg)
-    for i, pr in enumerate(preds):
-        if not isinstance(pr, Predictions):
-            msg = (
-                f"fold {i}: expected an af.Predictions (from_labels, from_long, ...), got {type(pr).__name__}"
-            )
-            raise OptionError(msg)
-        if pr._fold_keys():
-            msg = f"fold {i} has a fold column of its own; evaluate it with pr.evaluate(pooling=...) instead"
-            raise OptionError(msg)
+    preds = _single_predictions(predictions, "fold", "fold_aggregate")
     key = str(pooling).strip().lower()
     if key not in ("pooled", "averaged"):
         msg = f"unknown pooling {pooling!r}; valid poolings: pooled, averaged"

@@ -17,7 +17,7 @@ import polars as pl
 from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
 from aggframe._compare import compare_groups, summarize_groups
 from aggframe._folds import POOLINGS, fold_report
-from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, universe_frame
+from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, to_polars, universe_frame
 from aggframe._grouping import GROUPING_COLUMN, resolve_grouping_sets, rollup_tables
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import (
@@ -146,6 +146,25 @@ def _listify(x: Any) -> list[Any]:
     return list(x)
 
 
+def _single_predictions(items: Iterable[Any], what: str, caller: str) -> list[Predictions]:
+    """Validate the list of per-fold / per-target predictions of the seed-parity functions."""
+    preds = list(items)
+    if not preds:
+        msg = f"{caller} needs at least one {what}; got an empty list"
+        raise OptionError(msg)
+    for i, pr in enumerate(preds):
+        if not isinstance(pr, Predictions):
+            msg = f"{what} {i}: expected an af.Predictions (from_labels, from_long, ...), got {type(pr).__name__}"
+            raise OptionError(msg)
+        if pr._fold_keys() or pr.target is not None:
+            msg = (
+                f"{what} {i} has fold or target columns of its own; evaluate it with "
+                "pr.evaluate(pooling=..., operators=['target', ...]) instead"
+            )
+            raise OptionError(msg)
+    return preds
+
+
 def _unique_in_order(items: Iterable[Any]) -> list[Any]:
     seen: list[Any] = []
     for it in items:
@@ -229,14 +248,7 @@ class Predictions:
         if self.form == "long":
             roles = self.long_roles
             assert roles is not None
-            raw = long_grains(
-                lf,
-                roles,
-                keys,
-                tnorm=self.tnorm,
-                n_classes=self._universe_sizes(),
-                target=self.target,
-            )
+            raw = self._long_raw(lf, keys)
             return finish_long(
                 raw,
                 source=self.source,
@@ -258,6 +270,12 @@ class Predictions:
             task=self.task,
             pos_label=self.pos_label,
             target=self.target,
+        )
+
+    def _long_raw(self, lf: nw.LazyFrame[Any], keys: list[str]) -> dict[str, nw.LazyFrame[Any]]:
+        assert self.long_roles is not None
+        return long_grains(
+            lf, self.long_roles, keys, tnorm=self.tnorm, n_classes=self._universe_sizes(), target=self.target
         )
 
     def _universe_sizes(self) -> int | dict[Any, int] | None:
@@ -659,21 +677,8 @@ class Predictions:
         if self.form == "long":
             roles = self.long_roles
             assert roles is not None
-            raw = long_grains(
-                lf,
-                roles,
-                keys,
-                tnorm=self.tnorm,
-                n_classes=self._universe_sizes(),
-                target=self.target,
-            )
-            per_example = raw["examples"]
-            native = nw.to_native(per_example.select(*keys, roles.example, *CELLS))
-            frame = (
-                native
-                if isinstance(native, pl.LazyFrame)
-                else per_example.collect(backend="polars").to_native().lazy()
-            )
+            raw = self._long_raw(lf, keys)
+            frame = to_polars(raw["examples"].select(*keys, roles.example, *CELLS))
             return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, roles.example
         lroles = self.label_roles
         assert lroles is not None
@@ -684,10 +689,7 @@ class Predictions:
             if not by
             else None
         )
-        native = nw.to_native(lf)
-        frame = (
-            native if isinstance(native, pl.LazyFrame) else lf.collect(backend="polars").to_native().lazy()
-        )
+        frame = to_polars(lf)
         if lroles.example is None:
             frame = frame.with_row_index("row")
         if KEY_ALL in keys:
@@ -772,10 +774,7 @@ class Predictions:
 
     # -- hand-off to the NumPy suite module -----------------------------------------
     def _polars_source(self) -> pl.LazyFrame:
-        native = nw.to_native(self.source)
-        if isinstance(native, pl.LazyFrame):
-            return native
-        return self.source.collect(backend="polars").to_native().lazy()
+        return to_polars(self.source)
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
         self._needs_rows("the confusion counts")

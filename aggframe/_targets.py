@@ -135,16 +135,9 @@ def multioutput_aggregate(
     >>> round(af.multioutput_aggregate([t1, t2], "recall", "macro"), 3)
     0.567
     """
-    from aggframe._predictions import Predictions, _convention, _operator
+    from aggframe._predictions import _convention, _operator, _single_predictions
 
-    preds = list(predictions)
-    if not preds:
-        msg = "multioutput_aggregate needs at least one target; got an empty list"
-        raise OptionError(msg)
-    for i, pr in enumerate(preds):
-        if not isinstance(pr, Predictions) or pr.target is not None or pr._fold_keys():
-            msg = f"target {i}: expected an af.Predictions of one target without folds, got {pr!r:.80}"
-            raise OptionError(msg)
+    preds = _single_predictions(predictions, "target", "multioutput_aggregate")
     conv = _convention(convention)
     meas = get_measure(measure)
     w = _operator(within)
