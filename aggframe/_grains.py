@@ -122,9 +122,10 @@ def finish_long(
     universe: pl.LazyFrame | None,
     soft_ok: bool,
     target: str | None = None,
+    group_universe: Sequence[str] = (),
 ) -> CellTables:
     k = list(keys)
-    ukeys = _universe_keys(target, universe)
+    ukeys = [*group_universe, *_universe_keys(target, universe)]
     class_raw = to_polars(raw["class"]).rename({roles.class_: CLASS})
     groups = to_polars(raw["groups"])
     profiles = to_polars(raw["profiles"])
@@ -138,7 +139,7 @@ def finish_long(
             keys=k,
             declared=declared,
             soft_ok=soft_ok,
-            target=ukeys[0] if ukeys else None,
+            ukeys=ukeys,
         )
         return audit
 
@@ -235,7 +236,7 @@ def _check_long(
     keys: list[str],
     declared: pl.DataFrame | None,
     soft_ok: bool,
-    target: str | None = None,
+    ukeys: list[str],
 ) -> None:
     if audit.height == 0 or int(audit["rows"].sum()) == 0:
         msg = "the predictions frame has no rows"
@@ -315,7 +316,6 @@ def _check_long(
         )
         raise InvalidValueError(msg)
 
-    ukeys = [target] if target else []
     if declared is not None:
         outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
         if outside.height:
@@ -380,9 +380,10 @@ def finish_labels(
     task: str,
     pos_label: Any,
     target: str | None = None,
+    group_universe: Sequence[str] = (),
 ) -> CellTables:
     k = list(keys)
-    ukeys = _universe_keys(target, universe)
+    ukeys = [*group_universe, *_universe_keys(target, universe)]
     yt, yp = roles.y_true, roles.y_pred
     conf = to_polars(raw["conf"]).rename({yt: "_yt", yp: "_yp"})
     examples = to_polars(raw["examples"]) if "examples" in raw else None
@@ -398,7 +399,7 @@ def finish_labels(
             declared=declared,
             task=task,
             pos_label=pos_label,
-            target=ukeys[0] if ukeys else None,
+            target=target if _universe_keys(target, universe) else None,
         )
         return audit
 

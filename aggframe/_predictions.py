@@ -195,6 +195,7 @@ class Predictions:
     fold: str | None = None
     repeat: str | None = None
     target: str | None = None
+    class_universe: Literal["global", "group"] = "global"
     stored: CellTables | None = field(default=None, repr=False)
     stored_by: tuple[str, ...] = ()
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
@@ -257,6 +258,7 @@ class Predictions:
                 universe=universe,
                 soft_ok=self.tnorm is not None,
                 target=self.target,
+                group_universe=self._group_universe(by),
             )
         lroles = self.label_roles
         assert lroles is not None
@@ -270,7 +272,12 @@ class Predictions:
             task=self.task,
             pos_label=self.pos_label,
             target=self.target,
+            group_universe=self._group_universe(by),
         )
+
+    def _group_universe(self, by: Sequence[str]) -> list[str]:
+        """The by-columns that key the class universe (none: one global universe)."""
+        return list(by) if self.class_universe == "group" else []
 
     def _long_raw(self, lf: nw.LazyFrame[Any], keys: list[str]) -> dict[str, nw.LazyFrame[Any]]:
         assert self.long_roles is not None
@@ -939,6 +946,7 @@ def from_long(
     n_classes: int | dict[Any, int] | None = None,
     classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
     tnorm: str | TNorm | None = None,
+    class_universe: Literal["global", "group"] = "global",
 ) -> Predictions:
     """Predictions in long (indicator) form: one row per (example, class).
 
@@ -961,6 +969,11 @@ def from_long(
         examples. Targets may have different classes (give ``classes`` or
         ``n_classes`` as a dict per target; a plain list or int is one universe
         for every target). Enables the ``target`` operator.
+    class_universe
+        ``"global"`` (default): every class seen anywhere (or declared) is a
+        class of every ``by`` group, so a class absent from a group is undefined
+        there by the convention and counted in ``n_undefined``. ``"group"``: each
+        group's classes are the ones seen in it (not with a declared universe).
     n_classes, classes
         The class universe (``classes`` = its values, ``n_classes`` = the values
         ``0 .. n-1``); an Enum class column gives it too. With a universe the
@@ -989,6 +1002,7 @@ def from_long(
     _check_numeric(schema, {"y": y, "p": p, "mask": mask})
     fn, name = resolve_tnorm(tnorm)
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_), target)
+    _check_class_universe(class_universe, universe)
     return Predictions(
         form="long",
         source=lf,
@@ -999,7 +1013,17 @@ def from_long(
         fold=fold,
         repeat=repeat,
         target=target,
+        class_universe=class_universe,
     )
+
+
+def _check_class_universe(mode: str, universe: Any) -> None:
+    if mode not in ("global", "group"):
+        msg = f"Expected `class_universe` to be 'global' or 'group', got {mode!r}"
+        raise OptionError(msg)
+    if mode == "group" and universe is not None:
+        msg = "class_universe='group' takes each group's observed classes; it cannot be combined with declared classes"
+        raise OptionError(msg)
 
 
 def _label_array(values: Any, name: str) -> np.ndarray:
@@ -1095,11 +1119,13 @@ def from_labels(
     classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
     task: Literal["multiclass", "binary"] | None = None,
     pos_label: Any = 1,
+    class_universe: Literal["global", "group"] = "global",
 ) -> Predictions:
     """Single-label predictions: one true and one predicted class per example.
 
     ``from_labels(y_true_array, y_pred_array)`` or
     ``from_labels(frame, y_true="col", y_pred="col", example="col")``.
+    ``fold``/``repeat``/``target`` and ``class_universe`` are as in :func:`from_long`.
 
     Evaluated without building n x m rows: the confusion counts of (true,
     predicted) pairs hold everything. The encoding is one-hot over all classes,
@@ -1165,6 +1191,7 @@ def from_labels(
         lf = nw.from_native(df).lazy()
         roles = LabelRoles()
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true), target)
+    _check_class_universe(class_universe, universe)
     mode = task or "multiclass"
     if mode == "binary" and universe is not None and pos_label not in universe:
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
@@ -1179,6 +1206,7 @@ def from_labels(
         fold=fold,
         repeat=repeat,
         target=target,
+        class_universe=class_universe,
     )
 
 
