@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe._diagnostics import MeasureWarning, diagnose
 from aggframe._folds import fold_aggregate
 from aggframe._measures import (
     Measure,
@@ -53,6 +54,7 @@ __all__ = [
     "EmptyInputError",
     "InvalidValueError",
     "Measure",
+    "MeasureWarning",
     "NullValueError",
     "OptionError",
     "Predictions",
@@ -65,6 +67,7 @@ __all__ = [
     "UnknownNameError",
     "__version__",
     "classification_report",
+    "diagnose",
     "fbeta",
     "fold_aggregate",
     "from_cells",

@@ -109,6 +109,43 @@ class Measure:
         """``<b, (tp, fp, fn, tn)>`` for a decomposable measure."""
         return float(np.dot(self._coefficients()[1], counts))
 
+    def bayes_threshold(self) -> float | None:
+        """Optimal threshold on the conditional probability, or None (no closed form).
+
+        For a numerator ``(alpha, -beta, -gamma, delta)`` over a denominator that
+        does not depend on the predictions (it combines only the class totals
+        ``tp + fn`` and ``fp + tn``), the population optimum predicts positive
+        when the probability exceeds ``(beta + delta) / (alpha + beta + gamma + delta)``.
+        """
+        if self.linear is None:
+            return None
+        a, b = self.linear
+        if not (math.isclose(b[0], b[2]) and math.isclose(b[1], b[3])):
+            return None
+        alpha, beta, gamma, delta = a[0], -a[1], -a[2], a[3]
+        total = alpha + beta + gamma + delta
+        if abs(total) < 1e-12:
+            return None
+        return float((beta + delta) / total)
+
+    def erm_consistent(self) -> bool | None:
+        """Whether the Bayes rule for 0/1 loss (threshold 0.5) optimises the measure."""
+        t = self.bayes_threshold()
+        return None if t is None else math.isclose(t, 0.5, abs_tol=1e-9)
+
+    def attainable_floor(self, m: int) -> float:
+        """The value when every prediction is wrong on one-hot data with ``m`` classes.
+
+        Pooled cells are then ``tp = 0``, ``fp = fn = n``, ``tn = n (m - 2)``; a
+        measure that depends on ``tn`` at ``tp = 0`` stays away from its nominal
+        minimum by an amount that grows with ``m``.
+        """
+        if int(m) < 2:
+            msg = f"Expected `m` to be at least 2, got {m!r}"
+            raise OptionError(msg)
+        n = 1000.0
+        return float(self(0.0, n, n, n * (int(m) - 2)))
+
     def _coefficients(self) -> Coefficients:
         if self.linear is None:
             msg = (

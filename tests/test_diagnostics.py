@@ -1,0 +1,104 @@
+"""Diagnostics: the same findings as aggmetrics 0.2.0, per group, as a tidy frame."""
+
+from __future__ import annotations
+
+import warnings
+
+import aggmetrics as am
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import aggframe as af
+
+from .conftest import indicator_matrices, label_arrays
+
+SUITE = ["precision", "recall", "f1", "mcc", "specificity", "balanced_accuracy", "fowlkes_mallows"]
+
+
+def _codes(df: pl.DataFrame) -> set[tuple[str, str | None]]:
+    per_measure = {
+        "outside_hull",
+        "inflated_floor",
+        "undefined_entries",
+        "degenerate_optimum",
+        "not_erm_consistent",
+    }
+    return {(c, m if c in per_measure else None) for c, m in zip(df["code"], df["measure"], strict=True)}
+
+
+def _reference(findings: list) -> set[tuple[str, str | None]]:  # type: ignore[type-arg]
+    return {(f.code, f.detail.get("measure")) for f in findings}
+
+
+@given(label_arrays(max_m=5), st.booleans())
+def test_multiclass_findings_match_aggmetrics(
+    data: tuple[np.ndarray, np.ndarray, int], explicit: bool
+) -> None:
+    yt, yp, m = data
+    measures = SUITE if explicit else None
+    ours = af.diagnose(af.from_labels(yt, yp, n_classes=m), measures)
+    ref = am.diagnose(am.IndicatorMatrix(yt, yp, task="multiclass", n_classes=m), measures)
+    assert _codes(ours) == _reference(ref)
+    drift = [f for f in ref if f.code == "ovr_skew_drift"]
+    if drift:
+        assert ours.filter(pl.col("code") == "ovr_skew_drift")["value"].item() == pytest.approx(
+            drift[0].detail["uniform_error_dev"]
+        )
+
+
+@given(indicator_matrices(masked=False, max_m=4))
+def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
+    Y, P, _ = data
+    if (Y.sum(axis=1) == 1).all() and (P.sum(axis=1) == 1).all():
+        return  # one-hot rows are single-label here; aggmetrics reads any 2-D matrix as multilabel
+    ours = af.diagnose(af.from_indicator(Y, P), SUITE)
+    ref = am.diagnose(am.IndicatorMatrix(Y, P, task="multilabel"), SUITE)
+    assert _codes(ours) == _reference(ref)
+    undefined = {
+        f.detail["measure"] + f.detail["aggregation"]: f for f in ref if f.code == "undefined_entries"
+    }
+    for row in ours.filter(pl.col("code") == "undefined_entries").iter_rows(named=True):
+        f = undefined[row["measure"] + row["operator"]]
+        assert row["value"] == pytest.approx(f.detail["exclude"], nan_ok=True)
+
+
+def test_floor_trap_example() -> None:
+    # 500 examples, 10 classes, every prediction wrong
+    y = np.arange(500) % 10
+    p = (y + 1) % 10
+    out = af.diagnose(af.from_labels(y, p), ["specificity", "label_accuracy", "recall"])
+    floors = dict(
+        zip(
+            *out.filter(pl.col("code") == "inflated_floor").select("measure", "value").to_dict().values(),
+            strict=True,
+        )
+    )
+    assert floors["specificity"] == pytest.approx(8 / 9)
+    assert floors["label_accuracy"] == pytest.approx(0.8)
+    assert "recall" not in floors
+
+
+def test_per_group_findings_and_warnings() -> None:
+    frame = pl.read_parquet("examples/predictions.parquet")
+    out = af.diagnose(af.from_labels(frame), ["precision", "mcc"], by="model")
+    assert set(out["model"].drop_nulls()) == {"baseline", "gbm", "transformer"}
+    assert list(out.columns[:3]) == ["model", "code", "severity"]
+    with pytest.warns(af.MeasureWarning):
+        af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["specificity"], emit_warnings=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["f1"])
+    with pytest.raises(af.OptionError, match="aggregation"):
+        af.diagnose(af.from_labels([0, 1], [0, 1]), aggregation="micro")
+
+
+def test_measure_properties_match_aggmetrics() -> None:
+    for name in af.list_measures():
+        ours, ref = af.get_measure(name), am.get_measure(name)
+        assert ours.bayes_threshold() == ref.bayes_threshold()
+        assert ours.erm_consistent() == ref.erm_consistent()
+        for m in (2, 3, 10):
+            assert ours.attainable_floor(m) == pytest.approx(ref.attainable_floor(m), nan_ok=True)
