@@ -41,10 +41,10 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-import narwhals as nw
 import polars as pl
 
-from aggframe._predictions import Predictions, from_long
+from aggframe._grains import _fmt_row, to_polars
+from aggframe._predictions import Predictions, _as_lazy, _listify, from_long
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe.exceptions import (
     ColumnNotFoundError,
@@ -63,21 +63,6 @@ Decision = Literal["threshold", "argmax", "top_k"]
 DECISIONS: tuple[Decision, ...] = ("threshold", "argmax", "top_k")
 _P = "p"
 _P_PRIVATE = "__aggframe_p__"
-
-
-def _to_polars_lazy(frame: Any) -> pl.LazyFrame:
-    if isinstance(frame, pl.LazyFrame):
-        return frame
-    if isinstance(frame, pl.DataFrame):
-        return frame.lazy()
-    try:
-        obj = nw.from_native(frame)
-    except TypeError as exc:
-        msg = f"Expected `frame` to be a Polars DataFrame or LazyFrame (or any Narwhals-supported frame), got {type(frame).__name__}"
-        raise OptionError(msg) from exc
-    if isinstance(obj, nw.DataFrame):
-        return obj.to_polars().lazy()
-    return obj.collect(backend="polars").to_native().lazy()
 
 
 def _decision(name: str) -> Decision:
@@ -110,15 +95,7 @@ def _logit(t: float) -> float:
 
 
 def _fmt(row: Mapping[str, Any] | None) -> str:
-    if not row:
-        return "?"
-    return ", ".join(f"{k}={v!r}" for k, v in row.items())
-
-
-def _listify(x: str | Sequence[str] | None) -> list[str]:
-    if x is None:
-        return []
-    return [x] if isinstance(x, str) else list(x)
+    return _fmt_row(dict(row)) if row else "?"
 
 
 def from_scores(
@@ -230,7 +207,7 @@ def from_scores(
     >>> from_scores(df, decision="threshold", threshold=0.3).compute("precision", "micro")
     0.6666666666666666
     """
-    lf = _to_polars_lazy(frame)
+    lf = to_polars(_as_lazy(frame, "frame"))
     schema = lf.collect_schema()
     over_cols = _listify(over)
 
