@@ -17,7 +17,15 @@ import polars as pl
 from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
 from aggframe._compare import compare_groups, summarize_groups
 from aggframe._folds import POOLINGS, fold_report
-from aggframe._grains import CLASS, CellTables, finish_labels, finish_long, to_polars, universe_frame
+from aggframe._grains import (
+    CLASS,
+    CellTables,
+    _label_row_cells,
+    finish_labels,
+    finish_long,
+    to_polars,
+    universe_frame,
+)
 from aggframe._grouping import GROUPING_COLUMN, resolve_grouping_sets, rollup_tables
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import (
@@ -689,34 +697,18 @@ class Predictions:
             return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, roles.example
         lroles = self.label_roles
         assert lroles is not None
-        m = (
-            1
-            if self.task == "binary"
-            else self.cells("class").filter(pl.col(CLASS).is_not_null())[CLASS].n_unique()
-            if not by
-            else None
-        )
         frame = to_polars(lf)
         if lroles.example is None:
             frame = frame.with_row_index("row")
         if KEY_ALL in keys:
             frame = frame.with_columns(pl.lit(0).alias(KEY_ALL))
         example = lroles.example or "row"
-        yt, yp = pl.col(lroles.y_true), pl.col(lroles.y_pred)
-        if self.task == "binary":
-            t, p = yt == pl.lit(self.pos_label), yp == pl.lit(self.pos_label)
-            cells = [(t & p), (~t & p), (t & ~p), (~t & ~p)]
-        else:
-            n_cls = (
-                m
-                if m is not None
-                else self._tables(by).classes.select(pl.col(CLASS).n_unique()).collect().item()
-            )
-            right = yt == yp
-            cells = [right, ~right, ~right, pl.lit(n_cls - 2) + right.cast(pl.Float64)]
-        out = frame.select(
-            *keys, example, *[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)]
-        )
+        # each group's number of classes (its universe: global, per target or per group)
+        tables = self._tables(by)
+        m = tables.classes.group_by(list(tables.keys)).agg(pl.len().cast(pl.Float64).alias("_m"))
+        rows = frame.rename({lroles.y_true: "_yt", lroles.y_pred: "_yp"})
+        cells = _label_row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
+        out = cells.select(*keys, example, *CELLS)
         return out, keys, example
 
     # -- accuracies ------------------------------------------------------------------
