@@ -14,7 +14,7 @@ rows and one offending row (fetched from the source only on that error path).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +69,21 @@ def _first_row(source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[
     except Exception:
         return "?"
     return _fmt_row(df.row(0, named=True)) if df.height else "?"
+
+
+def _first_group(
+    source: nw.LazyFrame[Any], columns: Sequence[str], count: str, keep: Callable[[nw.Expr], nw.Expr]
+) -> str | None:
+    """One group of source rows whose row count ``keep`` flags, for an error message (error path only)."""
+    df = (
+        source.group_by([c for c in columns if c != KEY_ALL])
+        .agg(nw.len().alias(count))
+        .filter(keep(nw.col(count)))
+        .head(1)
+        .collect(backend="polars")
+        .to_native()
+    )
+    return _fmt_row(df.row(0, named=True)) if df.height else None
 
 
 def universe_frame(
@@ -265,15 +280,7 @@ def _check_long(
 
     dups = int(group_level["dup_entries"].sum())
     if dups:
-        ex = (
-            source.group_by([*[c for c in keys if c != KEY_ALL], roles.example, roles.class_])
-            .agg(nw.len().alias("copies"))
-            .filter(nw.col("copies") > 1)
-            .head(1)
-            .collect(backend="polars")
-            .to_native()
-        )
-        row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
+        row = _first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1) or "?"
         msg = (
             f"columns ({roles.example!r}, {roles.class_!r}): {dups} duplicate entr(y/ies) "
             f"(e.g. {row}); each (example, class) must appear at most once"
@@ -335,15 +342,10 @@ def _check_long(
         if short.height or missing:
             m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
             by = [c for c in keys if c != KEY_ALL]
-            ex = (
-                source.group_by([*by, roles.example])
-                .agg(nw.len().alias(f"n_{roles.class_}_rows"))
-                .filter(nw.col(f"n_{roles.class_}_rows") < m0)
-                .head(1)
-                .collect(backend="polars")
-                .to_native()
+            row = (
+                _first_group(source, [*by, roles.example], f"n_{roles.class_}_rows", lambda n: n < m0)
+                or "a class absent from a by-group"
             )
-            row = _fmt_row(ex.row(0, named=True)) if ex.height else "a class absent from a by-group"
             msg = (
                 f"column {roles.class_!r}: the frame is sparse ({missing} (example, class) entries "
                 f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
@@ -552,15 +554,7 @@ def _check_labels(
             raise NullValueError(msg)
         dups = int(group_level["dup_examples"].sum())
         if dups:
-            ex = (
-                source.group_by([*[c for c in keys if c != KEY_ALL], roles.example])
-                .agg(nw.len().alias("copies"))
-                .filter(nw.col("copies") > 1)
-                .head(1)
-                .collect(backend="polars")
-                .to_native()
-            )
-            row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
+            row = _first_group(source, [*keys, roles.example], "copies", lambda n: n > 1) or "?"
             msg = (
                 f"column {roles.example!r}: {dups} repeated example row(s) (e.g. {row}); "
                 "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
