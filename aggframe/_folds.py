@@ -30,30 +30,16 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._cells import CELLS, KEY_ALL
-from aggframe._grains import CLASS, CellTables
+from aggframe._cells import KEY_ALL
+from aggframe._grains import CLASS, CellTables, sum_to
 from aggframe._measures import Measure, get_measure
 from aggframe._operators import RESULT_COLUMNS, reduce_tables
 from aggframe.exceptions import UnknownClassError, UnknownNameError
 
-__all__ = ["POOLINGS", "fold_aggregate", "fold_report", "pool_tables"]
+__all__ = ["POOLINGS", "fold_aggregate", "fold_report"]
 
 POOLINGS = ("pooled", "averaged", "fold", "min", "max", "std")
 _NAN = pl.lit(float("nan"), dtype=pl.Float64)
-
-
-def pool_tables(tables: CellTables, keys: Sequence[str]) -> CellTables:
-    """Sum per-fold cell tables over the fold columns (the union of the folds)."""
-    k = list(keys)
-    classes = tables.classes.group_by([*k, CLASS]).agg(pl.col(*CELLS).sum())
-    profiles = tables.profiles.group_by([*k, *CELLS]).agg(pl.col("n").sum())
-    block = None
-    if tables.block_profiles is not None:
-        bk = [c for c in k if c != tables.target]
-        block = tables.block_profiles.group_by([*bk, *CELLS]).agg(pl.col("n").sum())
-    return CellTables(
-        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=tables.target
-    )
 
 
 def fold_report(
@@ -74,7 +60,7 @@ def fold_report(
     parts: list[pl.LazyFrame] = []
     null_folds = [pl.lit(None).alias(c) for c in fk]
     if "pooled" in poolings:
-        pooled = reducer(pool_tables(tables, k)).with_row_index("_r")
+        pooled = reducer(sum_to(tables, k)).with_row_index("_r")
         parts.append(pooled.with_columns(*null_folds, pl.lit("pooled").alias("pooling")))
     needs_folds = [p for p in poolings if p != "pooled"]
     if needs_folds:

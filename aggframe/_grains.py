@@ -50,6 +50,30 @@ class CellTables:
     target: str | None = None
 
 
+def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
+    """The cell tables summed down to ``keys`` (any subset of their keys; exact, as cells add up).
+
+    Used for the union of folds and for grouping sets. The stand-in key is added
+    when ``keys`` names it and a table lacks it.
+    """
+    k = list(keys)
+
+    def keyed(lf: pl.LazyFrame) -> pl.LazyFrame:
+        if KEY_ALL in k and KEY_ALL not in lf.collect_schema():
+            return lf.with_columns(pl.lit(0).alias(KEY_ALL))
+        return lf
+
+    classes = keyed(tables.classes).group_by([*k, CLASS]).agg(pl.col(*CELLS).sum())
+    profiles = keyed(tables.profiles).group_by([*k, *CELLS]).agg(pl.col("n").sum())
+    block = None
+    if tables.block_profiles is not None:
+        block_keys = [c for c in k if c != tables.target]
+        block = keyed(tables.block_profiles).group_by([*block_keys, *CELLS]).agg(pl.col("n").sum())
+    return CellTables(
+        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=tables.target
+    )
+
+
 def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
     """Hand a Narwhals lazy frame to Polars (only small grains cross)."""
     native = nw.to_native(lf)

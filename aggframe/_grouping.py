@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-import polars as pl
-
-from aggframe._cells import CELLS, KEY_ALL
-from aggframe._grains import CLASS, CellTables
+from aggframe._cells import KEY_ALL
+from aggframe._grains import CellTables, sum_to
 from aggframe.exceptions import OptionError
 
 __all__ = ["GROUPING_COLUMN", "resolve_grouping_sets", "rollup_tables"]
@@ -49,17 +47,4 @@ def resolve_grouping_sets(spec: str | Sequence[Sequence[str]], by: Sequence[str]
 def rollup_tables(tables: CellTables, by: Sequence[str], keep: Sequence[str]) -> CellTables:
     """Sum the cell tables over the by-columns not in ``keep`` (other keys stay)."""
     rest = [k for k in tables.keys if k not in (*by, KEY_ALL)]
-    new = [*(keep or [KEY_ALL]), *rest]
-
-    def with_key(lf: pl.LazyFrame) -> pl.LazyFrame:
-        return lf if keep or KEY_ALL in lf.collect_schema() else lf.with_columns(pl.lit(0).alias(KEY_ALL))
-
-    classes = with_key(tables.classes).group_by([*new, CLASS]).agg(pl.col(*CELLS).sum())
-    profiles = with_key(tables.profiles).group_by([*new, *CELLS]).agg(pl.col("n").sum())
-    block = None
-    if tables.block_profiles is not None:
-        bkeys = [k for k in new if k != tables.target]
-        block = with_key(tables.block_profiles).group_by([*bkeys, *CELLS]).agg(pl.col("n").sum())
-    return CellTables(
-        classes=classes, profiles=profiles, keys=tuple(new), block_profiles=block, target=tables.target
-    )
+    return sum_to(tables, [*(keep or [KEY_ALL]), *rest])
