@@ -194,10 +194,7 @@ def class_values(tables: CellTables, measure: Measure) -> pl.LazyFrame:
     """Per-class values with their cells and support (the macro/weighted entries)."""
     visible = [k for k in tables.keys if k != KEY_ALL]
     return (
-        tables.classes.with_columns(
-            (pl.col("tp") + pl.col("fn")).alias("support"), measure.expr().alias("value")
-        )
-        .with_columns(pl.col("value").is_not_null().alias("defined"))
+        class_table(tables, [measure])
         .sort([*visible, CLASS], nulls_last=True)
         .select(*visible, CLASS, *CELLS, "support", "value", "defined")
     )
