@@ -24,11 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
+from _timing import best
 
 import aggframe as af
 
@@ -62,16 +62,6 @@ def make_data(n: int, repeats: int, k: int, m: int, seed: int = 7) -> Path:
         )
     pl.concat(frames).write_parquet(path)
     return path
-
-
-def best(fn, reps: int) -> float:  # type: ignore[no-untyped-def]
-    fn()  # warm-up
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _timing import best
 
 import aggframe as af
 
@@ -57,16 +58,6 @@ def groups_data(rows: int = 10_000_000, m: int = 20) -> Path:
         }
     ).write_parquet(path)
     return path
-
-
-def best(fn, reps: int = 3) -> float:  # type: ignore[no-untyped-def]
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def run_groups() -> None:
