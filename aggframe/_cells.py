@@ -35,20 +35,6 @@ CELLS = ("tp", "fp", "fn", "tn")
 #: Key column standing in for "no by columns", dropped from every result.
 KEY_ALL = "__aggframe_all__"
 
-# Per-row validation flags counted during the per-class aggregation (no extra scan).
-FLAGS = (
-    "null_y",
-    "null_p",
-    "null_mask",
-    "null_example",
-    "bad_y",
-    "bad_p",
-    "bad_mask",
-    "soft_y",
-    "soft_p",
-    "soft_mask",
-)
-
 
 @dataclass(frozen=True)
 class LongRoles:
