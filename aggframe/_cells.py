@@ -20,7 +20,7 @@ aggregations compute then.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,48 @@ def _unit_interval_violation(x: nw.Expr) -> nw.Expr:
     return (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
 
 
+#: bit words of the Polars duplicate check: classes c and c + 64 * _WORDS share a bit
+_WORDS = 2
+
+
+def _distinct_classes(
+    lf: nw.LazyFrame[Any], column: str
+) -> tuple[list[nw.Expr], Callable[[nw.LazyFrame[Any]], nw.LazyFrame[Any]]]:
+    """Per-example aggregations giving ``n_cls``: the distinct classes, or a lower bound.
+
+    The duplicate check compares it with the example's row count. An exact
+    distinct count per group is the costliest aggregation of the wide step on
+    Polars (measured at 10^8 rows: 11.9 s and 2.25 GiB for the per-example
+    group-by, against 3.4 s and 0.71 GiB without it). For integer class columns
+    on Polars, each class sets bit ``c mod 128`` of two 64-bit words and the words
+    are summed: the sum of distinct powers of two has as many one-bits as terms,
+    and any repeat carries and loses one, so ``popcount`` equals the number of
+    distinct classes when no two classes of the example are 128 apart, and is
+    smaller otherwise. A shortfall is therefore a suspicion, not a verdict: the
+    validation recounts exactly (``_check_long``) before it raises. Other engines
+    count distinct values natively.
+    """
+    if isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer():
+        c = nw.col(column).cast(nw.Int64) % (64 * _WORDS)
+        words = [
+            nw.when((c >= 64 * w) & (c < 64 * (w + 1)))
+            .then(nw.lit(2, nw.UInt64) ** (c % 64).cast(nw.UInt64))
+            .otherwise(nw.lit(0, nw.UInt64))
+            .sum()
+            .alias(f"_bits{w}")
+            for w in range(_WORDS)
+        ]
+
+        def popcount(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+            native = nw.to_native(frame)
+            ones = [pl.col(f"_bits{w}").bitwise_count_ones().cast(pl.Int64) for w in range(_WORDS)]
+            bits = [f"_bits{w}" for w in range(_WORDS)]
+            return nw.from_native(native.with_columns(pl.sum_horizontal(ones).alias("n_cls")).drop(bits))
+
+        return words, popcount
+    return [nw.col(column).n_unique().alias("n_cls")], lambda frame: frame
+
+
 def long_grains(
     lf: nw.LazyFrame[Any],
     roles: LongRoles,
@@ -116,11 +158,14 @@ def long_grains(
     """
     k = list(keys)
     rk = _row_keys(k)
-    # the per-class and per-example aggregations share one read of the input: what is
-    # cached is the projected input (narrow source dtypes), not the derived columns,
-    # which each aggregation computes for itself (a streaming cache may buffer rows)
+    # The per-class and the per-example aggregations each read the input (two reads,
+    # never a buffer): a shared sub-plan whose consumers run at different speeds is
+    # buffered by Polars' streaming engine, and that buffer grows with the input
+    # (measured at 10^8 rows: 1.99 GiB cached against 1.40 GiB read twice). The
+    # per-example hash table is the only state that grows, with the number of examples.
     used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask else [])]
-    lf = shared(lf.select(*dict.fromkeys(used)))
+    lf = lf.select(*dict.fromkeys(used))
+    distinct, finish_distinct = _distinct_classes(lf, roles.class_)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
@@ -149,10 +194,12 @@ def long_grains(
             (w * y * p).alias("_syp"),
             (w * y).alias("_sy"),
             (w * p).alias("_sp"),
-            w.alias("_sw"),
+            *([w.alias("_sw")] if m is not None else []),
             *[e.alias(f"_f_{n}") for n, e in flags.items()],
         )
-        sums = [nw.col(c).sum() for c in ("_syp", "_sy", "_sp", "_sw")]
+        # without a mask the weight total is the row count, which the group-bys count anyway
+        total = nw.col("_sw").sum() if m is not None else nw.len().cast(nw.Float64).alias("_sw")
+        sums = [*(nw.col(c).sum() for c in ("_syp", "_sy", "_sp")), total]
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame.with_columns(
@@ -189,11 +236,12 @@ def long_grains(
             rows.group_by([*rk, roles.example]).agg(
                 *sums,
                 nw.len().alias("rows"),
-                nw.col(roles.class_).n_unique().alias("n_cls"),
+                *distinct,
             )
         ),
         k,
     )
+    per_example = finish_distinct(per_example)
     if isinstance(n_classes, dict):
         # one universe per target: m_t classes for the rows of target t
         m_t: Any = nw.lit(None)
@@ -206,12 +254,16 @@ def long_grains(
         per_example = per_example.with_columns(
             (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
         )
-    profiles = per_example.group_by([*k, *CELLS]).agg(nw.len().alias("n"))
-    groups = per_example.group_by(k).agg(
-        nw.len().alias("n_examples"),
+    # The validation's per-group counts come from the profiles (keyed by the row count
+    # and the duplicate count as well), so the per-example table has one consumer.
+    checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
+    checked = shared(checked.group_by([*k, *CELLS, "rows", "_dup"]).agg(nw.len().alias("n")))
+    profiles = checked.group_by([*k, *CELLS]).agg(nw.col("n").sum())
+    groups = checked.group_by(k).agg(
+        nw.col("n").sum().alias("n_examples"),
         nw.col("rows").min().alias("min_rows"),
         nw.col("rows").max().alias("max_rows"),
-        (nw.col("rows") - nw.col("n_cls")).sum().alias("dup_entries"),
+        (nw.col("_dup") * nw.col("n")).sum().alias("dup_entries"),
     )
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
 

@@ -304,6 +304,9 @@ def _check_long(
 
     dups = int(group_level["dup_entries"].sum())
     if dups:
+        # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
+        dups = _exact_duplicates(source, [*keys, roles.example], roles.class_)
+    if dups:
         row = _first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1) or "?"
         msg = (
             f"columns ({roles.example!r}, {roles.class_!r}): {dups} duplicate entr(y/ies) "
@@ -377,6 +380,15 @@ def _check_long(
                 "true negatives"
             )
             raise SparseInputError(msg)
+
+
+def _exact_duplicates(source: nw.LazyFrame[Any], keys: Sequence[str], column: str) -> int:
+    """Surplus rows of repeated (keys..., class) entries, counted exactly on the source."""
+    per_key = source.group_by([c for c in keys if c != KEY_ALL]).agg(
+        (nw.len() - nw.col(column).n_unique()).alias("_surplus")
+    )
+    total = per_key.select(nw.col("_surplus").sum()).collect(backend="polars").item()
+    return int(total or 0)
 
 
 def _raise_outside(

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import aggframe as af
 from aggframe import (
@@ -335,6 +337,40 @@ def test_long_same_entry_in_two_by_groups_is_fine_but_duplicate_without_by() -> 
     assert pr.evaluate("f1", "micro", by="model").height == 2
     with pytest.raises(DuplicateEntryError, match=seq(r"\b6 duplicate entr", "copies=2")):
         pr.evaluate()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from([0, 1, 63, 64, 127, 128, 191, 256, -1, -128])),
+        min_size=1,
+        max_size=25,
+    ),
+    st.sampled_from([pl.Int64, pl.Int16, pl.UInt8, pl.String]),
+)
+def test_long_duplicate_check_is_exact_for_any_class_values(
+    entries: list[tuple[int, int]], dtype: pl.DataType
+) -> None:
+    # Integer classes take the bit-word check of the wide step, where classes 128
+    # apart share a bit (a suspicion that the exact recount clears); strings count
+    # distinct values. Either way: an error exactly when an entry repeats, with the
+    # exact number of surplus rows.
+    frame = pl.DataFrame(
+        {"example": [e for e, _ in entries], "class": [c for _, c in entries]},
+        schema_overrides={"class": pl.Int64},
+    ).with_columns(pl.lit(1).alias("y"), pl.lit(1).alias("p"))
+    if dtype == pl.UInt8:
+        frame = frame.filter(pl.col("class").is_between(0, 255))
+    if frame.height == 0:
+        return
+    frame = frame.with_columns(pl.col("class").cast(dtype))
+    surplus = frame.height - frame.unique(["example", "class"]).height
+    pr = af.from_long(frame, classes=frame["class"].unique().to_list())
+    if surplus:
+        with pytest.raises(DuplicateEntryError, match=rf"\b{surplus} duplicate entr"):
+            pr.evaluate("f1", "micro")
+    else:
+        assert pr.evaluate("f1", "micro")["value"][0] == 1.0
 
 
 def test_long_class_outside_declared_classes() -> None:
