@@ -16,6 +16,8 @@ from __future__ import annotations
 from aggframe import ops
 from aggframe._diagnostics import MeasureWarning, diagnose
 from aggframe._folds import fold_aggregate
+from aggframe._gap import micro_macro_gap
+from aggframe._inference import InferredProperties, infer_properties, verify_inference
 from aggframe._measures import (
     Measure,
     fbeta,
@@ -23,6 +25,16 @@ from aggframe._measures import (
     list_measures,
     register_measure,
     unregister_measure,
+)
+from aggframe._ordinal import (
+    OrdinalPredictions,
+    canonical_coordinates,
+    cost,
+    cost_matrix,
+    degrees_of_freedom,
+    dominates,
+    from_ordinal,
+    pareto_dominance,
 )
 from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long, scan
 from aggframe._scores import from_scores
@@ -52,11 +64,13 @@ __all__ = [
     "ColumnNotFoundError",
     "DuplicateEntryError",
     "EmptyInputError",
+    "InferredProperties",
     "InvalidValueError",
     "Measure",
     "MeasureWarning",
     "NullValueError",
     "OptionError",
+    "OrdinalPredictions",
     "Predictions",
     "ShapeError",
     "SparseInputError",
@@ -66,23 +80,32 @@ __all__ = [
     "UnknownClassError",
     "UnknownNameError",
     "__version__",
+    "canonical_coordinates",
     "classification_report",
+    "cost",
+    "cost_matrix",
+    "degrees_of_freedom",
     "diagnose",
+    "dominates",
     "fbeta",
     "fold_aggregate",
     "from_cells",
     "from_indicator",
     "from_labels",
     "from_long",
+    "from_ordinal",
     "from_scores",
     "get_measure",
     "godel",
     "hamacher",
+    "infer_properties",
     "list_measures",
     "lukasiewicz",
     "make_scorer",
+    "micro_macro_gap",
     "multioutput_aggregate",
     "ops",
+    "pareto_dominance",
     "product",
     "register_measure",
     "scan",
@@ -91,4 +114,5 @@ __all__ = [
     "suite_jacobian",
     "suite_rank",
     "unregister_measure",
+    "verify_inference",
 ]

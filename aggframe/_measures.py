@@ -101,6 +101,21 @@ class Measure:
             out = np.where(np.isfinite(out), out, np.nan)
         return out if out.ndim else out[()]
 
+    @property
+    def numerator_coefficients(self) -> tuple[float, float, float, float] | None:
+        """``a`` of ``M = <a, v> / <b, v>``, ``v = (tp, fp, fn, tn)``; None if not decomposable.
+
+        >>> import aggframe as af
+        >>> af.get_measure("f1").numerator_coefficients, af.get_measure("f1").denominator_coefficients
+        ((2, 0, 0, 0), (2, 1, 1, 0))
+        """
+        return None if self.linear is None else self.linear[0]
+
+    @property
+    def denominator_coefficients(self) -> tuple[float, float, float, float] | None:
+        """``b`` of ``M = <a, v> / <b, v>`` (the micro weights of Theorem 1); None if not decomposable."""
+        return None if self.linear is None else self.linear[1]
+
     def numerator(self, counts: Sequence[float]) -> float:
         """``<a, (tp, fp, fn, tn)>`` for a decomposable measure."""
         return float(np.dot(self._coefficients()[0], counts))
@@ -448,13 +463,14 @@ def register_measure(
     name: str,
     formula: Formula,
     *,
-    greater_is_better: bool = True,
+    greater_is_better: bool | None = None,
     linear: Coefficients | None = None,
-    skew_invariant: bool = False,
+    skew_invariant: bool | None = None,
     tn_dependent_at_zero: bool | None = None,
     aliases: Sequence[str] = (),
     note: str = "",
     overwrite: bool = False,
+    seed: int = 0,
 ) -> Measure:
     """Register the user's own measure, usable at once by every operator.
 
@@ -462,16 +478,23 @@ def register_measure(
     arrays: plain arithmetic does, and :func:`aggframe.ops.ratio` /
     :func:`aggframe.ops.sqrt` make divisions safe (a raw ``/`` by zero is also
     accepted: any non-finite value counts as undefined). The formula is tried on
-    both at registration. ``linear`` coefficients, if given, are checked against
-    the formula. ``tn_dependent_at_zero`` is inferred when not given.
+    both at registration.
+
+    Every property not given is inferred from the formula
+    (:func:`aggframe.infer_properties`, seeded by ``seed``): the ``linear``
+    coefficients (so micro is the denominator-weighted macro at once),
+    ``skew_invariant``, ``tn_dependent_at_zero`` and ``greater_is_better``
+    (True when correcting predictions moves the value both ways). A property
+    given explicitly is checked against the inference: a contradiction raises
+    :class:`OptionError` naming the property.
 
     Examples
     --------
     >>> import aggframe as af
     >>> from aggframe.ops import ratio
     >>> m = af.register_measure("positive_rate", lambda tp, fp, fn, tn: ratio(tp + fp, tp + fp + fn + tn))
-    >>> float(m(1, 1, 0, 2))
-    0.5
+    >>> float(m(1, 1, 0, 2)), m.linear, m.skew_invariant
+    (0.5, ((1.0, 1.0, 0.0, 0.0), (1.0, 1.0, 1.0, 1.0)), False)
     >>> af.unregister_measure("positive_rate")
     """
     if not isinstance(name, str) or not name.strip():
@@ -503,19 +526,17 @@ def register_measure(
             msg = f"measure {name!r}: `linear` coefficients do not reproduce the formula"
             raise OptionError(msg)
         linear = (tuple(map(float, a)), tuple(map(float, b)))  # type: ignore[assignment]
-    if tn_dependent_at_zero is None:
-        at_zero = np.asarray(probe(np.zeros(2), np.full(2, 5.0), np.full(2, 5.0), np.array([1.0, 50.0])))
-        tn_dependent_at_zero = bool(np.isfinite(at_zero).all() and not np.isclose(at_zero[0], at_zero[1]))
-    measure = Measure(
-        name,
-        formula,
-        greater_is_better=greater_is_better,
+    from aggframe._inference import resolve_properties  # the inference imports this module
+
+    properties = resolve_properties(
+        probe,
         linear=linear,
         skew_invariant=skew_invariant,
         tn_dependent_at_zero=tn_dependent_at_zero,
-        aliases=tuple(aliases),
-        note=note,
+        greater_is_better=greater_is_better,
+        seed=seed,
     )
+    measure = Measure(name, formula, aliases=tuple(aliases), note=note, **properties)
     return _add(measure, overwrite=overwrite)
 
 

@@ -1,0 +1,184 @@
+"""The micro-macro gap and its covariance identity, per group, as a tidy frame.
+
+For an aggregation-decomposable measure ``M = <a, v> / <b, v>`` micro-averaging
+is the mean of the per-class values ``M_k`` weighted by the per-class
+denominators ``d_k = <b, v_k>`` (Theorem 1). With ``w_k = d_k / sum(d)`` over the
+``m`` defined classes, the gap to the unweighted (macro) mean is therefore
+
+    micro - macro = sum_k (w_k - 1/m) M_k = m Cov(w, M) = Cov(d, M) / mean(d)
+
+(population covariances): the gap is large when the classes with large
+denominators score differently from the rest. Classes whose value is undefined
+have a zero denominator and a zero numerator (the inference guarantees it for
+registered measures), so they are absent from both sides. The identity does not
+extend to non-decomposable measures (MCC, kappa, balanced accuracy, ...): their
+pooled value need not even lie between the per-class values; the frame then
+reports the gap with a null decomposition and a note.
+
+Everything is computed from the per-class cell table of one scan: one group-by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from aggframe._cells import CELLS, KEY_ALL
+from aggframe._grains import sum_to
+from aggframe._measures import Measure, get_measure, list_measures
+from aggframe._targets import block_view
+
+__all__ = ["GAP_COLUMNS", "micro_macro_gap"]
+
+GAP_COLUMNS = (
+    "measure",
+    "decomposable",
+    "micro",
+    "macro",
+    "gap",
+    "n_defined",
+    "mean_denominator",
+    "covariance",
+    "covariance_gap",
+    "note",
+)
+NOT_DECOMPOSABLE = (
+    "not aggregation-decomposable: micro is not a weighted mean of the per-class values, "
+    "so the gap is not a covariance"
+)
+_NAN = pl.lit(float("nan"), dtype=pl.Float64)
+
+
+def _denominator(measure: Measure) -> pl.Expr:
+    b = measure.denominator_coefficients
+    if b is None:
+        return pl.lit(None, dtype=pl.Float64)
+    return pl.sum_horizontal(
+        [pl.lit(float(c)) * pl.col(cell).cast(pl.Float64) for c, cell in zip(b, CELLS, strict=True)]
+    )
+
+
+def micro_macro_gap(
+    pr: Any,
+    measures: str | Measure | Sequence[str | Measure] | None = None,
+    *,
+    by: str | Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Micro, macro, their gap and its covariance decomposition, per group and measure.
+
+    Parameters
+    ----------
+    pr
+        :class:`Predictions` (any form; with folds the folds are pooled, with
+        targets the classes are the (target, class) pairs of the block matrix,
+        as in :meth:`Predictions.evaluate`).
+    measures
+        Names or :class:`Measure` objects (default: every registered measure).
+    by
+        Group columns.
+
+    Returns
+    -------
+    polars.DataFrame
+        by..., ``measure``, ``decomposable``, ``micro``, ``macro`` (undefined
+        classes excluded, as ``evaluate``'s default), ``gap`` (micro - macro),
+        ``n_defined`` (classes with a defined value), ``mean_denominator``
+        (mean of ``d_k = <b, v_k>``), ``covariance`` (``Cov(d, M)``, population)
+        and ``covariance_gap`` (``Cov(d, M) / mean(d) = m Cov(w, M)``, equal to
+        ``gap`` for a decomposable measure), ``note``. The last three are null
+        for a non-decomposable measure, whose note says so.
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 0, 1, 1, 2], [0, 0, 1, 1, 2, 2])
+    >>> af.micro_macro_gap(pr, ["recall", "mcc"]).select("measure", "gap", "covariance_gap")
+    shape: (2, 3)
+    ┌─────────┬───────────┬────────────────┐
+    │ measure ┆ gap       ┆ covariance_gap │
+    │ ---     ┆ ---       ┆ ---            │
+    │ str     ┆ f64       ┆ f64            │
+    ╞═════════╪═══════════╪════════════════╡
+    │ recall  ┆ -0.055556 ┆ -0.055556      │
+    │ mcc     ┆ -0.029854 ┆ null           │
+    └─────────┴───────────┴────────────────┘
+    """
+    if measures is None:
+        chosen = [get_measure(n) for n in list_measures()]
+    elif isinstance(measures, (str, Measure)):
+        chosen = [get_measure(measures)]
+    else:
+        chosen = [get_measure(m) for m in measures]
+    chosen = list({m.name: m for m in chosen}.values())
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    tables = pr._tables(by_cols)
+    folds = pr._fold_keys()
+    if folds:
+        tables = sum_to(tables, [k for k in tables.keys if k not in folds])
+    if tables.target is not None:
+        tables = block_view(tables)
+    keys = list(tables.keys)
+    visible = [k for k in keys if k != KEY_ALL]
+    names = {f"_v{i}": m.name for i, m in enumerate(chosen)}
+    order = {m.name: i for i, m in enumerate(chosen)}
+    classes = tables.classes.with_columns(pl.col(*CELLS).cast(pl.Float64))
+
+    # per class: value and denominator of every measure, tidy
+    per_class = pl.concat(
+        [
+            classes.select(
+                *keys,
+                pl.lit(m.name).alias("measure"),
+                m.expr().alias("_value"),
+                _denominator(m).alias("_d"),
+            )
+            for m in chosen
+        ],
+        how="vertical_relaxed",
+    ).filter(pl.col("_value").is_not_null())
+    v, d = pl.col("_value"), pl.col("_d")
+    stats = per_class.group_by([*keys, "measure"]).agg(
+        v.mean().alias("macro"),
+        pl.len().cast(pl.Int64).alias("n_defined"),
+        d.mean().alias("mean_denominator"),
+        ((d - d.mean()) * (v - v.mean())).mean().alias("covariance"),
+    )
+    # pooled cells -> micro, one column per measure, then tidy
+    pooled = classes.group_by(keys).agg(pl.col(*CELLS).sum())
+    micro = pooled.select(*keys, *[m.expr().alias(c) for c, m in zip(names, chosen, strict=True)]).unpivot(
+        on=list(names), index=keys, variable_name="measure", value_name="micro"
+    )
+    micro = micro.with_columns(pl.col("measure").replace_strict(names, return_dtype=pl.String))
+    decomposable = pl.LazyFrame(
+        {"measure": [m.name for m in chosen], "decomposable": [m.decomposable for m in chosen]}
+    )
+    out = (
+        micro.join(decomposable, on="measure")
+        .join(stats, on=[*keys, "measure"], how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("micro").fill_null(_NAN),
+            pl.col("macro").fill_null(_NAN),
+            pl.col("n_defined").fill_null(0),
+        )
+        .with_columns(
+            (pl.col("micro") - pl.col("macro")).alias("gap"),
+            pl.when(pl.col("decomposable")).then(pl.col("mean_denominator").fill_null(_NAN)),
+            pl.when(pl.col("decomposable")).then(pl.col("covariance").fill_null(_NAN)),
+            pl.when(pl.col("decomposable"))
+            .then(
+                pl.when(pl.col("mean_denominator") != 0)
+                .then(pl.col("covariance") / pl.col("mean_denominator"))
+                .otherwise(_NAN)
+            )
+            .alias("covariance_gap"),
+            pl.when(pl.col("decomposable").not_()).then(pl.lit(NOT_DECOMPOSABLE)).alias("note"),
+        )
+        .sort(
+            [*visible, pl.col("measure").replace_strict(order, return_dtype=pl.Int64)],
+            nulls_last=True,
+        )
+        .select(*visible, *GAP_COLUMNS)
+    )
+    return out.collect()
