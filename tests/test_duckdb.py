@@ -79,3 +79,33 @@ def test_validation_errors_on_duckdb(con) -> None:  # type: ignore[no-untyped-de
     dup = pl.DataFrame({"example": [0, 0], "y_true": [1, 0], "y_pred": [1, 1]})
     with pytest.raises(af.DuplicateEntryError, match="example=0"):
         af.from_labels(con.from_arrow(dup.to_arrow()), example="example").evaluate("f1", "macro")
+
+
+def test_registered_measure_and_diagnostics_on_duckdb(con) -> None:  # type: ignore[no-untyped-def]
+    # A measure registered from its formula alone runs on every engine: the measures
+    # act on the cell tables, which are the same whatever engine built them.
+    from aggframe.ops import ratio
+
+    m = af.register_measure(
+        "dd_weighted_acc", lambda tp, fp, fn, tn: ratio(2 * tp + tn, 2 * tp + fp + 2 * fn + tn)
+    )
+    try:
+        rng = np.random.default_rng(11)
+        frame = dense_long(rng.integers(0, 2, (40, 5)), rng.integers(0, 2, (40, 5)))
+        rel = con.from_arrow(frame.to_arrow())
+        kw = {"convention": ["exclude", "one"]}
+        expected = af.from_long(frame).evaluate([m.name, "f1"], OPERATORS, **kw)
+        got = af.from_long(rel).evaluate([m.name, "f1"], OPERATORS, **kw)
+        assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)
+        # Theorem 1 for the inferred coefficients: micro is the denominator-weighted macro
+        cells = af.from_long(rel).cells("class")
+        a, b = m.linear  # type: ignore[misc]
+        num = sum(a[i] * cells[c] for i, c in enumerate(("tp", "fp", "fn", "tn")))
+        den = sum(b[i] * cells[c] for i, c in enumerate(("tp", "fp", "fn", "tn")))
+        micro = got.filter(pl.col("measure") == m.name, pl.col("operator") == "micro")["value"][0]
+        assert micro == pytest.approx(float(((den / den.sum()) * (num / den)).sum()), abs=1e-12)
+        diag_expected = af.diagnose(af.from_long(frame), [m.name, "mcc"])
+        diag_got = af.diagnose(af.from_long(rel), [m.name, "mcc"])
+        assert_frame_equal(_sort(diag_got), _sort(diag_expected), abs_tol=1e-12)
+    finally:
+        af.unregister_measure(m.name)
