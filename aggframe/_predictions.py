@@ -129,7 +129,8 @@ def _operator(name: str) -> Operator:
     key = OPERATOR_ALIASES.get(key, key)
     if key not in OPERATORS:
         msg = (
-            f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = exemplar)"
+            f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
+            "exemplar), binary (two classes: the positive class alone), target (with a target column)"
         )
         raise UnknownNameError(msg)
     return key

@@ -861,7 +861,7 @@ def test_evaluate_measure_of_a_wrong_type() -> None:
 
 def test_unknown_operator_lists_valid_names() -> None:
     pr = af.from_labels([0, 1, 1], [0, 1, 0])
-    pattern = seq("unknown operator 'mikro'", "micro, macro, weighted, exemplar")
+    pattern = seq("unknown operator 'mikro'", "micro, macro, weighted, exemplar", "binary", "target")
     with pytest.raises(UnknownNameError, match=pattern):
         pr.evaluate("f1", ["macro", "mikro"])
     with pytest.raises(UnknownNameError, match=pattern):
