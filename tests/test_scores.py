@@ -322,7 +322,7 @@ def test_the_scores_are_read_once_for_the_checks() -> None:
     pr = from_scores(lf, decision="top_k", k=2, threshold=0.5)
     assert calls[0] == 1  # one check query, whatever the number of checks
     pr.evaluate(["f1"], OPERATORS)
-    assert calls[0] == 2  # plus the usual one scan
+    assert calls[0] == 3  # plus the long form's one read per grain (class, example)
 
 
 # -- bad input ----------------------------------------------------------------------------
