@@ -29,7 +29,16 @@ import polars as pl
 
 from aggframe._tnorms import TNorm
 
-__all__ = ["CELLS", "KEY_ALL", "LabelRoles", "LongRoles", "label_grains", "long_grains"]
+__all__ = [
+    "CELLS",
+    "KEY_ALL",
+    "LabelRoles",
+    "LongRoles",
+    "block_grain",
+    "label_grains",
+    "label_row_cells",
+    "long_grains",
+]
 
 CELLS = ("tp", "fp", "fn", "tn")
 #: Key column standing in for "no by columns", dropped from every result.
@@ -87,51 +96,63 @@ def shared(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
     return lf
 
 
-def _unit_interval_violation(x: nw.Expr) -> nw.Expr:
-    # NaN fails is_between too; nulls are counted separately, so they count 0 here.
-    return (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
-
-
 #: bit words of the Polars duplicate check: classes c and c + 64 * _WORDS share a bit
 _WORDS = 2
+_BITS = [f"_bits{w}" for w in range(_WORDS)]
+Frame = nw.LazyFrame[Any]
 
 
-def _distinct_classes(
-    lf: nw.LazyFrame[Any], column: str
-) -> tuple[list[nw.Expr], Callable[[nw.LazyFrame[Any]], nw.LazyFrame[Any]]]:
+@dataclass(frozen=True)
+class _DistinctCheck:
+    """How the per-example aggregation gets ``n_cls`` (see :func:`_distinct_classes`)."""
+
+    rows: Callable[[Frame], Frame]  # adds the row-level columns it aggregates
+    aggs: list[nw.Expr]
+    finish: Callable[[Frame], Frame]  # turns the aggregates into n_cls
+    columns: list[str]  # the row-level columns it needs kept
+
+
+def _distinct_classes(lf: Frame, column: str) -> _DistinctCheck:
     """Per-example aggregations giving ``n_cls``: the distinct classes, or a lower bound.
 
     The duplicate check compares it with the example's row count. An exact
     distinct count per group is the costliest aggregation of the wide step on
     Polars (measured at 10^8 rows: 11.9 s and 2.25 GiB for the per-example
     group-by, against 3.4 s and 0.71 GiB without it). For integer class columns
-    on Polars, each class sets bit ``c mod 128`` of two 64-bit words and the words
-    are summed: the sum of distinct powers of two has as many one-bits as terms,
-    and any repeat carries and loses one, so ``popcount`` equals the number of
-    distinct classes when no two classes of the example are 128 apart, and is
+    on Polars, each row sets bit ``c mod 128`` of two 64-bit words (a gather from
+    a 128-entry table: an integer power costs about 8x more) and the words are
+    summed, wrapping: a sum of distinct powers of two has as many one-bits as
+    terms, and any repeat carries and loses one, so ``popcount`` equals the number
+    of distinct classes when no two classes of the example are 128 apart, and is
     smaller otherwise. A shortfall is therefore a suspicion, not a verdict: the
     validation recounts exactly (``_check_long``) before it raises. Other engines
     count distinct values natively.
     """
-    if isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer():
-        c = nw.col(column).cast(nw.Int64) % (64 * _WORDS)
-        words = [
-            nw.when((c >= 64 * w) & (c < 64 * (w + 1)))
-            .then(nw.lit(2, nw.UInt64) ** (c % 64).cast(nw.UInt64))
-            .otherwise(nw.lit(0, nw.UInt64))
-            .sum()
-            .alias(f"_bits{w}")
-            for w in range(_WORDS)
-        ]
+    if not (isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer()):
+        return _DistinctCheck(
+            rows=lambda frame: frame,
+            aggs=[nw.col(column).n_unique().alias("n_cls")],
+            finish=lambda frame: frame,
+            columns=[],
+        )
+    bit = pl.col(column).cast(pl.Int64) % (64 * _WORDS)
+    tables = [
+        pl.Series([2 ** (i - lo) if lo <= i < lo + 64 else 0 for i in range(64 * _WORDS)], dtype=pl.UInt64)
+        for lo in range(0, 64 * _WORDS, 64)
+    ]
 
-        def popcount(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
-            native = nw.to_native(frame)
-            ones = [pl.col(f"_bits{w}").bitwise_count_ones().cast(pl.Int64) for w in range(_WORDS)]
-            bits = [f"_bits{w}" for w in range(_WORDS)]
-            return nw.from_native(native.with_columns(pl.sum_horizontal(ones).alias("n_cls")).drop(bits))
+    def rows(frame: Frame) -> Frame:
+        words = [pl.lit(t).gather(bit).alias(name) for t, name in zip(tables, _BITS, strict=True)]
+        return nw.from_native(nw.to_native(frame).with_columns(words))
 
-        return words, popcount
-    return [nw.col(column).n_unique().alias("n_cls")], lambda frame: frame
+    def popcount(frame: Frame) -> Frame:
+        ones = [pl.col(name).bitwise_count_ones().cast(pl.Int64) for name in _BITS]
+        native = nw.to_native(frame).with_columns(pl.sum_horizontal(ones).alias("n_cls")).drop(_BITS)
+        return nw.from_native(native)
+
+    return _DistinctCheck(
+        rows=rows, aggs=[nw.col(name).sum() for name in _BITS], finish=popcount, columns=_BITS
+    )
 
 
 def long_grains(
@@ -148,7 +169,9 @@ def long_grains(
     Returns lazy frames:
 
     ``class``
-        keys, class, tp, fp, fn, tn, rows (entries present), plus the flag counts.
+        keys, class, tp, fp, fn, tn, rows (entries present), plus the validation
+        aggregates: null_<role> (counts), min_<role>, max_<role>, soft_<role>
+        (sum of x - x^2) for the roles y, p and mask, and null_example.
     ``profiles``
         keys, tp, fp, fn, tn, n: how many examples have each per-example cell
         profile (the exemplar operator's sufficient statistic). When
@@ -165,22 +188,27 @@ def long_grains(
     # per-example hash table is the only state that grows, with the number of examples.
     used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask else [])]
     lf = lf.select(*dict.fromkeys(used))
-    distinct, finish_distinct = _distinct_classes(lf, roles.class_)
+    distinct = _distinct_classes(lf, roles.class_)
+    lf = distinct.rows(lf)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
-    flags = {
-        "null_y": nw.col(roles.y).is_null(),
-        "null_p": nw.col(roles.p).is_null(),
-        "null_mask": nw.col(roles.mask).is_null() if roles.mask else nw.lit(False),  # noqa: FBT003
-        "null_example": nw.col(roles.example).is_null(),
-        "bad_y": _unit_interval_violation(y),
-        "bad_p": _unit_interval_violation(p),
-        "bad_mask": _unit_interval_violation(m) if m is not None else nw.lit(False),  # noqa: FBT003
-        "soft_y": (y > 0.0) & (y < 1.0),
-        "soft_p": (p > 0.0) & (p < 1.0),
-        "soft_mask": ((m > 0.0) & (m < 1.0)) if m is not None else nw.lit(False),  # noqa: FBT003
-    }
+    # Validation rides on the per-class aggregation as cheap aggregates (null counts,
+    # min, max, and the sum of x - x^2, which is 0 exactly when every value is 0 or 1
+    # and NaN when one is NaN); the counts of offending rows for the error messages
+    # are taken from the source only when a check fails (_grains._check_long).
+    validated = {"y": y, "p": p, **({"mask": m} if m is not None else {})}
+    check_rows = [e for r, x in validated.items() for e in (x.alias(f"_v_{r}"), (x - x * x).alias(f"_q_{r}"))]
+    check_aggs = [nw.col(roles.example).null_count().alias("null_example")] + [
+        e
+        for r in validated
+        for e in (
+            nw.col(f"_v_{r}").null_count().alias(f"null_{r}"),
+            nw.col(f"_v_{r}").min().alias(f"min_{r}"),
+            nw.col(f"_v_{r}").max().alias(f"max_{r}"),
+            nw.col(f"_q_{r}").sum().alias(f"soft_{r}"),
+        )
+    ]
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
@@ -191,11 +219,12 @@ def long_grains(
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
+            *[nw.col(c) for c in distinct.columns],
             (w * y * p).alias("_syp"),
             (w * y).alias("_sy"),
             (w * p).alias("_sp"),
             *([w.alias("_sw")] if m is not None else []),
-            *[e.alias(f"_f_{n}") for n, e in flags.items()],
+            *check_rows,
         )
         # without a mask the weight total is the row count, which the group-bys count anyway
         total = nw.col("_sw").sum() if m is not None else nw.len().cast(nw.Float64).alias("_sw")
@@ -216,32 +245,32 @@ def long_grains(
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
+            *[nw.col(c) for c in distinct.columns],
             (tnorm(y, p) * w).alias("tp"),
             (tnorm(one_y, p) * w).alias("fp"),
             (tnorm(y, one_p) * w).alias("fn"),
             (tnorm(one_y, one_p) * w).alias("tn"),
-            *[e.alias(f"_f_{n}") for n, e in flags.items()],
+            *check_rows,
         )
         sums = [nw.col(c).sum() for c in CELLS]
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
-    flag_aggs = [nw.col(f"_f_{n}").cast(nw.Int64).sum().alias(n) for n in flags]
     per_class = _keyed(
-        cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"), *flag_aggs)), k
+        cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"), *check_aggs)), k
     )
     per_example = _keyed(
         cells(
             rows.group_by([*rk, roles.example]).agg(
                 *sums,
                 nw.len().alias("rows"),
-                *distinct,
+                *distinct.aggs,
             )
         ),
         k,
     )
-    per_example = finish_distinct(per_example)
+    per_example = distinct.finish(per_example)
     if isinstance(n_classes, dict):
         # one universe per target: m_t classes for the rows of target t
         m_t: Any = nw.lit(None)
@@ -298,3 +327,49 @@ def label_grains(
             .alias("null_example"),
         )
     return out
+
+
+def label_row_cells(
+    lf: nw.LazyFrame[Any], y_true: str, y_pred: str, *, task: str, pos_label: Any
+) -> nw.LazyFrame[Any]:
+    """Each row's cells in the label form (one row = one example), as columns tp, fp, fn, tn.
+
+    ``task="binary"``: the positive class only, one indicator per cell. Otherwise
+    one-hot over the ``m`` classes of the row's universe: tp = right, fp = fn =
+    1 - right and tn = m - 2 + right, of which ``tn`` holds ``right - 2``: ``m``
+    depends on the class universe, resolved later on the small tables, and the
+    caller adds it (per row, or once per group to a sum over rows).
+    """
+    if task == "binary":
+        t_pos, p_pos = nw.col(y_true) == nw.lit(pos_label), nw.col(y_pred) == nw.lit(pos_label)
+        cells = (t_pos & p_pos, ~t_pos & p_pos, t_pos & ~p_pos, ~t_pos & ~p_pos)
+        return lf.with_columns(*[c.cast(nw.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+    right = (nw.col(y_true) == nw.col(y_pred)).cast(nw.Float64)
+    return lf.with_columns(
+        right.alias("tp"), (1.0 - right).alias("fp"), (1.0 - right).alias("fn"), (right - 2.0).alias("tn")
+    )
+
+
+def block_grain(
+    per_row: nw.LazyFrame[Any], keys: Sequence[str], example: str, target: str
+) -> tuple[nw.LazyFrame[Any], nw.LazyFrame[Any]]:
+    """Per-example cells summed over the targets (the block matrix), reduced to profiles here.
+
+    ``per_row`` holds one row per (keys..., target, example) with its cells;
+    ``keys`` are the block keys (without the target). Returns the profiles
+    (keys, tp, fp, fn, tn, n, _short: how many of the n examples lack a row in some
+    target of their group, which must be 0) and the per-example sums, read only for
+    an error message. Per-example values never leave the engine.
+    """
+    k = list(keys)
+    summed = per_row.group_by([*k, example]).agg(
+        *[nw.col(c).cast(nw.Float64).sum() for c in CELLS], nw.len().alias("_n_targets")
+    )
+    n_targets = per_row.group_by(k).agg(nw.col(target).n_unique().alias("_T"))
+    detail = summed.join(n_targets, on=k)
+    profiles = (
+        detail.with_columns((nw.col("_n_targets") < nw.col("_T")).cast(nw.Int64).alias("_short"))
+        .group_by([*k, *CELLS])
+        .agg(nw.len().alias("n"), nw.col("_short").sum())
+    )
+    return profiles, detail

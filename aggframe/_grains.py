@@ -21,7 +21,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles
+from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, block_grain, label_row_cells
 from aggframe.exceptions import (
     DuplicateEntryError,
     EmptyInputError,
@@ -80,6 +80,36 @@ def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
     if isinstance(native, pl.LazyFrame):
         return native
     return pl.LazyFrame(lf.collect(backend="polars").to_native())
+
+
+#: Column tagging each grain's rows in the one engine query of :func:`to_polars_all`.
+_GRAIN = "__aggframe_grain__"
+
+
+def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
+    """Hand several grains of one source to Polars in one engine query.
+
+    Polars frames pass through lazily (they are collected together later). On
+    other engines (DuckDB, Spark) the grains are stacked into one query, a
+    diagonal union tagged by grain, with each grain's columns renamed apart so
+    their dtypes never meet, and split again in Polars. One query instead of one
+    per grain: Spark runs one job, and grains that share a sub-plan (the
+    per-example aggregation behind the profiles and the group counts) reuse its
+    shuffle instead of computing it once per grain.
+    """
+    natives = [nw.to_native(f) for f in frames]
+    if all(isinstance(n, pl.LazyFrame) for n in natives) or len(frames) == 1:
+        return [to_polars(f) for f in frames]
+    names = [f.collect_schema().names() for f in frames]
+    tagged = [
+        f.select(nw.lit(i).alias(_GRAIN), *[nw.col(c).alias(f"_g{i}_{c}") for c in cols])
+        for i, (f, cols) in enumerate(zip(frames, names, strict=True))
+    ]
+    stacked = nw.concat(tagged, how="diagonal").collect(backend="polars").to_native()
+    return [
+        stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in cols).lazy()
+        for i, cols in enumerate(names)
+    ]
 
 
 def _fmt_row(row: dict[str, Any]) -> str:
@@ -165,9 +195,15 @@ def finish_long(
 ) -> CellTables:
     k = list(keys)
     ukeys = [*group_universe, *_universe_keys(target, universe)]
-    class_raw = to_polars(raw["class"]).rename({roles.class_: CLASS})
-    groups = to_polars(raw["groups"])
-    profiles = to_polars(raw["profiles"])
+    grains = [raw["class"], raw["groups"], raw["profiles"]]
+    if target is not None:
+        # the block matrix's profiles are reduced where the rows are, like the others
+        block_raw, block_detail = block_grain(
+            raw["examples"], [c for c in k if c != target], roles.example, target
+        )
+        grains.append(block_raw)
+    class_raw, groups, profiles, *block_pl = to_polars_all(grains)
+    class_raw = class_raw.rename({roles.class_: CLASS})
     declared = None if universe is None else universe.collect()
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
@@ -199,8 +235,9 @@ def finish_long(
     prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
     block = None
     if target is not None:
-        per_example = to_polars(raw["examples"]).select(*k, roles.example, *CELLS)
-        block = _block_profiles(per_example, [c for c in k if c != target], roles.example, target, source)
+        block = _block_profiles(
+            block_pl[0], block_detail, [c for c in k if c != target], roles.example, target
+        )
     return CellTables(classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target)
 
 
@@ -219,33 +256,22 @@ def _join_universe(groups: pl.LazyFrame, classes: pl.LazyFrame, ukeys: list[str]
 
 
 def _block_profiles(
-    per_example: pl.LazyFrame, keys: list[str], example: str, target: str, source: nw.LazyFrame[Any]
+    raw: pl.LazyFrame, detail: nw.LazyFrame[Any], keys: list[str], example: str, target: str
 ) -> pl.LazyFrame:
-    """Per-example cells summed over the targets (the block matrix), as profiles.
+    """The block matrix's profiles (from :func:`~aggframe._cells.block_grain`), checked.
 
     Checks that the targets are on the same examples: within each group every
-    example must have a row in every target.
+    example must have a row in every target (one offending example is fetched
+    from ``detail`` on the error path only).
     """
-    per_example = per_example.cache()
-    summed = (
-        per_example.group_by(*keys, example)
-        .agg(pl.col(*CELLS).sum().cast(pl.Float64), pl.len().alias("_n_targets"))
-        .cache()
-    )
-    n_targets = per_example.group_by(keys).agg(pl.col(target).n_unique().alias("_T"))
 
     def check(stats: pl.DataFrame) -> pl.DataFrame:
-        bad = stats.filter(pl.col("_short") > 0)
-        if bad.height:
-            count = int(bad["_short"].sum())
-            ex = (
-                summed.join(n_targets, on=keys)
-                .filter(pl.col("_n_targets") < pl.col("_T"))
-                .select(*[c for c in keys if c != KEY_ALL], example, "_n_targets", "_T")
-                .head(1)
-                .collect()
+        count = int(stats["_short"].sum())
+        if count:
+            visible = [c for c in keys if c != KEY_ALL]
+            row = _first_row(
+                detail, nw.col("_n_targets") < nw.col("_T"), [*visible, example, "_n_targets", "_T"]
             )
-            row = _fmt_row(ex.row(0, named=True)) if ex.height else "?"
             msg = (
                 f"column {target!r}: the targets are not on the same examples ({count} example(s) "
                 f"lack a target, e.g. {row}); every example needs a row in every target"
@@ -253,17 +279,11 @@ def _block_profiles(
             raise InvalidValueError(msg)
         return stats
 
-    guard = (
-        summed.join(n_targets, on=keys)
-        .group_by(keys)
-        .agg((pl.col("_n_targets") < pl.col("_T")).sum().alias("_short"))
-        .map_batches(check)
-        .select(keys)
-    )
     return (
-        summed.join(guard, on=keys, how="semi")
+        raw.map_batches(check)
         .group_by(*keys, *CELLS)
-        .agg(pl.len().cast(pl.Int64).alias("n"))
+        .agg(pl.col("n").sum().cast(pl.Int64))
+        .with_columns(pl.col(*CELLS).cast(pl.Float64))
     )
 
 
@@ -315,40 +335,44 @@ def _check_long(
         )
         raise DuplicateEntryError(msg)
 
-    ranges = [(roles.y, "bad_y"), (roles.p, "bad_p")]
-    if roles.mask:
-        ranges.append((roles.mask, "bad_mask"))
-    for col, flag in ranges:
-        count = total(flag)
-        if count:
+    # The wide step's aggregates tell whether a check fails (min, max, and the sum of
+    # x - x^2: 0 when every value is 0 or 1, NaN when one is NaN); the count of
+    # offending rows for the message is then taken from the source.
+    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask else {})}
+
+    def fails(check: pl.Expr) -> bool:
+        return bool(audit.select(check.fill_null(False).any()).item())  # noqa: FBT003
+
+    for role, col in roles_of.items():
+        out_of_range = (
+            (pl.col(f"min_{role}") < 0) | (pl.col(f"max_{role}") > 1) | pl.col(f"soft_{role}").is_nan()
+        )
+        if fails(out_of_range):
             x = nw.col(col).cast(nw.Float64)
-            row = _first_row(source, (~x.is_between(0.0, 1.0)).fill_null(False), cols)  # noqa: FBT003
+            predicate = (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
+            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols)
             msg = (
                 f"column {col!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
                 "expected 0/1, booleans, or soft values in [0, 1]"
             )
             raise InvalidValueError(msg)
-    if not soft_ok:
-        for col, flag in ((roles.y, "soft_y"), (roles.p, "soft_p")):
-            count = total(flag)
-            if count:
-                x = nw.col(col).cast(nw.Float64)
-                row = _first_row(source, (x > 0.0) & (x < 1.0), cols)
+    for role, col in roles_of.items():
+        if (role == "mask" or not soft_ok) and fails(pl.col(f"soft_{role}") > 0):
+            x = nw.col(col).cast(nw.Float64)
+            predicate = (x > 0.0) & (x < 1.0)
+            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols)
+            if role == "mask":
+                msg = (
+                    f"column {col!r}: {count} value(s) strictly between 0 and 1 "
+                    f"(e.g. row {row}); a mask is 1 (observed) or 0 (unobserved)"
+                )
+            else:
                 msg = (
                     f"column {col!r}: {count} soft value(s) strictly between 0 and 1 (e.g. row {row}) "
                     "but no t-norm was given; pass tnorm='product' (or godel, lukasiewicz, "
                     "hamacher) to evaluate soft labels, or threshold them first"
                 )
-                raise InvalidValueError(msg)
-
-    if roles.mask and total("soft_mask"):
-        x = nw.col(roles.mask).cast(nw.Float64)
-        row = _first_row(source, (x > 0.0) & (x < 1.0), cols)
-        msg = (
-            f"column {roles.mask!r}: {total('soft_mask')} value(s) strictly between 0 and 1 "
-            f"(e.g. row {row}); a mask is 1 (observed) or 0 (unobserved)"
-        )
-        raise InvalidValueError(msg)
+            raise InvalidValueError(msg)
 
     if declared is not None:
         outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
@@ -380,6 +404,11 @@ def _check_long(
                 "true negatives"
             )
             raise SparseInputError(msg)
+
+
+def _count_rows(source: nw.LazyFrame[Any], predicate: nw.Expr) -> int:
+    """How many source rows ``predicate`` flags (error path only)."""
+    return int(source.filter(predicate).select(nw.len()).collect(backend="polars").item())
 
 
 def _exact_duplicates(source: nw.LazyFrame[Any], keys: Sequence[str], column: str) -> int:
@@ -423,8 +452,21 @@ def finish_labels(
     k = list(keys)
     ukeys = [*group_universe, *_universe_keys(target, universe)]
     yt, yp = roles.y_true, roles.y_pred
-    conf = to_polars(raw["conf"]).rename({yt: "_yt", yp: "_yp"})
-    examples = to_polars(raw["examples"]) if "examples" in raw else None
+    grains = [raw["conf"], *([raw["examples"]] if "examples" in raw else [])]
+    if target is not None:
+        if roles.example is None or "rows" not in raw:
+            msg = "targets in the label form need an example column (example='<column>')"
+            raise OptionError(msg)
+        # each row's cells, summed per example over the targets and reduced to profiles
+        # where the rows are (the class count m is added below, once per group)
+        rows = label_row_cells(raw["rows"], yt, yp, task=task, pos_label=pos_label)
+        block_raw, block_detail = block_grain(
+            rows.select(*k, roles.example, *CELLS), [c for c in k if c != target], roles.example, target
+        )
+        grains.append(block_raw)
+    conf, *more = to_polars_all(grains)
+    conf = conf.rename({yt: "_yt", yp: "_yp"})
+    examples = more[0] if "examples" in raw else None
     declared = None if universe is None else universe.collect()
     audit_in = conf if examples is None else conf.join(examples, on=k, how="left")
 
@@ -521,38 +563,34 @@ def finish_labels(
     )
     block = None
     if target is not None:
-        if roles.example is None or "rows" not in raw:
-            msg = "targets in the label form need an example column (example='<column>')"
-            raise OptionError(msg)
-        rows = to_polars(raw["rows"]).rename({yt: "_yt", yp: "_yp"})
-        # one (example, target) per row: its cells, as in the per-target profiles above
-        per_row = _label_row_cells(rows, task, pos_label, m if task != "binary" else None, ukeys)
-        per_example = conf.select(*k).unique().join(per_row, on=k, how="inner")  # after validation
+        bk = [c for c in k if c != target]
+        # after validation (conf carries the checks)
+        assert roles.example is not None  # checked above
         block = _block_profiles(
-            per_example.select(*k, roles.example, *CELLS),
-            [c for c in k if c != target],
-            roles.example,
-            target,
-            source,
+            more[-1].join(conf.select(bk).unique(), on=bk), block_detail, bk, roles.example, target
         )
+        if task != "binary":
+            # every example has a row in each target of its group (checked), so its tn sums
+            # the m of those targets: add the group's total class count
+            groups_m = conf.select(*k).unique()
+            groups_m = groups_m.join(m, on=ukeys) if ukeys else groups_m.join(m, how="cross")
+            total_m = groups_m.group_by(bk).agg(pl.col("_m").sum())
+            block = block.join(total_m, on=bk).select(
+                *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
+            )
     return CellTables(classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=target)
 
 
 def _label_row_cells(
     rows: pl.LazyFrame, task: str, pos_label: Any, m: pl.LazyFrame | None, ukeys: list[str]
 ) -> pl.LazyFrame:
+    """Each row's cells (columns ``_yt``, ``_yp``), with its universe's class count ``m``."""
+    cells = label_row_cells(nw.from_native(rows), "_yt", "_yp", task=task, pos_label=pos_label).to_native()
     if task == "binary":
-        t_pos, p_pos = pl.col("_yt") == pl.lit(pos_label), pl.col("_yp") == pl.lit(pos_label)
-        cells = [t_pos & p_pos, ~t_pos & p_pos, t_pos & ~p_pos, ~t_pos & ~p_pos]
-        return rows.with_columns(*[c.cast(pl.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+        return cells
     assert m is not None
-    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Float64)
-    return (rows.join(m, on=ukeys) if ukeys else rows.join(m, how="cross")).with_columns(
-        right.alias("tp"),
-        (1.0 - right).alias("fp"),
-        (1.0 - right).alias("fn"),
-        (pl.col("_m") - 2.0 + right).alias("tn"),
-    )
+    with_m = cells.join(m, on=ukeys) if ukeys else cells.join(m, how="cross")
+    return with_m.with_columns(pl.col("tn") + pl.col("_m"))
 
 
 def _check_labels(
