@@ -61,6 +61,7 @@ def diagnose(
     measures: Sequence[str] | None = None,
     *,
     by: str | Sequence[str] | None = None,
+    operators: str | Sequence[str] | None = None,
     aggregation: str = "macro",
     emit_warnings: bool = False,
 ) -> pl.DataFrame:
@@ -72,6 +73,13 @@ def diagnose(
     ``warning`` row is also raised as a :class:`MeasureWarning`, so a pipeline
     or a test suite can fail on it.
 
+    ``operators`` keeps the findings about those operators (and the findings
+    about a measure or a suite, which have no operator); default all.
+    ``aggregation`` picks the parts the micro value is held against in the
+    ``outside_hull`` check: the per-class values (``"macro"``, ``"weighted"``)
+    or the per-example values (``"exemplar"``, read off the cell profiles, so
+    no per-example rows are needed), as in aggmetrics.
+
     Examples
     --------
     >>> import aggframe as af
@@ -79,9 +87,17 @@ def diagnose(
     >>> "micro_collapse" in af.diagnose(pr)["code"].to_list()
     True
     """
-    if aggregation not in ("macro", "weighted"):
-        msg = f"Expected `aggregation` to be 'macro' or 'weighted' (per-class values), got {aggregation!r}"
+    if aggregation not in ("macro", "weighted", "exemplar"):
+        msg = (
+            "Expected `aggregation` to be 'macro' or 'weighted' (per-class values) or 'exemplar' "
+            f"(per-example values), got {aggregation!r}"
+        )
         raise OptionError(msg)
+    kept_operators = (
+        None
+        if operators is None
+        else [pr._op(o) for o in ([operators] if isinstance(operators, str) else operators)]
+    )
     explicit = measures is not None
     names = [get_measure(m).name for m in (measures or DEFAULT_MEASURES)]
     names = list(dict.fromkeys(names))
@@ -111,8 +127,19 @@ def diagnose(
 
     exclude = report.filter(pl.col("convention") == "exclude")
     # 1. pooled value outside the per-class range
+    if aggregation == "exemplar":
+        # per-example values are constant across the examples of a profile
+        profiles = pr._tables(keys).profiles.collect()
+        entries = pl.concat(
+            [
+                profiles.select(*keys, pl.lit(n).alias("measure"), get_measure(n).expr().alias("value"))
+                for n in names
+            ]
+        ).with_columns(pl.col("value").is_not_null().alias("defined"))
+    else:
+        entries = per_class
     hull = (
-        per_class.filter("defined")
+        entries.filter("defined")
         .group_by([*keys, "measure"])
         .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
     )
@@ -125,8 +152,10 @@ def diagnose(
         finding(
             outside.with_columns(
                 pl.format(
-                    "micro-{} = {} lies outside the range of the per-class values [{}, {}], so it is not a "
-                    "weighted average of them; {} is not aggregation-decomposable",
+                    "micro-{} = {} lies outside the range of the per-"
+                    + ("example" if aggregation == "exemplar" else "class")
+                    + " values [{}, {}], so it is not a weighted average of them; {} is not "
+                    "aggregation-decomposable",
                     "measure",
                     _fmt(pl.col("value")),
                     _fmt(pl.col("lower")),
@@ -328,6 +357,8 @@ def diagnose(
         pl.lit(None, dtype=pl.Float64).alias("upper"),
     )
     result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
+    if kept_operators is not None:
+        result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
     if emit_warnings:
         for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
             warnings.warn(message, MeasureWarning, stacklevel=2)

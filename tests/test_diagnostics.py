@@ -65,6 +65,51 @@ def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray
         assert row["value"] == pytest.approx(f.detail["exclude"], nan_ok=True)
 
 
+@given(indicator_matrices(masked=False, max_m=4))
+def test_per_example_hull_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
+    # aggregation="exemplar": micro against the range of the per-example values
+    # (read off the profiles here, off the rows in aggmetrics)
+    Y, P, _ = data
+    if (Y.sum(axis=1) == 1).all() and (P.sum(axis=1) == 1).all():
+        return
+    ours = af.diagnose(af.from_indicator(Y, P), SUITE, aggregation="exemplar")
+    ref = am.diagnose(am.IndicatorMatrix(Y, P, task="multilabel"), SUITE, aggregation="exemplar")
+    hull = {f.detail["measure"]: f.detail for f in ref if f.code == "outside_hull"}
+    got = ours.filter(pl.col("code") == "outside_hull")
+    assert set(got["measure"]) == set(hull)
+    for row in got.iter_rows(named=True):
+        assert (row["lower"], row["upper"]) == pytest.approx(
+            (hull[row["measure"]]["lo"], hull[row["measure"]]["hi"])
+        )
+        assert "per-example values" in row["message"]
+
+
+def test_per_example_hull_example() -> None:
+    # one defined per-example MCC (0.5); micro-MCC is 0, outside that range
+    Y = np.array([[1, 0, 0], [0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 1, 1]])
+    P = np.array([[1, 1, 1], [0, 1, 1], [0, 0, 1], [1, 0, 1], [1, 1, 0]])
+    got = af.diagnose(af.from_indicator(Y, P), ["mcc"], aggregation="exemplar").filter(
+        pl.col("code") == "outside_hull"
+    )
+    assert got.select("value", "lower", "upper").row(0) == pytest.approx((0.0, 0.5, 0.5))
+    ref = am.check_hull(am.IndicatorMatrix(Y, P, task="multilabel"), "mcc", "exemplar")
+    assert ref is not None
+    assert (ref.detail["lo"], ref.detail["hi"]) == pytest.approx((0.5, 0.5))
+
+
+def test_operators_keep_their_findings() -> None:
+    rng = np.random.default_rng(4)
+    pr = af.from_indicator(rng.integers(0, 2, (30, 4)), rng.integers(0, 2, (30, 4)))
+    everything = af.diagnose(pr, SUITE)
+    macro = af.diagnose(pr, SUITE, operators="macro")
+    assert set(everything["operator"].drop_nulls()) - {"macro"}, "the data should give non-macro findings"
+    assert set(macro["operator"].drop_nulls()) <= {"macro"}
+    expected = everything.filter(pl.col("operator").is_null() | (pl.col("operator") == "macro"))
+    assert macro.sort(pl.all(), nulls_last=True).equals(expected.sort(pl.all(), nulls_last=True))
+    with pytest.raises(af.UnknownNameError, match="mikro"):
+        af.diagnose(pr, SUITE, operators=["mikro"])
+
+
 def test_floor_trap_example() -> None:
     # 500 examples, 10 classes, every prediction wrong
     y = np.arange(500) % 10
