@@ -89,26 +89,26 @@ _GRAIN = "__aggframe_grain__"
 def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
     """Hand several grains of one source to Polars in one engine query.
 
-    Polars frames pass through lazily (they are collected together later). On
-    other engines (DuckDB, Spark) the grains are stacked into one query, a
+    Polars frames pass through lazily (they are collected together later). The
+    grains of another engine (DuckDB, Spark) are stacked into one query, a
     diagonal union tagged by grain, with each grain's columns renamed apart so
-    their dtypes never meet, and split again in Polars. One query instead of one
-    per grain: Spark runs one job, and grains that share a sub-plan (the
-    per-example aggregation behind the profiles and the group counts) reuse its
-    shuffle instead of computing it once per grain.
+    their dtypes never meet, and split again in Polars: one Spark job (and one
+    Spark Connect round trip) for all of them instead of one per grain.
     """
-    natives = [nw.to_native(f) for f in frames]
-    if all(isinstance(n, pl.LazyFrame) for n in natives) or len(frames) == 1:
+    remote = [i for i, f in enumerate(frames) if not isinstance(nw.to_native(f), pl.LazyFrame)]
+    if len(remote) <= 1:
         return [to_polars(f) for f in frames]
-    names = [f.collect_schema().names() for f in frames]
+    names = {i: frames[i].collect_schema().names() for i in remote}
     tagged = [
-        f.select(nw.lit(i).alias(_GRAIN), *[nw.col(c).alias(f"_g{i}_{c}") for c in cols])
-        for i, (f, cols) in enumerate(zip(frames, names, strict=True))
+        frames[i].select(nw.lit(i).alias(_GRAIN), *[nw.col(c).alias(f"_g{i}_{c}") for c in names[i]])
+        for i in remote
     ]
     stacked = nw.concat(tagged, how="diagonal").collect(backend="polars").to_native()
     return [
-        stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in cols).lazy()
-        for i, cols in enumerate(names)
+        stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in names[i]).lazy()
+        if i in names
+        else to_polars(f)
+        for i, f in enumerate(frames)
     ]
 
 

@@ -774,43 +774,41 @@ class Predictions:
 
     # -- hand-off to the NumPy suite module -----------------------------------------
     def _polars_source(self) -> pl.LazyFrame:
+        """The source rows in Polars (every row crosses: for tests and small inputs only)."""
         return to_polars(self.source)
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
-        self._needs_rows("the confusion counts")
         """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
 
         For the label form and for one-hot long data (each example has exactly
-        one true and one predicted class). One grouped query.
+        one true and one predicted class). One grouped query, run where the rows
+        are: only the counts cross to Polars.
         """
+        self._needs_rows("the confusion counts")
         keys = _listify(by)
         self._tables(keys)  # validates the data
         if self.form == "labels" and self.task == "multiclass":
             lroles = self.label_roles
             assert lroles is not None
-            pairs = self._polars_source().select(
-                *keys, pl.col(lroles.y_true).alias("true"), pl.col(lroles.y_pred).alias("pred")
+            pairs = self.source.select(
+                *keys, nw.col(lroles.y_true).alias("true"), nw.col(lroles.y_pred).alias("pred")
             )
         elif self.form == "long" and self._is_single_label():
             roles = self.long_roles
             assert roles is not None
-            y, p = pl.col(roles.y).cast(pl.Float64), pl.col(roles.p).cast(pl.Float64)
-            pairs = (
-                self._polars_source()
-                .group_by(*keys, roles.example)
-                .agg(
-                    pl.col(roles.class_).filter(y == 1).first().alias("true"),
-                    pl.col(roles.class_).filter(p == 1).first().alias("pred"),
-                )
+            y, p = nw.col(roles.y).cast(nw.Float64), nw.col(roles.p).cast(nw.Float64)
+            # each example has one true and one predicted class (checked above)
+            pairs = self.source.group_by([*keys, roles.example]).agg(
+                nw.when(y == 1).then(nw.col(roles.class_)).max().alias("true"),
+                nw.when(p == 1).then(nw.col(roles.class_)).max().alias("pred"),
             )
         else:
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
+        counts = pairs.group_by([*keys, "true", "pred"]).agg(nw.len().alias("n"))
+        # one dtype for n whatever the engine counted with
         return (
-            pairs.group_by(*keys, "true", "pred")
-            .agg(pl.len().alias("n"))
-            .sort(*keys, "true", "pred")
-            .collect()
+            to_polars(counts).with_columns(pl.col("n").cast(pl.Int64)).sort(*keys, "true", "pred").collect()
         )
 
     def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:

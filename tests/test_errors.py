@@ -339,22 +339,25 @@ def test_long_same_entry_in_two_by_groups_is_fine_but_duplicate_without_by() -> 
         pr.evaluate()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 3), st.sampled_from([0, 1, 63, 64, 127, 128, 191, 256, -1, -128])),
         min_size=1,
         max_size=25,
     ),
-    st.sampled_from([pl.Int64, pl.Int16, pl.UInt8, pl.String]),
+    st.sampled_from([pl.Int64, pl.Int16, pl.UInt8, pl.UInt64, pl.String]),
+    st.sampled_from([0, 100, 600]),
 )
 def test_long_duplicate_check_is_exact_for_any_class_values(
-    entries: list[tuple[int, int]], dtype: pl.DataType
+    entries: list[tuple[int, int]], dtype: pl.DataType, universe: int
 ) -> None:
-    # Integer classes take the bit-word check of the wide step, where classes 128
-    # apart share a bit (a suspicion that the exact recount clears); strings count
-    # distinct values. Either way: an error exactly when an entry repeats, with the
-    # exact number of surplus rows.
+    # Integer classes take the bit-word check of the wide step, with as many 64-bit
+    # words as the declared class count needs (1 here, 2 for 100 classes, an exact
+    # distinct count for 600), where classes 64 * words apart share a bit (a
+    # suspicion that the exact recount clears); strings count distinct values.
+    # Either way: an error exactly when an entry repeats, with the exact number of
+    # surplus rows.
     frame = pl.DataFrame(
         {"example": [e for e, _ in entries], "class": [c for _, c in entries]},
         schema_overrides={"class": pl.Int64},
@@ -363,9 +366,16 @@ def test_long_duplicate_check_is_exact_for_any_class_values(
         frame = frame.filter(pl.col("class").is_between(0, 255))
     if frame.height == 0:
         return
+    if dtype == pl.UInt64:  # beyond the Int64 range
+        frame = frame.with_columns(pl.col("class").cast(pl.Int128) + 2**63)
     frame = frame.with_columns(pl.col("class").cast(dtype))
+    present = frame["class"].unique().to_list()
+    filler = pl.Series([f"pad{i}" for i in range(universe)]).cast(dtype, strict=False).drop_nulls()
+    if dtype != pl.String:
+        filler = pl.Series(range(20_000, 20_000 + universe)).cast(dtype, strict=False).drop_nulls()
+    classes = list(dict.fromkeys([*present, *filler.to_list()]))
     surplus = frame.height - frame.unique(["example", "class"]).height
-    pr = af.from_long(frame, classes=frame["class"].unique().to_list())
+    pr = af.from_long(frame, classes=classes)
     if surplus:
         with pytest.raises(DuplicateEntryError, match=rf"\b{surplus} duplicate entr"):
             pr.evaluate("f1", "micro")
