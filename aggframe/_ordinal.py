@@ -55,8 +55,7 @@ from aggframe._predictions import (
     Predictions,
     _as_lazy,
     _is_frame,
-    _label_array,
-    _label_series,
+    _label_frame,
     _listify,
     from_labels,
     from_long,
@@ -239,15 +238,8 @@ def from_ordinal(
         if any(c is not None for c in (example, fold, repeat)):
             msg = "example=, fold= and repeat= name columns of a frame; with arrays, pass a frame instead"
             raise OptionError(msg)
-        yt, yp = _label_array(data, "y_true"), _label_array(y_pred_values, "y_pred")
-        if yt.ndim != 1 or yp.ndim != 1:
-            msg = f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}"
-            raise ShapeError(msg)
-        if yt.shape != yp.shape:
-            msg = f"y_true has {yt.shape[0]} labels but y_pred has {yp.shape[0]}"
-            raise ShapeError(msg)
         y_true, y_pred = "y_true", "y_pred"
-        lf = pl.DataFrame({y_true: _label_series(yt), y_pred: _label_series(yp)}).lazy()
+        lf = _label_frame(data, y_pred_values, y_true, y_pred).lazy()
         schema = lf.collect_schema()
 
     # -- the order (options, no data) -------------------------------------------------
@@ -823,26 +815,20 @@ def _coordinates(kind: str, base: Predictions, order: list[Any], keys: list[str]
             .sort([*keys, "_i", "_k"])
         )
         return out.select(columns)
-    recall = cells.select(
-        *keys,
-        CLASS,
-        "_i",
-        pl.lit(0).alias("_c"),
-        pl.lit("recall").alias("coordinate"),
-        pl.col("tp").alias("count"),
-        (pl.col("tp") + pl.col("fn")).alias("support"),
-    )
-    specificity = cells.select(
-        *keys,
-        CLASS,
-        "_i",
-        pl.lit(1).alias("_c"),
-        pl.lit("specificity").alias("coordinate"),
-        pl.col("tn").alias("count"),
-        (pl.col("fp") + pl.col("tn")).alias("support"),
-    )
+    rates = [
+        cells.select(
+            *keys,
+            CLASS,
+            "_i",
+            pl.lit(c).alias("_c"),
+            pl.lit(name).alias("coordinate"),
+            pl.col(hit).alias("count"),
+            (pl.col(hit) + pl.col(miss)).alias("support"),
+        )
+        for c, (name, hit, miss) in enumerate((("recall", "tp", "fn"), ("specificity", "tn", "fp")))
+    ]
     out = (
-        pl.concat([recall, specificity])
+        pl.concat(rates)
         .with_columns(
             pl.lit(None, dtype=dtype).alias("pred"),
             pl.when(pl.col("support") > 0).then(pl.col("count") / pl.col("support")).alias("value"),

@@ -1025,6 +1025,24 @@ def _label_array(values: Any, name: str) -> np.ndarray:
         raise ShapeError(msg) from exc
 
 
+def _label_frame(y_true: Any, y_pred: Any, true_name: str, pred_name: str) -> pl.DataFrame:
+    """Two label arrays, checked (1-D, same length, not empty), as a frame."""
+    yt, yp = _label_array(y_true, "y_true"), _label_array(y_pred, "y_pred")
+    if yt.ndim != 1 or yp.ndim != 1:
+        msg = (
+            f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}; for indicator "
+            "matrices use af.from_indicator"
+        )
+        raise ShapeError(msg)
+    if yt.shape != yp.shape:
+        msg = f"y_true has {yt.shape[0]} labels but y_pred has {yp.shape[0]}"
+        raise ShapeError(msg)
+    if yt.size == 0:
+        msg = "the label arrays are empty"
+        raise EmptyInputError(msg)
+    return pl.DataFrame({true_name: _label_series(yt), pred_name: _label_series(yp)})
+
+
 def _label_series(values: np.ndarray) -> pl.Series:
     # object arrays (e.g. ints with a None) go through lists, so None becomes a null
     return pl.Series(values.tolist()) if values.dtype == object else pl.Series(values)
@@ -1162,17 +1180,7 @@ def from_labels(
         if fold is not None or repeat is not None or example is not None or target is not None:
             msg = "fold=, repeat=, target= and example= name columns of a frame; with arrays, pass a frame instead"
             raise OptionError(msg)
-        yt, yp = _label_array(data, "y_true"), _label_array(y_pred_values, "y_pred")
-        if yt.ndim != 1 or yp.ndim != 1:
-            msg = f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}; for indicator matrices use af.from_indicator"
-            raise ShapeError(msg)
-        if yt.shape != yp.shape:
-            msg = f"y_true has {yt.shape[0]} labels but y_pred has {yp.shape[0]}"
-            raise ShapeError(msg)
-        if yt.size == 0:
-            msg = "the label arrays are empty"
-            raise EmptyInputError(msg)
-        df = pl.DataFrame({"y_true": _label_series(yt), "y_pred": _label_series(yp)})
+        df = _label_frame(data, y_pred_values, "y_true", "y_pred")
         if df["y_true"].dtype != df["y_pred"].dtype:
             try:
                 df = df.with_columns(pl.col("y_pred").cast(df["y_true"].dtype, strict=True))
