@@ -15,7 +15,8 @@ extend to non-decomposable measures (MCC, kappa, balanced accuracy, ...): their
 pooled value need not even lie between the per-class values; the frame then
 reports the gap with a null decomposition and a note.
 
-Everything is computed from the per-class cell table of one scan: one group-by.
+Everything is computed from the cell tables of one scan: per-class values come from
+`_operators.class_table` and micro from `_operators.reduce_tables`, as in `evaluate`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import polars as pl
 from aggframe._cells import CELLS, KEY_ALL
 from aggframe._grains import sum_to
 from aggframe._measures import Measure, get_measure, list_measures
+from aggframe._operators import class_table, reduce_tables
 from aggframe._targets import block_view
 
 __all__ = ["GAP_COLUMNS", "micro_macro_gap"]
@@ -49,15 +51,6 @@ NOT_DECOMPOSABLE = (
     "so the gap is not a covariance"
 )
 _NAN = pl.lit(float("nan"), dtype=pl.Float64)
-
-
-def _denominator(measure: Measure) -> pl.Expr:
-    b = measure.denominator_coefficients
-    if b is None:
-        return pl.lit(None, dtype=pl.Float64)
-    return pl.sum_horizontal(
-        [pl.lit(float(c)) * pl.col(cell).cast(pl.Float64) for c, cell in zip(b, CELLS, strict=True)]
-    )
 
 
 def micro_macro_gap(
@@ -119,44 +112,43 @@ def micro_macro_gap(
         tables = sum_to(tables, [k for k in tables.keys if k not in folds])
     if tables.target is not None:
         tables = block_view(tables)
-    keys = list(tables.keys)
-    visible = [k for k in keys if k != KEY_ALL]
-    names = {f"_v{i}": m.name for i, m in enumerate(chosen)}
+    visible = [k for k in tables.keys if k != KEY_ALL]
     order = {m.name: i for i, m in enumerate(chosen)}
-    classes = tables.classes.with_columns(pl.col(*CELLS).cast(pl.Float64))
-
-    # per class: value and denominator of every measure, tidy
-    per_class = pl.concat(
-        [
-            classes.select(
-                *keys,
-                pl.lit(m.name).alias("measure"),
-                m.expr().alias("_value"),
-                _denominator(m).alias("_d"),
-            )
-            for m in chosen
-        ],
-        how="vertical_relaxed",
-    ).filter(pl.col("_value").is_not_null())
-    v, d = pl.col("_value"), pl.col("_d")
-    stats = per_class.group_by([*keys, "measure"]).agg(
+    # per class: the value and the denominator <b, v_k> of every measure, tidy (the
+    # coefficients join in as a small frame, so the plan does not grow with measures)
+    coefficients = pl.LazyFrame(
+        {
+            "measure": [m.name for m in chosen],
+            "decomposable": [m.decomposable for m in chosen],
+            **{
+                f"_b_{c}": [float(m.linear[1][i]) if m.linear else None for m in chosen]
+                for i, c in enumerate(CELLS)
+            },
+        },
+        schema_overrides={f"_b_{c}": pl.Float64 for c in CELLS},
+    )
+    per_class = (
+        class_table(tables, chosen)
+        .filter("defined")
+        .join(coefficients.drop("decomposable"), on="measure")
+        .with_columns(
+            pl.sum_horizontal([pl.col(f"_b_{c}") * pl.col(c).cast(pl.Float64) for c in CELLS]).alias("_d")
+        )
+    )
+    v, d = pl.col("value"), pl.when(pl.col("_b_tp").is_not_null()).then(pl.col("_d"))
+    stats = per_class.group_by([*visible, "measure"]).agg(
         v.mean().alias("macro"),
         pl.len().cast(pl.Int64).alias("n_defined"),
         d.mean().alias("mean_denominator"),
         ((d - d.mean()) * (v - v.mean())).mean().alias("covariance"),
     )
-    # pooled cells -> micro, one column per measure, then tidy
-    pooled = classes.group_by(keys).agg(pl.col(*CELLS).sum())
-    micro = pooled.select(*keys, *[m.expr().alias(c) for c, m in zip(names, chosen, strict=True)]).unpivot(
-        on=list(names), index=keys, variable_name="measure", value_name="micro"
-    )
-    micro = micro.with_columns(pl.col("measure").replace_strict(names, return_dtype=pl.String))
-    decomposable = pl.LazyFrame(
-        {"measure": [m.name for m in chosen], "decomposable": [m.decomposable for m in chosen]}
+    # the pooled cells' value, as evaluate's micro
+    micro = reduce_tables(tables, chosen, ["micro"], ["exclude"]).select(
+        *visible, "measure", pl.col("value").alias("micro")
     )
     out = (
-        micro.join(decomposable, on="measure")
-        .join(stats, on=[*keys, "measure"], how="left", nulls_equal=True)
+        micro.join(coefficients.select("measure", "decomposable"), on="measure")
+        .join(stats, on=[*visible, "measure"], how="left", nulls_equal=True)
         .with_columns(
             pl.col("micro").fill_null(_NAN),
             pl.col("macro").fill_null(_NAN),
