@@ -129,13 +129,17 @@ def diagnose(
     # 1. pooled value outside the per-class range
     if aggregation == "exemplar":
         # per-example values are constant across the examples of a profile
-        profiles = pr._tables(keys).profiles.collect()
-        entries = pl.concat(
-            [
-                profiles.select(*keys, pl.lit(n).alias("measure"), get_measure(n).expr().alias("value"))
-                for n in names
-            ]
-        ).with_columns(pl.col("value").is_not_null().alias("defined"))
+        profiles = pr._tables(keys).profiles
+        columns = {f"_v{i}": n for i, n in enumerate(names)}
+        entries = (
+            profiles.select(*keys, *[get_measure(n).expr().alias(c) for c, n in columns.items()])
+            .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
+            .with_columns(
+                pl.col("measure").replace_strict(columns, return_dtype=pl.String),
+                pl.col("value").is_not_null().alias("defined"),
+            )
+            .collect()
+        )
     else:
         entries = per_class
     hull = (
