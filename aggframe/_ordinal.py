@@ -459,22 +459,17 @@ def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal:
         msg = f"the cost matrix has dtype {M.dtype}; expected numbers"
         raise InvalidValueError(msg)
     M = M.astype(float)
-    bad = np.argwhere(~np.isfinite(M))
-    if bad.size:
-        j, k = bad[0]
-        msg = (
-            f"the cost matrix has {len(bad)} non-finite entr{'y' if len(bad) == 1 else 'ies'} "
-            f"(e.g. C[{j}, {k}] = {M[j, k]}, true {classes[j]!r}, predicted {classes[k]!r}); costs must be finite"
-        )
-        raise InvalidValueError(msg)
-    bad = np.argwhere(M < 0)
-    if bad.size:
-        j, k = bad[0]
-        msg = (
-            f"the cost matrix has {len(bad)} negative entr{'y' if len(bad) == 1 else 'ies'} "
-            f"(e.g. C[{j}, {k}] = {M[j, k]:g}, true {classes[j]!r}, predicted {classes[k]!r}); costs must be >= 0"
-        )
-        raise InvalidValueError(msg)
+    checks = ((~np.isfinite(M), "non-finite", "finite"), (M < 0, "negative", ">= 0"))
+    for flagged, what, rule in checks:
+        bad = np.argwhere(flagged)
+        if bad.size:
+            j, k = bad[0]
+            msg = (
+                f"the cost matrix has {len(bad)} {what} entr{'y' if len(bad) == 1 else 'ies'} "
+                f"(e.g. C[{j}, {k}] = {M[j, k]:g}, true {classes[j]!r}, predicted {classes[k]!r}); "
+                f"costs must be {rule}"
+            )
+            raise InvalidValueError(msg)
     diag = np.flatnonzero(np.diag(M) != 0)
     if zero_diagonal and diag.size:
         j = int(diag[0])
