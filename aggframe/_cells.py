@@ -27,6 +27,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
+from aggframe._columns import CELLS, KEY_ALL
 from aggframe._tnorms import TNorm
 
 __all__ = [
@@ -39,10 +40,6 @@ __all__ = [
     "label_row_cells",
     "long_grains",
 ]
-
-CELLS = ("tp", "fp", "fn", "tn")
-#: Key column standing in for "no by columns", dropped from every result.
-KEY_ALL = "__aggframe_all__"
 
 
 @dataclass(frozen=True)
@@ -461,25 +458,21 @@ def label_row_cells(
 
 
 def block_grain(
-    per_row: nw.LazyFrame[Any], keys: Sequence[str], example: str, target: str
+    per_row: nw.LazyFrame[Any], keys: Sequence[str], example: str
 ) -> tuple[nw.LazyFrame[Any], nw.LazyFrame[Any]]:
     """Per-example cells summed over the targets (the block matrix), reduced to profiles here.
 
     ``per_row`` holds one row per (keys..., target, example) with its cells;
     ``keys`` are the block keys (without the target). Returns the profiles
-    (keys, tp, fp, fn, tn, n, _short: how many of the n examples lack a row in some
-    target of their group, which must be 0) and the per-example sums, read only for
-    an error message. Per-example values never leave the engine.
+    (keys, tp, fp, fn, tn, ``_n_targets``: how many targets the examples have a
+    row in, n) and the per-example sums, read only for an error message. Whether
+    an example lacks a target is decided on the small profiles, against the
+    group's number of targets (no join on the keys here: engines other than
+    Polars cannot join null keys as equal). Per-example values never leave the engine.
     """
     k = list(keys)
     summed = per_row.group_by([*k, example]).agg(
         *[nw.col(c).cast(nw.Float64).sum() for c in CELLS], nw.len().alias("_n_targets")
     )
-    n_targets = per_row.group_by(k).agg(nw.col(target).n_unique().alias("_T"))
-    detail = summed.join(n_targets, on=k)
-    profiles = (
-        detail.with_columns((nw.col("_n_targets") < nw.col("_T")).cast(nw.Int64).alias("_short"))
-        .group_by([*k, *CELLS])
-        .agg(nw.len().alias("n"), nw.col("_short").sum())
-    )
-    return profiles, detail
+    profiles = summed.group_by([*k, *CELLS, "_n_targets"]).agg(nw.len().alias("n"))
+    return profiles, summed

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._grouping import GROUPING_COLUMN
+from aggframe._grouping import GROUPING_COLUMN, GROUPING_ID
 from aggframe.exceptions import OptionError
 
 __all__ = ["compare_groups", "summarize_groups"]
@@ -24,26 +24,30 @@ def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
     return pl.when(den.abs() > 0).then(num / den)
 
 
-def compare_groups(report: pl.DataFrame, by: Sequence[str], reference: dict[str, Any] | None) -> pl.DataFrame:
-    """Per-group rows with the overall value, and differences and ratios to it (and to a reference group)."""
-    keys = list(by)
-    groups = report.filter(pl.col(GROUPING_COLUMN) != "").drop(GROUPING_COLUMN)
-    overall = report.filter(pl.col(GROUPING_COLUMN) == "").select(*STAT, pl.col("value").alias("overall"))
-    out = groups.join(overall, on=STAT, how="left").with_columns(
+def compare_groups(
+    report: pl.DataFrame, by: Sequence[str], reference: dict[str, Any] | None, shown: str = ""
+) -> pl.DataFrame:
+    """Per-group rows with the overall value, and differences and ratios to it (and to a reference group).
+
+    ``report`` holds the grouping sets ``[by, []]``: rows with ``grouping_id`` 0 are
+    the groups, the others the overall rows. ``reference`` maps by-columns to the
+    reference group's values (None matches a null key); ``shown`` is how the error
+    message names it.
+    """
+    marks = [GROUPING_COLUMN, GROUPING_ID]
+    groups = report.filter(pl.col(GROUPING_ID) == 0).drop(marks)
+    overall = report.filter(pl.col(GROUPING_ID) != 0).select(*STAT, pl.col("value").alias("overall"))
+    out = groups.join(overall, on=STAT, how="left", nulls_equal=True).with_columns(
         (pl.col("value") - pl.col("overall")).alias("difference_to_overall"),
         _ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
     )
     if reference is not None:
-        missing = [k for k in keys if k not in reference]
-        if missing or set(reference) - set(keys):
-            msg = f"reference must name a value for each by column {keys!r}, got {reference!r}"
-            raise OptionError(msg)
-        ref = groups.filter(*[pl.col(k) == v for k, v in reference.items()])
+        ref = groups.filter(*[pl.col(k).eq_missing(pl.lit(v)) for k, v in reference.items()])
         if ref.height == 0:
-            msg = f"reference group {reference!r} is not in the data"
+            msg = f"reference group {shown or reference!r} is not in the data"
             raise OptionError(msg)
         ref = ref.select(*STAT, pl.col("value").alias("reference"))
-        out = out.join(ref, on=STAT, how="left").with_columns(
+        out = out.join(ref, on=STAT, how="left", nulls_equal=True).with_columns(
             (pl.col("value") - pl.col("reference")).alias("difference_to_reference"),
             _ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
         )
@@ -53,7 +57,7 @@ def compare_groups(report: pl.DataFrame, by: Sequence[str], reference: dict[str,
 def summarize_groups(compared: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     """Per measure: overall, group min and max (and which group), their difference and ratio."""
     keys = list(by)
-    label = pl.concat_str([pl.col(k).cast(pl.String) for k in keys], separator=",")
+    label = pl.concat_str([pl.col(k).cast(pl.String).fill_null("null") for k in keys], separator=",")
     defined = compared.filter(pl.col("value").is_not_nan())
     return (
         defined.with_columns(label.alias("_group"))

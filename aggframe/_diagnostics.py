@@ -28,7 +28,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._grains import CLASS
+from aggframe._columns import CLASS, by_key, check_result_names, restore
 from aggframe._measures import get_measure
 from aggframe.exceptions import OptionError
 
@@ -101,11 +101,15 @@ def diagnose(
     explicit = measures is not None
     names = [get_measure(m).name for m in (measures or DEFAULT_MEASURES)]
     names = list(dict.fromkeys(names))
-    keys = [by] if isinstance(by, str) else list(by or [])
-    report = pr.evaluate(
-        names, ["micro", "macro", "exemplar"], by=keys or None, convention=["exclude", "zero"]
+    user_keys = [by] if isinstance(by, str) else list(by or [])
+    # the work runs on private key columns; the user's names come back at the end
+    keys = [by_key(i) for i in range(len(user_keys))]
+    report_lf, key_names = pr._report(
+        names, ["micro", "macro", "exemplar"], by=user_keys, convention=["exclude", "zero"]
     )
-    per_class = pr.per_class(names, by=keys or None)
+    report = report_lf.collect()
+    tables = pr._tables(user_keys)
+    per_class = pr._per_class(tables, [get_measure(n) for n in names]).collect()
     classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
     single = bool(pr._is_single_label())
     binary = pr.form == "labels" and pr.task == "binary"
@@ -129,7 +133,7 @@ def diagnose(
     # 1. pooled value outside the per-class range
     if aggregation == "exemplar":
         # per-example values are constant across the examples of a profile
-        profiles = pr._tables(keys).profiles
+        profiles = tables.profiles
         columns = {f"_v{i}": n for i, n in enumerate(names)}
         entries = (
             profiles.select(*keys, *[get_measure(n).expr().alias(c) for c, n in columns.items()])
@@ -148,7 +152,7 @@ def diagnose(
         .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
     )
     micro = exclude.filter(pl.col("operator") == "micro").select(*keys, "measure", "value")
-    outside = micro.join(hull, on=[*keys, "measure"]).filter(
+    outside = micro.join(hull, on=[*keys, "measure"], nulls_equal=True).filter(
         pl.col("value").is_not_nan()
         & ((pl.col("value") < pl.col("lower") - 1e-12) | (pl.col("value") > pl.col("upper") + 1e-12))
     )
@@ -185,7 +189,7 @@ def diagnose(
             schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
         )
         if floors.height:
-            grid = classes.join(floors, on="_m")
+            grid = classes.join(floors, on="_m", nulls_equal=True)
             rows.append(
                 finding(
                     grid.with_columns(
@@ -275,15 +279,17 @@ def diagnose(
             )
     # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
     if single and not binary and any(n in names for n in DRIFTING):
-        counts = pr.confusion_counts(by=keys or None)
+        counts, _ = pr._confusion(user_keys)
         group = keys or []
         universe = per_class.select(*group, CLASS).unique()
         grid = (
-            universe.rename({CLASS: "true"}).join(universe.rename({CLASS: "pred"}), on=group, how="inner")
+            universe.rename({CLASS: "true"}).join(
+                universe.rename({CLASS: "pred"}), on=group, how="inner", nulls_equal=True
+            )
             if group
             else universe.rename({CLASS: "true"}).join(universe.rename({CLASS: "pred"}), how="cross")
         )
-        full = grid.join(counts, on=[*group, "true", "pred"], how="left").with_columns(
+        full = grid.join(counts, on=[*group, "true", "pred"], how="left", nulls_equal=True).with_columns(
             pl.col("n").fill_null(0)
         )
         rates = full.with_columns(
@@ -363,6 +369,8 @@ def diagnose(
     result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
     if kept_operators is not None:
         result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
+    check_result_names(key_names.values(), DIAGNOSTIC_COLUMNS, "diagnose")
+    result = restore(result, key_names)
     if emit_warnings:
         for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
             warnings.warn(message, MeasureWarning, stacklevel=2)

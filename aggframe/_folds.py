@@ -75,7 +75,11 @@ def fold_report(
             size_keys = [c for c in (*k, *fk) if c != tables.target]
             sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
             sized = per_fold.join(
-                sizes.drop(KEY_ALL, strict=False), on=[*visible, *fk], how="left", maintain_order="left"
+                sizes.drop(KEY_ALL, strict=False),
+                on=[*visible, *fk],
+                how="left",
+                maintain_order="left",
+                nulls_equal=True,
             )
             value = pl.col("value")
             averaged = sized.group_by(stat_keys, maintain_order=True).agg(

@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from aggframe._cells import CELLS, KEY_ALL
+from aggframe._columns import check_result_names, restore
 from aggframe._grains import sum_to
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import class_table, reduce_tables
@@ -130,7 +131,7 @@ def micro_macro_gap(
     per_class = (
         class_table(tables, chosen)
         .filter("defined")
-        .join(coefficients.drop("decomposable"), on="measure")
+        .join(coefficients.drop("decomposable"), on="measure", nulls_equal=True)
         .with_columns(
             pl.sum_horizontal([pl.col(f"_b_{c}") * pl.col(c).cast(pl.Float64) for c in CELLS]).alias("_d")
         )
@@ -147,7 +148,7 @@ def micro_macro_gap(
         *visible, "measure", pl.col("value").alias("micro")
     )
     out = (
-        micro.join(coefficients.select("measure", "decomposable"), on="measure")
+        micro.join(coefficients.select("measure", "decomposable"), on="measure", nulls_equal=True)
         .join(stats, on=[*visible, "measure"], how="left", nulls_equal=True)
         .with_columns(
             pl.col("micro").fill_null(_NAN),
@@ -173,4 +174,6 @@ def micro_macro_gap(
         )
         .select(*visible, *GAP_COLUMNS)
     )
-    return out.collect()
+    names = {k: tables.names.get(k, k) for k in visible}
+    check_result_names(names.values(), GAP_COLUMNS, "micro_macro_gap")
+    return restore(out.collect(), names)

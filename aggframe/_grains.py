@@ -14,14 +14,15 @@ rows and one offending row (fetched from the source only on that error path).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import narwhals as nw
 import polars as pl
 
-from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, block_grain, label_row_cells
+from aggframe._cells import LabelRoles, LongRoles, block_grain, label_row_cells
+from aggframe._columns import CELLS, CLASS, KEY_ALL, fmt_row
 from aggframe.exceptions import (
     DuplicateEntryError,
     EmptyInputError,
@@ -32,9 +33,7 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 
-__all__ = ["CellTables", "finish_labels", "finish_long"]
-
-CLASS = "class"
+__all__ = ["CLASS", "CellTables", "finish_labels", "finish_long"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,8 @@ class CellTables:
     #: matrix), keyed by the keys without the target column
     block_profiles: pl.LazyFrame | None = None
     target: str | None = None
+    #: the user's names of the private key columns (see :mod:`aggframe._columns`)
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
@@ -70,7 +71,12 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
         block_keys = [c for c in k if c != tables.target]
         block = keyed(tables.block_profiles).group_by([*block_keys, *CELLS]).agg(pl.col("n").sum())
     return CellTables(
-        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=tables.target
+        classes=classes,
+        profiles=profiles,
+        keys=tuple(k),
+        block_profiles=block,
+        target=tables.target,
+        names=tables.names,
     )
 
 
@@ -112,32 +118,40 @@ def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
     ]
 
 
-def _fmt_row(row: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in row.items() if k != KEY_ALL)
-
-
-def _first_row(source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[str]) -> str:
-    """One offending row of the source, for an error message (error path only)."""
+def _first_row(
+    source: nw.LazyFrame[Any], predicate: nw.Expr, columns: Sequence[str], names: Mapping[str, str]
+) -> str:
+    """One offending row of the (projected) source, in the user's names (error path only)."""
     try:
         df = source.filter(predicate).select(*columns).head(1).collect(backend="polars").to_native()
     except Exception:
         return "?"
-    return _fmt_row(df.row(0, named=True)) if df.height else "?"
+    return fmt_row(df.row(0, named=True), names) if df.height else "?"
 
 
 def _first_group(
-    source: nw.LazyFrame[Any], columns: Sequence[str], count: str, keep: Callable[[nw.Expr], nw.Expr]
+    source: nw.LazyFrame[Any],
+    columns: Sequence[str],
+    count: str,
+    keep: Callable[[nw.Expr], nw.Expr],
+    names: Mapping[str, str],
 ) -> str | None:
-    """One group of source rows whose row count ``keep`` flags, for an error message (error path only)."""
+    """One group of source rows whose row count ``keep`` flags, for an error message (error path only).
+
+    ``count`` names the row count in the message; the column itself is private.
+    """
     df = (
         source.group_by([c for c in columns if c != KEY_ALL])
-        .agg(nw.len().alias(count))
-        .filter(keep(nw.col(count)))
+        .agg(nw.len().alias(_COUNT))
+        .filter(keep(nw.col(_COUNT)))
         .head(1)
         .collect(backend="polars")
         .to_native()
     )
-    return _fmt_row(df.row(0, named=True)) if df.height else None
+    return fmt_row(df.row(0, named=True), {**names, _COUNT: count}) if df.height else None
+
+
+_COUNT = "__af_count"
 
 
 def universe_frame(
@@ -190,17 +204,17 @@ def finish_long(
     keys: Sequence[str],
     universe: pl.LazyFrame | None,
     soft_ok: bool,
+    names: Mapping[str, str],
     target: str | None = None,
     group_universe: Sequence[str] = (),
 ) -> CellTables:
+    """Validated, universe-complete cell tables of the long form (all names private)."""
     k = list(keys)
     ukeys = [*group_universe, *_universe_keys(target, universe)]
     grains = [raw["class"], raw["groups"], raw["profiles"]]
     if target is not None:
         # the block matrix's profiles are reduced where the rows are, like the others
-        block_raw, block_detail = block_grain(
-            raw["examples"], [c for c in k if c != target], roles.example, target
-        )
+        block_raw, block_detail = block_grain(raw["examples"], [c for c in k if c != target], roles.example)
         grains.append(block_raw)
     class_raw, groups, profiles, *block_pl = to_polars_all(grains)
     class_raw = class_raw.rename({roles.class_: CLASS})
@@ -215,16 +229,17 @@ def finish_long(
             declared=declared,
             soft_ok=soft_ok,
             ukeys=ukeys,
+            names=names,
         )
         return audit
 
-    audit = class_raw.join(groups, on=k, how="left").map_batches(check).cache()
+    audit = class_raw.join(groups, on=k, how="left", nulls_equal=True).map_batches(check).cache()
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
     group_sizes = audit.select(*k, "n_examples").unique()
     classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
     full = (
         _join_universe(group_sizes, classes_lf, ukeys)
-        .join(present.drop("n_examples"), on=[*k, CLASS], how="left")
+        .join(present.drop("n_examples"), on=[*k, CLASS], how="left", nulls_equal=True)
         .with_columns(pl.col(*CELLS, "rows").fill_null(0))
         .with_columns(
             # absent entries of a known universe are observed true negatives
@@ -236,9 +251,17 @@ def finish_long(
     block = None
     if target is not None:
         block = _block_profiles(
-            block_pl[0], block_detail, [c for c in k if c != target], roles.example, target
+            block_pl[0],
+            block_detail,
+            _targets_per_group(present, [c for c in k if c != target], target),
+            [c for c in k if c != target],
+            roles.example,
+            target,
+            names,
         )
-    return CellTables(classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target)
+    return CellTables(
+        classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target, names=names
+    )
 
 
 def _universe_keys(target: str | None, universe: pl.LazyFrame | None) -> list[str]:
@@ -251,36 +274,55 @@ def _universe_keys(target: str | None, universe: pl.LazyFrame | None) -> list[st
 def _join_universe(groups: pl.LazyFrame, classes: pl.LazyFrame, ukeys: list[str]) -> pl.LazyFrame:
     """Every group x every class of its universe (per target when there are targets)."""
     if ukeys:
-        return groups.join(classes, on=ukeys, how="inner")
+        return groups.join(classes, on=ukeys, how="inner", nulls_equal=True)
     return groups.join(classes, how="cross")
 
 
-def _block_profiles(
-    raw: pl.LazyFrame, detail: nw.LazyFrame[Any], keys: list[str], example: str, target: str
+def _targets_per_group(rows: pl.LazyFrame, keys: list[str], target: str) -> pl.LazyFrame:
+    """How many targets each block group has rows in (every example needs a row in each)."""
+    return rows.group_by(keys).agg(pl.col(target).n_unique().alias("_T"))
+
+
+def _block_profiles(  # noqa: PLR0917
+    raw: pl.LazyFrame,
+    detail: nw.LazyFrame[Any],
+    targets: pl.LazyFrame,
+    keys: list[str],
+    example: str,
+    target: str,
+    names: Mapping[str, str],
 ) -> pl.LazyFrame:
     """The block matrix's profiles (from :func:`~aggframe._cells.block_grain`), checked.
 
     Checks that the targets are on the same examples: within each group every
-    example must have a row in every target (one offending example is fetched
-    from ``detail`` on the error path only).
+    example must have a row in every target (``targets``: the group's number of
+    targets; one offending example is fetched from ``detail`` on the error path only).
     """
 
     def check(stats: pl.DataFrame) -> pl.DataFrame:
-        count = int(stats["_short"].sum())
-        if count:
+        short = stats.filter(pl.col("_n_targets") < pl.col("_T"))
+        if short.height:
+            count = int(short["n"].sum())
+            first = short.row(0, named=True)
             visible = [c for c in keys if c != KEY_ALL]
+            same_group = [nw.col(c).is_null() if first[c] is None else nw.col(c) == first[c] for c in visible]
             row = _first_row(
-                detail, nw.col("_n_targets") < nw.col("_T"), [*visible, example, "_n_targets", "_T"]
+                detail,
+                nw.all_horizontal(*same_group, nw.col("_n_targets") < first["_T"], ignore_nulls=False),
+                [*visible, example, "_n_targets"],
+                {**names, "_n_targets": "targets"},
             )
             msg = (
-                f"column {target!r}: the targets are not on the same examples ({count} example(s) "
-                f"lack a target, e.g. {row}); every example needs a row in every target"
+                f"column {names.get(target, target)!r}: the targets are not on the same examples "
+                f"({count} example(s) lack a target, e.g. {row} of {first['_T']}); every example "
+                "needs a row in every target"
             )
             raise InvalidValueError(msg)
         return stats
 
     return (
-        raw.map_batches(check)
+        raw.join(targets, on=keys, how="left", nulls_equal=True)
+        .map_batches(check)
         .group_by(*keys, *CELLS)
         .agg(pl.col("n").sum().cast(pl.Int64))
         .with_columns(pl.col(*CELLS).cast(pl.Float64))
@@ -296,7 +338,11 @@ def _check_long(
     declared: pl.DataFrame | None,
     soft_ok: bool,
     ukeys: list[str],
+    names: Mapping[str, str],
 ) -> None:
+    def show(col: str) -> str:
+        return names.get(col, col)
+
     if audit.height == 0 or int(audit["rows"].sum()) == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
@@ -318,8 +364,8 @@ def _check_long(
         nulls.append((roles.mask, total("null_mask")))
     for col, count in nulls:
         if count:
-            row = _first_row(source, nw.col(col).is_null(), cols)
-            msg = f"column {col!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
+            row = _first_row(source, nw.col(col).is_null(), cols, names)
+            msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
             raise NullValueError(msg)
 
     dups = int(group_level["dup_entries"].sum())
@@ -327,9 +373,12 @@ def _check_long(
         # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
         dups = _exact_duplicates(source, [*keys, roles.example], roles.class_)
     if dups:
-        row = _first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1) or "?"
+        row = (
+            _first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1, names)
+            or "?"
+        )
         msg = (
-            f"columns ({roles.example!r}, {roles.class_!r}): {dups} duplicate entr(y/ies) "
+            f"columns ({show(roles.example)!r}, {show(roles.class_)!r}): {dups} duplicate entr(y/ies) "
             f"(e.g. {row}); each (example, class) must appear at most once"
             + (" per by-group" if keys != [KEY_ALL] else "")
         )
@@ -350,9 +399,9 @@ def _check_long(
         if fails(out_of_range):
             x = nw.col(col).cast(nw.Float64)
             predicate = (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
-            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols)
+            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols, names)
             msg = (
-                f"column {col!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
+                f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
                 "expected 0/1, booleans, or soft values in [0, 1]"
             )
             raise InvalidValueError(msg)
@@ -360,15 +409,15 @@ def _check_long(
         if (role == "mask" or not soft_ok) and fails(pl.col(f"soft_{role}") > 0):
             x = nw.col(col).cast(nw.Float64)
             predicate = (x > 0.0) & (x < 1.0)
-            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols)
+            count, row = _count_rows(source, predicate), _first_row(source, predicate, cols, names)
             if role == "mask":
                 msg = (
-                    f"column {col!r}: {count} value(s) strictly between 0 and 1 "
+                    f"column {show(col)!r}: {count} value(s) strictly between 0 and 1 "
                     f"(e.g. row {row}); a mask is 1 (observed) or 0 (unobserved)"
                 )
             else:
                 msg = (
-                    f"column {col!r}: {count} soft value(s) strictly between 0 and 1 (e.g. row {row}) "
+                    f"column {show(col)!r}: {count} soft value(s) strictly between 0 and 1 (e.g. row {row}) "
                     "but no t-norm was given; pass tnorm='product' (or godel, lukasiewicz, "
                     "hamacher) to evaluate soft labels, or threshold them first"
                 )
@@ -377,11 +426,11 @@ def _check_long(
     if declared is not None:
         outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
         if outside.height:
-            _raise_outside(outside, declared, roles.class_, ukeys, count=int(outside["rows"].sum()))
+            _raise_outside(outside, declared, show(roles.class_), ukeys, count=int(outside["rows"].sum()))
     else:
         m = audit.group_by(ukeys).agg(pl.col(CLASS).n_unique().alias("_m")) if ukeys else None
         with_m = (
-            audit.join(m, on=ukeys)
+            audit.join(m, on=ukeys, nulls_equal=True)
             if m is not None
             else audit.with_columns(pl.lit(audit[CLASS].n_unique()).alias("_m"))
         )
@@ -394,11 +443,13 @@ def _check_long(
             m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
             by = [c for c in keys if c != KEY_ALL]
             row = (
-                _first_group(source, [*by, roles.example], f"n_{roles.class_}_rows", lambda n: n < m0)
+                _first_group(
+                    source, [*by, roles.example], f"n_{show(roles.class_)}_rows", lambda n: n < m0, names
+                )
                 or "a class absent from a by-group"
             )
             msg = (
-                f"column {roles.class_!r}: the frame is sparse ({missing} (example, class) entries "
+                f"column {show(roles.class_)!r}: the frame is sparse ({missing} (example, class) entries "
                 f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
                 "classes=..., n_classes=... or an Enum class column to count absent entries as "
                 "true negatives"
@@ -446,9 +497,11 @@ def finish_labels(
     universe: pl.LazyFrame | None,
     task: str,
     pos_label: Any,
+    names: Mapping[str, str],
     target: str | None = None,
     group_universe: Sequence[str] = (),
 ) -> CellTables:
+    """Validated, universe-complete cell tables of the label form (all names private)."""
     k = list(keys)
     ukeys = [*group_universe, *_universe_keys(target, universe)]
     yt, yp = roles.y_true, roles.y_pred
@@ -461,14 +514,14 @@ def finish_labels(
         # where the rows are (the class count m is added below, once per group)
         rows = label_row_cells(raw["rows"], yt, yp, task=task, pos_label=pos_label)
         block_raw, block_detail = block_grain(
-            rows.select(*k, roles.example, *CELLS), [c for c in k if c != target], roles.example, target
+            rows.select(*k, roles.example, *CELLS), [c for c in k if c != target], roles.example
         )
         grains.append(block_raw)
     conf, *more = to_polars_all(grains)
     conf = conf.rename({yt: "_yt", yp: "_yp"})
     examples = more[0] if "examples" in raw else None
     declared = None if universe is None else universe.collect()
-    audit_in = conf if examples is None else conf.join(examples, on=k, how="left")
+    audit_in = conf if examples is None else conf.join(examples, on=k, how="left", nulls_equal=True)
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
         _check_labels(
@@ -480,6 +533,7 @@ def finish_labels(
             task=task,
             pos_label=pos_label,
             target=target if _universe_keys(target, universe) else None,
+            names=names,
         )
         return audit
 
@@ -487,7 +541,7 @@ def finish_labels(
     groups = conf.group_by(k).agg(pl.col("n").sum().alias("_N"))
     if task == "binary":
         dtype = conf.collect_schema()["_yt"]
-        classes_lf = universe_frame([pos_label], dtype, yt)
+        classes_lf = universe_frame([pos_label], dtype, names.get(yt, yt))
     elif universe is not None:
         classes_lf = universe
     else:
@@ -522,7 +576,7 @@ def finish_labels(
     )
     classes = (
         _join_universe(groups, classes_lf, ukeys)
-        .join(margins, on=[*k, CLASS], how="left")
+        .join(margins, on=[*k, CLASS], how="left", nulls_equal=True)
         .with_columns(pl.col("tp", "_t", "_p").fill_null(0).cast(pl.Float64))
         .select(
             *k,
@@ -549,7 +603,7 @@ def finish_labels(
             else classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
         )
         right = pl.col("_yt") == pl.col("_yp")
-        with_m = conf.join(m, on=ukeys) if ukeys else conf.join(m, how="cross")
+        with_m = conf.join(m, on=ukeys, nulls_equal=True) if ukeys else conf.join(m, how="cross")
         prof = with_m.with_columns(
             right.alias("tp"),
             (~right).alias("fp"),
@@ -564,21 +618,26 @@ def finish_labels(
     block = None
     if target is not None:
         bk = [c for c in k if c != target]
-        # after validation (conf carries the checks)
         assert roles.example is not None  # checked above
+        # the group's number of targets comes from conf, which carries the checks: the
+        # block is read after validation
         block = _block_profiles(
-            more[-1].join(conf.select(bk).unique(), on=bk), block_detail, bk, roles.example, target
+            more[-1], block_detail, _targets_per_group(conf, bk, target), bk, roles.example, target, names
         )
         if task != "binary":
             # every example has a row in each target of its group (checked), so its tn sums
             # the m of those targets: add the group's total class count
             groups_m = conf.select(*k).unique()
-            groups_m = groups_m.join(m, on=ukeys) if ukeys else groups_m.join(m, how="cross")
+            groups_m = (
+                groups_m.join(m, on=ukeys, nulls_equal=True) if ukeys else groups_m.join(m, how="cross")
+            )
             total_m = groups_m.group_by(bk).agg(pl.col("_m").sum())
-            block = block.join(total_m, on=bk).select(
+            block = block.join(total_m, on=bk, nulls_equal=True).select(
                 *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
             )
-    return CellTables(classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=target)
+    return CellTables(
+        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=target, names=names
+    )
 
 
 def _label_row_cells(
@@ -589,7 +648,7 @@ def _label_row_cells(
     if task == "binary":
         return cells
     assert m is not None
-    with_m = cells.join(m, on=ukeys) if ukeys else cells.join(m, how="cross")
+    with_m = cells.join(m, on=ukeys, nulls_equal=True) if ukeys else cells.join(m, how="cross")
     return with_m.with_columns(pl.col("tn") + pl.col("_m"))
 
 
@@ -602,8 +661,12 @@ def _check_labels(
     declared: pl.DataFrame | None,
     task: str,
     pos_label: Any,
+    names: Mapping[str, str],
     target: str | None = None,
 ) -> None:
+    def show(col: str) -> str:
+        return names.get(col, col)
+
     if audit.height == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
@@ -616,21 +679,21 @@ def _check_labels(
             source_missing = source_missing | nw.col(col).is_nan()
         count = int(audit.filter(missing)["n"].sum())
         if count:
-            row = _first_row(source, source_missing, cols)
-            msg = f"column {col!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
+            row = _first_row(source, source_missing, cols, names)
+            msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
             raise NullValueError(msg)
     if roles.example is not None:
         group_level = audit.unique(keys)
         count = int(group_level["null_example"].sum())
         if count:
-            row = _first_row(source, nw.col(roles.example).is_null(), cols)
-            msg = f"column {roles.example!r}: {count} null value(s) (e.g. row {row})"
+            row = _first_row(source, nw.col(roles.example).is_null(), cols, names)
+            msg = f"column {show(roles.example)!r}: {count} null value(s) (e.g. row {row})"
             raise NullValueError(msg)
         dups = int(group_level["dup_examples"].sum())
         if dups:
-            row = _first_group(source, [*keys, roles.example], "copies", lambda n: n > 1) or "?"
+            row = _first_group(source, [*keys, roles.example], "copies", lambda n: n > 1, names) or "?"
             msg = (
-                f"column {roles.example!r}: {dups} repeated example row(s) (e.g. {row}); "
+                f"column {show(roles.example)!r}: {dups} repeated example row(s) (e.g. {row}); "
                 "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
             )
             raise DuplicateEntryError(msg)
@@ -650,7 +713,7 @@ def _check_labels(
             where = f" of target {first[target]!r}" if target else ""
             listed = declared[CLASS].to_list()
             msg = (
-                f"columns ({roles.y_true!r}, {roles.y_pred!r}): {int(outside['n'].sum())} row(s) with a "
+                f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {int(outside['n'].sum())} row(s) with a "
                 f"label outside the declared universe{where} (e.g. {bad!r}); declared {len(listed)} "
                 f"classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
             )

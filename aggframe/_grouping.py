@@ -12,13 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from aggframe._cells import KEY_ALL
+from aggframe._columns import KEY_ALL
 from aggframe._grains import CellTables, sum_to
 from aggframe.exceptions import OptionError
 
-__all__ = ["GROUPING_COLUMN", "resolve_grouping_sets", "rollup_tables"]
+__all__ = ["GROUPING_COLUMN", "GROUPING_ID", "resolve_grouping_sets", "rollup_tables"]
 
+#: The result column naming the by-columns each row is grouped by ("" for the overall row).
 GROUPING_COLUMN = "grouping_set"
+#: SQL's GROUPING_ID: bit ``n - 1 - i`` set when the ``i``-th by-column is rolled up, so a
+#: rolled-up key (null) is told from a real null key even when names are empty or hold commas.
+GROUPING_ID = "grouping_id"
 
 
 def resolve_grouping_sets(spec: str | Sequence[Sequence[str]], by: Sequence[str]) -> list[list[str]]:

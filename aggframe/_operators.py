@@ -227,7 +227,7 @@ def subset_tables(tables: CellTables, labels: Sequence[object], dtype: pl.DataTy
     sizes = tables.profiles.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_N"))
     classes = (
         sizes.join(wanted, how="cross")
-        .join(tables.classes, on=[*keys, CLASS], how="left")
+        .join(tables.classes, on=[*keys, CLASS], how="left", nulls_equal=True)
         .with_columns(
             pl.col("tp", "fp", "fn").fill_null(0.0),
             pl.col("tn").fill_null(pl.col("_N")),

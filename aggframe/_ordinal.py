@@ -50,7 +50,9 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from aggframe._grains import CLASS, _fmt_row, to_polars
+from aggframe._columns import KEY_ALL, free_name, restore
+from aggframe._columns import fmt_row as _fmt_row
+from aggframe._grains import CLASS, CellTables, to_polars
 from aggframe._predictions import (
     Predictions,
     _as_lazy,
@@ -120,10 +122,6 @@ class OrdinalPredictions(Predictions):
 
     order: list[Any] = field(default_factory=list)
     labels: Predictions | None = field(default=None, repr=False)
-
-
-def _free_name(name: str, taken: Sequence[str]) -> str:
-    return name if name not in taken else f"__aggframe_{name}__"
 
 
 def _order_series(order: Sequence[Any], dtype: pl.DataType, column: str) -> pl.Series:
@@ -357,9 +355,9 @@ def from_ordinal(
             cols[c].replace_strict(order_series, ranks, return_dtype=pl.Int64) for c in (y_true, y_pred)
         )
     names = schema.names()
-    class_col = _free_name("class", names)
-    y_col, p_col = _free_name("y", names), _free_name("p", names)
-    ex_col = example if example is not None else _free_name("example", names)
+    class_col = free_name("class", names)
+    y_col, p_col = free_name("y", names), free_name("p", names)
+    ex_col = example if example is not None else free_name("example", names)
     thresholds = pl.LazyFrame({_K: pl.Series(range(m - 1), dtype=pl.Int64), class_col: threshold_values})
     rows = lf if example is not None else lf.with_row_index(ex_col)
     rows = rows.with_columns(
@@ -633,10 +631,9 @@ def cost(
         raise OptionError(msg)
     M = _check_cost_matrix(C, m, order, zero_diagonal=zero_diagonal)
     ops = _cost_operators(operators)
-    keys = _listify(by)
-
-    cells = base.cells("class", by=keys)
-    counts = base.confusion_counts(by=keys)
+    # the work runs on private key columns; the user's names come back at the end
+    cells, keys, tables = _class_cells(base, _listify(by))
+    counts, _ = base._confusion(_listify(by))
     dtype = cells[CLASS].dtype
     values = pl.Series(order).cast(dtype, strict=True)
     costs = pl.DataFrame(
@@ -648,13 +645,13 @@ def cost(
     )
     cells, gkeys = _with_group(cells, keys)
     counts, _ = _with_group(counts, keys)
-    weighted = counts.join(costs, on=["true", "pred"], how="left").with_columns(
+    weighted = counts.join(costs, on=["true", "pred"], how="left", nulls_equal=True).with_columns(
         (pl.col("n") * pl.col("_cost")).alias("_w")
     )
     per_true = weighted.group_by(*gkeys, "true").agg(pl.col("_w").sum(), pl.col("n").sum())
     per_class = (
         cells.select(*gkeys, CLASS)
-        .join(per_true, left_on=[*gkeys, CLASS], right_on=[*gkeys, "true"], how="left")
+        .join(per_true, left_on=[*gkeys, CLASS], right_on=[*gkeys, "true"], how="left", nulls_equal=True)
         .with_columns(pl.col("_w", "n").fill_null(0))
         .with_columns(pl.when(pl.col("n") > 0).then(pl.col("_w") / pl.col("n")).alias("_mean"))
     )
@@ -688,9 +685,19 @@ def cost(
     if keys:
         rank = {op: i for i, op in enumerate(ops)}
         out = out.sort(
-            [*keys, pl.col("operator").replace_strict(rank, return_dtype=pl.Int64)], maintain_order=True
+            [*keys, pl.col("operator").replace_strict(rank, return_dtype=pl.Int64)],
+            maintain_order=True,
+            nulls_last=True,
         )
-    return out.drop(_GROUP, strict=False)
+    out = out.drop(_GROUP, strict=False)
+    return restore(out, base._result_names(tables, out.columns[len(keys) :], "cost"))
+
+
+def _class_cells(base: Predictions, by: list[str]) -> tuple[pl.DataFrame, list[str], CellTables]:
+    """The per-class cells with private key columns, those keys, and the tables."""
+    tables = base._tables(by)
+    keys = [k for k in tables.keys if k != KEY_ALL]
+    return base._cell_frame(tables, "class").drop(KEY_ALL, strict=False), keys, tables
 
 
 # ---------------------------------------------------------------------------
@@ -778,27 +785,29 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     └───────┴──────┴───────┘
     """
     kind, base, order = _coordinate_kind(pr, "canonical_coordinates")
-    return _coordinates(kind, base, order, _listify(by))
+    out, keys, tables = _coordinates(kind, base, order, _listify(by))
+    return restore(out, base._result_names(tables, out.columns[len(keys) :], "canonical_coordinates"))
 
 
-def _coordinates(kind: str, base: Predictions, order: list[Any], keys: list[str]) -> pl.DataFrame:
-    cells = base.cells("class", by=keys)
+def _coordinates(
+    kind: str, base: Predictions, order: list[Any], by: list[str]
+) -> tuple[pl.DataFrame, list[str], CellTables]:
+    """The coordinates with private key columns, those keys, and the tables."""
+    cells, keys, tables = _class_cells(base, by)
     dtype = cells[CLASS].dtype
     rank = pl.DataFrame({CLASS: pl.Series(order).cast(dtype, strict=True), "_i": range(len(order))})
-    cells = cells.join(rank, on=CLASS, how="left")
+    cells = cells.join(rank, on=CLASS, how="left", nulls_equal=True)
     columns = [*keys, CLASS, "pred", "coordinate", "value", "count", "support", "greater_is_better"]
     if kind == "multiclass":
-        counts = base.confusion_counts(by=keys)
+        counts, _ = base._confusion(by)
         true = cells.select(*keys, CLASS, "_i", (pl.col("tp") + pl.col("fn")).alias("support"))
         pred = cells.select(*keys, pl.col(CLASS).alias("pred"), pl.col("_i").alias("_k"))
-        pairs = true.join(pred, on=keys, how="inner") if keys else true.join(pred, how="cross")
+        pairs = (
+            true.join(pred, on=keys, how="inner", nulls_equal=True) if keys else true.join(pred, how="cross")
+        )
         out = (
             pairs.filter(pl.col("_i") != pl.col("_k"))
-            .join(
-                counts.rename({"true": CLASS}),
-                on=[*keys, CLASS, "pred"],
-                how="left",
-            )
+            .join(counts.rename({"true": CLASS}), on=[*keys, CLASS, "pred"], how="left", nulls_equal=True)
             .with_columns(
                 pl.col("n").fill_null(0).cast(pl.Float64).alias("count"),
                 pl.lit("misclassification_rate").alias("coordinate"),
@@ -807,9 +816,9 @@ def _coordinates(kind: str, base: Predictions, order: list[Any], keys: list[str]
             .with_columns(
                 pl.when(pl.col("support") > 0).then(pl.col("count") / pl.col("support")).alias("value")
             )
-            .sort([*keys, "_i", "_k"])
+            .sort([*keys, "_i", "_k"], nulls_last=True)
         )
-        return out.select(columns)
+        return out.select(columns), keys, tables
     rates = [
         cells.select(
             *keys,
@@ -829,9 +838,9 @@ def _coordinates(kind: str, base: Predictions, order: list[Any], keys: list[str]
             pl.when(pl.col("support") > 0).then(pl.col("count") / pl.col("support")).alias("value"),
             pl.lit(True).alias("greater_is_better"),  # noqa: FBT003
         )
-        .sort([*keys, "_i", "_c"])
+        .sort([*keys, "_i", "_c"], nulls_last=True)
     )
-    return out.select(columns)
+    return out.select(columns), keys, tables
 
 
 def pareto_dominance(
@@ -895,8 +904,9 @@ def pareto_dominance(
             "dominance compares predictions on the same examples and classes"
         )
         raise ShapeError(msg)
-    ca = _coordinates(kind, base_a, order_a, keys)
-    cb = _coordinates(kind, base_b, order_a, keys)
+    ca, keys, tables = _coordinates(kind, base_a, order_a, keys)
+    cb, _, _ = _coordinates(kind, base_b, order_a, _listify(by))
+    names = dict(tables.names)
     on = [*keys, CLASS, "pred", "coordinate"]
     joined = ca.join(
         cb.select(*on, "value", "support", pl.lit(True).alias("_in_b")),  # noqa: FBT003
@@ -914,7 +924,7 @@ def pareto_dominance(
         group = {k: r[k] for k in keys}
         msg = (
             f"models A and B do not share their groups and classes: class {r[CLASS]!r}"
-            f"{f' in group {_fmt_row(group)}' if group else ''} appears only in model {side}"
+            f"{f' in group {_fmt_row(group, names)}' if group else ''} appears only in model {side}"
         )
         raise ShapeError(msg)
     scale = pl.max_horizontal(pl.col("support").abs(), pl.col("support_b").abs(), pl.lit(1.0))
@@ -925,7 +935,7 @@ def pareto_dominance(
         what = "negatives" if r["coordinate"] == "specificity" else "examples"
         msg = (
             f"models A and B are not on the same examples: class {r[CLASS]!r}"
-            f"{f' in group {_fmt_row(group)}' if group else ''} has {r['support']:g} {what} under A "
+            f"{f' in group {_fmt_row(group, names)}' if group else ''} has {r['support']:g} {what} under A "
             f"but {r['support_b']:g} under B ({differ.height} coordinate(s) differ)"
         )
         raise ShapeError(msg)
@@ -947,7 +957,7 @@ def pareto_dominance(
         .then(pl.lit("equivalent"))
         .otherwise(pl.lit("incomparable"))
     )
-    return out.select(
+    out = out.select(
         *keys,
         relation.alias("relation"),
         "a_better",
@@ -955,6 +965,7 @@ def pareto_dominance(
         (pl.col("n_coordinates") - pl.col("a_better") - pl.col("b_better")).alias("equal"),
         "n_coordinates",
     )
+    return restore(out, base_a._result_names(tables, out.columns[len(keys) :], "pareto_dominance"))
 
 
 def dominates(a: Predictions, b: Predictions, *, strict: bool = False) -> bool:

@@ -14,7 +14,24 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains, with_group_key
+from aggframe._cells import LabelRoles, LongRoles, label_grains, long_grains, with_group_key
+from aggframe._columns import (
+    CELLS,
+    CLASS_ROLE,
+    EXAMPLE,
+    FOLD,
+    KEY_ALL,
+    MASK,
+    REPEAT,
+    TARGET,
+    Y_PRED,
+    Y_TRUE,
+    P,
+    Y,
+    by_key,
+    check_result_names,
+    restore,
+)
 from aggframe._compare import compare_groups, summarize_groups
 from aggframe._folds import POOLINGS, fold_report
 from aggframe._grains import (
@@ -26,10 +43,9 @@ from aggframe._grains import (
     to_polars,
     universe_frame,
 )
-from aggframe._grouping import GROUPING_COLUMN, resolve_grouping_sets, rollup_tables
+from aggframe._grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
 from aggframe._measures import Measure, get_measure, list_measures
 from aggframe._operators import (
-    RESULT_COLUMNS,
     binary_rows,
     class_table,
     class_values,
@@ -174,6 +190,29 @@ def _single_predictions(items: Iterable[Any], what: str, caller: str) -> list[Pr
     return preds
 
 
+PER_CLASS_COLUMNS = (CLASS, "measure", "value", "defined", "support", *CELLS)
+_GRAIN_COLUMNS = {"class": (CLASS, *CELLS), "pooled": CELLS, "profiles": (*CELLS, "n")}
+_PRIVATE_LONG = LongRoles(example=EXAMPLE, class_=CLASS_ROLE, y=Y, p=P)
+_PRIVATE_LONG_MASKED = LongRoles(example=EXAMPLE, class_=CLASS_ROLE, y=Y, p=P, mask=MASK)
+
+
+def _renamed(tables: CellTables, renames: dict[str, str], names: dict[str, str]) -> CellTables:
+    """The same cell tables with key columns renamed (all at once, so names may swap)."""
+
+    def rename(lf: pl.LazyFrame) -> pl.LazyFrame:
+        present = {k: v for k, v in renames.items() if k in lf.collect_schema() and k != v}
+        return lf.rename(present) if present else lf
+
+    return CellTables(
+        classes=rename(tables.classes),
+        profiles=rename(tables.profiles),
+        keys=tuple(renames.get(k, k) for k in tables.keys),
+        block_profiles=None if tables.block_profiles is None else rename(tables.block_profiles),
+        target=tables.target,
+        names=names,
+    )
+
+
 def _unique_in_order(items: Iterable[Any]) -> list[Any]:
     seen: list[Any] = []
     for it in items:
@@ -213,24 +252,62 @@ class Predictions:
     def _class_dtype(self) -> pl.DataType:
         return self._dtype(self._class_column())
 
+    def _roles(self) -> dict[str, str]:
+        """The role columns: private name -> the user's column."""
+        roles: dict[str, str | None] = {}
+        if self.long_roles is not None:
+            r = self.long_roles
+            roles = {EXAMPLE: r.example, CLASS_ROLE: r.class_, Y: r.y, P: r.p, MASK: r.mask}
+        elif self.label_roles is not None:
+            lr = self.label_roles
+            roles = {Y_TRUE: lr.y_true, Y_PRED: lr.y_pred, EXAMPLE: lr.example}
+        roles.update({TARGET: self.target, REPEAT: self.repeat, FOLD: self.fold})
+        return {k: v for k, v in roles.items() if v is not None}
+
     def _check_by(self, by: Sequence[str]) -> None:
         schema = self.source.collect_schema()
+        roles = {user: private for private, user in self._roles().items()}
         for col in by:
+            if not isinstance(col, str):
+                msg = f"Expected by= to name columns (strings), got {col!r}"
+                raise OptionError(msg)
+            if col in roles:
+                role = roles[col].removeprefix("__af_")
+                msg = (
+                    f"by column {col!r} is the {role!r} role column of these predictions; grouping by "
+                    "a role has no meaning (group by another column, or copy it under a new name)"
+                )
+                raise OptionError(msg)
             if col not in schema:
                 msg = f"by column {col!r} is not in the frame; available columns: {list(schema.names())}"
                 raise ColumnNotFoundError(msg)
-            if col in (*RESULT_COLUMNS, CLASS, *CELLS, "pooling", *self._fold_keys(), self.target):
-                msg = f"by column {col!r} collides with a result column; rename it first"
-                raise OptionError(msg)
         if len(set(by)) != len(by):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)
 
     def _fold_keys(self) -> list[str]:
-        return [c for c in (self.repeat, self.fold) if c is not None]
+        """The private fold keys of the cell tables (repeat, fold)."""
+        return [k for k, c in ((REPEAT, self.repeat), (FOLD, self.fold)) if c is not None]
+
+    def _target_key(self) -> str | None:
+        return TARGET if self.target is not None else None
+
+    def _project(self, by: Sequence[str]) -> tuple[nw.LazyFrame[Any], list[str], dict[str, str]]:
+        """The source with only the role and by-columns, under private names (:mod:`aggframe._columns`).
+
+        Returns the projected frame, the private by-keys, and the user's name of every
+        private column. A select of aliased columns: the user's other columns (whatever
+        their names) are not carried, so they can never meet an internal column.
+        """
+        self._check_by(by)
+        roles = self._roles()
+        keys = [by_key(i) for i in range(len(by))]
+        names = {**roles, **dict(zip(keys, by, strict=True))}
+        lf = self.source.select(*[nw.col(user).alias(private) for private, user in names.items()])
+        return lf, keys, names
 
     def _lazy_tables(self, by: Sequence[str]) -> CellTables:
-        """Cell tables keyed by ``by`` (or the stand-in key) plus the fold columns."""
+        """Cell tables keyed by the private by-keys (or the stand-in key) plus target and fold keys."""
         if self.form == "cells":
             assert self.stored is not None
             missing = [c for c in by if c not in self.stored_by]
@@ -240,10 +317,20 @@ class Predictions:
                     f"with by={list(self.stored_by)!r}, so any subset of those can be evaluated"
                 )
                 raise ColumnNotFoundError(msg)
-            return rollup_tables(self.stored, self.stored_by, list(by))
-        self._check_by(by)
-        lf, keys = with_group_key(self.source, by)
-        keys = [*keys, *([self.target] if self.target else []), *self._fold_keys()]
+            if len(set(by)) != len(by):
+                msg = f"by columns repeat a name: {list(by)!r}"
+                raise OptionError(msg)
+            stored = [by_key(i) for i in range(len(self.stored_by))]
+            kept = [by_key(self.stored_by.index(c)) for c in by]
+            tables = rollup_tables(self.stored, stored, kept)
+            # the requested by-columns take the private names of their position in `by`
+            renames = {old: by_key(i) for i, old in enumerate(kept)}
+            return _renamed(
+                tables, renames, {**self.stored.names, **{by_key(i): c for i, c in enumerate(by)}}
+            )
+        lf, by_keys, names = self._project(by)
+        lf, keys = with_group_key(lf, by_keys)
+        keys = [*keys, *([TARGET] if self.target else []), *self._fold_keys()]
         universe = (
             None
             if self.universe is None
@@ -251,47 +338,54 @@ class Predictions:
                 self.universe,
                 self._class_dtype(),
                 self._class_column(),
-                target=self.target,
+                target=self._target_key(),
                 target_dtype=self._dtype(self.target) if self.target else None,
             )
         )
+        group_universe = by_keys if self.class_universe == "group" else []
         if self.form == "long":
-            roles = self.long_roles
-            assert roles is not None
+            roles = (
+                _PRIVATE_LONG if self.long_roles and self.long_roles.mask is None else _PRIVATE_LONG_MASKED
+            )
             raw = self._long_raw(lf, keys)
             return finish_long(
                 raw,
-                source=self.source,
+                source=lf,
                 roles=roles,
                 keys=keys,
                 universe=universe,
                 soft_ok=self.tnorm is not None,
-                target=self.target,
-                group_universe=self._group_universe(by),
+                names=names,
+                target=self._target_key(),
+                group_universe=group_universe,
             )
-        lroles = self.label_roles
-        assert lroles is not None
+        lroles = self._private_label_roles()
         raw = label_grains(lf, lroles, keys)
         return finish_labels(
             raw,
-            source=self.source,
+            source=lf,
             roles=lroles,
             keys=keys,
             universe=universe,
             task=self.task,
             pos_label=self.pos_label,
-            target=self.target,
-            group_universe=self._group_universe(by),
+            names=names,
+            target=self._target_key(),
+            group_universe=group_universe,
         )
 
-    def _group_universe(self, by: Sequence[str]) -> list[str]:
-        """The by-columns that key the class universe (none: one global universe)."""
-        return list(by) if self.class_universe == "group" else []
+    def _private_label_roles(self) -> LabelRoles:
+        assert self.label_roles is not None
+        return LabelRoles(
+            y_true=Y_TRUE, y_pred=Y_PRED, example=EXAMPLE if self.label_roles.example is not None else None
+        )
 
     def _long_raw(self, lf: nw.LazyFrame[Any], keys: list[str]) -> dict[str, nw.LazyFrame[Any]]:
+        """The long form's raw grains of a projected frame (private names)."""
         assert self.long_roles is not None
+        roles = _PRIVATE_LONG if self.long_roles.mask is None else _PRIVATE_LONG_MASKED
         return long_grains(
-            lf, self.long_roles, keys, tnorm=self.tnorm, n_classes=self._universe_sizes(), target=self.target
+            lf, roles, keys, tnorm=self.tnorm, n_classes=self._universe_sizes(), target=self._target_key()
         )
 
     def _universe_sizes(self) -> int | dict[Any, int] | None:
@@ -333,6 +427,7 @@ class Predictions:
                 keys=tables.keys,
                 block_profiles=got[2].lazy() if len(got) > 2 else None,
                 target=tables.target,
+                names=tables.names,
             )
         return self._cache[key]
 
@@ -347,17 +442,27 @@ class Predictions:
         ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn, tn.
         ``"profiles"``: by..., tp, fp, fn, tn, n (n examples share those cells).
         """
+        if grain not in _GRAIN_COLUMNS:
+            msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
+            raise UnknownNameError(msg)
         tables = self._tables(_listify(by))
-        visible = [k for k in tables.keys if k != KEY_ALL]
+        return restore(self._cell_frame(tables, grain), self._result_names(tables, _GRAIN_COLUMNS[grain]))
+
+    def _cell_frame(self, tables: CellTables, grain: str) -> pl.DataFrame:
+        """A cell table with private keys, sorted (nulls last)."""
+        keys = list(tables.keys)
         if grain == "class":
-            return tables.classes.sort([*visible, CLASS]).drop(KEY_ALL, strict=False).collect()
+            return tables.classes.sort([*keys, CLASS], nulls_last=True).collect()
         if grain == "pooled":
-            out = tables.classes.group_by(list(tables.keys)).agg(pl.col(*CELLS).sum())
-            return out.sort(list(tables.keys)).drop(KEY_ALL, strict=False).collect()
-        if grain == "profiles":
-            return tables.profiles.sort([*tables.keys, *CELLS]).drop(KEY_ALL, strict=False).collect()
-        msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
-        raise UnknownNameError(msg)
+            out = tables.classes.group_by(keys).agg(pl.col(*CELLS).sum())
+            return out.sort(keys, nulls_last=True).collect()
+        return tables.profiles.sort([*keys, *CELLS], nulls_last=True).collect()
+
+    def _result_names(self, tables: CellTables, columns: Sequence[str], what: str = "") -> dict[str, str]:
+        """The user's names of the tables' keys, checked against the result's other columns."""
+        names = {k: tables.names.get(k, k) for k in tables.keys if k != KEY_ALL}
+        check_result_names(names.values(), columns, what or "cells")
+        return names
 
     # -- evaluation ----------------------------------------------------------------
     def evaluate(
@@ -448,6 +553,41 @@ class Predictions:
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
         """
+        by_cols = _listify(by)
+        report, names = self._report(
+            measures,
+            operators,
+            by=by_cols,
+            convention=convention,
+            pooling=pooling,
+            within=within,
+            labels=labels,
+            pos_label=pos_label,
+            grouping_sets=grouping_sets,
+            lazy=lazy,
+            engine=engine,
+        )
+        columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
+        check_result_names(names.values(), columns, "evaluate")
+        out = restore(report, names)
+        return out if lazy else out.collect(engine=engine)
+
+    def _report(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None,
+        operators: str | Sequence[str] | None,
+        *,
+        by: Sequence[str],
+        convention: str | Sequence[str] = "exclude",
+        pooling: str | Sequence[str] | None = None,
+        within: str | Sequence[str] = "micro",
+        labels: Sequence[Any] | None = None,
+        pos_label: Any = None,
+        grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        lazy: bool = False,
+        engine: Engine = "auto",
+    ) -> tuple[pl.LazyFrame, dict[str, str]]:
+        """The report with private key columns (lazy), and the user's names of those keys."""
         ms = _unique_in_order(get_measure(m) for m in (_listify(measures) or list_measures()))
         ops = _unique_in_order(self._op(o) for o in (_listify(operators) or list(OPERATORS)))
         withins = _unique_in_order(_operator(w) for w in _listify(within))
@@ -458,7 +598,7 @@ class Predictions:
         if not convs:
             msg = "Expected at least one convention"
             raise OptionError(msg)
-        by_cols = _listify(by)
+        by_cols = list(by)
         pools = self._poolings(pooling)
 
         if labels is not None and ("exemplar" in ops or self.target is not None):
@@ -472,6 +612,10 @@ class Predictions:
             raise OptionError(msg)
         positive = self.pos_label if pos_label is None else pos_label
         dtype = self._class_dtype() if (labels is not None or "binary" in ops) else None
+        folds = self._fold_keys()
+        sets = resolve_grouping_sets(grouping_sets, by_cols) if grouping_sets is not None else None
+        tables = self._lazy_tables(by_cols) if lazy else self._tables(by_cols, engine)
+        by_keys = [by_key(i) for i in range(len(by_cols))]
 
         def reducer(tables: CellTables) -> pl.LazyFrame:
             if labels is not None:
@@ -498,35 +642,30 @@ class Predictions:
             )
 
         def report(tables: CellTables) -> pl.LazyFrame:
-            if not self._fold_keys():
+            if not folds:
                 return reducer(tables)
-            keys = [k for k in tables.keys if k not in self._fold_keys()]
-            return fold_report(tables, keys, self._fold_keys(), reducer=reducer, poolings=pools)
+            keys = [k for k in tables.keys if k not in folds]
+            return fold_report(tables, keys, folds, reducer=reducer, poolings=pools)
 
-        if grouping_sets is not None:
-            sets = resolve_grouping_sets(grouping_sets, by_cols)
-            single = report
-
-            def report(tables: CellTables) -> pl.LazyFrame:
-                parts = [
-                    single(rollup_tables(tables, by_cols, keep)).with_columns(
-                        *[pl.lit(None).alias(c) for c in by_cols if c not in keep],
-                        pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
-                    )
-                    for keep in sets
-                ]
-                columns = parts[0].collect_schema().names()
-                ordered = [
-                    *by_cols,
-                    GROUPING_COLUMN,
-                    *[c for c in columns if c not in (*by_cols, GROUPING_COLUMN)],
-                ]
-                return pl.concat([p.select(ordered) for p in parts], how="vertical_relaxed")
-
-        if lazy:
-            return report(self._lazy_tables(by_cols))
-        # the scan yields the small cell tables (kept for later calls); the report runs on them
-        return report(self._tables(by_cols, engine)).collect(engine=engine)
+        names = {k: v for k, v in tables.names.items() if k in (*by_keys, *folds)}
+        if sets is None:
+            return report(tables), names
+        parts = []
+        for keep in sets:
+            kept = [by_keys[by_cols.index(c)] for c in keep]
+            # SQL's GROUPING_ID: bit (n - 1 - i) is set when the i-th by-column is rolled up
+            rolled = sum(1 << (len(by_cols) - 1 - i) for i, c in enumerate(by_cols) if c not in keep)
+            parts.append(
+                report(rollup_tables(tables, by_keys, kept)).with_columns(
+                    *[pl.lit(None).alias(k) for k in by_keys if k not in kept],
+                    pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
+                    pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
+                )
+            )
+        marks = (GROUPING_COLUMN, GROUPING_ID)
+        columns = parts[0].collect_schema().names()
+        ordered = [*by_keys, *marks, *[c for c in columns if c not in (*by_keys, *marks)]]
+        return pl.concat([p.select(ordered) for p in parts], how="vertical_relaxed"), names
 
     def _op(self, name: str) -> str:
         if str(name).strip().lower() == "binary":
@@ -596,10 +735,22 @@ class Predictions:
         if not keys:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
-        report = self.evaluate(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
-        assert isinstance(report, pl.DataFrame)
-        compared = compare_groups(report, keys, reference)
-        return summarize_groups(compared, keys) if summary else compared
+        report, names = self._report(
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys, []]
+        )
+        private = [by_key(i) for i in range(len(keys))]
+        ref = None
+        if reference is not None:
+            missing = [k for k in keys if k not in reference]
+            if missing or set(reference) - set(keys):
+                msg = f"reference must name a value for each by column {keys!r}, got {reference!r}"
+                raise OptionError(msg)
+            ref = {by_key(keys.index(k)): v for k, v in reference.items()}
+        compared = compare_groups(report.collect(), private, ref, repr(reference))
+        if summary:
+            return summarize_groups(compared, private)
+        check_result_names(names.values(), [c for c in compared.columns if c not in names], "compare")
+        return restore(compared, names)
 
     def compute(
         self,
@@ -636,12 +787,19 @@ class Predictions:
         op = _operator(operator)
         by_cols = _listify(by)
         if op in ("macro", "weighted"):
-            return class_values(self._tables(by_cols), meas).collect()
-        if op == "exemplar":
-            cells, keys, example = self._example_cells(by_cols)
-            return example_values(cells, keys, example, meas).collect()
-        msg = "the micro operator pools all entries into one value; it has no parts"
-        raise OptionError(msg)
+            tables = self._tables(by_cols)
+            out = class_values(tables, meas).collect()
+        elif op == "exemplar":
+            cells, keys, _ = self._example_cells(by_cols)
+            tables = self._tables(by_cols)
+            out = example_values(cells, keys, EXAMPLE, meas).collect()
+        else:
+            msg = "the micro operator pools all entries into one value; it has no parts"
+            raise OptionError(msg)
+        roles = self._roles()
+        shown = {EXAMPLE: roles.get(EXAMPLE, "row")}
+        columns = [shown.get(c, c) for c in out.columns if c not in tables.keys]
+        return restore(out, {**self._result_names(tables, columns, "parts"), **shown})
 
     def per_class(
         self,
@@ -673,44 +831,44 @@ class Predictions:
         """
         ms = _unique_in_order(get_measure(m) for m in (_listify(measures) or list_measures()))
         tables = self._tables(_listify(by))
+        out = self._per_class(tables, ms, labels).collect()
+        return restore(out, self._result_names(tables, PER_CLASS_COLUMNS, "per_class"))
+
+    def _per_class(
+        self, tables: CellTables, ms: Sequence[Measure], labels: Sequence[Any] | None = None
+    ) -> pl.LazyFrame:
+        """Per-class values with private keys, sorted."""
         if labels is not None:
             tables = subset_tables(tables, list(labels), self._class_dtype())
         visible = [k for k in tables.keys if k != KEY_ALL]
-        names = {m.name: i for i, m in enumerate(ms)}
-        return (
-            class_table(tables, ms)
-            .sort(
-                [*visible, CLASS, pl.col("measure").replace_strict(names, return_dtype=pl.Int64)],
-                nulls_last=True,
-            )
-            .collect()
+        order = {m.name: i for i, m in enumerate(ms)}
+        return class_table(tables, ms).sort(
+            [*visible, CLASS, pl.col("measure").replace_strict(order, return_dtype=pl.Int64)],
+            nulls_last=True,
         )
 
     def _example_cells(self, by: Sequence[str]) -> tuple[pl.LazyFrame, list[str], str]:
+        """Per-example cells with private keys and the private example column ``EXAMPLE``."""
         self._needs_rows("per-example values")
-        self._tables(by)  # validates
-        lf, keys = with_group_key(self.source, by)
+        tables = self._tables(by)  # validates
+        lf, by_keys, _ = self._project(by)
+        lf, keys = with_group_key(lf, by_keys)
+        keys = [*keys, *([TARGET] if self.target else []), *self._fold_keys()]
         if self.form == "long":
-            roles = self.long_roles
-            assert roles is not None
             raw = self._long_raw(lf, keys)
-            frame = to_polars(raw["examples"].select(*keys, roles.example, *CELLS))
-            return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, roles.example
-        lroles = self.label_roles
-        assert lroles is not None
+            frame = to_polars(raw["examples"].select(*keys, EXAMPLE, *CELLS))
+            return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), keys, EXAMPLE
+        assert self.label_roles is not None
         frame = to_polars(lf)
-        if lroles.example is None:
-            frame = frame.with_row_index("row")
+        if self.label_roles.example is None:
+            frame = frame.with_row_index(EXAMPLE)
         if KEY_ALL in keys:
             frame = frame.with_columns(pl.lit(0).alias(KEY_ALL))
-        example = lroles.example or "row"
         # each group's number of classes (its universe: global, per target or per group)
-        tables = self._tables(by)
         m = tables.classes.group_by(list(tables.keys)).agg(pl.len().cast(pl.Float64).alias("_m"))
-        rows = frame.rename({lroles.y_true: "_yt", lroles.y_pred: "_yp"})
+        rows = frame.rename({Y_TRUE: "_yt", Y_PRED: "_yp"})
         cells = _label_row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
-        out = cells.select(*keys, example, *CELLS)
-        return out, keys, example
+        return cells.select(*keys, EXAMPLE, *CELLS), keys, EXAMPLE
 
     # -- accuracies ------------------------------------------------------------------
     def _needs_rows(self, what: str) -> None:
@@ -730,7 +888,7 @@ class Predictions:
         tables = self._tables(keys)
         meta = {
             "target": self.target,
-            "folds": self._fold_keys(),
+            "folds": [c for c in (self.repeat, self.fold) if c is not None],
             "task": self.task if self.form != "long" else "long",
             "pos_label": self.pos_label,
             "single_label": self._is_single_label(),
@@ -784,32 +942,36 @@ class Predictions:
         one true and one predicted class). One grouped query, run where the rows
         are: only the counts cross to Polars.
         """
-        self._needs_rows("the confusion counts")
         keys = _listify(by)
-        self._tables(keys)  # validates the data
+        counts, tables = self._confusion(keys)
+        return restore(counts, self._result_names(tables, ("true", "pred", "n"), "confusion_counts"))
+
+    def _confusion(self, by: Sequence[str]) -> tuple[pl.DataFrame, CellTables]:
+        """The confusion counts with private by-keys (and the validated tables)."""
+        self._needs_rows("the confusion counts")
+        tables = self._tables(by)  # validates the data
+        lf, keys, _ = self._project(by)
         if self.form == "labels" and self.task == "multiclass":
-            lroles = self.label_roles
-            assert lroles is not None
-            pairs = self.source.select(
-                *keys, nw.col(lroles.y_true).alias("true"), nw.col(lroles.y_pred).alias("pred")
-            )
+            pairs = lf.select(*keys, nw.col(Y_TRUE).alias("true"), nw.col(Y_PRED).alias("pred"))
         elif self.form == "long" and self._is_single_label():
-            roles = self.long_roles
-            assert roles is not None
-            y, p = nw.col(roles.y).cast(nw.Float64), nw.col(roles.p).cast(nw.Float64)
+            y, p = nw.col(Y).cast(nw.Float64), nw.col(P).cast(nw.Float64)
             # each example has one true and one predicted class (checked above)
-            pairs = self.source.group_by([*keys, roles.example]).agg(
-                nw.when(y == 1).then(nw.col(roles.class_)).max().alias("true"),
-                nw.when(p == 1).then(nw.col(roles.class_)).max().alias("pred"),
+            pairs = lf.group_by([*keys, EXAMPLE]).agg(
+                nw.when(y == 1).then(nw.col(CLASS_ROLE)).max().alias("true"),
+                nw.when(p == 1).then(nw.col(CLASS_ROLE)).max().alias("pred"),
             )
         else:
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
         counts = pairs.group_by([*keys, "true", "pred"]).agg(nw.len().alias("n"))
         # one dtype for n whatever the engine counted with
-        return (
-            to_polars(counts).with_columns(pl.col("n").cast(pl.Int64)).sort(*keys, "true", "pred").collect()
+        out = (
+            to_polars(counts)
+            .with_columns(pl.col("n").cast(pl.Int64))
+            .sort(*keys, "true", "pred", nulls_last=True)
+            .collect()
         )
+        return out, tables
 
     def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
         """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
@@ -827,35 +989,35 @@ class Predictions:
         return self._suite_inputs([])[1][0]
 
     def _suite_inputs(self, by: Sequence[str]) -> tuple[list[tuple[Any, ...]], list[Any]]:
-        """One SuiteInput per group (from one grouped query), for the NumPy suite module."""
+        """One SuiteInput per group (from one grouped query), for the NumPy suite module.
+
+        Groups are the distinct key tuples (a null key is a group); the suite module
+        is NumPy and sees one group's small count table at a time.
+        """
         from aggframe._suites import SuiteInput
 
         self._check_suite_data()
-        keys = list(by)
-        classes_tbl = self.cells("class", by=keys)
+        tables = self._tables(by)
+        keys = [k for k in tables.keys if k != KEY_ALL]
+        classes_tbl = self._cell_frame(tables, "class")
         groups = classes_tbl.select(keys).unique(maintain_order=True).rows() if keys else [()]
+
+        def part(frame: pl.DataFrame, key: tuple[Any, ...]) -> pl.DataFrame:
+            same = [pl.col(k).eq_missing(pl.lit(v)) for k, v in zip(keys, key, strict=True)]
+            return frame.filter(*same) if keys else frame
+
         single = (self.form == "labels" and self.task == "multiclass") or (
             self.form == "long" and self._is_single_label()
         )
         inputs: list[Any] = []
         if single:
-            counts = self.confusion_counts(by=keys)
+            counts, _ = self._confusion(by)
             classes = classes_tbl[CLASS].unique(maintain_order=True).to_list()
             for key in groups:
-                part = (
-                    counts.filter(*[pl.col(k) == v for k, v in zip(keys, key, strict=True)])
-                    if keys
-                    else counts
-                )
-                inputs.append(SuiteInput(kind="multiclass", counts=_matrix(part, classes)))
+                inputs.append(SuiteInput(kind="multiclass", counts=_matrix(part(counts, key), classes)))
             return groups, inputs
         for key in groups:
-            part = (
-                classes_tbl.filter(*[pl.col(k) == v for k, v in zip(keys, key, strict=True)])
-                if keys
-                else classes_tbl
-            )
-            cells = part.select(*CELLS).to_numpy().astype(float)
+            cells = part(classes_tbl, key).select(*CELLS).to_numpy().astype(float)
             if cells.shape[0] == 1:
                 inputs.append(SuiteInput(kind="binary", counts=cells[0]))
             else:

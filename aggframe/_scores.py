@@ -43,7 +43,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from aggframe._grains import _fmt_row, to_polars
+from aggframe._columns import fmt_row as _fmt_row
+from aggframe._columns import free_name
+from aggframe._grains import to_polars
 from aggframe._predictions import Predictions, _as_lazy, _listify, from_long
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe.exceptions import (
@@ -62,7 +64,6 @@ __all__ = ["DECISIONS", "from_scores"]
 Decision = Literal["threshold", "argmax", "top_k"]
 DECISIONS: tuple[Decision, ...] = ("threshold", "argmax", "top_k")
 _P = "p"
-_P_PRIVATE = "__aggframe_p__"
 
 
 def _decision(name: str) -> Decision:
@@ -293,7 +294,7 @@ def from_scores(
         rank = pl.arg_sort_by([s, key], descending=[True, False]).arg_sort().over(window)
         p_expr = (rank < k).cast(pl.Int8)
 
-    p_name = _P if (_P not in schema or score == _P) else _P_PRIVATE
+    p_name = _P if score == _P else free_name(_P, schema.names())
     derived = lf.with_columns(p_expr.alias(p_name))
     pr = from_long(
         derived,

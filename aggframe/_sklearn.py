@@ -308,7 +308,7 @@ def classification_report(
     if labels is not None:
         # in the order asked for (per_class sorts by class)
         wanted = pl.DataFrame({"class": pl.Series(list(labels)).cast(class_dtype)})
-        per_class = wanted.join(per_class, on="class", how="left", maintain_order="left")
+        per_class = wanted.join(per_class, on="class", how="left", maintain_order="left", nulls_equal=True)
     rows = per_class.select(
         "class",
         pl.lit(None, dtype=pl.String).alias("operator"),

@@ -7,6 +7,11 @@ A cell store is a directory::
     block_profiles.parquet   (with targets) per-example cells over all targets
     meta.json                the key columns and roles
 
+The key columns are stored under aggframe's private names (``__af_by0``, ...,
+:mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
+``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
+Stores of the first format (keys under the user's names) are still read.
+
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
 summed when read). The exemplar operator needs only ``profiles``: how many
@@ -25,13 +30,15 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from aggframe._cells import KEY_ALL
-from aggframe._grains import CLASS, CellTables
+from aggframe._columns import FOLD, KEY_ALL, REPEAT, TARGET, by_key
+from aggframe._grains import CellTables
 from aggframe.exceptions import OptionError
 
 __all__ = ["FORMAT", "read_store", "write_store"]
 
-FORMAT = "aggframe-cells/1"
+FORMAT = "aggframe-cells/2"
+#: the first format stored the keys under the user's names
+_FORMATS = (FORMAT, "aggframe-cells/1")
 
 
 def write_store(tables: CellTables, path: str | Path, *, by: Sequence[str], meta: dict[str, Any]) -> Path:
@@ -52,7 +59,7 @@ def _meta(path: Path) -> dict[str, Any]:
         msg = f"{path} is not an aggframe cell store (no meta.json); write one with pr.write_cells(path)"
         raise OptionError(msg)
     info: dict[str, Any] = json.loads(file.read_text())
-    if info.get("format") != FORMAT:
+    if info.get("format") not in _FORMATS:
         msg = f"{path}: unknown cell store format {info.get('format')!r}; expected {FORMAT!r}"
         raise OptionError(msg)
     return info
@@ -72,10 +79,15 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
         }:
             msg = f"cell store {d} has another layout than {dirs[0]}: {m} vs {first}"
             raise OptionError(msg)
-    keys = [*first["by"], *([first["target"]] if first.get("target") else []), *first.get("folds", [])]
+    names = _private_names(first)
+    keys = list(names)
+    renames = [{} if m["format"] == FORMAT else {v: k for k, v in names.items()} for m in metas]
 
     def scan(name: str) -> pl.LazyFrame:
-        lf = pl.concat([pl.scan_parquet(d / name) for d in dirs], how="vertical_relaxed")
+        lf = pl.concat(
+            [pl.scan_parquet(d / name).rename(r) for d, r in zip(dirs, renames, strict=True)],
+            how="vertical_relaxed",
+        )
         return lf if first["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
 
     table_keys = keys if first["by"] else [KEY_ALL, *keys]
@@ -85,11 +97,24 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
         profiles=scan("profiles.parquet"),
         keys=tuple(table_keys),
         block_profiles=block,
-        target=first.get("target"),
+        target=TARGET if first.get("target") else None,
+        names=names,
     )
     return tables, first
 
 
+def _private_names(meta: dict[str, Any]) -> dict[str, str]:
+    """The private key columns of a store, in table order, with the user's names."""
+    names = {by_key(i): c for i, c in enumerate(meta["by"])}
+    if meta.get("target"):
+        names[TARGET] = meta["target"]
+    folds = list(meta.get("folds", []))
+    private_folds = [REPEAT, FOLD] if len(folds) > 1 else [FOLD]
+    names.update(dict(zip(private_folds, folds, strict=False)))
+    return names
+
+
 def source_of(tables: CellTables) -> nw.LazyFrame[Any]:
     """The classes table stands in as the 'source' (for column checks)."""
-    return nw.from_native(tables.classes.drop(KEY_ALL, strict=False).select(pl.exclude(CLASS)))
+    source = tables.classes.select(pl.col(k).alias(user) for k, user in tables.names.items())
+    return nw.from_native(source)

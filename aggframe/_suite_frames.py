@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from aggframe._columns import check_result_names
 from aggframe._measures import Measure
 from aggframe._suites import (
     Item,
@@ -26,13 +27,19 @@ from aggframe._suites import suite_rank as _suite_rank
 
 __all__ = ["select_suite", "suite_rank"]
 
+_RANK_COLUMNS = ("items", "rank", "degrees_of_freedom", "redundant", "volume", "flat")
+_SELECT_COLUMNS = ("items", "volume", "rank", "method")
+
 
 def _label(pair: tuple[str, str]) -> str:
     return f"{pair[0]}:{pair[1]}"
 
 
-def _groups(pr: Any, by: str | Sequence[str]) -> tuple[list[str], list[tuple[Any, ...]], list[SuiteInput]]:
+def _groups(
+    pr: Any, by: str | Sequence[str], columns: Sequence[str], what: str
+) -> tuple[list[str], list[tuple[Any, ...]], list[SuiteInput]]:
     keys = [by] if isinstance(by, str) else list(by)
+    check_result_names(keys, columns, what)
     groups, inputs = pr._suite_inputs(keys)
     return keys, groups, inputs
 
@@ -63,7 +70,7 @@ def suite_rank(
     """
     if by is None:
         return _suite_rank(pr, measures, aggregation, tol)
-    keys, groups, inputs = _groups(pr, by)
+    keys, groups, inputs = _groups(pr, by, _RANK_COLUMNS, "suite_rank")
     items: Item | list[Item] = measures if isinstance(measures, (str, tuple, Measure)) else list(measures)
     rows = []
     for key, data in zip(groups, inputs, strict=True):
@@ -106,7 +113,7 @@ def select_suite(
     """
     if by is None:
         return _select_suite(pr, candidates, size, aggregation, tol)
-    keys, groups, inputs = _groups(pr, by)
+    keys, groups, inputs = _groups(pr, by, _SELECT_COLUMNS, "select_suite")
     cands: Item | list[Item] | None = (
         candidates
         if candidates is None or isinstance(candidates, (str, tuple, Measure))

@@ -149,7 +149,7 @@ def test_long_missing_by_column_in_parts() -> None:
 
 def test_by_column_colliding_with_a_result_column() -> None:
     pr = af.from_long(long_frame(value=[1] * 6))
-    with pytest.raises(OptionError, match="by column 'value' collides"):
+    with pytest.raises(OptionError, match="column 'value' collides with a column of the evaluate result"):
         pr.evaluate(by="value")
 
 

@@ -1,0 +1,119 @@
+"""Where the user's column names end and ours begin.
+
+A user's column names never meet aggframe's: at intake the role columns and the
+``by`` columns are *projected* onto private names in a reserved namespace (a
+``select`` of exactly those columns, each aliased), every stage after that
+works on the private names alone, and the results restore the user's names
+(:func:`restore`). So no input can collide with ``tp``, ``n``, ``value`` or any
+helper column, on any engine, whatever its names are (empty, unicode, quoted, or
+equal to an internal name).
+
+Two things remain the user's to avoid, and are refused with an
+:class:`~aggframe.exceptions.OptionError` naming the column: grouping by a role
+column (``by="y_true"`` has no meaning), and a ``by`` (or fold) column whose name
+equals a column of the result itself (``value``, ``measure``, ...), since one
+frame cannot hold two columns of one name (:func:`check_result_names`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from aggframe.exceptions import OptionError
+
+__all__ = [
+    "CELLS",
+    "CLASS",
+    "EXAMPLE",
+    "FOLD",
+    "KEY_ALL",
+    "MASK",
+    "REPEAT",
+    "RESULT_COLUMNS",
+    "TARGET",
+    "Y_PRED",
+    "Y_TRUE",
+    "P",
+    "Y",
+    "by_key",
+    "check_result_names",
+    "fmt_row",
+    "free_name",
+    "restore",
+]
+
+#: The reserved namespace: every private role and key column starts with it.
+PREFIX = "__af_"
+
+# role columns after projection
+EXAMPLE = f"{PREFIX}example"
+CLASS_ROLE = f"{PREFIX}class"
+Y = f"{PREFIX}y"
+P = f"{PREFIX}p"
+MASK = f"{PREFIX}mask"
+Y_TRUE = f"{PREFIX}y_true"
+Y_PRED = f"{PREFIX}y_pred"
+FOLD = f"{PREFIX}fold"
+REPEAT = f"{PREFIX}repeat"
+TARGET = f"{PREFIX}target"
+#: Key column standing in for "no by columns", dropped from every result.
+KEY_ALL = f"{PREFIX}all"
+
+#: The four confusion cells, defined in :mod:`aggframe._cells`.
+CELLS = ("tp", "fp", "fn", "tn")
+#: The class column of the cell tables (and of per-class results).
+CLASS = "class"
+#: The columns of :meth:`~aggframe.Predictions.evaluate` after the keys.
+RESULT_COLUMNS = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
+
+
+def by_key(i: int) -> str:
+    """The private name of the ``i``-th ``by`` column."""
+    return f"{PREFIX}by{i}"
+
+
+def restore(frame: pl.LazyFrame | pl.DataFrame, names: Mapping[str, str]) -> Any:
+    """Give the private key columns of a result their user names back (and drop the stand-in key)."""
+    columns = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    present = {k: v for k, v in names.items() if k in columns}
+    out = frame.rename(present) if present else frame
+    return out.drop(KEY_ALL) if KEY_ALL in columns else out
+
+
+def check_result_names(user_keys: Iterable[str], result_columns: Sequence[str], what: str) -> None:
+    """Refuse a key whose user name equals a column of the result (one frame, one name each)."""
+    keys = list(user_keys)
+    taken = set(result_columns)
+    for name in keys:
+        if name in taken:
+            msg = (
+                f"column {name!r} collides with a column of the {what} result "
+                f"({', '.join(repr(c) for c in result_columns)}); rename it first, e.g. "
+                f"frame.rename({{{name!r}: {name + '_'!r}}})"
+            )
+            raise OptionError(msg)
+    seen: set[str] = set()
+    for name in keys:
+        if name in seen:
+            msg = f"the key columns repeat a name: {name!r}"
+            raise OptionError(msg)
+        seen.add(name)
+
+
+def free_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or a private variant of it that is not in ``taken`` (for a derived column)."""
+    used = set(taken)
+    candidate, i = name, 0
+    while candidate in used:
+        candidate = f"{PREFIX}{name}{i or ''}"
+        i += 1
+    return candidate
+
+
+def fmt_row(row: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """One row for an error message, in the user's column names."""
+    names = names or {}
+    return ", ".join(f"{names.get(k, k)}={v!r}" for k, v in row.items() if k != KEY_ALL)
