@@ -269,6 +269,7 @@ def long_grains(
     tnorm: TNorm | None,
     n_classes: int | dict[Any, int] | None,
     target: str | None = None,
+    examples: pl.LazyFrame | None = None,
 ) -> dict[str, nw.LazyFrame[Any]]:
     """Raw grains of the long form.
 
@@ -283,7 +284,9 @@ def long_grains(
         profile (the exemplar operator's sufficient statistic). When
         ``n_classes`` is known, absent entries are filled in as true negatives.
     ``groups``
-        keys, n_examples, min_rows, max_rows, dup_entries.
+        keys, n_examples, min_rows, max_rows, dup_entries (and with ``examples``,
+        the declared examples (keys, example) of a Polars source: ``undeclared``,
+        how many examples with rows are not among them).
     """
     k = list(keys)
     rk = _row_keys(k)
@@ -393,15 +396,28 @@ def long_grains(
     # The validation's per-group counts come from the profiles (keyed by the row count
     # and the duplicate count as well), so the per-example table has one consumer.
     checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
-    checked = shared_small(checked.group_by([*k, *CELLS, "rows", "_dup"]).agg(nw.len().alias("n")))
+    flags = ["_dup"]
+    if examples is not None:
+        # each example with rows is looked up among the declared ones (one join per
+        # example, not per row, on the per-example table's one consumer)
+        known = examples.select(*rk, roles.example).with_columns(
+            pl.lit(0, dtype=pl.Int64).alias("_undeclared")
+        )
+        native = nw.to_native(checked).join(known, on=[*rk, roles.example], how="left", nulls_equal=True)
+        checked = nw.from_native(native.with_columns(pl.col("_undeclared").fill_null(1)))
+        flags.append("_undeclared")
+    checked = shared_small(checked.group_by([*k, *CELLS, "rows", *flags]).agg(nw.len().alias("n")))
     profiles = checked.group_by([*k, *CELLS]).agg(nw.col("n").sum())
     groups = checked.group_by(k).agg(
         nw.col("n").sum().alias("n_examples"),
         nw.col("rows").min().alias("min_rows"),
         nw.col("rows").max().alias("max_rows"),
-        (nw.col("_dup") * nw.col("n")).sum().alias("dup_entries"),
+        *[(nw.col(f) * nw.col("n")).sum().alias(name) for f, name in zip(flags, _FLAG_NAMES, strict=False)],
     )
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+_FLAG_NAMES = ("dup_entries", "undeclared")
 
 
 def label_grains(

@@ -15,6 +15,8 @@ row fires when it does not (codes as in aggmetrics 0.2.0):
 ``ovr_skew_drift``      asymmetric off-diagonal errors make one-vs-rest specificity and
                         balanced accuracy drift with the class priors
 ``redundant_suite``     more measures than the confusion matrix has degrees of freedom
+``inferred_task``       (aggframe's own) the long form's task was read off the data, not
+                        stated with ``task=``; it decides accuracy, suites and degrees of freedom
 
 All checks come from the cell tables of one scan (and, for the drift check on
 single-label data, the confusion counts): group-bys, not loops over groups.
@@ -255,7 +257,7 @@ def diagnose(
         )
         rows.append(finding(part, "undefined_entries", "warning", op))
     # 5. measures whose optimum is not the Bayes rule for 0/1 loss (data-independent)
-    erm = []
+    erm: list[dict[str, Any]] = []
     for n in names:
         m = get_measure(n)
         t = m.bayes_threshold()
@@ -277,6 +279,25 @@ def diagnose(
                     "value": t,
                 }
             )
+    # the task was read off the data (long form without task=): say so, since it decides
+    # standard accuracy, the degrees of freedom and the suites
+    if getattr(pr, "kind_inferred", False):
+        kind = "single-label (multiclass)" if single else "multilabel"
+        why = (
+            "every example has exactly one true and one predicted class"
+            if single
+            else "some example has other than one true or one predicted class"
+        )
+        erm.append(
+            {
+                "code": "inferred_task",
+                "severity": "note",
+                "measure": None,
+                "message": f"the predictions were read as {kind} because {why}; state task= "
+                "('multiclass' or 'multilabel') when building them to fix the reading",
+                "value": None,
+            }
+        )
     # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
     if single and not binary and any(n in names for n in DRIFTING):
         counts, _ = pr._confusion(user_keys)

@@ -207,8 +207,14 @@ def finish_long(
     names: Mapping[str, str],
     target: str | None = None,
     group_universe: Sequence[str] = (),
+    examples: pl.LazyFrame | int | None = None,
 ) -> CellTables:
-    """Validated, universe-complete cell tables of the long form (all names private)."""
+    """Validated, universe-complete cell tables of the long form (all names private).
+
+    ``examples`` declares the examples (a frame of private keys and example ids, or
+    a count without keys): declared examples without rows are all-negative
+    examples (a sparse log that records only positives loses none).
+    """
     k = list(keys)
     ukeys = [*group_universe, *_universe_keys(target, universe)]
     grains = [raw["class"], raw["groups"], raw["profiles"]]
@@ -230,6 +236,7 @@ def finish_long(
             soft_ok=soft_ok,
             ukeys=ukeys,
             names=names,
+            examples=examples,
         )
         return audit
 
@@ -237,6 +244,9 @@ def finish_long(
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
     group_sizes = audit.select(*k, "n_examples").unique()
     classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
+    unlogged = None
+    if examples is not None:
+        group_sizes, unlogged = _declared_examples(examples, group_sizes, k, roles.example, names)
     full = (
         _join_universe(group_sizes, classes_lf, ukeys)
         .join(present.drop("n_examples"), on=[*k, CLASS], how="left", nulls_equal=True)
@@ -248,6 +258,13 @@ def finish_long(
         .select(*k, CLASS, *[pl.col(c).cast(pl.Float64) for c in CELLS])
     )
     prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
+    if unlogged is not None:
+        # declared examples without rows: every entry a true negative (m of them)
+        m = classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
+        missing = unlogged.join(m, how="cross").select(
+            *k, *[pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")], pl.col("_m").alias("tn"), "n"
+        )
+        prof = pl.concat([prof, missing], how="vertical_relaxed")
     block = None
     if target is not None:
         block = _block_profiles(
@@ -262,6 +279,66 @@ def finish_long(
     return CellTables(
         classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target, names=names
     )
+
+
+def _declared_examples(
+    examples: pl.LazyFrame | int,
+    observed: pl.LazyFrame,
+    keys: list[str],
+    example: str,
+    names: Mapping[str, str],
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Group sizes from the declared examples, and the unlogged examples per group (keys, n).
+
+    Declared ids are checked (no nulls, no repeats within a group; a count must
+    cover the examples seen); every example with rows is among them (checked on the
+    per-example table, see :func:`~aggframe._cells.long_grains`).
+    """
+    if isinstance(examples, int):
+        declared = pl.LazyFrame({KEY_ALL: [0], "_D": [examples], "_dups": [0], "_nulls": [0]})
+    else:
+        rk = [c for c in keys if c != KEY_ALL]
+        declared = examples.group_by(rk).agg(
+            pl.len().alias("_D"),
+            (pl.len() - pl.col(example).drop_nulls().n_unique() - pl.col(example).null_count()).alias(
+                "_dups"
+            ),
+            pl.col(example).null_count().alias("_nulls"),
+        )
+        if not rk:
+            declared = declared.with_columns(pl.lit(0).alias(KEY_ALL))
+    both = declared.join(observed, on=keys, how="full", coalesce=True, nulls_equal=True).with_columns(
+        pl.col("_D", "_dups", "_nulls", "n_examples").fill_null(0)
+    )
+    column = names.get(example, example)
+
+    def check(frame: pl.DataFrame) -> pl.DataFrame:
+        nulls, dups = int(frame["_nulls"].sum()), int(frame["_dups"].sum())
+        if nulls:
+            msg = f"examples=: {nulls} null example id(s) in column {column!r}; declared examples need ids"
+            raise NullValueError(msg)
+        if dups:
+            msg = (
+                f"examples=: {dups} repeated example id(s) in column {column!r}; each example is "
+                "declared once (per group)"
+            )
+            raise DuplicateEntryError(msg)
+        over = frame.filter(pl.col("n_examples") > pl.col("_D"))
+        if over.height:
+            r = over.row(0, named=True)
+            msg = (
+                f"examples={r['_D']} declares fewer examples than the predictions hold "
+                f"({r['n_examples']} examples have rows in column {column!r})"
+            )
+            raise InvalidValueError(msg)
+        return frame
+
+    both = both.map_batches(check).cache()
+    sizes = both.select(*keys, pl.col("_D").alias("n_examples"))
+    unlogged = both.select(*keys, (pl.col("_D") - pl.col("n_examples")).cast(pl.Int64).alias("n")).filter(
+        pl.col("n") > 0
+    )
+    return sizes, unlogged
 
 
 def _universe_keys(target: str | None, universe: pl.LazyFrame | None) -> list[str]:
@@ -339,6 +416,7 @@ def _check_long(
     soft_ok: bool,
     ukeys: list[str],
     names: Mapping[str, str],
+    examples: pl.LazyFrame | int | None = None,
 ) -> None:
     def show(col: str) -> str:
         return names.get(col, col)
@@ -367,6 +445,18 @@ def _check_long(
             row = _first_row(source, nw.col(col).is_null(), cols, names)
             msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
             raise NullValueError(msg)
+
+    undeclared = int(group_level["undeclared"].sum()) if "undeclared" in group_level.columns else 0
+    if undeclared and isinstance(examples, pl.LazyFrame):
+        rk = [c for c in keys if c != KEY_ALL]
+        unknown = to_polars(source).join(examples, on=[*rk, roles.example], how="anti", nulls_equal=True)
+        first = unknown.select(*rk, roles.example).head(1).collect()
+        row = fmt_row(first.row(0, named=True), names) if first.height else "?"
+        msg = (
+            f"column {show(roles.example)!r}: {undeclared} example(s) with rows are not among the "
+            f"declared examples= (e.g. {row}); declare every example of the predictions"
+        )
+        raise InvalidValueError(msg)
 
     dups = int(group_level["dup_entries"].sum())
     if dups:

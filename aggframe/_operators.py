@@ -219,6 +219,9 @@ def subset_tables(tables: CellTables, labels: Sequence[object], dtype: pl.DataTy
     by the convention). Micro over a subset is no longer accuracy.
     """
     keys = list(tables.keys)
+    if any(label is None for label in labels):
+        msg = f"labels {list(labels)[:5]!r} name a null class; a class is a value, not null"
+        raise OptionError(msg)
     try:
         wanted = pl.LazyFrame({CLASS: pl.Series(list(labels)).cast(dtype, strict=True)})
     except Exception as exc:

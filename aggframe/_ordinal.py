@@ -123,6 +123,16 @@ class OrdinalPredictions(Predictions):
     order: list[Any] = field(default_factory=list)
     labels: Predictions | None = field(default=None, repr=False)
 
+    def _check_suite_data(self) -> None:
+        # as the reference: suites parametrise multiclass, multilabel and binary data; the
+        # m - 1 threshold columns of ordinal data are neither (their cells are constrained)
+        msg = (
+            "measure suites are not defined on ordinal predictions (the reference refuses them too: "
+            "the m - 1 cumulative thresholds are not free multilabel columns); evaluate the "
+            "single-label view instead: suite_rank(pr.labels, ...)"
+        )
+        raise OptionError(msg)
+
 
 def _order_series(order: Sequence[Any], dtype: pl.DataType, column: str) -> pl.Series:
     try:

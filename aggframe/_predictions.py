@@ -191,9 +191,23 @@ def _single_predictions(items: Iterable[Any], what: str, caller: str) -> list[Pr
 
 
 PER_CLASS_COLUMNS = (CLASS, "measure", "value", "defined", "support", *CELLS)
+_ONE_HOT = (pl.col("tp") + pl.col("fn") == 1) & (pl.col("tp") + pl.col("fp") == 1)
 _GRAIN_COLUMNS = {"class": (CLASS, *CELLS), "pooled": CELLS, "profiles": (*CELLS, "n")}
 _PRIVATE_LONG = LongRoles(example=EXAMPLE, class_=CLASS_ROLE, y=Y, p=P)
 _PRIVATE_LONG_MASKED = LongRoles(example=EXAMPLE, class_=CLASS_ROLE, y=Y, p=P, mask=MASK)
+
+
+def _check_one_hot(profiles: pl.DataFrame) -> None:
+    """``task="multiclass"`` was stated: every example has one true and one predicted class."""
+    bad = profiles.filter(~_ONE_HOT)
+    if bad.height:
+        first = bad.row(0, named=True)
+        msg = (
+            f"task='multiclass' was stated, but {int(bad['n'].sum())} example(s) do not have exactly one "
+            f"true and one predicted class (e.g. {first['tp'] + first['fn']:g} true and "
+            f"{first['tp'] + first['fp']:g} predicted); pass task='multilabel', or task=None to infer it"
+        )
+        raise InvalidValueError(msg)
 
 
 def _renamed(tables: CellTables, renames: dict[str, str], names: dict[str, str]) -> CellTables:
@@ -244,6 +258,10 @@ class Predictions:
     repeat: str | None = None
     target: str | None = None
     class_universe: Literal["global", "group"] = "global"
+    #: the long form's stated task ("multiclass" or "multilabel"); None: inferred from the data
+    declared_task: str | None = None
+    #: the long form's declared examples (a count, or a Polars frame of example ids)
+    declared_examples: int | pl.LazyFrame | None = field(default=None, repr=False)
     stored: CellTables | None = field(default=None, repr=False)
     stored_by: tuple[str, ...] = ()
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
@@ -347,7 +365,8 @@ class Predictions:
             roles = (
                 _PRIVATE_LONG if self.long_roles and self.long_roles.mask is None else _PRIVATE_LONG_MASKED
             )
-            raw = self._long_raw(lf, keys)
+            examples = self._examples(by, names)
+            raw = self._long_raw(lf, keys, examples)
             return finish_long(
                 raw,
                 source=lf,
@@ -358,6 +377,7 @@ class Predictions:
                 names=names,
                 target=self._target_key(),
                 group_universe=group_universe,
+                examples=examples,
             )
         lroles = self._private_label_roles()
         raw = label_grains(lf, lroles, keys)
@@ -380,13 +400,47 @@ class Predictions:
             y_true=Y_TRUE, y_pred=Y_PRED, example=EXAMPLE if self.label_roles.example is not None else None
         )
 
-    def _long_raw(self, lf: nw.LazyFrame[Any], keys: list[str]) -> dict[str, nw.LazyFrame[Any]]:
+    def _long_raw(
+        self, lf: nw.LazyFrame[Any], keys: list[str], examples: pl.LazyFrame | int | None = None
+    ) -> dict[str, nw.LazyFrame[Any]]:
         """The long form's raw grains of a projected frame (private names)."""
         assert self.long_roles is not None
         roles = _PRIVATE_LONG if self.long_roles.mask is None else _PRIVATE_LONG_MASKED
         return long_grains(
-            lf, roles, keys, tnorm=self.tnorm, n_classes=self._universe_sizes(), target=self._target_key()
+            lf,
+            roles,
+            keys,
+            tnorm=self.tnorm,
+            n_classes=self._universe_sizes(),
+            target=self._target_key(),
+            examples=examples if isinstance(examples, pl.LazyFrame) else None,
         )
+
+    def _examples(self, by: Sequence[str], names: dict[str, str]) -> pl.LazyFrame | int | None:
+        """The declared examples under private names, for this grouping (see ``examples=``)."""
+        declared = self.declared_examples
+        if declared is None:
+            return None
+        wanted = {p: u for p, u in names.items() if p not in (CLASS_ROLE, Y, P, MASK)}
+        grouped = [u for p, u in wanted.items() if p != EXAMPLE]
+        if isinstance(declared, int):
+            if grouped:
+                msg = (
+                    f"examples={declared} counts the examples of all the data; it cannot say which group "
+                    f"({', '.join(repr(c) for c in grouped)}) the unlogged ones belong to: pass examples= a "
+                    "frame of example ids with those columns"
+                )
+                raise OptionError(msg)
+            return declared
+        schema = declared.collect_schema()
+        for user in wanted.values():
+            if user not in schema:
+                msg = (
+                    f"the examples= frame has no column {user!r}, which the evaluation needs; "
+                    f"available columns: {schema.names()}"
+                )
+                raise ColumnNotFoundError(msg)
+        return declared.select(*[pl.col(u).alias(p) for p, u in wanted.items()])
 
     def _universe_sizes(self) -> int | dict[Any, int] | None:
         if self.universe is None:
@@ -421,6 +475,8 @@ class Predictions:
                 parts.append(tables.block_profiles)
             # one collect: the grains share one read of the input
             got = pl.collect_all(parts, engine=engine)
+            if self.declared_task == "multiclass":
+                _check_one_hot(got[1])
             self._cache[key] = CellTables(
                 classes=got[0].lazy(),
                 profiles=got[1].lazy(),
@@ -898,9 +954,29 @@ class Predictions:
     def _is_single_label(self) -> bool:
         if self.form == "labels":
             return self.task == "multiclass"
+        if self.declared_task is not None:
+            return self.declared_task == "multiclass"  # checked on the data by _tables
         prof = self._tables([]).profiles.collect()
-        one_hot = (pl.col("tp") + pl.col("fn") == 1) & (pl.col("tp") + pl.col("fp") == 1)
-        return self.tnorm is None and bool(prof.select(one_hot.all()).item())
+        return self.tnorm is None and bool(prof.select(_ONE_HOT.all()).item())
+
+    @property
+    def kind(self) -> Literal["multiclass", "multilabel", "binary"]:
+        """The task these predictions are read as: ``multiclass`` (single-label), ``multilabel`` or ``binary``.
+
+        Stated by ``task=`` (or by the form: the label form is single-label), or
+        inferred from the data when not stated (:attr:`kind_inferred`): long-form
+        data where every example has exactly one true and one predicted class are
+        read as single-label. The task decides standard accuracy, the confusion
+        matrix, the suites' parametrisation and the degrees of freedom.
+        """
+        if self.form == "labels" and self.task == "binary":
+            return "binary"
+        return "multiclass" if self._is_single_label() else "multilabel"
+
+    @property
+    def kind_inferred(self) -> bool:
+        """Whether :attr:`kind` was inferred from the data (long form without ``task=``)."""
+        return self.form == "long" and self.declared_task is None
 
     def accuracy(self) -> float:
         """Standard accuracy: the share of examples whose class is right.
@@ -1072,6 +1148,9 @@ def _resolve_universe(
         if not values:
             msg = "Expected `classes` to hold at least one class"
             raise OptionError(msg)
+        if any(v is None for v in values):
+            msg = f"`classes` {values[:5]!r} name a null class; a class is a value, not null"
+            raise OptionError(msg)
         return values
     return enum_categories
 
@@ -1100,6 +1179,8 @@ def from_long(
     classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
     tnorm: str | TNorm | None = None,
     class_universe: Literal["global", "group"] = "global",
+    task: Literal["multiclass", "multilabel"] | None = None,
+    examples: int | Any | None = None,
 ) -> Predictions:
     """Predictions in long (indicator) form: one row per (example, class).
 
@@ -1137,6 +1218,23 @@ def from_long(
         ``'product'``, ``'godel'`` (``'minimum'``), ``'lukasiewicz'``,
         ``'hamacher'``, ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on
         expressions: combines soft y and p into the four cells.
+    task
+        ``"multiclass"`` (single-label: each example has exactly one true and
+        one predicted class, checked) or ``"multilabel"``. Without it the task is
+        inferred from the data (one-hot data are read as single-label), so one
+        extra label on one example would change standard accuracy, the suites'
+        parametrisation and the degrees of freedom: state it when you know it.
+        :attr:`Predictions.kind` says which task is used and
+        :attr:`Predictions.kind_inferred` whether it was inferred.
+    examples
+        Declare the examples, so that a sparse log that records only the
+        entries with a 1 loses no example: declared examples without any row
+        count as all-negative (every entry a true negative). A count (the
+        number of examples; no ``by=``, folds or targets then), or a Polars
+        frame with one row per example: the ``example`` column and every column
+        the evaluation groups by (``by=``, ``fold``, ``repeat``). Every example
+        with rows must be declared (checked). Not with targets or
+        ``class_universe="group"``; as a frame, on Polars sources.
 
     Examples
     --------
@@ -1146,6 +1244,12 @@ def from_long(
     >>> af.from_long(df).compute("precision", "micro")
     0.6666666666666666
     """
+    if task not in (None, "multiclass", "multilabel"):
+        msg = f"Expected `task` to be None, 'multiclass' or 'multilabel', got {task!r}"
+        raise OptionError(msg)
+    if task == "multiclass" and tnorm is not None:
+        msg = "task='multiclass' needs crisp labels (one true and one predicted class); soft labels are multilabel"
+        raise OptionError(msg)
     lf = _as_lazy(frame, "frame")
     roles = LongRoles(example=example, class_=class_, y=y, p=p, mask=mask)
     schema = _require_columns(
@@ -1156,6 +1260,7 @@ def from_long(
     fn, name = resolve_tnorm(tnorm)
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, class_), target)
     _check_class_universe(class_universe, universe)
+    declared = _declared_examples(examples, lf, target=target, class_universe=class_universe)
     return Predictions(
         form="long",
         source=lf,
@@ -1167,7 +1272,32 @@ def from_long(
         repeat=repeat,
         target=target,
         class_universe=class_universe,
+        declared_task=task,
+        declared_examples=declared,
     )
+
+
+def _declared_examples(
+    examples: Any, lf: nw.LazyFrame[Any], *, target: str | None, class_universe: str
+) -> int | pl.LazyFrame | None:
+    """Check the ``examples=`` option of the long form (a count or a frame)."""
+    if examples is None:
+        return None
+    if target is not None or class_universe == "group":
+        msg = "examples= declares the examples of one class universe: not with targets or class_universe='group'"
+        raise OptionError(msg)
+    if isinstance(examples, (int, np.integer)) and not isinstance(examples, bool):
+        if examples < 1:
+            msg = f"Expected examples= to be a positive count of examples, got {examples!r}"
+            raise OptionError(msg)
+        return int(examples)
+    if isinstance(examples, (pl.DataFrame, pl.LazyFrame)):
+        if not isinstance(nw.to_native(lf), pl.LazyFrame):
+            msg = "examples= as a frame needs a Polars source (a count works on every engine)"
+            raise OptionError(msg)
+        return examples.lazy()
+    msg = f"Expected examples= to be a count or a Polars frame of example ids, got {type(examples).__name__}"
+    raise OptionError(msg)
 
 
 def _check_class_universe(mode: str, universe: Any) -> None:
@@ -1213,16 +1343,24 @@ def _label_series(values: np.ndarray) -> pl.Series:
 def _align_label_dtypes(
     lf: nw.LazyFrame[Any], schema: nw.Schema, y_true: str, y_pred: str
 ) -> nw.LazyFrame[Any]:
-    """Bring y_true and y_pred to one dtype (Int32 vs Int64, int vs float) or refuse."""
+    """Bring y_true and y_pred to one dtype (Int32 vs Int64, int vs float, bool vs int) or refuse.
+
+    Numbers and strings never mix (scikit-learn: "Mix of label input types"): the
+    string "0" is not the number 0, on arrays as on frames.
+    """
     a, b = schema[y_true], schema[y_pred]
     if a == b:
         return lf
-    if a.is_numeric() and b.is_numeric():
+
+    def numeric(d: Any) -> bool:
+        return bool(d.is_numeric() or d == nw.Boolean)
+
+    if numeric(a) and numeric(b):
         target = nw.Float64 if (a.is_float() or b.is_float()) else nw.Int64
         return lf.with_columns(nw.col(y_true).cast(target), nw.col(y_pred).cast(target))
     msg = (
-        f"columns {y_true!r} and {y_pred!r} hold labels of different types ({a} and {b}); "
-        "cast them to one type first"
+        f"columns {y_true!r} ({a}) and {y_pred!r} ({b}) hold labels of different types: a mix of "
+        "label input types (the string '0' is not the number 0); cast them to one type first"
     )
     raise InvalidValueError(msg)
 
@@ -1343,13 +1481,8 @@ def from_labels(
             msg = "fold=, repeat=, target= and example= name columns of a frame; with arrays, pass a frame instead"
             raise OptionError(msg)
         df = _label_frame(data, y_pred_values, "y_true", "y_pred")
-        if df["y_true"].dtype != df["y_pred"].dtype:
-            try:
-                df = df.with_columns(pl.col("y_pred").cast(df["y_true"].dtype, strict=True))
-            except Exception as exc:
-                msg = f"y_true ({df['y_true'].dtype}) and y_pred ({df['y_pred'].dtype}) hold labels of different types"
-                raise InvalidValueError(msg) from exc
         lf = nw.from_native(df).lazy()
+        lf = _align_label_dtypes(lf, lf.collect_schema(), "y_true", "y_pred")
         roles = LabelRoles()
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true), target)
     _check_class_universe(class_universe, universe)
@@ -1371,12 +1504,21 @@ def from_labels(
     )
 
 
-def from_indicator(Y: Any, P: Any, *, mask: Any = None, tnorm: str | TNorm | None = None) -> Predictions:
+def from_indicator(
+    Y: Any,
+    P: Any,
+    *,
+    mask: Any = None,
+    tnorm: str | TNorm | None = None,
+    task: Literal["multiclass", "multilabel"] | None = None,
+) -> Predictions:
     """Indicator matrices ``Y`` (truth) and ``P`` (predictions), n x m (1-D = one column).
 
     The NumPy bridge for people coming from aggmetrics or scikit-learn. The
     matrices are stored sparsely (entries with y = p = 0 that are observed are
     true negatives) with examples ``0 .. n-1`` and classes ``0 .. m-1``.
+    ``task`` states whether the rows are single-label (``"multiclass"``, checked)
+    or ``"multilabel"``; without it, it is inferred (see :func:`from_long`).
 
     Examples
     --------
@@ -1424,4 +1566,6 @@ def from_indicator(Y: Any, P: Any, *, mask: Any = None, tnorm: str | TNorm | Non
     if Ma is not None:
         data["mask"] = Ma[rows, cols].astype(np.float64)
     df = pl.DataFrame(data)
-    return from_long(df, mask="mask" if Ma is not None else None, n_classes=Ya.shape[1], tnorm=tnorm)
+    return from_long(
+        df, mask="mask" if Ma is not None else None, n_classes=Ya.shape[1], tnorm=tnorm, task=task
+    )

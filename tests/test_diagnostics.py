@@ -52,9 +52,8 @@ def test_multiclass_findings_match_aggmetrics(
 @given(indicator_matrices(masked=False, max_m=4))
 def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     Y, P, _ = data
-    if (Y.sum(axis=1) == 1).all() and (P.sum(axis=1) == 1).all():
-        return  # one-hot rows are single-label here; aggmetrics reads any 2-D matrix as multilabel
-    ours = af.diagnose(af.from_indicator(Y, P), SUITE)
+    # stated, as aggmetrics' task=: one-hot rows too are read as multilabel
+    ours = af.diagnose(af.from_indicator(Y, P, task="multilabel"), SUITE)
     ref = am.diagnose(am.IndicatorMatrix(Y, P, task="multilabel"), SUITE)
     assert _codes(ours) == _reference(ref)
     undefined = {
@@ -147,3 +146,11 @@ def test_measure_properties_match_aggmetrics() -> None:
         assert ours.erm_consistent() == ref.erm_consistent()
         for m in (2, 3, 10):
             assert ours.attainable_floor(m) == pytest.approx(ref.attainable_floor(m), nan_ok=True)
+
+
+def test_an_inferred_task_is_a_note() -> None:
+    Y, P = np.eye(3)[[0, 1, 2, 1]], np.eye(3)[[0, 2, 2, 1]]
+    inferred = af.diagnose(af.from_indicator(Y, P)).filter(pl.col("code") == "inferred_task")
+    assert inferred["message"].str.contains("single-label").to_list() == [True]
+    stated = af.diagnose(af.from_indicator(Y, P, task="multiclass"))
+    assert "inferred_task" not in stated["code"].to_list()

@@ -631,7 +631,7 @@ def test_labels_bad_task() -> None:
 
 
 def test_labels_frame_label_columns_of_different_types() -> None:
-    with pytest.raises(InvalidValueError, match=seq("y_true", "y_pred", "Int64", "String")):
+    with pytest.raises(InvalidValueError, match=seq("y_true", "Int64", "y_pred", "String")):
         af.from_labels(label_frame(y_pred=["0", "1", "0", "0"]))
 
 
@@ -720,7 +720,7 @@ def test_labels_arrays_nan() -> None:
 
 def test_labels_arrays_of_different_label_types() -> None:
     with pytest.raises(
-        InvalidValueError, match=seq(r"y_true \(Int64\)", r"y_pred \(String\)", "different types")
+        InvalidValueError, match=seq(r"'y_true' \(Int64\)", r"'y_pred' \(String\)", "different types")
     ):
         af.from_labels([0, 1, 2], ["a", "b", "c"])
 
