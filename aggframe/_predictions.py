@@ -36,6 +36,7 @@ from aggframe._operators import (
     example_values,
     subset_tables,
 )
+from aggframe._source import FRAME, Origin, _as_lazy, _is_frame, _object_labels, origin_of, reading, scan
 from aggframe._targets import target_reduce
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe._typing import CONVENTIONS, OPERATOR_ALIASES, OPERATORS, Convention, Operator
@@ -52,53 +53,6 @@ __all__ = ["Predictions", "from_cells", "from_indicator", "from_labels", "from_l
 
 Engine = Literal["auto", "in-memory", "streaming"]
 MeasureLike = str | Measure
-
-
-def scan(paths: Any) -> pl.LazyFrame:
-    """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
-
-    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
-    keys as columns) or CSV (``.csv``). Nothing is read until evaluation, which
-    streams the files with bounded memory.
-    """
-    from pathlib import Path
-
-    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    if not items:
-        msg = "Expected at least one input path"
-        raise OptionError(msg)
-    names = [str(p) for p in items]
-    kinds = set()
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            kinds.add(".parquet")
-            continue
-        if not any(ch in name for ch in "*?[") and not path.exists():
-            msg = f"input file not found: {name}"
-            raise OptionError(msg)
-        kinds.add(path.suffix.lower())
-    if kinds == {".parquet"}:
-        return pl.scan_parquet(names, hive_partitioning=None)
-    if kinds == {".csv"}:
-        return pl.scan_csv(names)
-    msg = f"unsupported or mixed input formats {sorted(kinds)}; expected .parquet files (or directories) or .csv"
-    raise OptionError(msg)
-
-
-def _as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
-    from pathlib import Path
-
-    if isinstance(frame, (str, Path)) or (
-        isinstance(frame, (list, tuple)) and frame and all(isinstance(f, (str, Path)) for f in frame)
-    ):
-        frame = scan(frame)
-    try:
-        obj = nw.from_native(frame)
-    except TypeError as exc:
-        msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
-        raise OptionError(msg) from exc
-    return obj.lazy() if isinstance(obj, nw.DataFrame) else obj
 
 
 def _require_columns(lf: nw.LazyFrame[Any], needed: dict[str, str | None]) -> nw.Schema:
@@ -207,6 +161,7 @@ class Predictions:
     class_universe: Literal["global", "group"] = "global"
     stored: CellTables | None = field(default=None, repr=False)
     stored_by: tuple[str, ...] = ()
+    origin: Origin = field(default=FRAME, repr=False)  # the source, for messages and cell stores
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
 
     # -- cell tables ------------------------------------------------------------
@@ -326,7 +281,8 @@ class Predictions:
             if tables.block_profiles is not None:
                 parts.append(tables.block_profiles)
             # one collect: the grains share one read of the input
-            got = pl.collect_all(parts, engine=engine)
+            with reading(self.origin):
+                got = pl.collect_all(parts, engine=engine)
             self._cache[key] = CellTables(
                 classes=got[0].lazy(),
                 profiles=got[1].lazy(),
@@ -638,8 +594,9 @@ class Predictions:
         if op in ("macro", "weighted"):
             return class_values(self._tables(by_cols), meas).collect()
         if op == "exemplar":
-            cells, keys, example = self._example_cells(by_cols)
-            return example_values(cells, keys, example, meas).collect()
+            with reading(self.origin):
+                cells, keys, example = self._example_cells(by_cols)
+                return example_values(cells, keys, example, meas).collect()
         msg = "the micro operator pools all entries into one value; it has no parts"
         raise OptionError(msg)
 
@@ -735,7 +692,7 @@ class Predictions:
             "pos_label": self.pos_label,
             "single_label": self._is_single_label(),
         }
-        return write_store(tables, path, by=keys, meta=meta)
+        return write_store(tables, path, by=keys, meta=meta, origin=self.origin)
 
     def _is_single_label(self) -> bool:
         if self.form == "labels":
@@ -807,9 +764,13 @@ class Predictions:
             raise OptionError(msg)
         counts = pairs.group_by([*keys, "true", "pred"]).agg(nw.len().alias("n"))
         # one dtype for n whatever the engine counted with
-        return (
-            to_polars(counts).with_columns(pl.col("n").cast(pl.Int64)).sort(*keys, "true", "pred").collect()
-        )
+        with reading(self.origin):
+            return (
+                to_polars(counts)
+                .with_columns(pl.col("n").cast(pl.Int64))
+                .sort(*keys, "true", "pred")
+                .collect()
+            )
 
     def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
         """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
@@ -1005,6 +966,7 @@ def from_long(
         repeat=repeat,
         target=target,
         class_universe=class_universe,
+        origin=origin_of(lf),
     )
 
 
@@ -1040,12 +1002,12 @@ def _label_frame(y_true: Any, y_pred: Any, true_name: str, pred_name: str) -> pl
     if yt.size == 0:
         msg = "the label arrays are empty"
         raise EmptyInputError(msg)
-    return pl.DataFrame({true_name: _label_series(yt), pred_name: _label_series(yp)})
+    return pl.DataFrame({true_name: _label_series(yt, "y_true"), pred_name: _label_series(yp, "y_pred")})
 
 
-def _label_series(values: np.ndarray) -> pl.Series:
+def _label_series(values: np.ndarray, name: str) -> pl.Series:
     # object arrays (e.g. ints with a None) go through lists, so None becomes a null
-    return pl.Series(values.tolist()) if values.dtype == object else pl.Series(values)
+    return _object_labels(values, name) if values.dtype == object else pl.Series(values)
 
 
 def _align_label_dtypes(
@@ -1095,22 +1057,8 @@ def from_cells(paths: Any) -> Predictions:
         target=meta.get("target"),
         stored=tables,
         stored_by=tuple(meta["by"]),
+        origin=meta["origin"],
     )
-
-
-def _is_frame(obj: Any) -> bool:
-    from pathlib import Path
-
-    if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
-        return True
-    # a list of strings is a list of labels here; several files: a list of Paths, or af.scan(...)
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, Path) for f in obj):
-        return True
-    try:
-        nw.from_native(obj)
-    except TypeError:
-        return False
-    return not isinstance(obj, (list, tuple, np.ndarray))
 
 
 def from_labels(
@@ -1157,6 +1105,7 @@ def from_labels(
             msg = "with a frame, name the columns: from_labels(frame, y_true='col', y_pred='col')"
             raise OptionError(msg)
         lf = _as_lazy(data, "data")
+        origin = origin_of(lf)
         roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
         schema = _require_columns(
             lf,
@@ -1188,6 +1137,7 @@ def from_labels(
                 msg = f"y_true ({df['y_true'].dtype}) and y_pred ({df['y_pred'].dtype}) hold labels of different types"
                 raise InvalidValueError(msg) from exc
         lf = nw.from_native(df).lazy()
+        origin = FRAME
         roles = LabelRoles()
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true), target)
     _check_class_universe(class_universe, universe)
@@ -1206,6 +1156,7 @@ def from_labels(
         repeat=repeat,
         target=target,
         class_universe=class_universe,
+        origin=origin,
     )
 
 
