@@ -60,9 +60,11 @@ FLAGS = {
 }
 _KEYS = "|".join(sorted(map(re.escape, FLAGS), key=len, reverse=True))
 _WORDS = [
+    (re.compile(r"task=None"), lambda m: "--task multiclass"),
     (re.compile(rf"`({_KEYS})=([^`]*)`"), lambda m: f"`{FLAGS[m[1]]} {m[2]}`"),
     (re.compile(rf"`({_KEYS})`"), lambda m: f"`{FLAGS[m[1]]}`"),
     (re.compile(rf"\(role '({_KEYS})'\)"), lambda m: f"({FLAGS[m[1]]})"),
+    (re.compile(rf"(?<![\w.\-'`])({_KEYS})='([\w<> ]*)'"), lambda m: f"{FLAGS[m[1]]} {m[2]}"),
     (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: f"{FLAGS[m[1]]} "),
     (re.compile(r" when building the predictions"), lambda m: ""),
 ]
@@ -76,7 +78,9 @@ def cli_words(message: str) -> str:
     >>> cli_words("`n_classes=3` and `classes` disagree; give one of them")
     '`--n-classes 3` and `--classes` disagree; give one of them'
     >>> cli_words("pass fold='<column>' when building the predictions")
-    "pass --fold '<column>'"
+    'pass --fold <column>'
+    >>> cli_words("column 'day' (role 'y_true') is not in the frame")
+    "column 'day' (--y-true) is not in the frame"
     """
     for pattern, repl in _WORDS:
         message = pattern.sub(repl, message)
@@ -486,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress: _Progress | None = None
     try:
         pr = _predictions(args, stores)
-        progress = _Progress(f"scanning {len(args.paths)} input(s)")
+        progress = _Progress(f"scanning {len(stores or args.paths)} input(s)")
         if args.command == "cells":
             if args.overwrite:
                 _clear_output(args)

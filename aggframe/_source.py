@@ -49,6 +49,7 @@ __all__ = [
     "GLOB_NO_MATCH",
     "NOT_PARQUET",
     "READ_FAILED",
+    "READ_HINTS",
     "SCHEMA_COLUMNS",
     "SCHEMA_TYPES",
     "Origin",
@@ -84,6 +85,16 @@ UNSUPPORTED = (
     "unsupported or mixed input formats {kinds} in {paths}; expected .parquet files (or directories) or .csv"
 )
 READ_FAILED = "could not read {source}: {reason}"
+#: what some engine messages of reading mean, in aggframe's words
+READ_HINTS = {
+    "found more fields than defined": "a CSV row has more fields than the header",
+    "No such file or directory": "a file is gone (deleted or moved after the scan?)",
+    "File out of specification": "not a valid Parquet file (corrupt or truncated?)",
+    "data type mismatch for column": "the files disagree on a column's type",
+    "extra column in file": "a file has a column the first file lacks",
+    "did not find column": "a file lacks a column the first file has",
+    "empty CSV": "a CSV file is empty",
+}
 
 
 # ---------------------------------------------------------------------------
@@ -154,6 +165,13 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def _reason(exc: BaseException) -> str:
+    """The engine's first line, with what it means when that is known."""
+    line = _first_line(exc)
+    hint = next((h for key, h in READ_HINTS.items() if key in line), None)
+    return f"{line} ({hint})" if hint else line
+
+
 @contextmanager
 def reading(source: Origin | str | None) -> Iterator[None]:
     """Turn the engine's exceptions of reading ``source`` into a :class:`SourceError`.
@@ -181,7 +199,7 @@ def reading(source: Origin | str | None) -> Iterator[None]:
         raise
     except _read_errors() as exc:
         text = str(FRAME if source is None else source)
-        msg = READ_FAILED.format(source=text, reason=_first_line(exc))
+        msg = READ_FAILED.format(source=text, reason=_reason(exc))
         raise SourceError(msg) from exc
 
 
