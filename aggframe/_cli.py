@@ -244,22 +244,18 @@ def _clear_output(args: argparse.Namespace) -> None:
             (out / name).unlink(missing_ok=True)
 
 
-def _classes(args: argparse.Namespace, lf: pl.LazyFrame) -> list[Any] | None:
-    """--classes as values of the class column's type (the CLI reads them as text)."""
-    values = _split(args.classes)
-    if values is None:
-        return None
+def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: list[str]) -> list[Any]:
+    """Class values given as text (--classes, --pos-label) in the type of the class column."""
     column = (args.class_col or "class") if args.form == "long" else (args.y_true or "y_true")
     dtype = lf.collect_schema().get(column)
     if dtype is None or not dtype.is_numeric():
         return values
     kind = int if dtype.is_integer() else float
-    try:
-        return [kind(v) for v in values]
-    except ValueError:
-        bad = next(v for v in values if not _parses(v, kind))
-        msg = f"--classes {bad!r} is not a number, but column {column!r} holds {dtype} labels"
-        raise _UsageError(msg) from None
+    bad = [v for v in values if not _parses(v, kind)]
+    if bad:
+        msg = f"{flag} {bad[0]!r} is not a number, but column {column!r} holds {dtype} labels"
+        raise _UsageError(msg)
+    return [kind(v) for v in values]
 
 
 def _parses(text: str, kind: type) -> bool:
@@ -283,7 +279,9 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
             p=args.p or "p",
             mask=args.mask,
             n_classes=args.n_classes,
-            classes=_classes(args, lf),
+            classes=None
+            if args.classes is None
+            else _as_labels(args, lf, "--classes", _split(args.classes) or []),
             tnorm=args.tnorm,
             fold=args.fold,
             repeat=args.repeat,
@@ -295,9 +293,11 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
         y_pred=args.y_pred or "y_pred",
         example=args.example,
         n_classes=args.n_classes,
-        classes=_classes(args, lf),
+        classes=None
+        if args.classes is None
+        else _as_labels(args, lf, "--classes", _split(args.classes) or []),
         task=args.task,
-        pos_label=1 if args.pos_label is None else args.pos_label,
+        pos_label=1 if args.pos_label is None else _as_labels(args, lf, "--pos-label", [args.pos_label])[0],
         fold=args.fold,
         repeat=args.repeat,
         target=args.target,
@@ -336,26 +336,32 @@ def _parser() -> argparse.ArgumentParser:
     for p in (rep, cel):
         _inputs(p)
     rep.add_argument(
-        "--measures", help="comma-separated measures, e.g. f1,mcc,balanced_accuracy (default: all 21)"
+        "--measures",
+        metavar="LIST",
+        help="comma-separated measures, e.g. f1,mcc,balanced_accuracy (default: all 21)",
     )
     rep.add_argument(
         "--operators",
+        metavar="LIST",
         help="comma-separated operators, e.g. micro,macro (default: micro,macro,weighted,exemplar; "
         "also binary, and target with --target)",
     )
     rep.add_argument(
         "--convention",
+        metavar="LIST",
         default="exclude",
         help="undefined entries: exclude, zero, one or nan, comma-separated to compare, e.g. exclude,zero "
         "(default: exclude)",
     )
     rep.add_argument(
         "--pooling",
+        metavar="LIST",
         help="with --fold: pooled, averaged, fold, min, max, std, comma-separated, e.g. pooled,averaged "
         "(default: pooled)",
     )
     rep.add_argument(
         "--within",
+        metavar="LIST",
         help="with --target: operator(s) inside each target for the 'target' operator, e.g. macro "
         "(default: micro)",
     )
@@ -371,9 +377,15 @@ def _parser() -> argparse.ArgumentParser:
         default="table",
         help="output format, e.g. csv (default: table; parquet needs -o)",
     )
-    rep.add_argument("-o", "--output", default=None, help="write the report to this file, e.g. report.csv")
+    rep.add_argument(
+        "-o", "--output", metavar="PATH", default=None, help="write the report to this file, e.g. report.csv"
+    )
     cel.add_argument(
-        "-o", "--output", required=True, help="directory of the cell store, e.g. cells/2026-11-29"
+        "-o",
+        "--output",
+        metavar="PATH",
+        required=True,
+        help="directory of the cell store, e.g. cells/2026-11-29",
     )
     cel.add_argument(
         "--overwrite", action="store_true", help="replace an existing cell store (or file) at -o"
@@ -394,25 +406,50 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         default=None,
         help="labels: one row per example (default); long: one row per (example, class)",
     )
-    p.add_argument("--by", help="comma-separated group columns, e.g. model,day")
-    p.add_argument("--y-true", default=None, help="label form: true class column (default: y_true)")
-    p.add_argument("--y-pred", default=None, help="label form: predicted class column (default: y_pred)")
+    p.add_argument("--by", metavar="COLS", help="comma-separated group columns, e.g. model,day")
     p.add_argument(
-        "--example", default=None, help="example id column, e.g. example (long form default: example)"
+        "--y-true", metavar="COL", default=None, help="label form: true class column (default: y_true)"
     )
-    p.add_argument("--class", dest="class_col", default=None, help="long form: class column (default: class)")
-    p.add_argument("--y", default=None, help="long form: truth column, 0/1 or in [0, 1] (default: y)")
-    p.add_argument("--p", default=None, help="long form: prediction column, 0/1 or in [0, 1] (default: p)")
     p.add_argument(
-        "--mask", default=None, help="long form: 1 = observed entry, 0 = unobserved, e.g. observed"
+        "--y-pred", metavar="COL", default=None, help="label form: predicted class column (default: y_pred)"
+    )
+    p.add_argument(
+        "--example",
+        metavar="COL",
+        default=None,
+        help="example id column, e.g. example (long form default: example)",
+    )
+    p.add_argument(
+        "--class",
+        metavar="COL",
+        dest="class_col",
+        default=None,
+        help="long form: class column (default: class)",
+    )
+    p.add_argument(
+        "--y", metavar="COL", default=None, help="long form: truth column, 0/1 or in [0, 1] (default: y)"
+    )
+    p.add_argument(
+        "--p", metavar="COL", default=None, help="long form: prediction column, 0/1 or in [0, 1] (default: p)"
+    )
+    p.add_argument(
+        "--mask",
+        metavar="COL",
+        default=None,
+        help="long form: 1 = observed entry, 0 = unobserved, e.g. observed",
     )
     p.add_argument(
         "--tnorm",
+        metavar="NAME",
         default=None,
         help="long form, soft values: product, godel, lukasiewicz or hamacher, e.g. product",
     )
-    p.add_argument("--n-classes", type=_positive_int, default=None, help="class universe 0 .. N-1, e.g. 10")
-    p.add_argument("--classes", default=None, help="comma-separated class universe, e.g. cat,dog,bird")
+    p.add_argument(
+        "--n-classes", metavar="N", type=_positive_int, default=None, help="class universe 0 .. N-1, e.g. 10"
+    )
+    p.add_argument(
+        "--classes", metavar="A,B,...", default=None, help="comma-separated class universe, e.g. cat,dog,bird"
+    )
     p.add_argument(
         "--task",
         choices=["multiclass", "binary"],
@@ -422,14 +459,17 @@ def _inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pos-label",
         default=None,
-        type=int,
+        metavar="LABEL",
         help="the positive class, with --task binary or --operators binary, e.g. 1 (default: 1)",
     )
-    p.add_argument("--fold", default=None, help="cross-validation fold column, e.g. fold")
+    p.add_argument("--fold", metavar="COL", default=None, help="cross-validation fold column, e.g. fold")
     p.add_argument(
-        "--repeat", default=None, help="with --fold: repetition column of repeated CV, e.g. repeat"
+        "--repeat",
+        metavar="COL",
+        default=None,
+        help="with --fold: repetition column of repeated CV, e.g. repeat",
     )
-    p.add_argument("--target", default=None, help="multi-output target column, e.g. target")
+    p.add_argument("--target", metavar="COL", default=None, help="multi-output target column, e.g. target")
     p.add_argument(
         "--engine",
         choices=["auto", "in-memory", "streaming"],

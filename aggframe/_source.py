@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import glob as globbing
 import hashlib
+import re
 import sys
 import warnings
 from collections import Counter
@@ -211,6 +212,11 @@ def _has_glob(name: str) -> bool:
     return any(ch in name for ch in "*?[")
 
 
+def _is_remote(name: str) -> bool:
+    """A URI (``s3://``, ``gs://``, ``https://``, ...): left to the engine, not checked here."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.\-]+://", name) is not None and not name.startswith("file://")
+
+
 def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
@@ -354,19 +360,22 @@ def scan(paths: Any) -> pl.LazyFrame:
         msg = "Expected at least one input path"
         raise OptionError(msg)
     names = [str(p) for p in items]
-    expanded = {name: _expand(name) for name in names}
+    remote = [name for name in names if _is_remote(name)]
+    expanded = {name: _expand(name) for name in names if name not in remote}
     kinds = {_kind(name, files) for name, files in expanded.items()}
-    files = [f for name in names for f in expanded[name]]
+    kinds |= {".csv" if name.lower().endswith(".csv") else ".parquet" for name in remote}
+    files = [f for name in names if name not in remote for f in expanded[name]]
     if kinds not in ({".parquet"}, {".csv"}):
         msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
         raise SourceError(msg)
-    for name in names:
+    for name in expanded:
         if not _has_glob(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
             msg = FILE_EMPTY.format(path=name)
             raise SourceError(msg)
-    origin = Origin("files", inputs=tuple(names), files=tuple(str(f.resolve()) for f in files))
+    origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
     if kinds == {".parquet"}:
-        lf = _scan_parquet(names, _parquet_schema(files))
+        # remote files keep the engine's own checks (their footers are not read here)
+        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None)
     else:
         for f in files:
             if f.stat().st_size == 0:
@@ -459,12 +468,13 @@ def _fingerprint(path: Path, size: int) -> str:
 
 def file_records(origin: Origin) -> list[dict[str, Any]]:
     """Path, size, mtime and a content fingerprint of each file of a ``files`` origin."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name in origin.files:
         path = Path(name)
         try:
             stat = path.stat()
         except OSError:
+            out.append({"path": name})  # a URI, or a file gone since: its name is all there is
             continue
         out.append(
             {

@@ -235,7 +235,8 @@ def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
     if kind == "files":
         for rec in covers.get("files", []):
             what = f"the file {rec.get('path')!r}"
-            out[("file", rec.get("fingerprint"))] = what
+            if rec.get("fingerprint") is not None:
+                out[("file", rec["fingerprint"])] = what
             out[("file at", rec.get("path"), rec.get("size"), rec.get("mtime_ns"))] = what
     elif kind == "frame":
         out[("cells", covers.get("cells"))] = "identical cell tables (the same frame written twice?)"

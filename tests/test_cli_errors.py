@@ -271,3 +271,24 @@ def test_words_inside_other_words_are_left_alone() -> None:
     text = "labels= restricts; the y_true column; by column 'y' is absent"
     assert cli_words(text) == text
     assert cli_words("n_classes=4") == "--n-classes 4"  # not "n_--classes"
+
+
+def test_class_values_are_read_in_the_column_type(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(4)
+    animals = np.array(["cat", "dog"])
+    frame = pl.DataFrame(
+        {"y_true": animals[rng.integers(0, 2, 50)], "y_pred": animals[rng.integers(0, 2, 50)]}
+    )
+    frame.write_csv(tmp_path / "animals.csv")
+    argv = ["report", str(tmp_path / "animals.csv"), "--measures", "f1", "--format", "csv"]
+    assert main([*argv, "--pos-label", "dog", "--operators", "binary"]) == 0
+    value = pl.read_csv(capsys.readouterr().out.encode())["value"].item()
+    assert value == pytest.approx(f1_score(frame["y_true"], frame["y_pred"], pos_label="dog"))
+    line = fails(capsys, ["report", PREDICTIONS, "--task", "binary", "--pos-label", "one"], "usage")
+    assert "--pos-label 'one' is not a number" in line
+    assert (
+        main(["report", PREDICTIONS, "--classes", "0,1,2,3,4,5", "--measures", "f1", "--operators", "macro"])
+        == 0
+    )
