@@ -27,6 +27,7 @@ import hashlib
 import re
 import sys
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -134,8 +135,6 @@ _ORIGINS: dict[int, tuple[Any, Origin]] = {}
 
 
 def _remember(lf: pl.LazyFrame, origin: Origin) -> None:
-    import weakref
-
     key = id(lf)
     _ORIGINS[key] = (weakref.ref(lf, lambda _: _ORIGINS.pop(key, None)), origin)
 
@@ -266,7 +265,12 @@ _FLOATS = (pl.Float32, pl.Float64)
 
 
 def _widest(dtypes: set[pl.DataType]) -> pl.DataType | None:
-    """One type all of ``dtypes`` cast to without loss of their values' kind, or None."""
+    """The type the files' widths of one column are read at, or None when there is none.
+
+    Integers: the widest (signed and unsigned: a signed type wide enough for both; none
+    for UInt64 next to a signed type). Floats: the widest. Integers next to floats:
+    Float64 (exact for integers up to 2**53, e.g. 0/1 indicators written either way).
+    """
     if all(d in _SIGNED or d in _UNSIGNED for d in dtypes):
         signed = max((_SIGNED.index(d) for d in dtypes if d in _SIGNED), default=-1)
         unsigned = max((_UNSIGNED.index(d) for d in dtypes if d in _UNSIGNED), default=-1)
