@@ -958,6 +958,7 @@ def from_long(
     return Predictions(
         form="long",
         source=lf,
+        origin=origin_of(lf),
         long_roles=roles,
         universe=universe,
         tnorm=fn,
@@ -966,7 +967,6 @@ def from_long(
         repeat=repeat,
         target=target,
         class_universe=class_universe,
-        origin=origin_of(lf),
     )
 
 
@@ -1100,6 +1100,7 @@ def from_labels(
     if task not in (None, "multiclass", "binary"):
         msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
         raise OptionError(msg)
+    origin = FRAME  # label arrays; a frame (or paths) has its own, below
     if _is_frame(data):
         if y_pred_values is not None:
             msg = "with a frame, name the columns: from_labels(frame, y_true='col', y_pred='col')"
@@ -1137,7 +1138,6 @@ def from_labels(
                 msg = f"y_true ({df['y_true'].dtype}) and y_pred ({df['y_pred'].dtype}) hold labels of different types"
                 raise InvalidValueError(msg) from exc
         lf = nw.from_native(df).lazy()
-        origin = FRAME
         roles = LabelRoles()
     universe = _resolve_universe(n_classes, classes, _enum_categories(lf, roles.y_true), target)
     _check_class_universe(class_universe, universe)
@@ -1148,6 +1148,7 @@ def from_labels(
     return Predictions(
         form="labels",
         source=lf,
+        origin=origin,
         label_roles=roles,
         universe=universe,
         task=mode,
@@ -1156,7 +1157,6 @@ def from_labels(
         repeat=repeat,
         target=target,
         class_universe=class_universe,
-        origin=origin,
     )
 
 

@@ -5,7 +5,7 @@ A cell store is a directory::
     classes.parquet          keys..., class, tp, fp, fn, tn
     profiles.parquet         keys..., tp, fp, fn, tn, n
     block_profiles.parquet   (with targets) per-example cells over all targets
-    meta.json                identity, layout (key columns and roles) and coverage
+    meta.json                the key columns and roles
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -15,28 +15,28 @@ crisp data a store is tiny (groups x classes rows, plus a handful of profiles
 per group); on soft data the profiles hold up to one row per example.
 
 Because stores add up, the same rows must not be read twice. ``meta.json``
-(format ``aggframe-cells/2``) gives each store an identity and a record of what
-it covers::
+gives each store an identity and a record of what it covers (next to the layout)::
 
-    {"format": "aggframe-cells/2", "id": "<uuid4>", "written": "<UTC ISO time>",
-     "aggframe_version": "0.1.0", "by": [...], "target": ..., "folds": [...], ...,
+    {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
+     "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
      "covers": {"kind": "files", "inputs": [...],
                 "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
              | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
              | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
 
 ``files``: each file's resolved path, size, mtime and a content fingerprint (the
-Parquet footer, or the first and last 64 KiB of a CSV, with the size). ``frame``:
-an in-memory or engine frame leaves no trace of its rows, so the store records
-a fingerprint of its own cell tables; two stores with identical cell tables are
-taken as the same frame written twice (two different frames with exactly the
-same counts in every group, class and profile are refused too: write them with a
-by-key that tells them apart). ``stores``: a store written from stores covers
-what they covered. :func:`read_store` refuses a store given twice (the same
-directory, or copies with one id) and stores whose records share a file, a
-cell fingerprint or an input store, with a :class:`StoreError` naming both
-stores and what they share. Stores of format ``aggframe-cells/1`` (no identity)
-still read; only the same directory given twice is caught for them.
+Parquet footer, or the first and last 64 KiB of a CSV, with the size); a URI
+records its name only. ``frame``: an in-memory or engine frame leaves no trace of
+its rows, so the store records a fingerprint of its own cell tables; two stores
+with identical cell tables are taken as the same frame written twice (two
+different frames with exactly the same counts in every group, class and profile
+are refused too: write them with a by-key that tells them apart). ``stores``: a
+store written from stores covers what they covered. :func:`read_store` refuses a
+store given twice (the same directory, or copies with one id) and stores whose
+records share a file, a cell fingerprint or an input store, with a
+:class:`~aggframe.exceptions.StoreError` naming both stores and what they share.
+Stores written before stores had an identity (no ``id``) still read, as of unknown
+coverage: only the same directory given twice is caught for them.
 """
 
 from __future__ import annotations
@@ -56,27 +56,64 @@ import polars as pl
 from aggframe._cells import KEY_ALL
 from aggframe._grains import CLASS, CellTables
 from aggframe._source import FRAME, Origin, _first_line, _read_errors, file_records
-from aggframe.exceptions import StoreError
+from aggframe.exceptions import OptionError, StoreError
 
-__all__ = [
-    "FORMAT",
-    "FORMATS",
-    "STORE_BAD_META",
-    "STORE_COPY",
-    "STORE_NO_META",
-    "STORE_OVERLAP",
-    "STORE_TWICE",
-    "expand_stores",
-    "is_store",
-    "read_store",
-    "write_store",
-]
+__all__ = ["FORMAT", "read_store", "write_store"]
 
-FORMAT = "aggframe-cells/2"
-FORMATS = ("aggframe-cells/1", FORMAT)
-TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet")
-#: the keys of meta.json that must agree for stores to be read together
-LAYOUT = ("by", "target", "folds", "task", "single_label")
+FORMAT = "aggframe-cells/1"
+
+
+def write_store(
+    tables: CellTables, path: str | Path, *, by: Sequence[str], meta: dict[str, Any], origin: Origin = FRAME
+) -> Path:
+    """Write the (collected) cell tables and meta.json (layout, identity, coverage) to ``path``.
+
+    An existing store there is replaced; a file there is a :class:`StoreError`.
+    """
+    out = Path(path)
+    if out.is_file():
+        msg = STORE_ON_FILE.format(path=str(out))
+        raise StoreError(msg)
+    out.mkdir(parents=True, exist_ok=True)
+    tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
+    tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
+    if tables.block_profiles is not None:
+        tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
+    else:
+        # a store written here before with targets must not lend this one its block table
+        (out / "block_profiles.parquet").unlink(missing_ok=True)
+    info = {"format": FORMAT, "by": list(by), **meta, **_identity(tables, origin)}
+    (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
+    return out
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    file = path / "meta.json"
+    if not file.exists():
+        msg = STORE_NO_META.format(path=str(path))
+        raise StoreError(msg)
+    try:
+        info = json.loads(file.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = STORE_BAD_META.format(path=str(path), reason=_first_line(exc))
+        raise StoreError(msg) from exc
+    if not isinstance(info, dict):
+        msg = STORE_BAD_META.format(path=str(path), reason=f"a JSON {type(info).__name__}, not an object")
+        raise StoreError(msg)
+    if info.get("format") != FORMAT:
+        msg = STORE_BAD_META.format(
+            path=str(path), reason=f"unknown format {info.get('format')!r}; expected {FORMAT!r}"
+        )
+        raise StoreError(msg)
+    if not isinstance(info.get("by"), list):
+        msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
+        raise StoreError(msg)
+    _check_tables(path)
+    return info
+
+
+# ---------------------------------------------------------------------------
+# Identity and coverage: a store's rows are read once
 
 STORE_NO_META = "{path!r} is not an aggframe cell store (no meta.json); write one with pr.write_cells(path)"
 STORE_BAD_META = (
@@ -92,10 +129,21 @@ STORE_OVERLAP = (
 STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
 STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
 STORE_ON_FILE = "cannot write a cell store to {path!r}: it is a file (a cell store is a directory)"
+TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet")
+#: the keys of meta.json that must agree for stores to be read together
+LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
-# ---------------------------------------------------------------------------
-# Writing
+def _check_tables(path: Path) -> None:
+    for name in TABLES:
+        table = path / name
+        if name == "block_profiles.parquet" and not table.exists():
+            continue
+        try:
+            pl.read_parquet_schema(table)
+        except _read_errors() as exc:
+            msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
+            raise StoreError(msg) from exc
 
 
 def _cells_fingerprint(tables: CellTables) -> str:
@@ -110,62 +158,27 @@ def _cells_fingerprint(tables: CellTables) -> str:
     return digest.hexdigest()
 
 
-def _covers(origin: Origin, tables: CellTables) -> dict[str, Any]:
-    if origin.kind == "files":
-        return {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
-    if origin.kind == "stores":
-        return {
-            "kind": "stores",
-            "stores": [
-                {"id": m.get("id"), "path": path, "covers": m.get("covers")}
-                for path, m in zip(origin.files, origin.stores, strict=True)
-            ],
-        }
-    return {"kind": "frame", "cells": _cells_fingerprint(tables)}
-
-
-def write_store(
-    tables: CellTables,
-    path: str | Path,
-    *,
-    by: Sequence[str],
-    meta: dict[str, Any],
-    origin: Origin = FRAME,
-) -> Path:
-    """Write the (collected) cell tables and their meta.json to the directory ``path``.
-
-    An existing store there is replaced (its tables and meta.json); a file there is
-    a :class:`StoreError`.
-    """
+def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
+    """The store's id, write time, aggframe version and what it covers."""
     from aggframe import __version__
 
-    out = Path(path)
-    if out.is_file():
-        msg = STORE_ON_FILE.format(path=str(out))
-        raise StoreError(msg)
-    out.mkdir(parents=True, exist_ok=True)
-    tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
-    tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
-    if tables.block_profiles is not None:
-        tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
+    covers: dict[str, Any]
+    if origin.kind == "files":
+        covers = {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
+    elif origin.kind == "stores":
+        stores = zip(origin.files, origin.stores, strict=True)
+        covers = {
+            "kind": "stores",
+            "stores": [{"id": m.get("id"), "path": p, "covers": m.get("covers")} for p, m in stores],
+        }
     else:
-        # a store written here before with targets must not lend this one its block table
-        (out / "block_profiles.parquet").unlink(missing_ok=True)
-    info = {
-        "format": FORMAT,
+        covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+    return {
         "id": str(uuid.uuid4()),
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
         "aggframe_version": __version__,
-        "by": list(by),
-        **meta,
-        "covers": _covers(origin, tables),
+        "covers": covers,
     }
-    (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Reading
 
 
 def is_store(path: str | Path) -> bool:
@@ -193,39 +206,6 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     return out
 
 
-def _meta(path: Path) -> dict[str, Any]:
-    file = path / "meta.json"
-    if not file.exists():
-        msg = STORE_NO_META.format(path=str(path))
-        raise StoreError(msg)
-    try:
-        info = json.loads(file.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = STORE_BAD_META.format(path=str(path), reason=_first_line(exc))
-        raise StoreError(msg) from exc
-    if not isinstance(info, dict):
-        msg = STORE_BAD_META.format(path=str(path), reason=f"a JSON {type(info).__name__}, not an object")
-        raise StoreError(msg)
-    if info.get("format") not in FORMATS:
-        msg = STORE_BAD_META.format(
-            path=str(path), reason=f"unknown format {info.get('format')!r}; expected one of {list(FORMATS)}"
-        )
-        raise StoreError(msg)
-    if not isinstance(info.get("by"), list):
-        msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
-        raise StoreError(msg)
-    for name in TABLES:
-        table = path / name
-        if name == "block_profiles.parquet" and not table.exists():
-            continue
-        try:
-            pl.read_parquet_schema(table)
-        except _read_errors() as exc:
-            msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
-            raise StoreError(msg) from exc
-    return info
-
-
 def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
     """What a coverage record covers, as keys (shared keys = overlap) with a text for messages."""
     out: dict[tuple[Any, ...], str] = {}
@@ -251,7 +231,8 @@ def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
 
 
 def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
-    seen_dir: dict[Path, Path] = {}
+    """Refuse a store given twice, copies of a store, and stores whose coverage records overlap."""
+    seen_dir: set[Path] = set()
     seen_id: dict[str, Path] = {}
     seen: dict[tuple[Any, ...], Path] = {}
     for d, m in zip(dirs, metas, strict=True):
@@ -259,7 +240,7 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
         if resolved in seen_dir:
             msg = STORE_TWICE.format(path=str(d))
             raise StoreError(msg)
-        seen_dir[resolved] = d
+        seen_dir.add(resolved)
         ident = m.get("id")
         if ident is not None and ident in seen_id:
             msg = STORE_COPY.format(a=str(seen_id[ident]), b=str(d), id=ident)
@@ -267,36 +248,34 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
         keys = _coverage(m.get("covers"))
         if ident is not None:
             keys[("store", ident)] = f"the store {str(d)!r} (id {ident})"
+            seen_id[ident] = d
         keys[("store at", str(resolved))] = f"the store {str(d)!r}"
         for key, what in keys.items():
-            if key in seen and seen[key] != d:
+            if key in seen:
                 msg = STORE_OVERLAP.format(a=str(seen[key]), b=str(d), what=what)
                 raise StoreError(msg)
-        for key in keys:
-            seen.setdefault(key, d)
-        if ident is not None:
-            seen_id[ident] = d
+        seen.update(dict.fromkeys(keys, d))
 
 
 def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, dict[str, Any]]:
     """Lazy scans of one or more stores with the same layout (rows of a group add up).
 
-    ``paths``: store directories or quoted globs of them. Returns the tables and the
-    first store's meta with ``"origin"``: the :class:`Origin` of all of them.
+    ``paths``: store directories or quoted globs of them. The meta returned is the
+    first store's, with ``"origin"``: the :class:`Origin` of all of them.
     """
     dirs = expand_stores(paths)
     if not dirs:
         msg = "from_cells needs at least one cell store directory"
-        raise StoreError(msg)
+        raise OptionError(msg)
     metas = [_meta(d) for d in dirs]
-    first = metas[0]
-    for d, m in zip(dirs[1:], metas[1:], strict=True):
-        mine = {k: m.get(k) for k in LAYOUT}
-        theirs = {k: first.get(k) for k in LAYOUT}
-        if mine != theirs:
-            msg = f"cell store {str(d)!r} has another layout than {str(dirs[0])!r}: {mine} vs {theirs}"
-            raise StoreError(msg)
     _check_overlaps(dirs, metas)
+    origin = Origin("stores", tuple(map(str, dirs)), tuple(str(d.resolve()) for d in dirs), tuple(metas))
+    first = {**metas[0], "origin": origin}
+    for d, m in zip(dirs[1:], metas[1:], strict=True):
+        if any(m.get(k) != first.get(k) for k in LAYOUT):
+            layouts = [{k: x.get(k) for k in LAYOUT} for x in (m, first)]
+            msg = f"cell store {d} has another layout than {dirs[0]}: {layouts[0]} vs {layouts[1]}"
+            raise OptionError(msg)
     keys = [*first["by"], *([first["target"]] if first.get("target") else []), *first.get("folds", [])]
 
     def scan(name: str) -> pl.LazyFrame:
@@ -312,13 +291,7 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
         block_profiles=block,
         target=first.get("target"),
     )
-    origin = Origin(
-        "stores",
-        inputs=tuple(str(d) for d in dirs),
-        files=tuple(str(d.resolve()) for d in dirs),
-        stores=tuple(metas),
-    )
-    return tables, {**first, "origin": origin}
+    return tables, first
 
 
 def source_of(tables: CellTables) -> nw.LazyFrame[Any]:

@@ -152,7 +152,7 @@ def test_glob_of_stores(tmp_path: Path) -> None:
         ("{not json", "bad meta.json"),
         ("[1, 2]", "a JSON list, not an object"),
         ('{"format": "aggframe-cells/99", "by": []}', "unknown format 'aggframe-cells/99'"),
-        ('{"format": "aggframe-cells/2"}', "no list of 'by' columns"),
+        (json.dumps({"format": FORMAT}), "no list of 'by' columns"),
         (None, "no meta.json"),
     ],
 )
@@ -176,35 +176,38 @@ def test_unreadable_table_in_a_store(tmp_path: Path) -> None:
     assert "profiles.parquet is missing or unreadable" in store_error(exc, store)
 
 
-def _as_format_1(store: Path) -> None:
-    """Rewrite meta.json as aggframe-cells/1 wrote it (no identity, no coverage)."""
-    meta = json.loads((store / "meta.json").read_text())
-    old = {k: meta[k] for k in ("by", "target", "folds", "task", "pos_label", "single_label")}
-    (store / "meta.json").write_text(json.dumps({"format": "aggframe-cells/1", **old}, indent=1))
+def old_store(frame: pl.DataFrame, path: Path) -> Path:
+    """A store as aggframe-cells/1 wrote it: keys under the user's names, no identity, no coverage."""
+    pr = af.from_labels(frame, n_classes=6)
+    path.mkdir()
+    pr.cells("class", by="model").write_parquet(path / "classes.parquet")
+    pr.cells("profiles", by="model").write_parquet(path / "profiles.parquet")
+    meta = {"by": ["model"], "target": None, "folds": [], "task": "multiclass", "pos_label": 1}
+    meta = {"format": "aggframe-cells/1", **meta, "single_label": True}
+    (path / "meta.json").write_text(json.dumps(meta, indent=1))
+    return path
 
 
 def test_old_format_stores_still_read(tmp_path: Path) -> None:
-    stores = []
-    for day in DAYS:
-        store = Path(
-            af.from_labels(FRAME.filter(pl.col("day") == day)).write_cells(tmp_path / day, by="model")
-        )
-        stores.append(store)
-    for store in stores[:2]:
-        _as_format_1(store)
+    day = [FRAME.filter(pl.col("day") == d) for d in DAYS]
+    old = [old_store(day[0], tmp_path / "old0"), old_store(day[1], tmp_path / "old1")]
+    new = [
+        af.from_labels(f, n_classes=6).write_cells(tmp_path / f"new{i}", by="model")
+        for i, f in enumerate(day[2:])
+    ]
     assert_frame_equal(
-        af.from_cells(stores).evaluate(["f1", "recall"], by="model"),
-        af.from_labels(FRAME).evaluate(["f1", "recall"], by="model"),
+        af.from_cells([*old, *new]).evaluate(["f1", "recall"], by="model"),
+        af.from_labels(FRAME, n_classes=6).evaluate(["f1", "recall"], by="model"),
         abs_tol=1e-12,
     )
     with pytest.raises(af.StoreError) as exc:
-        af.from_cells([stores[0], stores[1], stores[0]])
-    store_error(exc, stores[0])
+        af.from_cells([old[0], old[1], old[0]])
+    store_error(exc, old[0])
     # a store written from an old one records its path: the two together are refused
-    merged = af.from_cells(stores[:1]).write_cells(tmp_path / "merged", by="model")
+    merged = af.from_cells(old[:1]).write_cells(tmp_path / "merged", by="model")
     with pytest.raises(af.StoreError) as exc:
-        af.from_cells([merged, stores[0]])
-    store_error(exc, merged, stores[0])
+        af.from_cells([merged, old[0]])
+    store_error(exc, merged, old[0])
 
 
 def test_rewriting_a_store_without_targets_drops_the_old_block_table(tmp_path: Path) -> None:
