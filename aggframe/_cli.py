@@ -502,6 +502,11 @@ class _Progress:
             sys.stderr.write("\r\x1b[K")
 
 
+def _one_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
 def _fail(kind: str, message: str) -> int:
     first = " ".join(message.split())
     sys.stderr.write(f"aggframe: {kind} error: {first}\n")
@@ -532,9 +537,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         pr = _predictions(args, stores)
         progress = _Progress(f"scanning {len(stores or args.paths)} input(s)")
         if args.command == "cells":
-            if args.overwrite:
-                _clear_output(args)
-            out = pr.write_cells(args.output, by=_split(args.by))
+            pr.cells("class", by=_split(args.by))  # reads the source: input errors stop here
+            try:
+                if args.overwrite:
+                    _clear_output(args)
+                out = pr.write_cells(args.output, by=_split(args.by))  # the cached tables
+            except (pl.exceptions.PolarsError, OSError) as exc:
+                progress.failed()
+                return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
             progress.done(f"wrote cell store {out}")
             return 0
         result = pr.evaluate(
@@ -557,17 +567,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (pl.exceptions.PolarsError, OSError) as exc:
         if progress is not None:
             progress.failed()
-        return _fail("input", f"could not read the input: {type(exc).__name__}: {exc}")
+        return _fail("input", f"could not read the input: {_one_line(exc)}")
     except Exception as exc:
         if progress is not None:
             progress.failed()
-        return _fail("internal", f"{type(exc).__name__}: {exc} (please report this)")
+        return _fail("internal", f"{_one_line(exc)} (please report this)")
 
     try:
         _write(result, args.format, args.output)
     except (pl.exceptions.PolarsError, OSError) as exc:
         progress.failed()
-        return _fail("output", f"could not write {args.output or 'to stdout'!r}: {type(exc).__name__}: {exc}")
+        return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
     progress.done(f"{result.height} rows")
     return 0
 

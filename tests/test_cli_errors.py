@@ -292,3 +292,11 @@ def test_class_values_are_read_in_the_column_type(capsys: pytest.CaptureFixture[
         main(["report", PREDICTIONS, "--classes", "0,1,2,3,4,5", "--measures", "f1", "--operators", "macro"])
         == 0
     )
+
+
+def test_a_failed_write_is_an_output_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    (store / "classes.parquet").mkdir(parents=True)  # where a table goes, a directory is in the way
+    (store / "meta.json").write_text("{}")
+    line = fails(capsys, ["cells", PREDICTIONS, "-o", str(store), "--overwrite"], "output")
+    assert f"could not write the cell store {str(store)!r}" in line
