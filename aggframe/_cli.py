@@ -157,7 +157,7 @@ _FILE_OPTIONS = (
     "target",
 )
 _LONG_ONLY = ("class_col", "y", "p", "mask", "tnorm")
-_LABEL_ONLY = ("y_true", "y_pred", "task")
+_LABEL_ONLY = ("y_true", "y_pred", "task", "pos_label")
 
 
 def _flag(dest: str) -> str:
@@ -537,7 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pr = _predictions(args, stores)
         progress = _Progress(f"scanning {len(stores or args.paths)} input(s)")
         if args.command == "cells":
-            pr.cells("class", by=_split(args.by))  # reads the source: input errors stop here
+            pr._tables(_split(args.by) or [], args.engine)  # reads the source: input errors stop here
             try:
                 if args.overwrite:
                     _clear_output(args)

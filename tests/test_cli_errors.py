@@ -133,6 +133,10 @@ USAGE = {
     "--mask with labels": (["--mask", "m"], "--mask applies to --form long"),
     "--y-true with long": (["--form", "long", "--y-true", "t"], "--y-true applies to the label form"),
     "--task with long": (["--form", "long", "--task", "binary"], "--task applies to the label form"),
+    "--pos-label with long": (
+        ["--form", "long", "--pos-label", "1"],
+        "--pos-label applies to the label form",
+    ),
     "--pos-label without binary": (["--pos-label", "2"], "--pos-label applies with --task binary"),
     "--n-classes and --classes": (["--n-classes", "3", "--classes", "0,1,2"], "not both"),
     "--n-classes 0": (["--n-classes", "0"], "positive integer"),
