@@ -52,6 +52,7 @@ from aggframe._operators import (
     example_values,
     subset_tables,
 )
+from aggframe._source import FRAME, Origin, _as_lazy, _is_frame, _object_labels, origin_of, reading, scan
 from aggframe._targets import target_reduce
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe._typing import CONVENTIONS, OPERATOR_ALIASES, OPERATORS, Convention, Operator
@@ -68,53 +69,6 @@ __all__ = ["Predictions", "from_cells", "from_indicator", "from_labels", "from_l
 
 Engine = Literal["auto", "in-memory", "streaming"]
 MeasureLike = str | Measure
-
-
-def scan(paths: Any) -> pl.LazyFrame:
-    """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
-
-    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
-    keys as columns) or CSV (``.csv``). Nothing is read until evaluation, which
-    streams the files with bounded memory.
-    """
-    from pathlib import Path
-
-    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    if not items:
-        msg = "Expected at least one input path"
-        raise OptionError(msg)
-    names = [str(p) for p in items]
-    kinds = set()
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            kinds.add(".parquet")
-            continue
-        if not any(ch in name for ch in "*?[") and not path.exists():
-            msg = f"input file not found: {name}"
-            raise OptionError(msg)
-        kinds.add(path.suffix.lower())
-    if kinds == {".parquet"}:
-        return pl.scan_parquet(names, hive_partitioning=None)
-    if kinds == {".csv"}:
-        return pl.scan_csv(names)
-    msg = f"unsupported or mixed input formats {sorted(kinds)}; expected .parquet files (or directories) or .csv"
-    raise OptionError(msg)
-
-
-def _as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
-    from pathlib import Path
-
-    if isinstance(frame, (str, Path)) or (
-        isinstance(frame, (list, tuple)) and frame and all(isinstance(f, (str, Path)) for f in frame)
-    ):
-        frame = scan(frame)
-    try:
-        obj = nw.from_native(frame)
-    except TypeError as exc:
-        msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
-        raise OptionError(msg) from exc
-    return obj.lazy() if isinstance(obj, nw.DataFrame) else obj
 
 
 def _require_columns(lf: nw.LazyFrame[Any], needed: dict[str, str | None]) -> nw.Schema:
@@ -264,6 +218,7 @@ class Predictions:
     declared_examples: int | pl.LazyFrame | None = field(default=None, repr=False)
     stored: CellTables | None = field(default=None, repr=False)
     stored_by: tuple[str, ...] = ()
+    origin: Origin = field(default=FRAME, repr=False)  # the source, for messages and cell stores
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
 
     # -- cell tables ------------------------------------------------------------
@@ -474,7 +429,8 @@ class Predictions:
             if tables.block_profiles is not None:
                 parts.append(tables.block_profiles)
             # one collect: the grains share one read of the input
-            got = pl.collect_all(parts, engine=engine)
+            with reading(self.origin):
+                got = pl.collect_all(parts, engine=engine)
             if self.declared_task == "multiclass":
                 _check_one_hot(got[1])
             self._cache[key] = CellTables(
@@ -846,9 +802,10 @@ class Predictions:
             tables = self._tables(by_cols)
             out = class_values(tables, meas).collect()
         elif op == "exemplar":
-            cells, keys, _ = self._example_cells(by_cols)
-            tables = self._tables(by_cols)
-            out = example_values(cells, keys, EXAMPLE, meas).collect()
+            with reading(self.origin):
+                cells, keys, _ = self._example_cells(by_cols)
+                tables = self._tables(by_cols)
+                out = example_values(cells, keys, EXAMPLE, meas).collect()
         else:
             msg = "the micro operator pools all entries into one value; it has no parts"
             raise OptionError(msg)
@@ -949,7 +906,7 @@ class Predictions:
             "pos_label": self.pos_label,
             "single_label": self._is_single_label(),
         }
-        return write_store(tables, path, by=keys, meta=meta)
+        return write_store(tables, path, by=keys, meta=meta, origin=self.origin)
 
     def _is_single_label(self) -> bool:
         if self.form == "labels":
@@ -1041,12 +998,13 @@ class Predictions:
             raise OptionError(msg)
         counts = pairs.group_by([*keys, "true", "pred"]).agg(nw.len().alias("n"))
         # one dtype for n whatever the engine counted with
-        out = (
-            to_polars(counts)
-            .with_columns(pl.col("n").cast(pl.Int64))
-            .sort(*keys, "true", "pred", nulls_last=True)
-            .collect()
-        )
+        with reading(self.origin):
+            out = (
+                to_polars(counts)
+                .with_columns(pl.col("n").cast(pl.Int64))
+                .sort(*keys, "true", "pred", nulls_last=True)
+                .collect()
+            )
         return out, tables
 
     def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
@@ -1264,6 +1222,7 @@ def from_long(
     return Predictions(
         form="long",
         source=lf,
+        origin=origin_of(lf),
         long_roles=roles,
         universe=universe,
         tnorm=fn,
@@ -1332,12 +1291,12 @@ def _label_frame(y_true: Any, y_pred: Any, true_name: str, pred_name: str) -> pl
     if yt.size == 0:
         msg = "the label arrays are empty"
         raise EmptyInputError(msg)
-    return pl.DataFrame({true_name: _label_series(yt), pred_name: _label_series(yp)})
+    return pl.DataFrame({true_name: _label_series(yt, "y_true"), pred_name: _label_series(yp, "y_pred")})
 
 
-def _label_series(values: np.ndarray) -> pl.Series:
+def _label_series(values: np.ndarray, name: str) -> pl.Series:
     # object arrays (e.g. ints with a None) go through lists, so None becomes a null
-    return pl.Series(values.tolist()) if values.dtype == object else pl.Series(values)
+    return _object_labels(values, name) if values.dtype == object else pl.Series(values)
 
 
 def _align_label_dtypes(
@@ -1395,22 +1354,8 @@ def from_cells(paths: Any) -> Predictions:
         target=meta.get("target"),
         stored=tables,
         stored_by=tuple(meta["by"]),
+        origin=meta["origin"],
     )
-
-
-def _is_frame(obj: Any) -> bool:
-    from pathlib import Path
-
-    if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
-        return True
-    # a list of strings is a list of labels here; several files: a list of Paths, or af.scan(...)
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, Path) for f in obj):
-        return True
-    try:
-        nw.from_native(obj)
-    except TypeError:
-        return False
-    return not isinstance(obj, (list, tuple, np.ndarray))
 
 
 def from_labels(
@@ -1452,11 +1397,13 @@ def from_labels(
     if task not in (None, "multiclass", "binary"):
         msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
         raise OptionError(msg)
+    origin = FRAME  # label arrays; a frame (or paths) has its own, below
     if _is_frame(data):
         if y_pred_values is not None:
             msg = "with a frame, name the columns: from_labels(frame, y_true='col', y_pred='col')"
             raise OptionError(msg)
         lf = _as_lazy(data, "data")
+        origin = origin_of(lf)
         roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
         schema = _require_columns(
             lf,
@@ -1493,6 +1440,7 @@ def from_labels(
     return Predictions(
         form="labels",
         source=lf,
+        origin=origin,
         label_roles=roles,
         universe=universe,
         task=mode,

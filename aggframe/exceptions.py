@@ -16,7 +16,9 @@ __all__ = [
     "NullValueError",
     "OptionError",
     "ShapeError",
+    "SourceError",
     "SparseInputError",
+    "StoreError",
     "UnknownClassError",
     "UnknownNameError",
 ]
@@ -64,3 +66,19 @@ class OptionError(AggframeError):
 
 class ShapeError(AggframeError):
     """Arrays whose shapes do not match."""
+
+
+class SourceError(AggframeError):
+    """A source that cannot be read: a missing file, an empty glob or directory, a corrupt or
+    zero-byte file, a malformed CSV row, files of one data set with different columns or types.
+
+    The message names the path(s) and what is wrong with them.
+    """
+
+
+class StoreError(SourceError, OptionError):
+    """A cell store that cannot be used: no or a bad ``meta.json``, a store given twice, or stores
+    whose recorded sources overlap (reading them together would count rows twice).
+
+    Also an :class:`OptionError`, as a missing store was before it had its own class.
+    """

@@ -68,9 +68,9 @@ def test_paths_globs_hive_partitions_and_csv(tmp_path: Path) -> None:
     assert_frame_equal(
         af.from_labels(tmp_path / "p.csv").evaluate(["f1", "mcc"], by="model"), expected, abs_tol=1e-12
     )
-    with pytest.raises(af.OptionError, match="not found"):
+    with pytest.raises(af.SourceError, match="not found"):
         af.from_labels(str(tmp_path / "nope.parquet"))
-    with pytest.raises(af.OptionError, match="unsupported"):
+    with pytest.raises(af.SourceError, match="unsupported"):
         af.from_labels([tmp_path / "p.csv", EXAMPLES / "predictions.parquet"])
 
 
