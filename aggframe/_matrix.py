@@ -47,7 +47,8 @@ weights (``T``, ``P`` the cumulative true and predicted counts in rank order;
 ``|j - k|`` counts the thresholds between ``j`` and ``k``); the sum runs over the
 observed classes only, a gap of ranks multiplying its constant term. The
 observed side ``sum w O`` runs over the rows of ``conf``. Cost: linear in the
-number of ``conf`` rows and observed classes, whatever ``m``.
+number of ``conf`` rows (plus, for the weighted kappas, a join with the universe's
+ranks); never ``m^2``. A group whose counts are all 0 is undefined throughout.
 
 What scikit-learn (1.9) returns where the value is undefined, and which aggframe
 convention on the single whole-matrix entry reproduces it:
@@ -67,6 +68,17 @@ convention on the single whole-matrix entry reproduces it:
 
 ``K`` is scikit-learn's: the number of classes with at least one true example
 (``per_class`` after dropping the NaN recalls), not the size of the universe.
+
+For the caller: each group has one whole-matrix entry, so a convention resolves
+a null as it does a pooled micro value (``exclude``/``nan``: NaN, ``zero``: 0,
+``one``: 1; ``n_entries`` 1). Grouping sets, folds and targets are keys: a
+rolled-up grouping set is its own group when its marker column is among the
+``keys`` (so a rolled-up null never merges with a real null key); fold pooling
+sums ``conf`` over the fold before the call, fold averaging keeps the fold in
+the keys and averages the values after; targets pass the target as a key and as
+the universe key (``ukeys``). ``n`` is an integer count: every formula is a ratio
+of sums, so summed sample weights would do for the values, but the tests for a
+zero denominator at the undefined points rely on exact integer arithmetic.
 
 Examples
 --------

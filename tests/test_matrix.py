@@ -239,6 +239,28 @@ def test_output_order_and_schema() -> None:
     assert got["measure"].to_list() == ["kappa", "accuracy"] * 3
 
 
+def test_zero_count_rows() -> None:
+    """Explicit n = 0 pairs change nothing; a group whose counts are all 0 is undefined throughout."""
+    conf, classes, _ = tables([0, 1, 2, 2], [0, 2, 2, 1], {"_g": ["a"] * 4}, [0, 1, 2, 3])
+    padded = pl.concat(
+        [
+            conf,
+            pl.LazyFrame(
+                {"_g": ["a", "a", None], "_yt": [3, 1, 0], "_yp": [3, 0, 1], "n": [0, 0, 0]},
+                schema=conf.collect_schema(),
+            ),
+        ]
+    )
+    got = matrix_values(padded, classes, ["_g"], [], MATRIX_MEASURES).collect()
+    assert_frame_equal(
+        got.filter(pl.col("_g") == "a"), matrix_values(conf, classes, ["_g"], [], MATRIX_MEASURES).collect()
+    )
+    assert got.filter(pl.col("_g").is_null())["value"].null_count() == len(MATRIX_MEASURES)
+    cm = confusion_matrix_frame(padded, classes, ["_g"], [], "true").collect().filter(pl.col("_g").is_null())
+    assert cm["count"].to_list() == [0] * 16
+    assert cm["rate"].null_count() == 16
+
+
 @settings(max_examples=25, deadline=None)
 @given(data=labelled())
 def test_eager_equals_streaming(data: dict[str, Any]) -> None:
