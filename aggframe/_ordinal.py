@@ -62,6 +62,7 @@ from aggframe._predictions import (
     from_labels,
     from_long,
 )
+from aggframe._source import FRAME, origin_of, reading
 from aggframe.exceptions import (
     ColumnNotFoundError,
     EmptyInputError,
@@ -222,7 +223,9 @@ def from_ordinal(
         if y_pred_values is not None:
             msg = "with a frame, name the columns: from_ordinal(frame, y_true='col', y_pred='col')"
             raise OptionError(msg)
-        lf = to_polars(_as_lazy(data, "data"))
+        native = _as_lazy(data, "data")
+        origin = origin_of(native)
+        lf = to_polars(native)
         schema = lf.collect_schema()
         roles = {
             "y_true": y_true,
@@ -248,6 +251,7 @@ def from_ordinal(
             raise OptionError(msg)
         y_true, y_pred = "y_true", "y_pred"
         lf = _label_frame(data, y_pred_values, y_true, y_pred).lazy()
+        origin = FRAME
         schema = lf.collect_schema()
 
     # -- the order (options, no data) -------------------------------------------------
@@ -311,7 +315,8 @@ def from_ordinal(
         else:
             checks[f"min_{role}"] = cols[c].min()
             checks[f"max_{role}"] = cols[c].max()
-    found = lf.select(**checks).collect().row(0, named=True)
+    with reading(origin):
+        found = lf.select(**checks).collect().row(0, named=True)
     if not found["n_rows"]:
         msg = "the ordinal labels are empty (no rows)"
         raise EmptyInputError(msg)

@@ -47,6 +47,7 @@ from aggframe._columns import fmt_row as _fmt_row
 from aggframe._columns import free_name
 from aggframe._grains import to_polars
 from aggframe._predictions import Predictions, _as_lazy, _listify, from_long
+from aggframe._source import reading
 from aggframe._tnorms import TNorm, resolve_tnorm
 from aggframe.exceptions import (
     ColumnNotFoundError,
@@ -348,7 +349,8 @@ def from_scores(
     if kind == "top_k" and universe is None:
         checks["n_classes"] = pl.col(class_).drop_nulls().n_unique()
     checks["n_rows"] = pl.len()
-    found = lf.select(**checks).collect().row(0, named=True)
+    with reading(pr.origin):
+        found = lf.select(**checks).collect().row(0, named=True)
 
     if not found["n_rows"]:
         msg = "the scores frame has no rows"
