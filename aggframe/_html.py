@@ -74,7 +74,8 @@ body { font-family: -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 
 h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
 .meta { color: #666; font-size: 0.9rem; }
-.chart { margin: 1rem 0; overflow-x: auto; }
+.chart { margin: 1rem 0; padding-right: 4rem; overflow-x: auto; }
+.chart svg { overflow: visible; }
 .note { color: #555; font-style: italic; }
 dl.defs dt { font-weight: 600; float: left; clear: left; width: 7rem; }
 dl.defs dd { margin-left: 7.5rem; margin-bottom: 0.3rem; }
@@ -337,8 +338,12 @@ def _build(
             drawn += 1
     if len([c for c in conventions if c != "nan"]) > 1:
         conv = report.filter(pl.col("pooling") == pooling) if pooling is not None else report
-        page.chart(plot_conventions(conv))
-        drawn += 1
+        moved = "n_undefined" not in conv.columns or conv.get_column("n_undefined").fill_null(0).max() != 0
+        if moved:
+            page.chart(plot_conventions(conv))
+            drawn += 1
+        else:
+            page.note("No entry is undefined: every convention gives the same values.")
     if len(poolings) > 1:
         page.chart(plot_folds(one))
         drawn += 1

@@ -382,7 +382,7 @@ def plot_conventions(
     band = (
         alt.Chart()
         .mark_bar(color="#f2b447", opacity=0.5, height=10)
-        .encode(x=alt.X("low:Q", title="value"), x2="high:Q", y=y)
+        .encode(x=alt.X("low:Q", title="value", scale=alt.Scale(zero=False)), x2="high:Q", y=y)
         .transform_filter("datum.first && datum.high > datum.low")
     )
     points = (
@@ -566,7 +566,7 @@ def plot_heatmap(
     low, high = frame.get_column("value").min(), frame.get_column("value").max()
     middle = (float(low) + float(high)) / 2 if isinstance(low, float) and isinstance(high, float) else 0.0
     base = alt.Chart().encode(
-        x=alt.X("x:O", title=x, sort=_order(frame, "x")),
+        x=alt.X("x:O", title=x, sort=_order(frame, "x"), axis=alt.Axis(labelAngle=0)),
         y=alt.Y("y:O", title=y, sort=_order(frame, "y")),
     )
     cells = base.mark_rect().encode(
@@ -581,7 +581,11 @@ def plot_heatmap(
         text=alt.Text("value:Q", format=".3f"),
         color=alt.condition(f"datum.value < {middle!r}", alt.value("white"), alt.value("black")),
     )
-    return alt.layer(cells, text, data=data_).properties(title=title)
+    return alt.layer(cells, text, data=data_).properties(
+        title=title,
+        width=alt.Step(max(56, 9 * max(len(v) for v in _order(frame, "x")) if frame.height else 56)),
+        height=alt.Step(26),
+    )
 
 
 def _fold_columns(df: pl.DataFrame, keys: Sequence[str]) -> list[str]:
@@ -646,7 +650,7 @@ def plot_folds(
     df = _pick(df, "operator", operators, single=False, what="plot_folds")
     df = _pick(df, "convention", convention, single=True, what="plot_folds")
     keys = _keys(df, None, SPEC_COLUMNS)
-    fold_cols = _as_list(folds) if folds is not None else _fold_columns(df, keys)
+    fold_cols = (_as_list(folds) or []) if folds is not None else _fold_columns(df, keys)
     _need(df, fold_cols, "plot_folds(folds=...)")
     groups = [k for k in keys if k not in fold_cols]
     frame = df.select(
