@@ -16,7 +16,11 @@ import aggframe as af
 
 rng = np.random.default_rng(4)
 n = 1_000
-targets = {"team": ["billing", "tech", "sales", "legal"], "priority": ["low", "high"], "language": ["en", "de", "fr"]}
+targets = {
+    "team": ["billing", "tech", "sales", "legal"],
+    "priority": ["low", "high"],
+    "language": ["en", "de", "fr"],
+}
 skill = {"team": 0.8, "priority": 0.65, "language": 0.95}
 frames = []
 for target, classes in targets.items():

@@ -31,7 +31,9 @@ frame = pl.DataFrame(
 rows = []
 for tnorm in ["product", "godel", "lukasiewicz"]:
     pr = af.from_long(frame.lazy(), tnorm=tnorm)
-    rows.append(pr.evaluate(["precision", "recall", "f1"], ["micro", "macro"]).with_columns(tnorm=pl.lit(tnorm)))
+    rows.append(
+        pr.evaluate(["precision", "recall", "f1"], ["micro", "macro"]).with_columns(tnorm=pl.lit(tnorm))
+    )
 report = pl.concat(rows).select("tnorm", pl.exclude("tnorm"))
 with pl.Config(tbl_cols=-1, tbl_width_chars=200):
     print(af.wide(report))

@@ -35,7 +35,9 @@ dense = N_EXAMPLES * N_TAGS
 print(f"{frame.height:,} sparse rows instead of {dense:,} dense cells ({frame.height / dense:.4%})")
 
 pr = af.from_long(frame.lazy(), class_="tag", n_classes=N_TAGS, task="multilabel")
-report = pr.evaluate(["precision", "recall", "f1"], ["micro", "macro", "exemplar"], convention=["exclude", "zero"])
+report = pr.evaluate(
+    ["precision", "recall", "f1"], ["micro", "macro", "exemplar"], convention=["exclude", "zero"]
+)
 with pl.Config(tbl_cols=-1, tbl_width_chars=200):
     print(af.wide(report, by="measure"))
 print("\nmacro over 5,000 tags: thousands of tags never occur or are never predicted (n_undefined)")

@@ -55,10 +55,6 @@ class _DevTools:
         to_child_r, self._w = os.pipe()
         self._r, from_child_w = os.pipe()
 
-        def fds() -> None:  # in the child: the pipe ends as fds 3 and 4
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
-
         args = [
             binary,
             "--headless",
@@ -77,13 +73,14 @@ class _DevTools:
             "--remote-debugging-pipe",
             "about:blank",
         ]
-        self.proc = subprocess.Popen(  # noqa: S603 - a fixed local binary
-            args,
+        # bash (dash takes one-digit fds only) puts the pipe ends at fds 3 and 4, then becomes Chromium
+        redirect = f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}'
+        self.proc = subprocess.Popen(
+            ["/bin/bash", "-c", redirect, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4),
-            preexec_fn=fds,  # noqa: PLW1509 - single-threaded test helper
+            pass_fds=(to_child_r, from_child_w),
         )
         os.close(to_child_r)
         os.close(from_child_w)
@@ -116,7 +113,11 @@ class _DevTools:
         return json.loads(raw)
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = 30
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30,
     ) -> dict[str, Any]:
         wanted = self.send(method, params, session)
         deadline = time.monotonic() + timeout
@@ -194,7 +195,9 @@ def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0) -> PageRe
             deadline = time.monotonic() + timeout
             probe: dict[str, Any] = {}
             while time.monotonic() < deadline:  # charts drawn by script appear after load
-                reply = dt.call("Runtime.evaluate", {"expression": _PROBE, "returnByValue": True}, session=session)
+                reply = dt.call(
+                    "Runtime.evaluate", {"expression": _PROBE, "returnByValue": True}, session=session
+                )
                 probe = json.loads(reply["result"]["value"])
                 if probe["drawn"] >= probe["charts"]:
                     break
@@ -206,7 +209,13 @@ def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0) -> PageRe
                 {
                     "format": "png",
                     "captureBeyondViewport": True,
-                    "clip": {"x": 0, "y": 0, "width": width, "height": min(size["height"], 16000), "scale": 1},
+                    "clip": {
+                        "x": 0,
+                        "y": 0,
+                        "width": width,
+                        "height": min(size["height"], 16000),
+                        "scale": 1,
+                    },
                 },
                 session=session,
                 timeout=timeout,
@@ -217,10 +226,14 @@ def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0) -> PageRe
     for event in dt.events:
         method, params = event["method"], event.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            result.console_errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
+            result.console_errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
         elif method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
-            result.exceptions.append(details.get("exception", {}).get("description") or details.get("text", ""))
+            result.exceptions.append(
+                details.get("exception", {}).get("description") or details.get("text", "")
+            )
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             result.log_errors.append(params["entry"]["text"])
         elif method == "Network.requestWillBeSent":
