@@ -44,6 +44,7 @@ _INSTALL = "pip install 'aggframe[plot]'"
 _MAX_GROUP_PANELS = 12
 _MAX_HEATMAPS = 4
 _MAX_CLASS_CHARTS = 3
+_COUNTS = frozenset({"support", "examples", "tp", "fp", "fn", "tn"})  # float counts, shown whole
 
 _CONVENTIONS = {
     "exclude": "undefined entries (a zero denominator) are left out of the average; NaN if none is defined",
@@ -152,18 +153,23 @@ class _Page:
 
     def table(self, df: pl.DataFrame, *, title: str | None = None, group: str | None = None) -> None:
         self.n_tables += 1
-        values = [c for c, t in df.schema.items() if t.is_float() and c != group]
+        counts = [c for c, t in df.schema.items() if t.is_float() and c in _COUNTS]
+        values = [c for c, t in df.schema.items() if t.is_float() and c != group and c not in _COUNTS]
         shown = df.with_columns(
             pl.when(pl.col(c).is_nan()).then(None).otherwise(pl.col(c)).alias(c) for c in values
         )
         shown = shown.with_columns(
-            _text(c).alias(c) for c, t in shown.schema.items() if c not in values and t != pl.String
+            _text(c).alias(c)
+            for c, t in shown.schema.items()
+            if c not in values and c not in counts and t != pl.String
         ).with_columns(pl.col(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
         table = self.gt.GT(shown, groupname_col=group, id=f"table-{self.n_tables}")
         if values:
             table = table.fmt_number(columns=values, decimals=4).sub_missing(
                 columns=values, missing_text="undefined"
             )
+        if counts:
+            table = table.fmt_number(columns=counts, decimals=0)
         if title:
             table = table.tab_header(title=title)
         self.add(table.as_raw_html())
