@@ -17,6 +17,7 @@ from aggframe import ops
 from aggframe._diagnostics import MeasureWarning, diagnose
 from aggframe._folds import fold_aggregate
 from aggframe._gap import micro_macro_gap
+from aggframe._html import html_report, write_html_report
 from aggframe._inference import InferredProperties, infer_properties, verify_inference
 from aggframe._measures import (
     Measure,
@@ -26,6 +27,7 @@ from aggframe._measures import (
     register_measure,
     unregister_measure,
 )
+from aggframe._namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
 from aggframe._ordinal import (
     OrdinalPredictions,
     canonical_coordinates,
@@ -36,6 +38,7 @@ from aggframe._ordinal import (
     from_ordinal,
     pareto_dominance,
 )
+from aggframe._plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
 from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long, scan
 from aggframe._scores import from_scores
 from aggframe._sklearn import classification_report, make_scorer, score
@@ -43,6 +46,7 @@ from aggframe._suite_frames import select_suite, suite_rank
 from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
 from aggframe._targets import multioutput_aggregate
 from aggframe._tnorms import godel, hamacher, lukasiewicz, product
+from aggframe._wide import wide
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -63,6 +67,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AggframeError",
+    "AggframeNamespace",
     "ColumnNotFoundError",
     "DuplicateEntryError",
     "EmptyInputError",
@@ -102,6 +107,7 @@ __all__ = [
     "get_measure",
     "godel",
     "hamacher",
+    "html_report",
     "infer_properties",
     "list_measures",
     "lukasiewicz",
@@ -110,6 +116,11 @@ __all__ = [
     "multioutput_aggregate",
     "ops",
     "pareto_dominance",
+    "plot_classes",
+    "plot_conventions",
+    "plot_folds",
+    "plot_groups",
+    "plot_heatmap",
     "product",
     "register_measure",
     "scan",
@@ -119,4 +130,6 @@ __all__ = [
     "suite_rank",
     "unregister_measure",
     "verify_inference",
+    "wide",
+    "write_html_report",
 ]

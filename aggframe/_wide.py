@@ -1,0 +1,163 @@
+"""Wide tables: one row per group, one column per measure x operator (x convention, x pooling).
+
+Every tidy frame aggframe returns puts its group keys first, then ``measure``,
+``operator`` and the values. :func:`wide` spreads the specification columns into
+column names so a report reads like a spreadsheet, without a hand-written pivot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
+
+__all__ = ["SPEC_COLUMNS", "wide"]
+
+#: The columns that say *what* a row of a tidy result computed, in the order they appear in a
+#: wide column name. ``measure`` and ``operator`` always name a column; the others only when
+#: they take more than one value in the frame.
+SPEC_COLUMNS: tuple[str, ...] = ("measure", "operator", "convention", "pooling")
+_ALWAYS = ("measure", "operator")
+_INDEX = "__aggframe_row__"
+
+
+def _as_list(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _keys_before_spec(columns: list[str], spec: list[str]) -> list[str]:
+    first = min(columns.index(c) for c in spec)
+    return columns[:first]
+
+
+def wide(
+    report: pl.DataFrame | pl.LazyFrame,
+    *,
+    values: str | Sequence[str] = "value",
+    by: str | Sequence[str] | None = None,
+    separator: str = " ",
+) -> pl.DataFrame:
+    """Spread a tidy result into one row per group and one column per measure x operator.
+
+    Parameters
+    ----------
+    report
+        A tidy frame from ``Predictions.evaluate``, ``per_class``, ``compare``, ... (a LazyFrame
+        is collected: results are small).
+    values
+        The value column(s) to spread (``"value"``; ``compare`` also has ``difference_to_overall``
+        and ``ratio_to_overall``). With several, each column name ends with the value's name.
+    by
+        The row keys. Default: the columns before the first specification column (``measure``,
+        ``operator``, ``convention``, ``pooling``): the by-keys every aggframe result puts first
+        (and ``class`` in a ``per_class`` frame). A specification column named here stays a row
+        key: ``by=["model", "measure"]`` gives one row per model and measure and one column per
+        operator.
+    separator
+        Joins the parts of a column name: ``"f1 macro"``, ``"f1 macro zero"``.
+
+    Returns
+    -------
+    pl.DataFrame
+        The keys first, in the order they first appear, then one column per combination of
+        ``measure`` and ``operator`` (and ``convention``/``pooling`` where they take several
+        values), in the order of the rows. Columns a tidy frame has beyond the keys, the
+        specification and ``values`` (``n_entries``, ``n_undefined``, ...) are left out.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A value or key column is not in the frame, or the frame has no ``measure`` column.
+    DuplicateEntryError
+        Two rows share the keys and the specification (pass the missing key in ``by``).
+    OptionError
+        A wide column name equals a key column's name.
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    >>> report = pr.evaluate(["f1", "recall"], ["micro", "macro"])
+    >>> af.wide(report)
+    shape: (1, 4)
+    ┌──────────┬──────────┬──────────────┬──────────────┐
+    │ f1 micro ┆ f1 macro ┆ recall micro ┆ recall macro │
+    │ ---      ┆ ---      ┆ ---          ┆ ---          │
+    │ f64      ┆ f64      ┆ f64          ┆ f64          │
+    ╞══════════╪══════════╪══════════════╪══════════════╡
+    │ 0.5      ┆ 0.522222 ┆ 0.5          ┆ 0.5          │
+    └──────────┴──────────┴──────────────┴──────────────┘
+    >>> af.wide(report, by="measure")  # one row per measure, one column per operator
+    shape: (2, 3)
+    ┌─────────┬───────┬──────────┐
+    │ measure ┆ micro ┆ macro    │
+    │ ---     ┆ ---   ┆ ---      │
+    │ str     ┆ f64   ┆ f64      │
+    ╞═════════╪═══════╪══════════╡
+    │ f1      ┆ 0.5   ┆ 0.522222 │
+    │ recall  ┆ 0.5   ┆ 0.5      │
+    └─────────┴───────┴──────────┘
+    """
+    df = report.collect() if isinstance(report, pl.LazyFrame) else report
+    columns = df.columns
+    spec = [c for c in SPEC_COLUMNS if c in columns]
+    if "measure" not in spec:
+        msg = f"wide() needs a tidy aggframe result with a 'measure' column; the frame has columns {columns}"
+        raise ColumnNotFoundError(msg)
+    value_cols = _as_list(values)
+    if not value_cols:
+        msg = "wide(values=...) names no column; give one, e.g. values='value'"
+        raise OptionError(msg)
+    keys = _as_list(by) if by is not None else _keys_before_spec(columns, spec)
+    spec = [c for c in spec if c not in keys]  # a specification column named in by= is a row key
+    missing = [c for c in [*value_cols, *keys] if c not in columns]
+    if missing:
+        msg = f"wide(): column(s) {missing} not in the report; it has {columns}"
+        raise ColumnNotFoundError(msg)
+    clash = [c for c in value_cols if c in keys or c in spec]
+    if clash:
+        msg = f"wide(): {clash} is both a value and a key or specification column"
+        raise OptionError(msg)
+
+    # name parts: measure and operator always, the others when they vary
+    parts = [c for c in spec if c in _ALWAYS or df.get_column(c).n_unique() > 1]
+    if not parts and len(value_cols) == 1:
+        parts = [value_cols[0]]
+    if len(value_cols) > 1:
+        df = df.unpivot(on=value_cols, index=[*keys, *spec], variable_name="__value__", value_name="__v__")
+        parts_exprs = [*parts, "__value__"]
+        value_col = "__v__"
+    else:
+        parts_exprs = parts
+        value_col = value_cols[0]
+    if parts_exprs == [value_col]:  # nothing left to spread: the value keeps its name
+        name = pl.lit(value_col)
+    else:
+        name = pl.concat_str(
+            [pl.col(c).cast(pl.String).fill_null("null") for c in parts_exprs], separator=separator
+        )
+    long = df.select(*keys, name.alias("__name__"), pl.col(value_col))
+
+    dup = long.group_by([*keys, "__name__"], maintain_order=True).len().filter(pl.col("len") > 1)
+    if dup.height:
+        example = dup.row(0, named=True)
+        msg = (
+            f"wide(): {dup.height} combination(s) of the keys {keys} and the column name appear more "
+            f"than once, e.g. {example}; pass every group column in by=[...]"
+        )
+        raise DuplicateEntryError(msg)
+    names = long.get_column("__name__").unique(maintain_order=True).to_list()
+    clash = [n for n in names if n in keys]
+    if clash:
+        msg = f"wide(): the column name(s) {clash} are also key columns; rename the key or use separator="
+        raise OptionError(msg)
+
+    if not keys:
+        long = long.with_columns(pl.lit(0).alias(_INDEX))
+    index = keys or [_INDEX]
+    out = long.pivot(on="__name__", on_columns=names, index=index, values=value_col, maintain_order=True)
+    return out.drop(_INDEX) if not keys else out
