@@ -14,39 +14,33 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
-from aggframe._diagnostics import MeasureWarning, diagnose
-from aggframe._folds import fold_aggregate
-from aggframe._gap import micro_macro_gap
-from aggframe._html import html_report, write_html_report
-from aggframe._inference import InferredProperties, infer_properties, verify_inference
-from aggframe._measures import (
-    Measure,
-    fbeta,
-    get_measure,
-    list_measures,
-    register_measure,
-    unregister_measure,
-)
-from aggframe._namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
-from aggframe._ordinal import (
-    OrdinalPredictions,
+from aggframe.analysis.coordinates import (
     canonical_coordinates,
-    cost,
-    cost_matrix,
     degrees_of_freedom,
     dominates,
-    from_ordinal,
     pareto_dominance,
 )
-from aggframe._plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
-from aggframe._predictions import Predictions, from_cells, from_indicator, from_labels, from_long, scan
-from aggframe._scores import from_scores
-from aggframe._sklearn import classification_report, make_scorer, score
-from aggframe._suite_frames import select_suite, suite_rank
-from aggframe._suites import SuiteInput, SuiteRank, SuiteSelection, suite_jacobian
-from aggframe._targets import multioutput_aggregate
-from aggframe._tnorms import godel, hamacher, lukasiewicz, product
-from aggframe._wide import wide
+from aggframe.analysis.costs import cost, cost_matrix
+from aggframe.analysis.diagnostics import MeasureWarning, diagnose
+from aggframe.analysis.gap import micro_macro_gap
+from aggframe.analysis.parity import fold_aggregate, multioutput_aggregate
+from aggframe.analysis.suite_frames import (
+    select_suite,
+    select_suites,
+    suite_jacobian,
+    suite_rank,
+    suite_ranks,
+)
+from aggframe.analysis.suites import SuiteInput, SuiteRank, SuiteSelection
+from aggframe.constructors import (
+    from_cells,
+    from_indicator,
+    from_labels,
+    from_long,
+    from_ordinal,
+    from_scores,
+    scan,
+)
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -62,8 +56,26 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.source import package_version
+from aggframe.interop.html import html_report, write_html_report
+from aggframe.interop.layout import wide
+from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
+from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
+from aggframe.interop.sklearn import classification_report, make_scorer, score
+from aggframe.measures.inference import InferredProperties
+from aggframe.measures.measure import Measure
+from aggframe.measures.registry import (
+    fbeta,
+    get_measure,
+    list_measures,
+    register_measure,
+    unregister_measure,
+)
+from aggframe.measures.verify import infer_properties, verify_inference
+from aggframe.predictions import OrdinalPredictions, Predictions
+from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, product
 
-__version__ = "0.1.0"
+__version__ = package_version()  # the version lives in pyproject.toml alone
 
 __all__ = [
     "AggframeError",
@@ -126,8 +138,10 @@ __all__ = [
     "scan",
     "score",
     "select_suite",
+    "select_suites",
     "suite_jacobian",
     "suite_rank",
+    "suite_ranks",
     "unregister_measure",
     "verify_inference",
     "wide",

@@ -62,7 +62,7 @@ TARGET = f"{PREFIX}target"
 #: Key column standing in for "no by columns", dropped from every result.
 KEY_ALL = f"{PREFIX}all"
 
-#: The four confusion cells, defined in :mod:`aggframe._cells`.
+#: The four confusion cells, defined in :mod:`aggframe.wide.long`.
 CELLS = ("tp", "fp", "fn", "tn")
 #: The class column of the cell tables (and of per-class results).
 CLASS = "class"

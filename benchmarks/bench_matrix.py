@@ -1,4 +1,4 @@
-"""Whole-matrix measures (aggframe._matrix): cost against the number of classes, and against scikit-learn.
+"""Whole-matrix measures (aggframe.measures.matrix): cost against the number of classes, and against scikit-learn.
 
 Run from the repository root::
 
@@ -28,7 +28,7 @@ import polars as pl
 from _timing import best
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef
 
-from aggframe._matrix import MATRIX_MEASURES, matrix_values
+from aggframe.measures.matrix import MATRIX_MEASURES, matrix_values
 
 
 def tables(

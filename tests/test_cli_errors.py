@@ -18,7 +18,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._cli import FLAGS, cli_words, main
+from aggframe.interop.cli import FLAGS, cli_words, main
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PREDICTIONS = str(EXAMPLES / "predictions.parquet")

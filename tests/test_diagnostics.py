@@ -66,12 +66,12 @@ def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray
 
 @given(indicator_matrices(masked=False, max_m=4))
 def test_per_example_hull_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
-    # aggregation="exemplar": micro against the range of the per-example values
+    # hull="exemplar" (aggmetrics' aggregation="exemplar"): micro against the per-example values
     # (read off the profiles here, off the rows in aggmetrics)
     Y, P, _ = data
     if (Y.sum(axis=1) == 1).all() and (P.sum(axis=1) == 1).all():
         return
-    ours = af.diagnose(af.from_indicator(Y, P), SUITE, aggregation="exemplar")
+    ours = af.diagnose(af.from_indicator(Y, P), SUITE, hull="exemplar")
     ref = am.diagnose(am.IndicatorMatrix(Y, P, task="multilabel"), SUITE, aggregation="exemplar")
     hull = {f.detail["measure"]: f.detail for f in ref if f.code == "outside_hull"}
     got = ours.filter(pl.col("code") == "outside_hull")
@@ -87,7 +87,7 @@ def test_per_example_hull_example() -> None:
     # one defined per-example MCC (0.5); micro-MCC is 0, outside that range
     Y = np.array([[1, 0, 0], [0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 1, 1]])
     P = np.array([[1, 1, 1], [0, 1, 1], [0, 0, 1], [1, 0, 1], [1, 1, 0]])
-    got = af.diagnose(af.from_indicator(Y, P), ["mcc"], aggregation="exemplar").filter(
+    got = af.diagnose(af.from_indicator(Y, P), ["mcc"], hull="exemplar").filter(
         pl.col("code") == "outside_hull"
     )
     assert got.select("value", "lower", "upper").row(0) == pytest.approx((0.0, 0.5, 0.5))
@@ -135,8 +135,8 @@ def test_per_group_findings_and_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["f1"])
-    with pytest.raises(af.OptionError, match="aggregation"):
-        af.diagnose(af.from_labels([0, 1], [0, 1]), aggregation="micro")
+    with pytest.raises(af.OptionError, match="hull"):
+        af.diagnose(af.from_labels([0, 1], [0, 1]), hull="micro")
 
 
 def test_measure_properties_match_aggmetrics() -> None:
@@ -154,3 +154,10 @@ def test_an_inferred_task_is_a_note() -> None:
     assert inferred["message"].str.contains("single-label").to_list() == [True]
     stated = af.diagnose(af.from_indicator(Y, P, task="multiclass"))
     assert "inferred_task" not in stated["code"].to_list()
+
+
+def test_the_former_aggregation_option_still_works_with_a_warning() -> None:
+    pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    with pytest.warns(FutureWarning, match="hull="):
+        old = af.diagnose(pr, aggregation="exemplar")
+    assert old.equals(af.diagnose(pr, hull="exemplar"))

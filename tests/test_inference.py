@@ -21,7 +21,7 @@ from hypothesis import given
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._inference import PROPERTIES, same_linear
+from aggframe.measures.inference import PROPERTIES, same_linear
 from aggframe.ops import ratio, sqrt
 
 from .conftest import CONVENTIONS, OPERATORS, indicator_matrices, label_arrays

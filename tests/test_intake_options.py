@@ -208,5 +208,5 @@ def test_suites_refuse_ordinal_predictions() -> None:
     with pytest.raises(OptionError, match="not defined on ordinal predictions"):
         af.suite_rank(pr, ["recall", "precision"], "micro")
     with pytest.raises(OptionError, match="not defined on ordinal predictions"):
-        af.select_suite(pr, aggregation="macro")
+        af.select_suite(pr, operator="macro")
     assert af.suite_rank(pr.labels, ["recall", "precision"], "micro").rank >= 1

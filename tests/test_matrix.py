@@ -1,4 +1,4 @@
-"""Whole-matrix measures and the tidy confusion matrix (aggframe._matrix, issue #15).
+"""Whole-matrix measures and the tidy confusion matrix (aggframe.measures.matrix, issue #15).
 
 Differential against scikit-learn per group (each group filtered out of the data
 and given to scikit-learn alone), with null keys among the groups, declared
@@ -29,15 +29,15 @@ from sklearn.metrics import (
     matthews_corrcoef,
 )
 
-from aggframe._matrix import (
+from aggframe.exceptions import OptionError, UnknownNameError
+from aggframe.measures.matrix import (
     MATRIX_MEASURES,
     confusion_matrix_frame,
     is_matrix_measure,
     matrix_values,
     resolve_matrix_measures,
 )
-from aggframe._measures import get_measure, list_measures
-from aggframe.exceptions import OptionError, UnknownNameError
+from aggframe.measures.registry import get_measure, list_measures
 
 REL, ABS = 1e-9, 1e-12
 KAPPA_WEIGHTS = {"kappa": None, "kappa_linear": "linear", "kappa_quadratic": "quadratic"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import aggmetrics as am
+import narwhals as nw
 import numpy as np
 import polars as pl
 import pytest
@@ -98,7 +99,7 @@ def test_ordinal_encoding_is_sparse_and_enum_columns_give_the_order() -> None:
     )
     pr = af.from_ordinal(frame, example="id")
     assert pr.order == ["s", "m", "l", "xl"]
-    rows = pr._polars_source().collect()
+    rows = nw.to_native(pr.source.frame).collect()
     # entries at or below both ranks are true negatives and left out (threshold 0 keeps every
     # example): 1 + 1 + 3 + 1 rows, not 4 x 3
     assert rows.height == 6

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._scores import from_scores
+from aggframe.constructors import from_scores
 
 from .conftest import OPERATORS
 
@@ -41,11 +41,11 @@ def long_scores(Y: np.ndarray, S: np.ndarray) -> pl.DataFrame:
 
 def decided(pr: af.Predictions, shape: tuple[int, int]) -> np.ndarray:
     """The derived prediction column, back as an n x m matrix."""
-    assert pr.long_roles is not None
+    assert pr.source.long_roles is not None
     import narwhals as nw
 
-    frame = nw.to_native(pr.source).collect().sort("example", "class")
-    return frame[pr.long_roles.p].to_numpy().reshape(shape)
+    frame = nw.to_native(pr.source.frame).collect().sort("example", "class")
+    return frame[pr.source.long_roles.p].to_numpy().reshape(shape)
 
 
 def np_top_k(S: np.ndarray, k: int) -> np.ndarray:
@@ -148,9 +148,9 @@ def test_top_1_is_argmax_and_top_m_predicts_everything() -> None:
 def _predicted(pr: af.Predictions) -> set[str]:
     import narwhals as nw
 
-    assert pr.long_roles is not None
-    out = nw.to_native(pr.source).collect()
-    return set(out.filter(pl.col(pr.long_roles.p) == 1)["class"].cast(pl.String).to_list())
+    assert pr.source.long_roles is not None
+    out = nw.to_native(pr.source.frame).collect()
+    return set(out.filter(pl.col(pr.source.long_roles.p) == 1)["class"].cast(pl.String).to_list())
 
 
 @pytest.mark.parametrize(
@@ -303,8 +303,8 @@ def test_a_column_named_p_is_left_alone() -> None:
     _, S, frame = _frame()
     frame = frame.with_columns(pl.lit("unrelated").alias("p"))
     pr = from_scores(frame, decision="argmax")
-    assert pr.long_roles is not None
-    assert pr.long_roles.p != "p"
+    assert pr.source.long_roles is not None
+    assert pr.source.long_roles.p != "p"
     assert (decided(pr, S.shape) == np_argmax(S)).all()
 
 
@@ -426,7 +426,7 @@ def test_option_errors() -> None:
         from_scores(frame.with_columns(pl.col("score").cast(pl.String)))
     with pytest.raises(af.EmptyInputError):
         from_scores(frame.clear())
-    assert from_scores(frame, decision="top-k", k=1).long_roles is not None  # spelling variants
+    assert from_scores(frame, decision="top-k", k=1).source.long_roles is not None  # spelling variants
 
 
 def test_truth_is_still_checked_by_the_core() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import aggframe as af
-from aggframe._sklearn import classification_report, make_scorer, score
+from aggframe.interop.sklearn import classification_report, make_scorer, score
 
 from .conftest import indicator_matrices, label_arrays
 

@@ -18,7 +18,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import f1_score, precision_score, recall_score
 
 import aggframe as af
-from aggframe._source import (
+from aggframe.intake.source import (
     DIRECTORY_EMPTY,
     FILE_NOT_FOUND,
     GLOB_NO_MATCH,

@@ -11,7 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._cli import main
+from aggframe.interop.cli import main
 
 from .conftest import dense_long
 

@@ -25,7 +25,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import f1_score
 
 import aggframe as af
-from aggframe._store import FORMAT, STORE_TWICE
+from aggframe.intake.stored import FORMAT, STORE_TWICE
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")

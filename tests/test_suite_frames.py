@@ -22,10 +22,10 @@ def test_reference_figures_through_predictions() -> None:
     assert af.suite_rank(pr, ["recall", "fnr"], "micro").rank == 1
     r = af.suite_rank(pr, ["label_accuracy", "f1", "balanced_accuracy"], "micro")
     assert (r.rank, r.redundant) == (2, True)
-    s = af.select_suite(pr, aggregation="micro")
+    s = af.select_suite(pr, operator="micro")
     assert s.items == (("recall", "micro"), ("specificity", "micro"))
     assert s.volume == pytest.approx(1.0)
-    s = af.select_suite(pr, ["f1", "precision", "recall", "jaccard", "mcc"], aggregation="micro")
+    s = af.select_suite(pr, ["f1", "precision", "recall", "jaccard", "mcc"], operator="micro")
     assert s.items == (("precision", "micro"), ("recall", "micro"))
     assert round(s.volume, 3) == 0.949
 
@@ -35,7 +35,7 @@ def test_multiclass_rank_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, 
     yt, yp, m = data
     # where a class is never predicted (or never true), aggmetrics' finite differences
     # step into the region where its value becomes defined and report a spurious
-    # gradient (see aggframe._suites); compare where both are differentiable
+    # gradient (see aggframe.analysis.suites); compare where both are differentiable
     assume(set(yt.tolist()) == set(yp.tolist()) == set(range(m)))
     items = ["precision", "recall", "f1", ("mcc", "micro"), ("recall", "weighted")]
     ours = af.suite_rank(af.from_labels(yt, yp, n_classes=m), items, "macro")
@@ -73,16 +73,24 @@ def test_per_group_frame_equals_separate_calls() -> None:
     frame = pl.read_parquet("examples/predictions.parquet")
     pr = af.from_labels(frame)
     items = ["f1", "precision", "recall", "mcc"]
-    out = af.suite_rank(pr, items, "macro", by="model")
-    assert isinstance(out, pl.DataFrame)
+    out = af.suite_ranks(pr, items, "macro", by="model")
     assert out.columns == ["model", "items", "rank", "degrees_of_freedom", "redundant", "volume", "flat"]
     for row in out.iter_rows(named=True):
         alone = af.suite_rank(af.from_labels(frame.filter(pl.col("model") == row["model"])), items, "macro")
         assert row["rank"] == alone.rank
         assert row["volume"] == pytest.approx(alone.volume)
-    sel = af.select_suite(pr, ["f1", "precision", "recall", "jaccard"], size=2, by="model")
+    sel = af.select_suites(pr, ["f1", "precision", "recall", "jaccard"], size=2, by="model")
     assert sel.height == 3
     assert sel["items"].dtype == pl.List(pl.String)
+    # one result type per function: without by, the plural functions give one row
+    assert af.suite_ranks(pr, items, "macro").height == 1
+    # the singular functions with by= still work, with a FutureWarning
+    with pytest.warns(FutureWarning, match="suite_ranks"):
+        legacy = af.suite_rank(pr, items, "macro", by="model")
+    assert isinstance(legacy, pl.DataFrame)
+    assert legacy.equals(out)
+    with pytest.warns(FutureWarning, match="operator="):
+        assert af.select_suite(pr, aggregation="macro").items == af.select_suite(pr, operator="macro").items
 
 
 def test_suites_refuse_masks_soft_labels_and_exemplar() -> None:

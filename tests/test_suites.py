@@ -17,9 +17,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import aggframe._suites as suites_mod
-from aggframe._measures import Measure, get_measure, list_measures
-from aggframe._suites import SuiteInput, select_suite, suite_jacobian, suite_rank
+import aggframe.analysis.jacobian as suites_mod
+from aggframe.analysis.suites import SuiteInput, select_suite, suite_jacobian, suite_rank
 from aggframe.exceptions import (
     AggframeError,
     EmptyInputError,
@@ -28,6 +27,7 @@ from aggframe.exceptions import (
     ShapeError,
     UnknownNameError,
 )
+from aggframe.measures.registry import Measure, get_measure, list_measures
 from aggframe.ops import ratio
 
 aggmetrics = pytest.importorskip("aggmetrics")
@@ -437,13 +437,17 @@ class _Duck:
     def __init__(self, data: SuiteInput) -> None:
         self.data = data
 
-    def _suite_input(self) -> SuiteInput:
+    def suite_input(self) -> SuiteInput:
         return self.data
 
 
 def test_accepts_objects_with_suite_input() -> None:
-    r = suite_rank(_Duck(PAGE), ["recall", "specificity"], "micro")
+    import aggframe as af
+
+    r = af.suite_rank(_Duck(PAGE), ["recall", "specificity"], "micro")  # type: ignore[arg-type]
     assert r.rank == 2
+    with pytest.raises(OptionError, match="SuiteInput"):
+        af.suite_rank(42, ["recall"])  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="SuiteInput"):
         suite_rank(42, ["recall"])  # type: ignore[arg-type]
 

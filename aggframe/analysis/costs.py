@@ -1,0 +1,333 @@
+"""Expected costs of the confusion matrix under a cost matrix (MAE and MSE as costs; Theorem 4).
+
+:func:`cost` is ``sum_jk N[j, k] C[j, k]`` of the confusion matrix ``N`` (rows:
+true class, columns: predicted) under ``C``, per group and operator. With
+``C[j, k] = |j - k|`` over ordinal class indices its micro value is the mean
+absolute error, with ``(j - k)^2`` the mean squared error (:func:`cost_matrix`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from aggframe._columns import CLASS, KEY_ALL, restore
+from aggframe._options import listify
+from aggframe.exceptions import (
+    InvalidValueError,
+    OptionError,
+    ShapeError,
+    UnknownClassError,
+    UnknownNameError,
+)
+from aggframe.predictions import OrdinalPredictions, Predictions
+from aggframe.tables.cells import CellTables
+
+__all__ = ["COST_OPERATORS", "class_cells", "cost", "cost_matrix", "no_roles", "single_label", "with_group"]
+
+
+CostOperator = Literal["micro", "macro", "weighted", "exemplar", "total"]
+
+
+COST_OPERATORS: tuple[CostOperator, ...] = ("micro", "macro", "weighted", "exemplar", "total")
+
+
+CostKind = Literal["absolute", "squared", "zero_one"]
+
+
+_COST_KINDS: tuple[CostKind, ...] = ("absolute", "squared", "zero_one")
+
+
+_GROUP = "__aggframe_group__"
+
+
+def cost_matrix(kind: str, m: int) -> np.ndarray:
+    """A standard ``m x m`` cost matrix over ordered classes ``0 .. m-1``.
+
+    ``"absolute"``: ``|j - k|`` (micro cost = mean absolute error);
+    ``"squared"``: ``(j - k)^2`` (mean squared error); ``"zero_one"``: 1 off
+    the diagonal (error rate, ``1 - accuracy``).
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> af.cost_matrix("absolute", 3)
+    array([[0., 1., 2.],
+           [1., 0., 1.],
+           [2., 1., 0.]])
+    """
+    key = str(kind).strip().lower().replace("-", "_")
+    key = {"mae": "absolute", "mse": "squared", "0_1": "zero_one", "zero_one_loss": "zero_one"}.get(key, key)
+    if key not in _COST_KINDS:
+        msg = f"unknown cost matrix {kind!r}; valid kinds: {', '.join(_COST_KINDS)} (aliases mae, mse)"
+        raise UnknownNameError(msg)
+    if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+        msg = f"Expected `m` (the number of classes) to be a positive integer, got {m!r}"
+        raise OptionError(msg)
+    idx = np.arange(int(m), dtype=float)
+    diff = idx[:, None] - idx[None, :]
+    if key == "absolute":
+        return np.abs(diff)
+    if key == "squared":
+        return diff**2
+    return (diff != 0).astype(float)
+
+
+def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal: bool) -> np.ndarray:
+    try:
+        M = np.asarray(C)
+    except ValueError as exc:
+        msg = f"the cost matrix is not an m x m array (ragged or nested input): {exc}"
+        raise ShapeError(msg) from exc
+    if M.shape != (m, m):
+        msg = (
+            f"the cost matrix has shape {M.shape}; expected ({m}, {m}): one row (true class) and one "
+            f"column (predicted class) per class, in the order {list(classes)[:10]!r}"
+        )
+        raise ShapeError(msg)
+    if not (np.issubdtype(M.dtype, np.number) or M.dtype == bool):
+        msg = f"the cost matrix has dtype {M.dtype}; expected numbers"
+        raise InvalidValueError(msg)
+    M = M.astype(float)
+    checks = ((~np.isfinite(M), "non-finite", "finite"), (M < 0, "negative", ">= 0"))
+    for flagged, what, rule in checks:
+        bad = np.argwhere(flagged)
+        if bad.size:
+            j, k = bad[0]
+            msg = (
+                f"the cost matrix has {len(bad)} {what} entr{'y' if len(bad) == 1 else 'ies'} "
+                f"(e.g. C[{j}, {k}] = {M[j, k]:g}, true {classes[j]!r}, predicted {classes[k]!r}); "
+                f"costs must be {rule}"
+            )
+            raise InvalidValueError(msg)
+    diag = np.flatnonzero(np.diag(M) != 0)
+    if zero_diagonal and diag.size:
+        j = int(diag[0])
+        msg = (
+            f"the cost matrix has {diag.size} non-zero diagonal entr{'y' if diag.size == 1 else 'ies'} "
+            f"(e.g. C[{j}, {j}] = {M[j, j]:g}, class {classes[j]!r}): a correct prediction usually costs "
+            "nothing; pass zero_diagonal=False if it does"
+        )
+        raise InvalidValueError(msg)
+    return M
+
+
+def single_label(pr: Any, what: str) -> tuple[Predictions, list[Any]]:
+    """The single-label predictions behind ``pr`` and their class order."""
+    if not isinstance(pr, Predictions):
+        msg = f"{what}: expected an af.Predictions (from_labels, from_ordinal, ...), got {type(pr).__name__}"
+        raise OptionError(msg)
+    if isinstance(pr, OrdinalPredictions):
+        assert pr.labels is not None
+        return pr.labels, list(pr.order)
+    no_roles(pr, what)
+    if pr.form == "cells" or pr.kind != "multiclass":
+        msg = (
+            f"{what} needs single-label predictions (one true and one predicted class per example: "
+            "af.from_labels, af.from_ordinal or one-hot long data); these are multilabel, soft, binary "
+            "(task='binary') or stored cells"
+        )
+        raise OptionError(msg)
+    return pr, pr.cells("class")[CLASS].to_list()
+
+
+def no_roles(pr: Predictions, what: str) -> None:
+    if pr.source.fold_keys() or pr.source.target is not None:
+        msg = (
+            f"{what} is computed on one confusion matrix per group; these predictions have fold or "
+            "target roles: build them without those roles and pass the columns as by="
+        )
+        raise OptionError(msg)
+
+
+def _cost_operators(operators: str | Sequence[str]) -> list[CostOperator]:
+    out: list[CostOperator] = []
+    for op in listify(operators):
+        key = str(op).strip().lower()
+        key = {"samples": "exemplar", "example": "exemplar", "sum": "total"}.get(key, key)
+        match = [o for o in COST_OPERATORS if o == key]
+        if not match:
+            msg = f"unknown cost operator {op!r}; valid operators: {', '.join(COST_OPERATORS)}"
+            raise UnknownNameError(msg)
+        if match[0] not in out:
+            out.append(match[0])
+    if not out:
+        msg = "Expected at least one cost operator"
+        raise OptionError(msg)
+    return out
+
+
+def with_group(frame: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, list[str]]:
+    if keys:
+        return frame, keys
+    return frame.with_columns(pl.lit(0).alias(_GROUP)), [_GROUP]
+
+
+def cost(
+    pr: Predictions,
+    C: Any,
+    operators: str | Sequence[str] = "micro",
+    *,
+    by: str | Sequence[str] | None = None,
+    classes: Sequence[Any] | None = None,
+    zero_diagonal: bool = True,
+    name: str | None = None,
+) -> pl.DataFrame:
+    """Expected misclassification cost under a cost matrix ``C``, as a tidy frame.
+
+    ``C[j, k]`` is the cost of predicting class ``k`` for an example of class
+    ``j``. The confusion counts ``N[j, k]`` come from one grouped query;
+    everything after is a group-by on them.
+
+    Parameters
+    ----------
+    pr
+        Single-label predictions (:func:`~aggframe.from_labels`, one-hot long
+        data, or :func:`from_ordinal`, whose ``m``-class matrix is used).
+    C
+        An ``m x m`` array-like of finite, non-negative costs, rows and columns
+        in the class order (``classes``, else the ordinal ``order``, else the
+        sorted classes of ``pr.cells("class")``), or a kind of
+        :func:`cost_matrix` (``"absolute"``, ``"squared"``, ``"zero_one"``).
+    operators
+        ``micro``: total cost / examples (the expected cost of an example; MAE
+        and MSE with the absolute and squared matrices). ``macro``: the mean over
+        true classes of each class's mean cost (macro-averaged MAE); a class
+        without examples is undefined and left out. ``weighted``: the same,
+        support-weighted (equal to micro). ``exemplar``: the mean cost per
+        example (equal to micro on single-label data). ``total``: the total cost
+        (aggmetrics' micro).
+    by
+        Group columns: one row per group and operator.
+    classes
+        The order of the rows and columns of ``C`` (all the classes).
+    zero_diagonal
+        Require ``C[j, j] = 0`` (default); ``False`` accepts a cost for correct
+        predictions.
+    name
+        The ``measure`` column (default ``"cost"``, or the kind when ``C`` is one).
+
+    Returns
+    -------
+    polars.DataFrame
+        by..., measure, operator, value, n_entries, n_undefined (``n_entries``:
+        1 for micro and total, classes for macro and weighted, examples for
+        exemplar; ``n_undefined``: classes without examples).
+
+    Raises
+    ------
+    ShapeError
+        ``C`` is not ``m x m``.
+    InvalidValueError
+        Non-numeric, non-finite or negative costs, or a non-zero diagonal.
+    UnknownClassError
+        ``classes`` is not the set of classes of the predictions.
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 1, 2, 2, 2], [0, 2, 1, 1, 2, 2])
+    >>> af.cost(pr, "absolute", ["micro", "macro", "total"]).select("operator", "value")
+    shape: (3, 2)
+    ┌──────────┬──────────┐
+    │ operator ┆ value    │
+    │ ---      ┆ ---      │
+    │ str      ┆ f64      │
+    ╞══════════╪══════════╡
+    │ micro    ┆ 0.5      │
+    │ macro    ┆ 0.444444 │
+    │ total    ┆ 3.0      │
+    └──────────┴──────────┘
+    """
+    base, order = single_label(pr, "cost")
+    if classes is not None:
+        given = list(classes)
+        if len(given) != len(order) or set(given) != set(order):
+            extra = [c for c in given if c not in order]
+            absent = [c for c in order if c not in given]
+            msg = (
+                f"`classes` must list every class of the predictions once; "
+                f"unknown: {extra[:5]!r}, missing: {absent[:5]!r}, classes: {order[:10]!r}"
+            )
+            raise UnknownClassError(msg)
+        order = given
+    m = len(order)
+    if isinstance(C, str):
+        name = name or str(C)
+        C = cost_matrix(C, m)
+    if not isinstance(zero_diagonal, bool):
+        msg = f"Expected `zero_diagonal` to be True or False, got {zero_diagonal!r}"
+        raise OptionError(msg)
+    M = _check_cost_matrix(C, m, order, zero_diagonal=zero_diagonal)
+    ops = _cost_operators(operators)
+    # the work runs on private key columns; the user's names come back at the end
+    cells, keys, tables = class_cells(base, listify(by))
+    counts, _ = base.confusion_table(listify(by))
+    dtype = cells[CLASS].dtype
+    values = pl.Series(order).cast(dtype, strict=True)
+    costs = pl.DataFrame(
+        {
+            "true": values.gather(np.repeat(np.arange(m), m)),
+            "pred": values.gather(np.tile(np.arange(m), m)),
+            "_cost": M.ravel(),
+        }
+    )
+    cells, gkeys = with_group(cells, keys)
+    counts, _ = with_group(counts, keys)
+    weighted = counts.join(costs, on=["true", "pred"], how="left", nulls_equal=True).with_columns(
+        (pl.col("n") * pl.col("_cost")).alias("_w")
+    )
+    per_true = weighted.group_by(*gkeys, "true").agg(pl.col("_w").sum(), pl.col("n").sum())
+    per_class = (
+        cells.select(*gkeys, CLASS)
+        .join(per_true, left_on=[*gkeys, CLASS], right_on=[*gkeys, "true"], how="left", nulls_equal=True)
+        .with_columns(pl.col("_w", "n").fill_null(0))
+        .with_columns(pl.when(pl.col("n") > 0).then(pl.col("_w") / pl.col("n")).alias("_mean"))
+    )
+    g = per_class.group_by(gkeys, maintain_order=True).agg(
+        pl.col("_w").sum().alias("_total"),
+        pl.col("n").sum().alias("_n"),
+        pl.col("_mean").mean().alias("_macro"),
+        pl.len().alias("_m"),
+        pl.col("_mean").is_null().sum().alias("_undefined"),
+    )
+    micro = pl.col("_total") / pl.col("_n")
+    spec: dict[str, tuple[pl.Expr, pl.Expr, pl.Expr]] = {
+        "micro": (micro, pl.lit(1), pl.lit(0)),
+        "macro": (pl.col("_macro"), pl.col("_m"), pl.col("_undefined")),
+        "weighted": (micro, pl.col("_m"), pl.col("_undefined")),
+        "exemplar": (micro, pl.col("_n"), pl.lit(0)),
+        "total": (pl.col("_total"), pl.lit(1), pl.lit(0)),
+    }
+    parts = [
+        g.select(
+            *gkeys,
+            pl.lit(name or "cost").alias("measure"),
+            pl.lit(op).alias("operator"),
+            spec[op][0].cast(pl.Float64).fill_null(float("nan")).alias("value"),
+            spec[op][1].cast(pl.Int64).alias("n_entries"),
+            spec[op][2].cast(pl.Int64).alias("n_undefined"),
+        )
+        for op in ops
+    ]
+    out = pl.concat(parts)
+    if keys:
+        rank = {op: i for i, op in enumerate(ops)}
+        out = out.sort(
+            [*keys, pl.col("operator").replace_strict(rank, return_dtype=pl.Int64)],
+            maintain_order=True,
+            nulls_last=True,
+        )
+    out = out.drop(_GROUP, strict=False)
+    return restore(out, base.key_names(tables, out.columns[len(keys) :], "cost"))
+
+
+def class_cells(base: Predictions, by: list[str]) -> tuple[pl.DataFrame, list[str], CellTables]:
+    """The per-class cells with private key columns, those keys, and the tables."""
+    tables = base.cell_tables(by)
+    keys = [k for k in tables.keys if k != KEY_ALL]
+    return base.cell_frame(tables, "class").drop(KEY_ALL, strict=False), keys, tables

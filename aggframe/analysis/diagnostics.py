@@ -1,0 +1,409 @@
+"""Diagnostics: when a reported number misleads, per group, as a tidy frame.
+
+Each check is a result about when a measure behaves as a reader assumes, and a
+row fires when it does not (codes as in aggmetrics 0.2.0):
+
+``outside_hull``        the pooled (micro) value lies outside the range of the per-class
+                        values, so no weighting of them gives it (non-decomposable measure)
+``inflated_floor``      a tn-dependent measure on one-hot data with m > 2 classes cannot
+                        reach its nominal minimum even when every prediction is wrong
+``micro_collapse``      micro precision, recall and F1 all equal accuracy on single-label data
+``undefined_entries``   undefined per-class / per-example entries, with the value under
+                        ``exclude`` and under ``zero`` (the size of the convention effect)
+``degenerate_optimum``  the measure is maximised by predicting everything positive (or negative)
+``not_erm_consistent``  the optimal threshold is not 0.5, so standard training does not target it
+``ovr_skew_drift``      asymmetric off-diagonal errors make one-vs-rest specificity and
+                        balanced accuracy drift with the class priors
+``redundant_suite``     more measures than the confusion matrix has degrees of freedom
+``inferred_task``       (aggframe's own) the long form's task was read off the data, not
+                        stated with ``task=``; it decides accuracy, suites and degrees of freedom
+
+All checks come from the cell tables of one scan (and, for the drift check on
+single-label data, the confusion counts): group-bys, not loops over groups.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from aggframe._columns import CLASS, by_key, check_result_names, restore
+from aggframe._options import parse_report_operator
+from aggframe.exceptions import OptionError
+from aggframe.measures.registry import get_measure
+
+if TYPE_CHECKING:
+    from aggframe.predictions import Predictions
+
+__all__ = ["DIAGNOSTIC_COLUMNS", "MeasureWarning", "diagnose"]
+
+DEFAULT_MEASURES = (
+    "precision",
+    "recall",
+    "f1",
+    "balanced_accuracy",
+    "gmean",
+    "mcc",
+    "label_accuracy",
+    "specificity",
+)
+DIAGNOSTIC_COLUMNS = ("code", "severity", "measure", "operator", "message", "value", "lower", "upper")
+DRIFTING = ("specificity", "balanced_accuracy", "gmean", "informedness")
+
+
+class MeasureWarning(UserWarning):
+    """A measure is used outside the range where it behaves as commonly assumed."""
+
+
+def _fmt(x: pl.Expr) -> pl.Expr:
+    return x.round(4).cast(pl.String)
+
+
+def diagnose(
+    pr: Predictions,
+    measures: Sequence[str] | None = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    operators: str | Sequence[str] | None = None,
+    hull: str = "macro",
+    aggregation: str | None = None,
+    emit_warnings: bool = False,
+) -> pl.DataFrame:
+    """Findings about the given measures on these predictions, one row each.
+
+    Returns a tidy frame: by..., ``code``, ``severity`` (``warning`` or
+    ``note``), ``measure``, ``operator``, ``message``, and the numbers behind it
+    (``value``, ``lower``, ``upper``). With ``emit_warnings=True`` every
+    ``warning`` row is also raised as a :class:`MeasureWarning`, so a pipeline
+    or a test suite can fail on it.
+
+    ``operators`` keeps the findings about those operators (and the findings
+    about a measure or a suite, which have no operator); default all.
+    ``hull`` picks the parts the micro value is held against in the
+    ``outside_hull`` check: the per-class values (``"macro"``, ``"weighted"``)
+    or the per-example values (``"exemplar"``, read off the cell profiles, so
+    no per-example rows are needed), as in aggmetrics.
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    >>> "micro_collapse" in af.diagnose(pr)["code"].to_list()
+    True
+    """
+    if aggregation is not None:
+        warnings.warn(
+            "diagnose(aggregation=...) is now hull=...; aggregation= will be removed",
+            FutureWarning,
+            stacklevel=2,
+        )
+        hull = aggregation
+    if hull not in ("macro", "weighted", "exemplar"):
+        msg = (
+            "Expected `hull` to be 'macro' or 'weighted' (per-class values) or 'exemplar' "
+            f"(per-example values), got {hull!r}"
+        )
+        raise OptionError(msg)
+    kept_operators = (
+        None
+        if operators is None
+        else [parse_report_operator(o) for o in ([operators] if isinstance(operators, str) else operators)]
+    )
+    explicit = measures is not None
+    names = [get_measure(m).name for m in (measures or DEFAULT_MEASURES)]
+    names = list(dict.fromkeys(names))
+    user_keys = [by] if isinstance(by, str) else list(by or [])
+    # the work runs on private key columns; the user's names come back at the end
+    keys = [by_key(i) for i in range(len(user_keys))]
+    request = pr.request(names, ["micro", "macro", "exemplar"], by=user_keys, convention=["exclude", "zero"])
+    report_lf, key_names = pr.report(request)
+    report = report_lf.collect()
+    tables = pr.cell_tables(user_keys)
+    per_class = pr.per_class_table(tables, [get_measure(n) for n in names]).collect()
+    classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
+    kind = pr.kind
+    single, binary = kind == "multiclass", kind == "binary"
+    rows: list[pl.DataFrame] = []
+
+    def finding(frame: pl.DataFrame, code: str, severity: str, operator: str | None) -> pl.DataFrame:
+        return frame.select(
+            *keys,
+            pl.lit(code).alias("code"),
+            pl.lit(severity).alias("severity"),
+            "measure",
+            pl.lit(operator, dtype=pl.String).alias("operator"),
+            "message",
+            *[
+                (pl.col(c) if c in frame.columns else pl.lit(None)).cast(pl.Float64).alias(c)
+                for c in ("value", "lower", "upper")
+            ],
+        )
+
+    exclude = report.filter(pl.col("convention") == "exclude")
+    # 1. pooled value outside the per-class range
+    if hull == "exemplar":
+        # per-example values are constant across the examples of a profile
+        profiles = tables.profiles
+        columns = {f"_v{i}": n for i, n in enumerate(names)}
+        entries = (
+            profiles.select(*keys, *[get_measure(n).expr().alias(c) for c, n in columns.items()])
+            .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
+            .with_columns(
+                pl.col("measure").replace_strict(columns, return_dtype=pl.String),
+                pl.col("value").is_not_null().alias("defined"),
+            )
+            .collect()
+        )
+    else:
+        entries = per_class
+    hull_range = (
+        entries.filter("defined")
+        .group_by([*keys, "measure"])
+        .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
+    )
+    micro = exclude.filter(pl.col("operator") == "micro").select(*keys, "measure", "value")
+    outside = micro.join(hull_range, on=[*keys, "measure"], nulls_equal=True).filter(
+        pl.col("value").is_not_nan()
+        & ((pl.col("value") < pl.col("lower") - 1e-12) | (pl.col("value") > pl.col("upper") + 1e-12))
+    )
+    rows.append(
+        finding(
+            outside.with_columns(
+                pl.format(
+                    "micro-{} = {} lies outside the range of the per-"
+                    + ("example" if hull == "exemplar" else "class")
+                    + " values [{}, {}], so it is not a weighted average of them; {} is not "
+                    "aggregation-decomposable",
+                    "measure",
+                    _fmt(pl.col("value")),
+                    _fmt(pl.col("lower")),
+                    _fmt(pl.col("upper")),
+                    "measure",
+                ).alias("message")
+            ),
+            "outside_hull",
+            "warning",
+            "micro",
+        )
+    )
+    # 2. tn-dependent measures on one-hot data with more than two classes
+    if single and not binary:
+        tn_dependent = [n for n in names if get_measure(n).tn_dependent_at_zero]
+        sizes = [int(m) for m in classes["_m"].unique().to_list() if int(m) > 2]
+        floors = pl.DataFrame(
+            [
+                {"measure": n, "_m": m, "value": get_measure(n).attainable_floor(m)}
+                for n in tn_dependent
+                for m in sizes
+            ],
+            schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
+        )
+        if floors.height:
+            grid = classes.join(floors, on="_m", nulls_equal=True)
+            rows.append(
+                finding(
+                    grid.with_columns(
+                        pl.format(
+                            "{} cannot fall below {} on this {}-class one-hot problem even if every prediction "
+                            "is wrong, because a misclassified example still contributes {} true negatives",
+                            "measure",
+                            _fmt(pl.col("value")),
+                            pl.col("_m"),
+                            pl.col("_m") - 2,
+                        ).alias("message")
+                    ),
+                    "inflated_floor",
+                    "warning",
+                    "micro",
+                )
+            )
+    # 3. micro collapse on single-label data
+    if single:
+        collapse = (
+            exclude.filter(
+                pl.col("operator") == "micro", pl.col("measure").is_in(["precision", "recall", "f1"])
+            )
+            .group_by(keys or pl.lit(0).alias("_all"))
+            .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
+            .filter((pl.col("upper") - pl.col("lower")).abs() < 1e-9)
+            .with_columns(
+                pl.col("lower").alias("value"),
+                pl.lit("precision, recall, f1").alias("measure"),
+                pl.format(
+                    "micro-precision, micro-recall and micro-F1 all equal accuracy ({}) on single-label data; "
+                    "reporting more than one of them adds no information",
+                    _fmt(pl.col("lower")),
+                ).alias("message"),
+            )
+        )
+        rows.append(finding(collapse, "micro_collapse", "note", "micro"))
+    # 4. undefined entries and the size of the convention effect
+    ops = ["macro"] if pr.cells("class").height == 1 else ["macro", "exemplar"]
+    wide = (
+        report.filter(pl.col("operator").is_in(ops))
+        .pivot(
+            on="convention", index=[*keys, "measure", "operator", "n_entries", "n_undefined"], values="value"
+        )
+        .filter(pl.col("n_undefined") > 0)
+    )
+    for op in ops:
+        part = wide.filter(pl.col("operator") == op).with_columns(
+            pl.col("exclude").alias("value"),
+            pl.min_horizontal("exclude", "zero").alias("lower"),
+            pl.max_horizontal("exclude", "zero").alias("upper"),
+            pl.format(
+                "{}-{} has {} of {} undefined entries; the reported value is {} under the exclusion convention "
+                "and {} under substitution of zero (difference {})",
+                "operator",
+                "measure",
+                "n_undefined",
+                "n_entries",
+                _fmt(pl.col("exclude")),
+                _fmt(pl.col("zero")),
+                _fmt((pl.col("exclude") - pl.col("zero")).abs()),
+            ).alias("message"),
+        )
+        rows.append(finding(part, "undefined_entries", "warning", op))
+    # 5. measures whose optimum is not the Bayes rule for 0/1 loss (data-independent)
+    erm: list[dict[str, Any]] = []
+    for n in names:
+        m = get_measure(n)
+        t = m.bayes_threshold()
+        if m.erm_consistent() is False and t is not None:
+            degenerate = t <= 1e-9 or t >= 1 - 1e-9
+            side = "positive" if t <= 1e-9 else "negative"
+            erm.append(
+                {
+                    "code": "degenerate_optimum" if degenerate else "not_erm_consistent",
+                    "severity": "warning" if degenerate else "note",
+                    "measure": n,
+                    "message": (
+                        f"{n!r} is maximised at threshold {t:.3f}. This is degenerate: the optimum is to "
+                        f"predict every instance {side}."
+                        if degenerate
+                        else f"{n!r} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
+                        "not target it."
+                    ),
+                    "value": t,
+                }
+            )
+    # the task was read off the data (long form without task=): say so, since it decides
+    # standard accuracy, the degrees of freedom and the suites
+    if pr.kind_inferred:
+        reading = "single-label (multiclass)" if single else "multilabel"
+        why = (
+            "every example has exactly one true and one predicted class"
+            if single
+            else "some example has other than one true or one predicted class"
+        )
+        erm.append(
+            {
+                "code": "inferred_task",
+                "severity": "note",
+                "measure": None,
+                "message": f"the predictions were read as {reading} because {why}; state task= "
+                "('multiclass' or 'multilabel') when building them to fix the reading",
+                "value": None,
+            }
+        )
+    # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
+    if single and not binary and any(n in names for n in DRIFTING):
+        counts, _ = pr.confusion_table(user_keys)
+        group = keys or []
+        universe = per_class.select(*group, CLASS).unique()
+        grid = (
+            universe.rename({CLASS: "true"}).join(
+                universe.rename({CLASS: "pred"}), on=group, how="inner", nulls_equal=True
+            )
+            if group
+            else universe.rename({CLASS: "true"}).join(universe.rename({CLASS: "pred"}), how="cross")
+        )
+        full = grid.join(counts, on=[*group, "true", "pred"], how="left", nulls_equal=True).with_columns(
+            pl.col("n").fill_null(0)
+        )
+        rates = full.with_columns(
+            (pl.col("n") / pl.col("n").sum().over([*group, "true"]).clip(lower_bound=1)).alias("_r")
+        ).filter(pl.col("true") != pl.col("pred"))
+        dev = (
+            rates.group_by([*group, "pred"])
+            .agg(pl.col("_r").std(ddof=1).fill_null(0.0).alias("_s"))
+            .group_by(group or pl.lit(0).alias("_all"))
+            .agg(pl.col("_s").mean().alias("value"), pl.len().alias("_m"))
+            .filter((pl.col("_m") > 2) & (pl.col("value") >= 0.01))
+            .with_columns(
+                pl.lit("specificity, balanced_accuracy").alias("measure"),
+                pl.format(
+                    "mean uniform-error deviation is {} >= 0.01; multiclass macro-specificity and "
+                    "macro-balanced-accuracy will drift under class prior shifts",
+                    _fmt(pl.col("value")),
+                ).alias("message"),
+            )
+        )
+        rows.append(finding(dev, "ovr_skew_drift", "note", "macro"))
+    # 7. more measures than degrees of freedom
+    if explicit:
+        kind = "binary" if binary else ("multiclass" if single else "multilabel")
+        dof = classes.with_columns(
+            (
+                pl.lit(2)
+                if kind == "binary"
+                else pl.col("_m") * (pl.col("_m") - 1)
+                if kind == "multiclass"
+                else 2 * pl.col("_m")
+            ).alias("upper")
+        ).filter(pl.lit(len(names)) > pl.col("upper"))
+        rows.append(
+            finding(
+                dof.with_columns(
+                    pl.lit(", ".join(names)).alias("measure"),
+                    pl.lit(float(len(names))).alias("value"),
+                    pl.format(
+                        "the suite of {} measures exceeds the {} degrees of freedom of the confusion matrix; "
+                        "some of them carry redundant information",
+                        pl.lit(len(names)),
+                        "upper",
+                    ).alias("message"),
+                ),
+                "redundant_suite",
+                "note",
+                None,
+            )
+        )
+    out = (
+        pl.concat([r for r in rows if r.height], how="vertical_relaxed")
+        if any(r.height for r in rows)
+        else None
+    )
+    notes = pl.DataFrame(
+        erm,
+        schema={
+            "code": pl.String,
+            "severity": pl.String,
+            "measure": pl.String,
+            "message": pl.String,
+            "value": pl.Float64,
+        },
+    )
+    notes = notes.select(
+        *[pl.lit(None).alias(k) for k in keys],
+        "code",
+        "severity",
+        "measure",
+        pl.lit(None, dtype=pl.String).alias("operator"),
+        "message",
+        "value",
+        pl.lit(None, dtype=pl.Float64).alias("lower"),
+        pl.lit(None, dtype=pl.Float64).alias("upper"),
+    )
+    result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
+    if kept_operators is not None:
+        result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
+    check_result_names(key_names.values(), DIAGNOSTIC_COLUMNS, "diagnose")
+    result = restore(result, key_names)
+    if emit_warnings:
+        for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
+            warnings.warn(message, MeasureWarning, stacklevel=2)
+    return result

@@ -1,0 +1,439 @@
+"""The ways in: one constructor per input form, each building an intake source and a :class:`Predictions`.
+
+Nothing is read at construction beyond the schema (and, for scores and ordinal
+data, one small aggregate query of data checks); the first evaluation scans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aggframe._options import ClassUniverse, LabelTask, LongTask
+from aggframe.intake.labels import label_source
+from aggframe.intake.long import indicator_frame, long_source
+from aggframe.intake.ordinal import ordinal_sources
+from aggframe.intake.scores import scores_source
+from aggframe.intake.source import scan
+from aggframe.intake.stored import stored_source
+from aggframe.predictions import OrdinalPredictions, Predictions
+from aggframe.wide.tnorms import TNorm
+
+__all__ = ["from_cells", "from_indicator", "from_labels", "from_long", "from_ordinal", "from_scores", "scan"]
+
+
+def from_long(
+    frame: Any,
+    *,
+    example: str = "example",
+    class_: str = "class",
+    y: str = "y",
+    p: str = "p",
+    mask: str | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
+    target: str | None = None,
+    n_classes: int | dict[Any, int] | None = None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
+    tnorm: str | TNorm | None = None,
+    class_universe: ClassUniverse = "global",
+    task: LongTask | None = None,
+    examples: int | Any | None = None,
+) -> Predictions:
+    """Predictions in long (indicator) form: one row per (example, class).
+
+    Parameters
+    ----------
+    frame
+        A Polars DataFrame or LazyFrame (e.g. ``pl.scan_parquet(...)``), or any
+        frame Narwhals supports.
+    example, class_, y, p, mask
+        Role column names. ``y`` (truth) and ``p`` (prediction) hold 0/1,
+        booleans, or soft values in [0, 1] (soft needs ``tnorm``); ``mask``
+        (optional) is 1 for observed entries and 0 for unobserved ones.
+    fold, repeat
+        Cross-validation roles: the test fold of each row, and (repeated CV)
+        the repetition. Each appearance of an example in a fold is its own
+        example; the class universe is shared by all folds. See ``pooling`` in
+        :meth:`Predictions.evaluate`.
+    target
+        Multi-output role: one block of classes per target, on the same
+        examples. Targets may have different classes (give ``classes`` or
+        ``n_classes`` as a dict per target; a plain list or int is one universe
+        for every target). Enables the ``target`` operator.
+    class_universe
+        ``"global"`` (default): every class seen anywhere (or declared) is a
+        class of every ``by`` group, so a class absent from a group is undefined
+        there by the convention and counted in ``n_undefined``. ``"group"``: each
+        group's classes are the ones seen in it (not with a declared universe).
+    n_classes, classes
+        The class universe (``classes`` = its values, ``n_classes`` = the values
+        ``0 .. n-1``); an Enum class column gives it too. With a universe the
+        frame may be *sparse*: absent (example, class) entries are observed true
+        negatives (every example still needs at least one row). Without one, the
+        frame must be dense.
+    tnorm
+        ``'product'``, ``'godel'`` (``'minimum'``), ``'lukasiewicz'``,
+        ``'hamacher'``, ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on
+        expressions: combines soft y and p into the four cells.
+    task
+        ``"multiclass"`` (single-label: each example has exactly one true and
+        one predicted class, checked) or ``"multilabel"``. Without it the task is
+        inferred from the data (one-hot data are read as single-label), so one
+        extra label on one example would change standard accuracy, the suites'
+        parametrisation and the degrees of freedom: state it when you know it.
+        :attr:`Predictions.kind` says which task is used and
+        :attr:`Predictions.kind_inferred` whether it was inferred.
+    examples
+        Declare the examples, so that a sparse log that records only the
+        entries with a 1 loses no example: declared examples without any row
+        count as all-negative (every entry a true negative). A count (the
+        number of examples; no ``by=``, folds or targets then), or a Polars
+        frame with one row per example: the ``example`` column and every column
+        the evaluation groups by (``by=``, ``fold``, ``repeat``). Every example
+        with rows must be declared (checked). Not with targets or
+        ``class_universe="group"``; as a frame, on Polars sources.
+
+    Examples
+    --------
+    >>> import polars as pl, aggframe as af
+    >>> df = pl.DataFrame({"example": [0, 0, 1, 1], "class": ["a", "b", "a", "b"],
+    ...                    "y": [1, 0, 0, 1], "p": [1, 1, 0, 1]})
+    >>> af.from_long(df).compute("precision", "micro")
+    0.6666666666666666
+    """
+    return Predictions(
+        long_source(
+            frame,
+            example=example,
+            class_=class_,
+            y=y,
+            p=p,
+            mask=mask,
+            fold=fold,
+            repeat=repeat,
+            target=target,
+            n_classes=n_classes,
+            classes=classes,
+            tnorm=tnorm,
+            class_universe=class_universe,
+            task=task,
+            examples=examples,
+        )
+    )
+
+
+def from_labels(
+    data: Any,
+    y_pred_values: Any = None,
+    /,
+    *,
+    y_true: str = "y_true",
+    y_pred: str = "y_pred",
+    example: str | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
+    target: str | None = None,
+    n_classes: int | dict[Any, int] | None = None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
+    task: LabelTask | None = None,
+    pos_label: Any = 1,
+    class_universe: ClassUniverse = "global",
+) -> Predictions:
+    """Single-label predictions: one true and one predicted class per example.
+
+    ``from_labels(y_true_array, y_pred_array)`` or
+    ``from_labels(frame, y_true="col", y_pred="col", example="col")``.
+    ``fold``/``repeat``/``target`` and ``class_universe`` are as in :func:`from_long`.
+
+    Evaluated without building n x m rows: the confusion counts of (true,
+    predicted) pairs hold everything. The encoding is one-hot over all classes,
+    whatever their number: two classes are *not* silently turned into a binary
+    task. ``task="binary"`` keeps the positive class ``pos_label`` only, as one
+    column (aggmetrics' binary task).
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 1, 1, 2, 2, 2], [0, 1, 1, 1, 2, 2, 0])
+    >>> round(pr.compute("precision", "macro"), 4), round(pr.compute("precision", "weighted"), 4)
+    (0.7222, 0.7619)
+    """
+    return Predictions(
+        label_source(
+            data,
+            y_pred_values,
+            y_true=y_true,
+            y_pred=y_pred,
+            example=example,
+            fold=fold,
+            repeat=repeat,
+            target=target,
+            n_classes=n_classes,
+            classes=classes,
+            task=task,
+            pos_label=pos_label,
+            class_universe=class_universe,
+        )
+    )
+
+
+def from_indicator(
+    Y: Any,
+    P: Any,
+    *,
+    mask: Any = None,
+    tnorm: str | TNorm | None = None,
+    task: LongTask | None = None,
+) -> Predictions:
+    """Indicator matrices ``Y`` (truth) and ``P`` (predictions), n x m (1-D = one column).
+
+    The NumPy bridge for people coming from aggmetrics or scikit-learn. The
+    matrices are stored sparsely (entries with y = p = 0 that are observed are
+    true negatives) with examples ``0 .. n-1`` and classes ``0 .. m-1``.
+    ``task`` states whether the rows are single-label (``"multiclass"``, checked)
+    or ``"multilabel"``; without it, it is inferred (see :func:`from_long`).
+
+    Examples
+    --------
+    >>> import numpy as np, aggframe as af
+    >>> Y = np.array([[1, 0, 1], [0, 1, 0]]); P = np.array([[1, 0, 0], [0, 1, 1]])
+    >>> af.from_indicator(Y, P).compute("f1", "exemplar")
+    0.6666666666666666
+    """
+    frame, m = indicator_frame(Y, P, mask)
+    return from_long(frame, mask="mask" if mask is not None else None, n_classes=m, tnorm=tnorm, task=task)
+
+
+def from_cells(paths: Any) -> Predictions:
+    """Predictions from stored cell tables (:meth:`Predictions.write_cells`): no raw rows needed.
+
+    ``paths`` is one store directory or a list of them with the same layout (for
+    example one per day): rows of the same group add up, so the result equals an
+    evaluation of all their predictions together. Any subset of the stored ``by``
+    columns can be evaluated; every operator, convention and grouping set works.
+
+    Examples
+    --------
+    >>> import tempfile, aggframe as af
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    >>> store = pr.write_cells(tempfile.mkdtemp())
+    >>> round(af.from_cells(store).compute("f1", "macro"), 4)
+    0.5222
+    """
+    return Predictions(stored_source(paths))
+
+
+def from_scores(
+    frame: Any,
+    *,
+    example: str = "example",
+    class_: str = "class",
+    score: str = "score",
+    y: str = "y",
+    decision: str = "threshold",
+    threshold: float | Mapping[Any, float] = 0.5,
+    k: int | None = None,
+    logits: bool = False,
+    n_classes: int | None = None,
+    classes: Sequence[Any] | None = None,
+    mask: str | None = None,
+    keep_soft: str | TNorm | None = None,
+    over: str | Sequence[str] | None = None,
+) -> Predictions:
+    """Predictions from per (example, class) scores: thresholded, argmax or top-k.
+
+    The decision is made lazily with Polars expressions (window functions over
+    the example) and the derived frame, with the decision in column ``p``, goes
+    to :func:`~aggframe.from_long`: every operator, ``by=`` and engine works as
+    on long-form predictions.
+
+    Parameters
+    ----------
+    frame
+        A Polars DataFrame or LazyFrame (or a frame Narwhals supports, which is
+        converted to Polars), one row per (example, class) entry.
+    example, class_, score, y
+        Role columns: the example id, the class, the model's score for that
+        class, and the truth (0/1 or booleans; soft only with ``keep_soft``).
+    decision
+        ``"threshold"`` (multilabel: ``score > threshold``, strictly),
+        ``"argmax"`` (multiclass: exactly one class per example) or ``"top_k"``
+        (the ``k`` best classes). Ties go to the smallest class in sort order
+        (numbers ascending, strings lexicographically, ``Enum`` categories in
+        declared order; ``Categorical`` as strings).
+    threshold
+        A probability in [0, 1], or a dict ``{class: threshold}`` that names
+        every class of the data (and only known classes). Threshold decision only.
+    k
+        The number of classes predicted per example, ``1 <= k <= number of
+        classes`` (the declared universe, else the classes in the data). An
+        example with fewer than ``k`` rows (a sparse frame) is predicted for all
+        of them; absent entries are never predicted. Top-k decision only.
+    logits
+        The scores are logits (or any real-valued scores). A threshold then
+        applies to ``sigmoid(score)`` (computed exactly as
+        ``score > log(t / (1 - t))``); argmax and top-k use the raw scores (they
+        never need probabilities, with or without this flag); ``keep_soft``
+        keeps ``sigmoid(score)``.
+    n_classes, classes, mask
+        As in :func:`~aggframe.from_long`. The mask does not change the
+        decision: a masked entry can still be the argmax.
+    keep_soft
+        A t-norm name (``"product"``, ``"godel"``, ``"lukasiewicz"``,
+        ``"hamacher"``) or callable: keep the scores as soft predictions under
+        that t-norm instead of deciding (no ``decision``/``k`` then).
+    over
+        Columns that, with ``example``, identify one example, when several
+        groups (models, days, ...) reuse the same example ids: the argmax and
+        top-k windows run over ``(over..., example)``. Evaluate with ``by=``
+        those columns.
+
+    Returns
+    -------
+    Predictions
+        Long-form predictions (column ``p``, or a private name if the frame
+        already has an unrelated ``p``).
+
+    Raises
+    ------
+    NullValueError
+        Null or NaN scores.
+    InvalidValueError
+        Scores outside [0, 1] where probabilities are required (threshold or
+        ``keep_soft`` without ``logits``), or a non-numeric score column.
+    OptionError
+        ``k`` below 1 or above the number of classes, a threshold outside
+        [0, 1], a threshold dict missing classes of the data, or options that
+        do not go together.
+    DuplicateEntryError
+        Argmax or top-k with an (example, class) entry repeated within ``over``
+        (several groups reuse the example ids: pass ``over=``).
+    UnknownClassError
+        A threshold dict naming classes outside the universe (or, without a
+        declared universe, absent from the data).
+    UnknownNameError
+        An unknown decision or t-norm name.
+
+    Notes
+    -----
+    Besides the lazy decision, construction runs **one** small aggregate query
+    over the scores for the data checks (bad-row counts and one offending row
+    each); evaluation reads the source once more.
+
+    Examples
+    --------
+    >>> import polars as pl, aggframe as af
+    >>> df = pl.DataFrame({"example": [0, 0, 0, 1, 1, 1], "class": [0, 1, 2] * 2,
+    ...                    "score": [0.7, 0.2, 0.1, 0.4, 0.4, 0.2], "y": [1, 0, 0, 0, 1, 0]})
+    >>> pr = af.from_scores(df, decision="argmax")  # the tie in example 1 goes to class 0
+    >>> pr.accuracy()
+    0.5
+    >>> af.from_scores(df, decision="threshold", threshold=0.3).compute("precision", "micro")
+    0.6666666666666666
+    """
+    return Predictions(
+        scores_source(
+            frame,
+            example=example,
+            class_=class_,
+            score=score,
+            y=y,
+            decision=decision,
+            threshold=threshold,
+            k=k,
+            logits=logits,
+            n_classes=n_classes,
+            classes=classes,
+            mask=mask,
+            keep_soft=keep_soft,
+            over=over,
+        )
+    )
+
+
+def from_ordinal(
+    data: Any,
+    y_pred_values: Any = None,
+    /,
+    *,
+    y_true: str = "y_true",
+    y_pred: str = "y_pred",
+    example: str | None = None,
+    order: Sequence[Any] | None = None,
+    n_classes: int | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
+) -> OrdinalPredictions:
+    """Ordinal predictions: ``m`` ordered classes as ``m - 1`` cumulative thresholds.
+
+    ``from_ordinal(y_true_array, y_pred_array)`` or
+    ``from_ordinal(frame, y_true="col", y_pred="col", order=[...])``. Threshold
+    ``c`` (for every class but the last) is the binary question "is the class
+    above ``c``?", asked of the truth and of the prediction; the result is a
+    long-form :class:`Predictions` over the thresholds, so every measure,
+    operator, ``by=`` column (any other column of the frame is carried through)
+    and engine applies. Micro error rate times ``m - 1`` is the mean absolute
+    error of the class indices, since an example that is ``d`` classes off is
+    wrong on exactly ``d`` thresholds.
+
+    Parameters
+    ----------
+    data, y_pred_values
+        Two label arrays, or a frame (Polars, a path or anything Narwhals reads)
+        with the columns ``y_true`` and ``y_pred``.
+    y_true, y_pred, example, fold, repeat
+        Column names, as in :func:`~aggframe.from_labels` (``example`` is
+        optional; each row is its own example by default).
+    order
+        The classes from lowest to highest. Without it: ``0 .. n_classes - 1``,
+        the categories of an ``Enum`` column in declared order, or for integer
+        labels ``0 .. max`` (aggmetrics' rule; a class that never occurs is still
+        a class, so distances stay distances between the integers).
+    n_classes
+        Shorthand for ``order=range(n_classes)``.
+
+    Returns
+    -------
+    OrdinalPredictions
+        With ``order`` and ``labels`` (the single-label view over the ``m`` classes).
+
+    Raises
+    ------
+    UnknownClassError
+        A label outside ``order``.
+    NullValueError
+        A null label.
+    OptionError
+        No way to know the order (non-integer labels without ``order=``), fewer
+        than two classes, a repeated class in ``order``, or ``order`` and
+        ``n_classes`` that disagree.
+
+    Notes
+    -----
+    Construction runs **one** small aggregate query over the two label columns
+    (null and unknown-label counts with one offending row; for integer labels
+    without an order, the largest label). Evaluation then reads the source once,
+    as usual.
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_ordinal([0, 1, 2, 2, 1], [0, 2, 2, 0, 1])
+    >>> pr.order, pr.cells("class").select("class", "tp", "fp", "fn", "tn").rows()
+    ([0, 1, 2], [(0, 3.0, 0.0, 1.0, 1.0), (1, 1.0, 1.0, 1.0, 2.0)])
+    >>> pr.compute("error_rate", "micro") * 2  # MAE of the class indices: (0+1+0+2+0)/5
+    0.6
+    """
+    base, labels, ordered = ordinal_sources(
+        data,
+        y_pred_values,
+        y_true=y_true,
+        y_pred=y_pred,
+        example=example,
+        order=order,
+        n_classes=n_classes,
+        fold=fold,
+        repeat=repeat,
+    )
+    return OrdinalPredictions(source=base, order=ordered, labels=Predictions(labels))

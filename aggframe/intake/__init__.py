@@ -1,0 +1,11 @@
+"""Intake: one source per input form behind one protocol (:class:`~aggframe.intake.base.Source`).
+
+:mod:`~aggframe.intake.long` (one row per (example, class)),
+:mod:`~aggframe.intake.labels` (one row per example) and
+:mod:`~aggframe.intake.stored` (cell stores), plus the derived forms
+:mod:`~aggframe.intake.scores` (decisions from scores) and
+:mod:`~aggframe.intake.ordinal` (cumulative thresholds). Each knows its roles,
+its grains and its checks; :mod:`~aggframe.intake.source` reads paths and turns
+the engines' read errors into :class:`~aggframe.exceptions.SourceError`;
+:mod:`~aggframe.intake.checks` holds the option and column checks every form shares.
+"""

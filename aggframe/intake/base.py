@@ -1,0 +1,226 @@
+"""The intake protocol: one :class:`Source` per input form, each knowing its roles, grains and checks.
+
+A source holds where the rows are (a lazy frame on any engine, or stored cell
+tables), which columns play which role, and the class universe. It turns a
+``by`` grouping into *cell tables* in one lazy plan (:meth:`Source.tables`):
+it projects the role and key columns onto private names (:meth:`Source.project`,
+so a user's name never meets an internal one), runs its form's wide step
+(:mod:`aggframe.wide`) and its checks and universe fill (:mod:`aggframe.tables`).
+Everything downstream (operators, analyses) sees cell tables only.
+
+The forms: :class:`~aggframe.intake.long.LongSource` (one row per (example,
+class)), :class:`~aggframe.intake.labels.LabelSource` (one row per example, a
+true and a predicted class) and :class:`~aggframe.intake.stored.StoredSource`
+(cell tables written by :meth:`~aggframe.Predictions.write_cells`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import FOLD, KEY_ALL, REPEAT, TARGET, by_key
+from aggframe._options import ClassUniverse
+from aggframe.exceptions import ColumnNotFoundError, OptionError
+from aggframe.intake.source import FRAME, Origin, reading
+from aggframe.tables.cells import CellTables
+from aggframe.tables.universe import universe_frame
+from aggframe.wide.engines import project_columns
+
+__all__ = ["Form", "Kind", "Projection", "Source"]
+
+Form = Literal["long", "labels", "cells"]
+#: How the predictions are read: single-label, multilabel, or the positive class of two.
+Kind = Literal["multiclass", "multilabel", "binary"]
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A source's role and key columns under private names, for one ``by`` grouping."""
+
+    frame: nw.LazyFrame[Any]
+    by_keys: list[str]  # the private by-keys, in the order of ``by``
+    keys: list[str]  # the grouping keys of the cell tables: by-keys (or the stand-in), target, folds
+    names: dict[str, str]  # private name -> the user's column
+
+
+@dataclass(kw_only=True)
+class Source(ABC):
+    """One input form. Subclasses give the roles (:meth:`role_columns`) and the grains (:meth:`tables`)."""
+
+    form: ClassVar[Form]
+
+    frame: nw.LazyFrame[Any] = field(repr=False)
+    origin: Origin = field(default=FRAME, repr=False)
+    fold: str | None = None
+    repeat: str | None = None
+    target: str | None = None
+    #: the declared class universe (per target as a dict), or None: the classes seen
+    universe: list[Any] | dict[Any, list[Any]] | None = None
+    class_universe: ClassUniverse = "global"
+    #: the positive class of the binary operator (and of the label form's task="binary")
+    pos_label: Any = 1
+    #: user columns the roles were derived from (from_scores' score, from_ordinal's labels):
+    #: grouping by them has no meaning either; column -> the role it fed
+    derived_from: dict[str, str] = field(default_factory=dict)
+
+    # -- roles and keys ------------------------------------------------------------------
+    @abstractmethod
+    def role_columns(self) -> dict[str, str]:
+        """The form's role columns: private name -> the user's column."""
+
+    def roles(self) -> dict[str, str]:
+        """Every role column, the cross-validation and target roles included."""
+        extra = {TARGET: self.target, REPEAT: self.repeat, FOLD: self.fold}
+        return {**self.role_columns(), **{k: v for k, v in extra.items() if v is not None}}
+
+    def fold_keys(self) -> list[str]:
+        """The private fold keys of the cell tables (repeat, fold), those that exist."""
+        return [k for k, c in ((REPEAT, self.repeat), (FOLD, self.fold)) if c is not None]
+
+    def target_key(self) -> str | None:
+        return TARGET if self.target is not None else None
+
+    def keys(self, by_keys: Sequence[str]) -> list[str]:
+        """The cell tables' keys for these by-keys: the by-keys (or the stand-in), target, folds."""
+        return [*(by_keys or [KEY_ALL]), *([TARGET] if self.target else []), *self.fold_keys()]
+
+    def columns(self) -> list[str]:
+        """The user's columns that a ``by`` may name."""
+        return list(self.frame.collect_schema().names())
+
+    def check_by(self, by: Sequence[str]) -> None:
+        """``by`` names columns of the frame, none twice, none a role."""
+        available = self.columns()
+        roles = {user: private.removeprefix("__af_") for private, user in self.roles().items()}
+        roles.update(self.derived_from)
+        for col in by:
+            if not isinstance(col, str):
+                msg = f"Expected by= to name columns (strings), got {col!r}"
+                raise OptionError(msg)
+            if col in roles:
+                msg = (
+                    f"by column {col!r} is the {roles[col]!r} role column of these predictions; grouping "
+                    "by a role has no meaning (group by another column, or copy it under a new name)"
+                )
+                raise OptionError(msg)
+            if col not in available:
+                msg = f"by column {col!r} is not in the frame; available columns: {available}"
+                raise ColumnNotFoundError(msg)
+        if len(set(by)) != len(by):
+            msg = f"by columns repeat a name: {list(by)!r}"
+            raise OptionError(msg)
+
+    def project(self, by: Sequence[str]) -> Projection:
+        """The rows with only the role and by-columns, under private names (:mod:`aggframe._columns`).
+
+        A select of each column under its private alias
+        (:func:`~aggframe.wide.engines.project_columns`): a name is never read as
+        a pattern (``*``, ``^x$``) or a qualified name (``a.b``), and the user's
+        other columns are not carried, so they never meet an internal column.
+        """
+        self.check_by(by)
+        by_keys = [by_key(i) for i in range(len(by))]
+        names = {**self.roles(), **dict(zip(by_keys, by, strict=True))}
+        frame = project_columns(self.frame, names)
+        return Projection(frame=frame, by_keys=by_keys, keys=self.keys(by_keys), names=names)
+
+    # -- classes -------------------------------------------------------------------------
+    @abstractmethod
+    def class_column(self) -> str:
+        """The user's column holding the classes (for messages and dtypes)."""
+
+    def polars_schema(self) -> pl.Schema:
+        native = nw.to_native(self.frame)
+        if isinstance(native, pl.LazyFrame):
+            return native.collect_schema()
+        return pl.Schema(self.frame.head(0).collect(backend="polars").to_native().schema)
+
+    def class_dtype(self) -> pl.DataType:
+        return self.polars_schema()[self.class_column()]
+
+    def universe_table(self) -> pl.LazyFrame | None:
+        """The declared universe as a frame (class, or target and class), or None."""
+        if self.universe is None:
+            return None
+        return universe_frame(
+            self.universe,
+            self.class_dtype(),
+            self.class_column(),
+            target=self.target_key(),
+            target_dtype=self.polars_schema()[self.target] if self.target else None,
+        )
+
+    def universe_sizes(self) -> int | dict[Any, int] | None:
+        if self.universe is None:
+            return None
+        if isinstance(self.universe, dict):
+            return {t: len(v) for t, v in self.universe.items()}
+        return len(self.universe)
+
+    # -- grains ---------------------------------------------------------------------------
+    @abstractmethod
+    def tables(self, by: Sequence[str]) -> CellTables:
+        """The validated, universe-complete cell tables of this grouping: one lazy plan."""
+
+    def check_collected(self, profiles: pl.DataFrame) -> None:  # noqa: B027 (a hook: most forms check nothing)
+        """A check on the collected profiles (the long form's stated task)."""
+
+    @abstractmethod
+    def single_label(self, profiles: Callable[[], pl.DataFrame]) -> bool:
+        """Whether each example has exactly one true and one predicted class (``profiles``: on demand)."""
+
+    def kind_inferred(self) -> bool:
+        """Whether the reading (single-label or not) was inferred from the data."""
+        return False
+
+    @property
+    def binary(self) -> bool:
+        """The positive class alone (the label form's ``task="binary"``)."""
+        return False
+
+    @property
+    def soft(self) -> bool:
+        """Soft labels under a t-norm."""
+        return False
+
+    @property
+    def masked(self) -> bool:
+        return False
+
+    def example_cells(self, by: Sequence[str], tables: CellTables) -> tuple[pl.LazyFrame, list[str]]:
+        """Per-example cells (private keys, the example column ``EXAMPLE``); needs the rows."""
+        msg = (
+            "per-example values needs the prediction rows; stored cells hold only their sums "
+            "(use the original frame)"
+        )
+        raise OptionError(msg)
+
+    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+        """One row per example with its true and predicted class (``true``, ``pred``); single-label only."""
+        msg = "the confusion counts needs the prediction rows; stored cells hold only their sums (use the original frame)"
+        raise OptionError(msg)
+
+    def confusion_counts(self, by: Sequence[str]) -> pl.DataFrame:
+        """Single-label confusion counts with private by-keys: ``true``, ``pred``, ``n`` (one grouped query)."""
+        proj = self.project(by)
+        counts = self.confusion_pairs(proj).group_by([*proj.by_keys, "true", "pred"]).agg(nw.len().alias("n"))
+        with reading(self.origin):
+            native = counts.collect(backend="polars").to_native()
+        # one dtype for n whatever the engine counted with
+        return native.with_columns(pl.col("n").cast(pl.Int64)).sort(
+            *proj.by_keys, "true", "pred", nulls_last=True
+        )
+
+    def store_meta(self) -> dict[str, Any]:
+        """What a cell store records of this source besides its tables."""
+        return {
+            "target": self.target,
+            "folds": [c for c in (self.repeat, self.fold) if c is not None],
+            "pos_label": None,
+        }

@@ -1,0 +1,200 @@
+"""The intake's checks of options and columns, one copy each for every input form.
+
+The missing-column error, the numeric role check, the class universe
+(``classes=``/``n_classes=``/an ``Enum`` column, per target as a dict), label
+arrays (1-D, same length, one label type), the alignment of ``y_true`` and
+``y_pred`` dtypes, and the declared examples of the long form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from aggframe._options import ClassUniverse, parse_class_universe
+from aggframe.exceptions import (
+    ColumnNotFoundError,
+    EmptyInputError,
+    InvalidValueError,
+    OptionError,
+    ShapeError,
+)
+from aggframe.intake.source import _object_labels
+
+__all__ = [
+    "align_label_dtypes",
+    "check_class_universe",
+    "check_numeric",
+    "declared_examples",
+    "enum_categories",
+    "label_frame",
+    "require_columns",
+    "resolve_universe",
+]
+
+Universe = list[Any] | dict[Any, list[Any]]
+
+
+def require_columns(
+    schema: Mapping[str, Any] | nw.Schema | pl.Schema, needed: Mapping[str, str | None]
+) -> None:
+    """Each role's column is in the frame, or a :class:`ColumnNotFoundError` naming it and the available ones."""
+    missing = [(role, col) for role, col in needed.items() if col is not None and col not in schema]
+    if missing:
+        role, col = missing[0]
+        shown = role.split("[")[0]
+        msg = (
+            f"column {col!r} (role {role!r}) is not in the frame; available columns: "
+            f"{list(schema.keys())}. Rename it or pass {shown}=<column name>"
+        )
+        raise ColumnNotFoundError(msg)
+
+
+def check_numeric(schema: nw.Schema, roles: dict[str, str | None]) -> None:
+    for role, col in roles.items():
+        if col is None:
+            continue
+        dtype = schema[col]
+        if not (dtype.is_numeric() or dtype == nw.Boolean):
+            msg = f"column {col!r} (role {role!r}) has dtype {dtype}; expected booleans or numbers in [0, 1]"
+            raise InvalidValueError(msg)
+
+
+def resolve_universe(
+    n_classes: int | dict[Any, int] | None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None,
+    enum_categories: list[Any] | None,
+    target: str | None = None,
+) -> Universe | None:
+    if isinstance(n_classes, dict) or isinstance(classes, dict):
+        if target is None:
+            msg = "classes/n_classes given per target (a dict) need a target column: pass target='<column>'"
+            raise OptionError(msg)
+        if n_classes is not None and classes is not None:
+            msg = "give either `n_classes` or `classes` per target, not both"
+            raise OptionError(msg)
+        out: dict[Any, list[Any]] = {}
+        if isinstance(n_classes, dict):
+            for t, size in n_classes.items():
+                out[t] = resolve_universe(size, None, None)  # type: ignore[assignment]
+        elif isinstance(classes, dict):
+            for t, values in classes.items():
+                out[t] = resolve_universe(None, values, None)  # type: ignore[assignment]
+        return out
+    if n_classes is not None:
+        if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
+            msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
+            raise OptionError(msg)
+        from_n = list(range(int(n_classes)))
+        if classes is not None and list(classes) != from_n:
+            msg = f"`n_classes={n_classes}` and `classes` disagree; give one of them"
+            raise OptionError(msg)
+        return from_n
+    if classes is not None:
+        values = list(classes)
+        if not values:
+            msg = "Expected `classes` to hold at least one class"
+            raise OptionError(msg)
+        if any(v is None for v in values):
+            msg = f"`classes` {values[:5]!r} name a null class; a class is a value, not null"
+            raise OptionError(msg)
+        return values
+    return enum_categories
+
+
+def enum_categories(lf: nw.LazyFrame[Any], column: str) -> list[Any] | None:
+    native = nw.to_native(lf)
+    if isinstance(native, pl.LazyFrame):
+        dtype = native.collect_schema()[column]
+        if isinstance(dtype, pl.Enum):
+            return dtype.categories.to_list()
+    return None
+
+
+def check_class_universe(mode: object, universe: Any) -> ClassUniverse:
+    checked = parse_class_universe(mode)
+    if mode == "group" and universe is not None:
+        msg = "class_universe='group' takes each group's observed classes; it cannot be combined with declared classes"
+        raise OptionError(msg)
+    return checked
+
+
+def _label_array(values: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values)
+    except ValueError as exc:
+        msg = f"{name} is not a 1-D sequence of labels (ragged or nested input): {exc}"
+        raise ShapeError(msg) from exc
+
+
+def label_frame(y_true: Any, y_pred: Any, true_name: str, pred_name: str) -> pl.DataFrame:
+    """Two label arrays, checked (1-D, same length, not empty), as a frame."""
+    yt, yp = _label_array(y_true, "y_true"), _label_array(y_pred, "y_pred")
+    if yt.ndim != 1 or yp.ndim != 1:
+        msg = (
+            f"Expected 1-D label arrays, got shapes {yt.shape} and {yp.shape}; for indicator "
+            "matrices use af.from_indicator"
+        )
+        raise ShapeError(msg)
+    if yt.shape != yp.shape:
+        msg = f"y_true has {yt.shape[0]} labels but y_pred has {yp.shape[0]}"
+        raise ShapeError(msg)
+    if yt.size == 0:
+        msg = "the label arrays are empty"
+        raise EmptyInputError(msg)
+    return pl.DataFrame({true_name: _label_series(yt, "y_true"), pred_name: _label_series(yp, "y_pred")})
+
+
+def _label_series(values: np.ndarray, name: str) -> pl.Series:
+    # object arrays (e.g. ints with a None) go through lists, so None becomes a null
+    return _object_labels(values, name) if values.dtype == object else pl.Series(values)
+
+
+def align_label_dtypes(schema: Mapping[str, Any], y_true: str, y_pred: str) -> Any:
+    """The one dtype y_true and y_pred are read as (a Narwhals dtype), None when they share one; or refuse.
+
+    Int32 vs Int64, int vs float and bool vs int are one numeric type; numbers
+    and strings never mix (scikit-learn: "Mix of label input types"): the string
+    "0" is not the number 0, on arrays as on frames.
+    """
+    a, b = schema[y_true], schema[y_pred]
+    if a == b:
+        return None
+
+    def numeric(d: Any) -> bool:
+        return bool(d.is_numeric() or d == nw.Boolean)
+
+    if numeric(a) and numeric(b):
+        return nw.Float64 if (a.is_float() or b.is_float()) else nw.Int64
+    msg = (
+        f"columns {y_true!r} ({a}) and {y_pred!r} ({b}) hold labels of different types: a mix of "
+        "label input types (the string '0' is not the number 0); cast them to one type first"
+    )
+    raise InvalidValueError(msg)
+
+
+def declared_examples(
+    examples: Any, lf: nw.LazyFrame[Any], *, target: str | None, class_universe: str
+) -> int | pl.LazyFrame | None:
+    """Check the ``examples=`` option of the long form (a count or a frame)."""
+    if examples is None:
+        return None
+    if target is not None or class_universe == "group":
+        msg = "examples= declares the examples of one class universe: not with targets or class_universe='group'"
+        raise OptionError(msg)
+    if isinstance(examples, (int, np.integer)) and not isinstance(examples, bool):
+        if examples < 1:
+            msg = f"Expected examples= to be a positive count of examples, got {examples!r}"
+            raise OptionError(msg)
+        return int(examples)
+    if isinstance(examples, (pl.DataFrame, pl.LazyFrame)):
+        if not isinstance(nw.to_native(lf), pl.LazyFrame):
+            msg = "examples= as a frame needs a Polars source (a count works on every engine)"
+            raise OptionError(msg)
+        return examples.lazy()
+    msg = f"Expected examples= to be a count or a Polars frame of example ids, got {type(examples).__name__}"
+    raise OptionError(msg)

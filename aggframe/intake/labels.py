@@ -1,0 +1,192 @@
+"""The label form: one row per example, a true and a predicted class (single-label data).
+
+Never expanded to n x m rows: the (y_true, y_pred) confusion counts hold every
+per-class cell, and an example is right or wrong. One-hot over all classes,
+whatever their number; ``task="binary"`` keeps the positive class alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import CELLS, EXAMPLE, KEY_ALL, Y_PRED, Y_TRUE
+from aggframe._options import ClassUniverse, LabelTask
+from aggframe.exceptions import OptionError
+from aggframe.intake.base import Projection, Source
+from aggframe.intake.checks import (
+    align_label_dtypes,
+    check_class_universe,
+    enum_categories,
+    label_frame,
+    require_columns,
+    resolve_universe,
+)
+from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
+from aggframe.tables.cells import CellTables
+from aggframe.tables.labels import finish_labels, row_cells
+from aggframe.wide.engines import to_polars
+from aggframe.wide.labels import LabelRoles, label_grains
+
+__all__ = ["LabelSource", "label_source"]
+
+
+@dataclass(kw_only=True)
+class LabelSource(Source):
+    """Predictions in label form (see :func:`~aggframe.from_labels`)."""
+
+    form: ClassVar = "labels"
+
+    label_roles: LabelRoles
+    task: LabelTask = "multiclass"
+    #: the one dtype y_true and y_pred are read as, when they differ (Narwhals dtype)
+    cast: Any = None
+
+    def role_columns(self) -> dict[str, str]:
+        r = self.label_roles
+        roles = {Y_TRUE: r.y_true, Y_PRED: r.y_pred}
+        return roles if r.example is None else {**roles, EXAMPLE: r.example}
+
+    def class_column(self) -> str:
+        return self.label_roles.y_true
+
+    def class_dtype(self) -> pl.DataType:
+        if self.cast is None:
+            return super().class_dtype()
+        return pl.Float64() if self.cast == nw.Float64 else pl.Int64()
+
+    @property
+    def binary(self) -> bool:
+        return self.task == "binary"
+
+    def project(self, by: Sequence[str]) -> Projection:
+        proj = super().project(by)
+        if self.cast is None:
+            return proj
+        frame = proj.frame.with_columns(nw.col(Y_TRUE).cast(self.cast), nw.col(Y_PRED).cast(self.cast))
+        return Projection(frame=frame, by_keys=proj.by_keys, keys=proj.keys, names=proj.names)
+
+    def _private_roles(self) -> LabelRoles:
+        return LabelRoles(
+            y_true=Y_TRUE, y_pred=Y_PRED, example=EXAMPLE if self.label_roles.example is not None else None
+        )
+
+    def tables(self, by: Sequence[str]) -> CellTables:
+        proj = self.project(by)
+        roles = self._private_roles()
+        return finish_labels(
+            label_grains(proj.frame, roles, proj.keys),
+            source=proj.frame,
+            roles=roles,
+            keys=proj.keys,
+            universe=self.universe_table(),
+            task=self.task,
+            pos_label=self.pos_label,
+            names=proj.names,
+            target=self.target_key(),
+            group_universe=proj.by_keys if self.class_universe == "group" else [],
+        )
+
+    def single_label(self, profiles: Callable[[], pl.DataFrame]) -> bool:
+        return self.task == "multiclass"
+
+    def example_cells(self, by: Sequence[str], tables: CellTables) -> tuple[pl.LazyFrame, list[str]]:
+        proj = self.project(by)
+        frame = to_polars(proj.frame)
+        if self.label_roles.example is None:
+            frame = frame.with_row_index(EXAMPLE)
+        if KEY_ALL in proj.keys:
+            frame = frame.with_columns(pl.lit(0).alias(KEY_ALL))
+        # each group's number of classes (its universe: global, per target or per group)
+        m = tables.classes.group_by(list(tables.keys)).agg(pl.len().cast(pl.Float64).alias("_m"))
+        rows = frame.rename({Y_TRUE: "_yt", Y_PRED: "_yp"})
+        cells = row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
+        return cells.select(*proj.keys, EXAMPLE, *CELLS), proj.keys
+
+    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+        return projection.frame.select(
+            *projection.by_keys, nw.col(Y_TRUE).alias("true"), nw.col(Y_PRED).alias("pred")
+        )
+
+    def store_meta(self) -> dict[str, Any]:
+        return {**super().store_meta(), "task": self.task, "pos_label": self.pos_label}
+
+
+def label_source(
+    data: Any,
+    y_pred_values: Any = None,
+    /,
+    *,
+    y_true: str = "y_true",
+    y_pred: str = "y_pred",
+    example: str | None = None,
+    fold: str | None = None,
+    repeat: str | None = None,
+    target: str | None = None,
+    n_classes: int | dict[Any, int] | None = None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
+    task: LabelTask | None = None,
+    pos_label: Any = 1,
+    class_universe: ClassUniverse = "global",
+    derived_from: dict[str, str] | None = None,
+) -> LabelSource:
+    """A checked :class:`LabelSource` (the options of :func:`~aggframe.from_labels`); reads no rows."""
+    if task not in (None, "multiclass", "binary"):
+        msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
+        raise OptionError(msg)
+    origin = FRAME  # label arrays; a frame (or paths) has its own, below
+    if is_frame(data):
+        if y_pred_values is not None:
+            msg = "with a frame, name the columns: from_labels(frame, y_true='col', y_pred='col')"
+            raise OptionError(msg)
+        lf = as_lazy(data, "data")
+        origin = origin_of(lf)
+        roles = LabelRoles(y_true=y_true, y_pred=y_pred, example=example)
+        require_columns(
+            lf.collect_schema(),
+            {
+                "y_true": y_true,
+                "y_pred": y_pred,
+                "example": example,
+                "fold": fold,
+                "repeat": repeat,
+                "target": target,
+            },
+        )
+        if target is not None and example is None:
+            msg = "targets in the label form need an example column: pass example='<column>'"
+            raise OptionError(msg)
+    else:
+        if y_pred_values is None:
+            msg = "from_labels(y_true, y_pred) needs both arrays (or a frame with column names)"
+            raise OptionError(msg)
+        if fold is not None or repeat is not None or example is not None or target is not None:
+            msg = "fold=, repeat=, target= and example= name columns of a frame; with arrays, pass a frame instead"
+            raise OptionError(msg)
+        lf = nw.from_native(label_frame(data, y_pred_values, "y_true", "y_pred")).lazy()
+        roles = LabelRoles()
+    cast = align_label_dtypes(lf.collect_schema(), roles.y_true, roles.y_pred)
+    universe = resolve_universe(n_classes, classes, enum_categories(lf, roles.y_true), target)
+    mode = check_class_universe(class_universe, universe)
+    label_task: LabelTask = task or "multiclass"
+    if label_task == "binary" and isinstance(universe, list) and pos_label not in universe:
+        msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
+        raise OptionError(msg)
+    return LabelSource(
+        frame=lf,
+        origin=origin,
+        label_roles=roles,
+        universe=universe,
+        task=label_task,
+        pos_label=pos_label,
+        cast=cast,
+        fold=fold,
+        repeat=repeat,
+        target=target,
+        class_universe=mode,
+        derived_from=derived_from or {},
+    )

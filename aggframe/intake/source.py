@@ -1,0 +1,501 @@
+"""Reading sources: paths checked up front, engine errors of reading turned into a SourceError.
+
+A source is one or more paths (files, globs, directories of hive partitions) or a
+frame. :func:`scan` checks what is cheap to check before anything is read: a
+missing file, a glob without a match, an empty directory or one without Parquet
+files, a zero-byte file, and the Parquet footers of every file (a corrupt file,
+and files of one data set whose columns or types differ). Integer and float
+widths that differ between files (``Int32`` in one, ``Int64`` in another) are
+one data set: the scan reads every file at the widest type.
+
+What only shows when the rows are read (a corrupt page, a CSV row with more
+fields than the header, a file deleted after the scan) comes from the engine at
+collect time: :func:`reading` wraps those collects and turns the engine's
+exception into a :class:`~aggframe.exceptions.SourceError` naming the source and
+the engine's first line. Errors aggframe raises itself (the data checks that run
+inside the plan) pass through it unchanged.
+
+:class:`Origin` records where predictions came from (files, cell stores or a
+frame); it describes the source in messages and is what a cell store records
+as its coverage.
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import hashlib
+import re
+import sys
+import warnings
+import weakref
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
+
+__all__ = [
+    "DIRECTORY_EMPTY",
+    "DIRECTORY_MIXED",
+    "DIRECTORY_NO_PARQUET",
+    "FILE_EMPTY",
+    "FILE_NOT_FOUND",
+    "FRAME",
+    "GLOB_NO_MATCH",
+    "NOT_PARQUET",
+    "READ_FAILED",
+    "READ_HINTS",
+    "SCHEMA_COLUMNS",
+    "SCHEMA_TYPES",
+    "Origin",
+    "file_records",
+    "mixed_label_message",
+    "origin_of",
+    "reading",
+    "scan",
+]
+
+# Error texts (tests import them; ``{...}`` are filled in)
+FILE_NOT_FOUND = "input file not found: {path!r}"
+GLOB_NO_MATCH = "the glob {path!r} matches no files"
+DIRECTORY_EMPTY = "the directory {path!r} is empty: it holds no files (zero-byte files are skipped)"
+DIRECTORY_NO_PARQUET = (
+    "the directory {path!r} holds no Parquet files (found {example!r}); a directory is read as "
+    "Parquet (hive partitions); pass CSV files by name or with a glob such as '{path}/*.csv'"
+)
+DIRECTORY_MIXED = (
+    "the directory {path!r} mixes Parquet files with other files (e.g. {example!r}); "
+    "pass a glob such as '{path}/**/*.parquet' to read only the Parquet files"
+)
+FILE_EMPTY = "input file {path!r} is empty (0 bytes)"
+NOT_PARQUET = "{path!r} is not a readable Parquet file: {reason}"
+SCHEMA_COLUMNS = (
+    "{path!r} {what} {columns} that {first!r} {other}; the files of one data set need the same columns"
+)
+SCHEMA_TYPES = (
+    "column {column!r} is {a} in {first!r} but {b} in {path!r}; the files of one data set need one "
+    "type per column (integer and float widths may differ); cast the files to one type"
+)
+UNSUPPORTED = (
+    "unsupported or mixed input formats {kinds} in {paths}; expected .parquet files (or directories) or .csv"
+)
+READ_FAILED = "could not read {source}: {reason}"
+#: what some engine messages of reading mean, in aggframe's words
+READ_HINTS = {
+    "found more fields than defined": "a CSV row has more fields than the header",
+    "No such file or directory": "a file is gone (deleted or moved after the scan?)",
+    "File out of specification": "not a valid Parquet file (corrupt or truncated?)",
+    "data type mismatch for column": "the files disagree on a column's type",
+    "extra column in file": "a file has a column the first file lacks",
+    "did not find column": "a file lacks a column the first file has",
+    "empty CSV": "a CSV file is empty",
+}
+
+
+# ---------------------------------------------------------------------------
+# Origin: what a Predictions object was built from
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where predictions came from, for messages and for the coverage record of a cell store.
+
+    ``kind`` is ``"files"`` (``inputs`` as given, ``files`` the files they expand to),
+    ``"stores"`` (``files`` the store directories, ``stores`` their ``meta.json``) or
+    ``"frame"`` (an in-memory or engine frame: nothing known about its rows).
+    """
+
+    kind: Literal["files", "stores", "frame"]
+    inputs: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    stores: tuple[dict[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        if self.kind == "frame":
+            return "the frame"
+        shown = ", ".join(repr(p) for p in self.inputs[:3])
+        more = f" and {len(self.inputs) - 3} more" if len(self.inputs) > 3 else ""
+        if self.kind == "stores":
+            return f"cell store{'s' if len(self.inputs) > 1 else ''} {shown}{more}"
+        count = f" ({len(self.files)} files)" if len(self.files) != len(self.inputs) else ""
+        return f"{shown}{more}{count}"
+
+
+FRAME = Origin("frame")
+
+# scan() results -> their Origin, by object identity (the frame is kept alive by the caller)
+_ORIGINS: dict[int, tuple[Any, Origin]] = {}
+
+
+def _remember(lf: pl.LazyFrame, origin: Origin) -> None:
+    key = id(lf)
+    _ORIGINS[key] = (weakref.ref(lf, lambda _: _ORIGINS.pop(key, None)), origin)
+
+
+def origin_of(frame: Any) -> Origin:
+    """The :class:`Origin` of a frame made by :func:`scan` (Polars or Narwhals-wrapped), else ``FRAME``."""
+    native = nw.to_native(frame, pass_through=True)
+    entry = _ORIGINS.get(id(native))
+    if entry is not None and entry[0]() is native:
+        return entry[1]
+    return FRAME
+
+
+# ---------------------------------------------------------------------------
+# The wrapper of every collect that reads the source
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    kinds: list[type[BaseException]] = [pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError]
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        kinds.append(arrow.ArrowException)
+    return tuple(kinds)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _reason(exc: BaseException) -> str:
+    """The engine's first line, with what it means when that is known."""
+    line = _first_line(exc)
+    hint = next((h for key, h in READ_HINTS.items() if key in line), None)
+    return f"{line} ({hint})" if hint else line
+
+
+@contextmanager
+def reading(source: Origin | str | None) -> Iterator[None]:
+    """Turn the engine's exceptions of reading ``source`` into a :class:`SourceError`.
+
+    Wraps the collects that read the source (the cell tables, the confusion
+    counts, the per-example values) and the schema resolution at construction.
+    An :class:`AggframeError` raised inside (the data checks that run in the plan)
+    passes through unchanged; Polars, Arrow and OS errors become a
+    ``SourceError`` naming the source and the first line of the engine's message
+    (the engine's exception is its ``__cause__``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aggframe.intake.source import reading
+    >>> with reading("'broken.parquet'"):
+    ...     pl.scan_parquet("broken.parquet").collect()
+    Traceback (most recent call last):
+    ...
+    aggframe.exceptions.SourceError: could not read 'broken.parquet': No such file or directory ...
+    """
+    try:
+        yield
+    except AggframeError:
+        raise
+    except _read_errors() as exc:
+        text = str(FRAME if source is None else source)
+        msg = READ_FAILED.format(source=text, reason=_reason(exc))
+        raise SourceError(msg) from exc
+
+
+# ---------------------------------------------------------------------------
+# scan: paths checked up front
+
+
+def _has_glob(name: str) -> bool:
+    return any(ch in name for ch in "*?[")
+
+
+def _is_remote(name: str) -> bool:
+    """A URI (``s3://``, ``gs://``, ``https://``, ...): left to the engine, not checked here."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.\-]+://", name) is not None and not name.startswith("file://")
+
+
+def _expand(name: str) -> list[Path]:
+    """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
+    path = Path(name)
+    if _has_glob(name):
+        found = sorted(
+            Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True) if Path(p).is_file()
+        )
+        if not found:
+            msg = GLOB_NO_MATCH.format(path=name)
+            raise SourceError(msg)
+        # Polars skips zero-byte files in a Parquet glob (e.g. _SUCCESS markers); in CSV it fails
+        nonempty = [p for p in found if p.suffix.lower() == ".csv" or p.stat().st_size > 0]
+        if not nonempty:
+            msg = f"{GLOB_NO_MATCH.format(path=name)} but zero-byte ones ({str(found[0])!r})"
+            raise SourceError(msg)
+        return nonempty
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.stat().st_size > 0)
+        if not files:
+            msg = DIRECTORY_EMPTY.format(path=name)
+            raise SourceError(msg)
+        parquet = [p for p in files if p.suffix.lower() == ".parquet"]
+        if not parquet:
+            msg = DIRECTORY_NO_PARQUET.format(path=name, example=str(files[0]))
+            raise SourceError(msg)
+        if len(parquet) != len(files):
+            other = next(p for p in files if p.suffix.lower() != ".parquet")
+            msg = DIRECTORY_MIXED.format(path=name, example=str(other))
+            raise SourceError(msg)
+        return files
+    if not path.exists():
+        msg = FILE_NOT_FOUND.format(path=name)
+        raise SourceError(msg)
+    return [path]
+
+
+def _kind(name: str, files: list[Path]) -> str:
+    if Path(name).is_dir():
+        return ".parquet"
+    kinds = {p.suffix.lower() for p in files}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+_SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
+_UNSIGNED = (pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
+_FLOATS = (pl.Float32, pl.Float64)
+
+
+def _widest(dtypes: set[pl.DataType]) -> pl.DataType | None:
+    """The type the files' widths of one column are read at, or None when there is none.
+
+    Integers: the widest (signed and unsigned: a signed type wide enough for both; none
+    for UInt64 next to a signed type). Floats: the widest. Integers next to floats:
+    Float64 (exact for integers up to 2**53, e.g. 0/1 indicators written either way).
+    """
+    if all(d in _SIGNED or d in _UNSIGNED for d in dtypes):
+        signed = max((_SIGNED.index(d) for d in dtypes if d in _SIGNED), default=-1)
+        unsigned = max((_UNSIGNED.index(d) for d in dtypes if d in _UNSIGNED), default=-1)
+        if signed < 0:
+            return _UNSIGNED[unsigned]()
+        if unsigned < 0:
+            return _SIGNED[signed]()
+        # an unsigned width fits a signed type one step wider
+        step = max(signed, unsigned + 1)
+        return _SIGNED[step]() if step < len(_SIGNED) else None
+    if all(d in _FLOATS or d in _SIGNED or d in _UNSIGNED for d in dtypes):
+        # integers next to floats are read as Float64 (0/1 indicators written either way)
+        return pl.Float32() if all(d == pl.Float32 for d in dtypes) else pl.Float64()
+    return None
+
+
+def _parquet_schema(files: list[Path]) -> pl.Schema | None:
+    """Read every footer; the unified schema if the files' widths differ, None if they agree."""
+    schemas: list[pl.Schema] = []
+    for path in files:
+        try:
+            schemas.append(pl.Schema(pl.read_parquet_schema(path)))
+        except _read_errors() as exc:
+            msg = NOT_PARQUET.format(path=str(path), reason=_first_line(exc))
+            raise SourceError(msg) from exc
+    first, base = str(files[0]), schemas[0]
+    for path, schema in zip(files[1:], schemas[1:], strict=True):
+        extra = [c for c in schema if c not in base]
+        missing = [c for c in base if c not in schema]
+        for what, verb, cols in (("has column(s)", "lacks", extra), ("lacks column(s)", "has", missing)):
+            if cols:
+                shown = ", ".join(repr(c) for c in cols[:5])
+                msg = SCHEMA_COLUMNS.format(path=str(path), what=what, columns=shown, first=first, other=verb)
+                raise SourceError(msg)
+    if all(s == base for s in schemas[1:]):
+        return None
+    unified: dict[str, pl.DataType] = {}
+    for column, dtype in base.items():
+        seen = {s[column] for s in schemas}
+        if len(seen) == 1:
+            unified[column] = dtype
+            continue
+        wide = _widest(seen)
+        if wide is None:
+            other = next(i for i, s in enumerate(schemas) if s[column] != dtype)
+            msg = SCHEMA_TYPES.format(
+                column=column, a=dtype, first=first, b=schemas[other][column], path=str(files[other])
+            )
+            raise SourceError(msg)
+        unified[column] = wide
+    return pl.Schema(unified)
+
+
+def _scan_parquet(names: list[str], schema: pl.Schema | None) -> pl.LazyFrame:
+    if schema is None:
+        return pl.scan_parquet(names, hive_partitioning=None)
+    with warnings.catch_warnings():
+        # schema= and cast_options= are marked unstable in Polars 2.x
+        warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
+        cast = pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
+        return pl.scan_parquet(names, hive_partitioning=None, schema=schema, cast_options=cast)
+
+
+def scan(paths: Any) -> pl.LazyFrame:
+    """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
+
+    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
+    keys as columns) or CSV (``.csv``). Nothing is read until evaluation, which
+    streams the files with bounded memory. What is cheap is checked now, with a
+    :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
+    glob without a match, an empty directory or one without Parquet files, a
+    zero-byte file, and the footer of every Parquet file (a corrupt file; files
+    whose columns or column types differ). Files whose integer or float widths
+    differ (``Int32`` and ``Int64``) are read at the widest type.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl, aggframe as af
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"y_true": [0, 1]}, schema={"y_true": pl.Int32}).write_parquet(folder / "a.parquet")
+    >>> pl.DataFrame({"y_true": [1, 1]}, schema={"y_true": pl.Int64}).write_parquet(folder / "b.parquet")
+    >>> af.scan(folder).collect()["y_true"].to_list()
+    [0, 1, 1, 1]
+    >>> af.scan(folder / "*.csv")
+    Traceback (most recent call last):
+    ...
+    aggframe.exceptions.SourceError: the glob '...*.csv' matches no files
+    """
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not items:
+        msg = "Expected at least one input path"
+        raise OptionError(msg)
+    names = [str(p) for p in items]
+    remote = [name for name in names if _is_remote(name)]
+    expanded = {name: _expand(name) for name in names if name not in remote}
+    kinds = {_kind(name, files) for name, files in expanded.items()}
+    kinds |= {".csv" if name.lower().endswith(".csv") else ".parquet" for name in remote}
+    files = [f for name in names if name not in remote for f in expanded[name]]
+    if kinds not in ({".parquet"}, {".csv"}):
+        msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
+        raise SourceError(msg)
+    for name in expanded:
+        if not _has_glob(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
+            msg = FILE_EMPTY.format(path=name)
+            raise SourceError(msg)
+    origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
+    if kinds == {".parquet"}:
+        # remote files keep the engine's own checks (their footers are not read here)
+        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None)
+    else:
+        for f in files:
+            if f.stat().st_size == 0:
+                msg = FILE_EMPTY.format(path=str(f))
+                raise SourceError(msg)
+        lf = pl.scan_csv(names)
+    _remember(lf, origin)
+    return lf
+
+
+def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
+    """A frame (or paths, scanned) as a Narwhals LazyFrame; a Polars schema is resolved now."""
+    if isinstance(frame, (str, Path)) or (
+        isinstance(frame, (list, tuple)) and frame and all(isinstance(f, (str, Path)) for f in frame)
+    ):
+        frame = scan(frame)
+    try:
+        obj = nw.from_native(frame)
+    except TypeError as exc:
+        msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
+        raise OptionError(msg) from exc
+    native = nw.to_native(obj)
+    if isinstance(native, pl.LazyFrame):
+        # resolving the schema reads a footer: a corrupt or vanished file fails here, named
+        with reading(origin_of(native)):
+            native.collect_schema()
+    return obj.lazy() if isinstance(obj, nw.DataFrame) else obj
+
+
+def is_frame(obj: Any) -> bool:
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
+        return True
+    # a list of strings is a list of labels here; several files: a list of Paths, or af.scan(...)
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, Path) for f in obj):
+        return True
+    try:
+        nw.from_native(obj)
+    except TypeError:
+        return False
+    return not isinstance(obj, (list, tuple, np.ndarray))
+
+
+# ---------------------------------------------------------------------------
+# Label arrays of mixed Python types
+
+
+def mixed_label_message(values: Sequence[Any], name: str) -> str:
+    """The message for an object array whose labels are of several Python types."""
+    kinds = Counter(type(v).__name__ for v in values if v is not None)
+    example = {}
+    for v in values:
+        if v is not None and type(v).__name__ not in example:
+            example[type(v).__name__] = v
+    parts = [f"{n} {kind} (e.g. {example[kind]!r})" for kind, n in kinds.most_common()]
+    return (
+        f"{name} mixes label types: {', '.join(parts)}; give labels of one type "
+        "(all integers or all strings), e.g. convert with np.asarray(labels).astype(str)"
+    )
+
+
+def _object_labels(values: np.ndarray, name: str) -> pl.Series:
+    items = values.tolist()
+    try:
+        return pl.Series(items)
+    except (TypeError, pl.exceptions.PolarsError) as exc:
+        msg = mixed_label_message(items, name)
+        raise InvalidValueError(msg) from exc
+
+
+# ---------------------------------------------------------------------------
+# Records of files (for cell stores)
+
+
+def _fingerprint(path: Path, size: int) -> str:
+    """A cheap content fingerprint: the Parquet footer, or the first and last 64 KiB of a CSV."""
+    digest = hashlib.sha256(str(size).encode())
+    with path.open("rb") as fh:
+        if path.suffix.lower() == ".parquet" and size >= 12:
+            fh.seek(size - 8)
+            length = int.from_bytes(fh.read(4), "little")
+            fh.seek(max(0, size - 8 - length))
+            digest.update(fh.read(length + 8))
+        else:
+            digest.update(fh.read(65536))
+            if size > 65536:
+                fh.seek(max(65536, size - 65536))
+                digest.update(fh.read())
+    return digest.hexdigest()
+
+
+def file_records(origin: Origin) -> list[dict[str, Any]]:
+    """Path, size, mtime and a content fingerprint of each file of a ``files`` origin."""
+    out: list[dict[str, Any]] = []
+    for name in origin.files:
+        path = Path(name)
+        try:
+            stat = path.stat()
+        except OSError:
+            out.append({"path": name})  # a URI, or a file gone since: its name is all there is
+            continue
+        out.append(
+            {
+                "path": str(path),
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "fingerprint": _fingerprint(path, stat.st_size),
+            }
+        )
+    return out
+
+
+def package_version() -> str:
+    """aggframe's version, from the installed metadata (the version lives in pyproject.toml alone)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aggframe")
+    except PackageNotFoundError:  # pragma: no cover (a source tree that was never installed)
+        return "0+unknown"

@@ -1,0 +1,389 @@
+"""Mergeable cell tables on disk: write them once, evaluate later from them alone.
+
+A cell store is a directory::
+
+    classes.parquet          keys..., class, tp, fp, fn, tn
+    profiles.parquet         keys..., tp, fp, fn, tn, n
+    block_profiles.parquet   (with targets) per-example cells over all targets
+    meta.json                the key columns and roles
+
+The key columns are stored under aggframe's private names (``__af_by0``, ...,
+:mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
+``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
+Stores of the first format (keys under the user's names) are still read.
+
+Everything in it is a sum, so stores add up: the stores of two days, read
+together, give exactly the numbers of both days (rows of the same group are
+summed when read). The exemplar operator needs only ``profiles``: how many
+examples share each per-example cell profile, which also adds up exactly. On
+crisp data a store is tiny (groups x classes rows, plus a handful of profiles
+per group); on soft data the profiles hold up to one row per example.
+
+Because stores add up, the same rows must not be read twice. ``meta.json``
+gives each store an identity and a record of what it covers (next to the layout)::
+
+    {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
+     "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
+     "covers": {"kind": "files", "inputs": [...],
+                "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
+             | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
+             | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
+
+``files``: each file's resolved path, size, mtime and a content fingerprint (the
+Parquet footer, or the first and last 64 KiB of a CSV, with the size); a URI
+records its name only. ``frame``: an in-memory or engine frame leaves no trace of
+its rows, so the store records a fingerprint of its own cell tables; two stores
+with identical cell tables are taken as the same frame written twice (two
+different frames with exactly the same counts in every group, class and profile
+are refused too: write them with a by-key that tells them apart). ``stores``: a
+store written from stores covers what they covered. :func:`read_store` refuses a
+store given twice (the same directory, or copies with one id) and stores whose
+records share a file, a cell fingerprint or an input store, with a
+:class:`~aggframe.exceptions.StoreError` naming both stores and what they share.
+Stores written before stores had an identity (no ``id``) still read, as of unknown
+coverage: only the same directory given twice is caught for them.
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
+from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
+from aggframe.intake.base import Source
+from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
+from aggframe.tables.cells import CellTables, renamed, rollup_tables
+
+__all__ = ["FORMAT", "StoredSource", "read_store", "stored_source", "write_store"]
+
+FORMAT = "aggframe-cells/2"
+#: the first format stored the keys under the user's names
+_FORMATS = (FORMAT, "aggframe-cells/1")
+
+
+def write_store(
+    tables: CellTables, path: str | Path, *, by: Sequence[str], meta: dict[str, Any], origin: Origin = FRAME
+) -> Path:
+    """Write the (collected) cell tables and meta.json (layout, identity, coverage) to ``path``.
+
+    An existing store there is replaced; a file there is a :class:`StoreError`.
+    """
+    out = Path(path)
+    if out.is_file():
+        msg = STORE_ON_FILE.format(path=str(out))
+        raise StoreError(msg)
+    out.mkdir(parents=True, exist_ok=True)
+    tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
+    tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
+    if tables.block_profiles is not None:
+        tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
+    else:
+        # a store written here before with targets must not lend this one its block table
+        (out / "block_profiles.parquet").unlink(missing_ok=True)
+    info = {"format": FORMAT, "by": list(by), **meta, **_identity(tables, origin)}
+    (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
+    return out
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    file = path / "meta.json"
+    if not file.exists():
+        msg = STORE_NO_META.format(path=str(path))
+        raise StoreError(msg)
+    try:
+        info = json.loads(file.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = STORE_BAD_META.format(path=str(path), reason=_first_line(exc))
+        raise StoreError(msg) from exc
+    if not isinstance(info, dict):
+        msg = STORE_BAD_META.format(path=str(path), reason=f"a JSON {type(info).__name__}, not an object")
+        raise StoreError(msg)
+    if info.get("format") not in _FORMATS:
+        msg = STORE_BAD_META.format(
+            path=str(path), reason=f"unknown format {info.get('format')!r}; expected {FORMAT!r}"
+        )
+        raise StoreError(msg)
+    if not isinstance(info.get("by"), list):
+        msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
+        raise StoreError(msg)
+    _check_tables(path)
+    return info
+
+
+# ---------------------------------------------------------------------------
+# Identity and coverage: a store's rows are read once
+
+STORE_NO_META = "{path!r} is not an aggframe cell store (no meta.json); write one with pr.write_cells(path)"
+STORE_BAD_META = (
+    "cell store {path!r} has a bad meta.json ({reason}); write the store again with pr.write_cells"
+)
+STORE_TWICE = "cell store {path!r} is given twice; a store's rows are counted once"
+STORE_COPY = (
+    "cell stores {a!r} and {b!r} are copies of one store (id {id}); reading both would count its rows twice"
+)
+STORE_OVERLAP = (
+    "cell stores {a!r} and {b!r} both cover {what}; reading them together would count those rows twice"
+)
+STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
+STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
+STORE_ON_FILE = "cannot write a cell store to {path!r}: it is a file (a cell store is a directory)"
+TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet")
+#: the keys of meta.json that must agree for stores to be read together
+LAYOUT = ("by", "target", "folds", "task", "single_label")
+
+
+def _check_tables(path: Path) -> None:
+    for name in TABLES:
+        table = path / name
+        if name == "block_profiles.parquet" and not table.exists():
+            continue
+        try:
+            pl.read_parquet_schema(table)
+        except _read_errors() as exc:
+            msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
+            raise StoreError(msg) from exc
+
+
+def _cells_fingerprint(tables: CellTables) -> str:
+    """sha256 of the cell tables, sorted, as CSV (in memory: they are small and already collected)."""
+    digest = hashlib.sha256()
+    for lf in (tables.classes, tables.profiles, tables.block_profiles):
+        if lf is None:
+            continue
+        df = lf.drop(KEY_ALL, strict=False).collect()
+        df = df.select(sorted(df.columns)).with_columns(pl.all().cast(pl.String))
+        digest.update(df.sort(df.columns, nulls_last=True).write_csv().encode())
+    return digest.hexdigest()
+
+
+def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
+    """The store's id, write time, aggframe version and what it covers."""
+
+    covers: dict[str, Any]
+    if origin.kind == "files":
+        covers = {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
+    elif origin.kind == "stores":
+        stores = zip(origin.files, origin.stores, strict=True)
+        covers = {
+            "kind": "stores",
+            "stores": [{"id": m.get("id"), "path": p, "covers": m.get("covers")} for p, m in stores],
+        }
+    else:
+        covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+    return {
+        "id": str(uuid.uuid4()),
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        "aggframe_version": package_version(),
+        "covers": covers,
+    }
+
+
+def is_store(path: str | Path) -> bool:
+    """A directory with a meta.json, or with the cell tables of one (then its meta.json is missing)."""
+    p = Path(path)
+    return p.is_dir() and (
+        (p / "meta.json").exists() or ((p / "classes.parquet").exists() and (p / "profiles.parquet").exists())
+    )
+
+
+def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
+    """Store directories from paths and quoted globs (``"cells/*"``), in order."""
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    out: list[Path] = []
+    for item in items:
+        name = str(item)
+        if any(ch in name for ch in "*?["):
+            found = sorted(Path(p) for p in globbing.glob(name, recursive=True) if Path(p).is_dir())
+            if not found:
+                msg = STORE_NO_MATCH.format(path=name)
+                raise StoreError(msg)
+            out.extend(found)
+        else:
+            out.append(Path(item))
+    return out
+
+
+def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
+    """What a coverage record covers, as keys (shared keys = overlap) with a text for messages."""
+    out: dict[tuple[Any, ...], str] = {}
+    if not isinstance(covers, dict):
+        return out
+    kind = covers.get("kind")
+    if kind == "files":
+        for rec in covers.get("files", []):
+            what = f"the file {rec.get('path')!r}"
+            if rec.get("fingerprint") is not None:
+                out[("file", rec["fingerprint"])] = what
+            out[("file at", rec.get("path"), rec.get("size"), rec.get("mtime_ns"))] = what
+    elif kind == "frame":
+        out[("cells", covers.get("cells"))] = "identical cell tables (the same frame written twice?)"
+    elif kind == "stores":
+        for entry in covers.get("stores", []):
+            if entry.get("id"):
+                out[("store", entry["id"])] = f"the store {entry.get('path')!r} (id {entry['id']})"
+            else:
+                out[("store at", entry.get("path"))] = f"the store {entry.get('path')!r}"
+            out.update(_coverage(entry.get("covers")))
+    return out
+
+
+def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
+    """Refuse a store given twice, copies of a store, and stores whose coverage records overlap."""
+    seen_dir: set[Path] = set()
+    seen_id: dict[str, Path] = {}
+    seen: dict[tuple[Any, ...], Path] = {}
+    for d, m in zip(dirs, metas, strict=True):
+        resolved = d.resolve()
+        if resolved in seen_dir:
+            msg = STORE_TWICE.format(path=str(d))
+            raise StoreError(msg)
+        seen_dir.add(resolved)
+        ident = m.get("id")
+        if ident is not None and ident in seen_id:
+            msg = STORE_COPY.format(a=str(seen_id[ident]), b=str(d), id=ident)
+            raise StoreError(msg)
+        keys = _coverage(m.get("covers"))
+        if ident is not None:
+            keys[("store", ident)] = f"the store {str(d)!r} (id {ident})"
+            seen_id[ident] = d
+        keys[("store at", str(resolved))] = f"the store {str(d)!r}"
+        for key, what in keys.items():
+            if key in seen:
+                msg = STORE_OVERLAP.format(a=str(seen[key]), b=str(d), what=what)
+                raise StoreError(msg)
+        seen.update(dict.fromkeys(keys, d))
+
+
+def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, dict[str, Any]]:
+    """Lazy scans of one or more stores with the same layout (rows of a group add up).
+
+    ``paths``: store directories or quoted globs of them. The meta returned is the
+    first store's, with ``"origin"``: the :class:`Origin` of all of them.
+    """
+    dirs = expand_stores(paths)
+    if not dirs:
+        msg = "from_cells needs at least one cell store directory"
+        raise OptionError(msg)
+    metas = [_meta(d) for d in dirs]
+    _check_overlaps(dirs, metas)
+    origin = Origin("stores", tuple(map(str, dirs)), tuple(str(d.resolve()) for d in dirs), tuple(metas))
+    first = {**metas[0], "origin": origin}
+    for d, m in zip(dirs[1:], metas[1:], strict=True):
+        if any(m.get(k) != first.get(k) for k in LAYOUT):
+            layouts = [{k: x.get(k) for k in LAYOUT} for x in (m, first)]
+            msg = f"cell store {d} has another layout than {dirs[0]}: {layouts[0]} vs {layouts[1]}"
+            raise OptionError(msg)
+    names = _private_names(first)
+    keys = list(names)
+    renames = [{} if m["format"] == FORMAT else {v: k for k, v in names.items()} for m in metas]
+
+    def scan(name: str) -> pl.LazyFrame:
+        lf = pl.concat(
+            [pl.scan_parquet(d / name).rename(r) for d, r in zip(dirs, renames, strict=True)],
+            how="vertical_relaxed",
+        )
+        return lf if first["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
+
+    table_keys = keys if first["by"] else [KEY_ALL, *keys]
+    block = scan("block_profiles.parquet") if (dirs[0] / "block_profiles.parquet").exists() else None
+    tables = CellTables(
+        classes=scan("classes.parquet"),
+        profiles=scan("profiles.parquet"),
+        keys=tuple(table_keys),
+        block_profiles=block,
+        target=TARGET if first.get("target") else None,
+        names=names,
+    )
+    return tables, first
+
+
+def _private_names(meta: dict[str, Any]) -> dict[str, str]:
+    """The private key columns of a store, in table order, with the user's names."""
+    names = {by_key(i): c for i, c in enumerate(meta["by"])}
+    if meta.get("target"):
+        names[TARGET] = meta["target"]
+    folds = list(meta.get("folds", []))
+    private_folds = [REPEAT, FOLD] if len(folds) > 1 else [FOLD]
+    names.update(dict(zip(private_folds, folds, strict=False)))
+    return names
+
+
+@dataclass(kw_only=True)
+class StoredSource(Source):
+    """Predictions from stored cell tables (see :func:`~aggframe.from_cells`): sums only, no rows."""
+
+    form: ClassVar = "cells"
+
+    stored: CellTables = field(repr=False)
+    stored_by: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def role_columns(self) -> dict[str, str]:
+        return {}
+
+    def class_column(self) -> str:
+        return CLASS
+
+    def class_dtype(self) -> pl.DataType:
+        return self.stored.classes.collect_schema()[CLASS]
+
+    @property
+    def binary(self) -> bool:
+        return bool(self.meta.get("single_label")) and self.meta.get("task") == "binary"
+
+    def check_by(self, by: Sequence[str]) -> None:
+        missing = [c for c in by if c not in self.stored_by]
+        if missing:
+            msg = (
+                f"by column {missing[0]!r} is not a key of these stored cells; they were written "
+                f"with by={list(self.stored_by)!r}, so any subset of those can be evaluated"
+            )
+            raise ColumnNotFoundError(msg)
+        if len(set(by)) != len(by):
+            msg = f"by columns repeat a name: {list(by)!r}"
+            raise OptionError(msg)
+
+    def tables(self, by: Sequence[str]) -> CellTables:
+        self.check_by(by)
+        stored = [by_key(i) for i in range(len(self.stored_by))]
+        kept = [by_key(self.stored_by.index(c)) for c in by]
+        tables = rollup_tables(self.stored, stored, kept)
+        # the requested by-columns take the private names of their position in `by`
+        renames = {old: by_key(i) for i, old in enumerate(kept)}
+        names = {**self.stored.names, **{by_key(i): c for i, c in enumerate(by)}}
+        return renamed(tables, renames, names)
+
+    def single_label(self, profiles: Callable[[], pl.DataFrame]) -> bool:
+        return bool(self.meta.get("single_label")) and self.meta.get("task") == "multiclass"
+
+    def store_meta(self) -> dict[str, Any]:
+        return {k: self.meta.get(k) for k in ("target", "folds", "task", "pos_label")}
+
+
+def stored_source(paths: Any) -> StoredSource:
+    """A :class:`StoredSource` over one or more stores (rows of a group add up)."""
+    tables, meta = read_store(paths)
+    folds = list(meta.get("folds", []))
+    # the key columns under the user's names stand in for the frame (for column checks)
+    frame = nw.from_native(tables.classes.select(pl.col(k).alias(u) for k, u in tables.names.items()))
+    return StoredSource(
+        frame=frame,
+        origin=meta["origin"],
+        fold=folds[-1] if folds else None,
+        repeat=folds[0] if len(folds) > 1 else None,
+        target=meta.get("target"),
+        stored=tables,
+        stored_by=tuple(meta["by"]),
+        meta=meta,
+    )

@@ -1,0 +1,204 @@
+"""The report builder: a frozen request and cell tables in, one lazy plan of tidy rows out.
+
+:meth:`~aggframe.Predictions.evaluate` parses its options once into a
+:class:`ReportRequest`; :func:`build_report` turns it and the cell tables of
+one scan into the whole report as one lazy frame (private key columns): every
+measure x operator x convention, per group, per fold or pooled, per grouping
+set. The plan's size does not grow with the number of measures or groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from aggframe._columns import KEY_ALL, by_key
+from aggframe._options import (
+    OPERATORS,
+    Convention,
+    Operator,
+    Pooling,
+    ReportOperator,
+    listify,
+    parse_convention,
+    parse_operator,
+    parse_pooling,
+    parse_report_operator,
+    unique_in_order,
+)
+from aggframe.exceptions import OptionError
+from aggframe.measures.measure import Measure
+from aggframe.measures.registry import get_measure, list_measures
+from aggframe.operators.classes import binary_rows, subset_tables
+from aggframe.operators.folds import fold_report
+from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
+from aggframe.operators.targets import target_reduce
+from aggframe.tables.cells import CellTables
+
+__all__ = ["ReportRequest", "build_report"]
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What one report computes, parsed and checked (:meth:`parse`); the builder's only input besides tables."""
+
+    measures: tuple[Measure, ...]
+    operators: tuple[ReportOperator, ...]
+    conventions: tuple[Convention, ...]
+    by: tuple[str, ...] = ()
+    poolings: tuple[Pooling, ...] = ("pooled",)
+    withins: tuple[Operator, ...] = ("micro",)
+    classes: tuple[Any, ...] | None = None
+    pos_label: Any = 1
+    grouping_sets: tuple[tuple[str, ...], ...] | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        measures: Any,
+        operators: Any,
+        *,
+        by: Any = None,
+        convention: Any = "exclude",
+        pooling: Any = None,
+        within: Any = "micro",
+        classes: Sequence[Any] | None = None,
+        pos_label: Any,
+        grouping_sets: Any = None,
+        has_folds: bool,
+        has_target: bool,
+    ) -> ReportRequest:
+        """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one."""
+        names = listify(measures, scalar=(str, Measure)) or list_measures()
+        ms = unique_in_order(get_measure(m) for m in names)
+        ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
+        if "target" in ops and not has_target:
+            msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
+            raise OptionError(msg)
+        withins = unique_in_order(parse_operator(w) for w in listify(within))
+        if "target" in ops and not withins:
+            msg = "Expected at least one `within` operator for the target operator"
+            raise OptionError(msg)
+        convs = unique_in_order(parse_convention(c) for c in listify(convention))
+        if not convs:
+            msg = "Expected at least one convention"
+            raise OptionError(msg)
+        pools = _poolings(pooling, has_folds=has_folds)
+        if classes is not None and ("exemplar" in ops or has_target):
+            msg = (
+                "classes= (labels=) restricts the class columns: it works with micro, macro, weighted and "
+                "binary, without targets"
+            )
+            raise OptionError(msg)
+        if "binary" in ops and classes is not None:
+            msg = (
+                "classes= (labels=) does not apply to the binary operator (it reports pos_label); "
+                "evaluate them separately"
+            )
+            raise OptionError(msg)
+        if "binary" in ops and has_target:
+            msg = "the binary operator takes one target; with targets use 'target' with within=..."
+            raise OptionError(msg)
+        by_cols = tuple(listify(by))
+        sets = None
+        if grouping_sets is not None:
+            sets = tuple(tuple(s) for s in resolve_grouping_sets(grouping_sets, by_cols))
+        return cls(
+            measures=tuple(ms),
+            operators=tuple(ops),
+            conventions=tuple(convs),
+            by=by_cols,
+            poolings=tuple(pools),
+            withins=tuple(withins),
+            classes=None if classes is None else tuple(classes),
+            pos_label=pos_label,
+            grouping_sets=sets,
+        )
+
+
+def _poolings(pooling: Any, *, has_folds: bool) -> list[Pooling]:
+    names = listify(pooling)
+    if not has_folds:
+        if any(str(p).strip().lower() != "pooled" for p in names):
+            msg = (
+                f"pooling={pooling!r} needs a fold column: pass fold='<column>' when building the predictions"
+            )
+            raise OptionError(msg)
+        return ["pooled"]
+    return unique_in_order(parse_pooling(p) for p in names) or ["pooled"]
+
+
+def build_report(
+    tables: CellTables, request: ReportRequest, *, folds: Sequence[str], class_dtype: pl.DataType | None
+) -> pl.LazyFrame:
+    """Every row of the report, keyed by the tables' private keys (restore the user's names after).
+
+    ``folds`` are the tables' private fold keys; ``class_dtype`` the class
+    column's dtype (needed with ``classes=`` or the binary operator).
+    """
+    if request.grouping_sets is None:
+        return _folded(tables, request, folds, class_dtype)
+    by_keys = [by_key(i) for i in range(len(request.by))]
+    parts = []
+    for keep in request.grouping_sets:
+        kept = [by_keys[request.by.index(c)] for c in keep]
+        # SQL's GROUPING_ID: bit (n - 1 - i) is set when the i-th by-column is rolled up
+        rolled = sum(1 << (len(request.by) - 1 - i) for i, c in enumerate(request.by) if c not in keep)
+        dtypes = tables.classes.collect_schema()
+        parts.append(
+            _folded(rollup_tables(tables, by_keys, kept), request, folds, class_dtype).with_columns(
+                # a rolled-up key keeps its column's dtype (null, told apart by grouping_id)
+                *[pl.lit(None, dtype=dtypes[k]).alias(k) for k in by_keys if k not in kept],
+                pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
+                pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
+            )
+        )
+    marks = (GROUPING_COLUMN, GROUPING_ID)
+    columns = parts[0].collect_schema().names()
+    ordered = [*by_keys, *marks, *[c for c in columns if c not in (*by_keys, *marks)]]
+    return pl.concat([p.select(ordered) for p in parts], how="vertical_relaxed")
+
+
+def _folded(
+    tables: CellTables, request: ReportRequest, folds: Sequence[str], class_dtype: pl.DataType | None
+) -> pl.LazyFrame:
+    if not folds:
+        return _reduce(tables, request, class_dtype)
+    keys = [k for k in tables.keys if k not in folds]
+    return fold_report(
+        tables,
+        keys,
+        folds,
+        reducer=lambda t: _reduce(t, request, class_dtype),
+        poolings=request.poolings,
+    )
+
+
+def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None) -> pl.LazyFrame:
+    """Every measure x operator x convention of one set of cell tables."""
+    ops, ms, convs = request.operators, request.measures, request.conventions
+    if request.classes is not None:
+        assert class_dtype is not None
+        tables = subset_tables(tables, list(request.classes), class_dtype)
+    others = [op for op in ops if op != "binary"]
+    parts = [target_reduce(tables, ms, others, convs, request.withins)] if others else []
+    if "binary" in ops:
+        assert class_dtype is not None
+        parts.append(binary_rows(tables, ms, convs, request.pos_label, class_dtype))
+    if len(parts) == 1:
+        return parts[0]
+    visible = [k for k in tables.keys if k not in (KEY_ALL, tables.target)]
+    order = {op: i for i, op in enumerate(ops)}
+    names = {m.name: i for i, m in enumerate(ms)}
+    return pl.concat(parts).sort(
+        [
+            *visible,
+            pl.col("measure").replace_strict(names, return_dtype=pl.Int64),
+            pl.col("operator").replace_strict(order, default=len(order), return_dtype=pl.Int64),
+        ],
+        maintain_order=True,
+        nulls_last=True,
+    )

@@ -1,0 +1,363 @@
+"""Narrow step of the long form: raw grains -> validated, universe-complete cell tables (Polars).
+
+Validation runs on the small tables inside the same lazy plan: a
+``map_batches`` node checks the wide step's aggregates when the plan is
+collected and raises an :class:`~aggframe.exceptions.AggframeError` naming the
+column (the user's name), the number of bad rows and one offending row
+(fetched from the source only on that error path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import CELLS, CLASS, KEY_ALL, fmt_row
+from aggframe.exceptions import (
+    DuplicateEntryError,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    SparseInputError,
+)
+from aggframe.tables.cells import CellTables
+from aggframe.tables.errors import count_rows, exact_duplicates, first_group, first_row, raise_outside
+from aggframe.tables.universe import join_universe, targets_per_group, universe_keys
+from aggframe.wide.engines import to_polars, to_polars_all
+from aggframe.wide.long import LongRoles, block_grain
+
+__all__ = ["block_profiles", "finish_long"]
+
+
+def finish_long(
+    raw: dict[str, nw.LazyFrame[Any]],
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: Sequence[str],
+    universe: pl.LazyFrame | None,
+    soft_ok: bool,
+    names: Mapping[str, str],
+    target: str | None = None,
+    group_universe: Sequence[str] = (),
+    examples: pl.LazyFrame | int | None = None,
+) -> CellTables:
+    """Validated, universe-complete cell tables of the long form (all names private).
+
+    ``examples`` declares the examples (a frame of private keys and example ids, or
+    a count without keys): declared examples without rows are all-negative
+    examples (a sparse log that records only positives loses none).
+    """
+    k = list(keys)
+    ukeys = [*group_universe, *universe_keys(target, universe)]
+    grains = [raw["class"], raw["groups"], raw["profiles"]]
+    if target is not None:
+        # the block matrix's profiles are reduced where the rows are, like the others
+        block_raw, block_detail = block_grain(raw["examples"], [c for c in k if c != target], roles.example)
+        grains.append(block_raw)
+    class_raw, groups, profiles, *block_pl = to_polars_all(grains)
+    class_raw = class_raw.rename({roles.class_: CLASS})
+    declared = None if universe is None else universe.collect()
+
+    def check(audit: pl.DataFrame) -> pl.DataFrame:
+        _check_long(
+            audit,
+            source=source,
+            roles=roles,
+            keys=k,
+            declared=declared,
+            soft_ok=soft_ok,
+            ukeys=ukeys,
+            names=names,
+            examples=examples,
+        )
+        return audit
+
+    audit = class_raw.join(groups, on=k, how="left", nulls_equal=True).map_batches(check).cache()
+    present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
+    group_sizes = audit.select(*k, "n_examples").unique()
+    classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
+    unlogged = None
+    if examples is not None:
+        group_sizes, unlogged = _declared_examples(examples, group_sizes, k, roles.example, names)
+    full = (
+        join_universe(group_sizes, classes_lf, ukeys)
+        .join(present.drop("n_examples"), on=[*k, CLASS], how="left", nulls_equal=True)
+        .with_columns(pl.col(*CELLS, "rows").fill_null(0))
+        .with_columns(
+            # absent entries of a known universe are observed true negatives
+            (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).alias("tn")
+        )
+        .select(*k, CLASS, *[pl.col(c).cast(pl.Float64) for c in CELLS])
+    )
+    prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
+    if unlogged is not None:
+        # declared examples without rows: every entry a true negative (m of them)
+        m = classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
+        missing = unlogged.join(m, how="cross").select(
+            *k, *[pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")], pl.col("_m").alias("tn"), "n"
+        )
+        prof = pl.concat([prof, missing], how="vertical_relaxed")
+    block = None
+    if target is not None:
+        block = block_profiles(
+            block_pl[0],
+            block_detail,
+            targets_per_group(present, [c for c in k if c != target], target),
+            [c for c in k if c != target],
+            roles.example,
+            target,
+            names,
+        )
+    return CellTables(
+        classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target, names=names
+    )
+
+
+def _declared_examples(
+    examples: pl.LazyFrame | int,
+    observed: pl.LazyFrame,
+    keys: list[str],
+    example: str,
+    names: Mapping[str, str],
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Group sizes from the declared examples, and the unlogged examples per group (keys, n).
+
+    Declared ids are checked (no nulls, no repeats within a group; a count must
+    cover the examples seen); every example with rows is among them (checked on the
+    per-example table, see :func:`~aggframe.wide.long.long_grains`).
+    """
+    if isinstance(examples, int):
+        declared = pl.LazyFrame({KEY_ALL: [0], "_D": [examples], "_dups": [0], "_nulls": [0]})
+    else:
+        rk = [c for c in keys if c != KEY_ALL]
+        declared = examples.group_by(rk).agg(
+            pl.len().alias("_D"),
+            (pl.len() - pl.col(example).drop_nulls().n_unique() - pl.col(example).null_count()).alias(
+                "_dups"
+            ),
+            pl.col(example).null_count().alias("_nulls"),
+        )
+        if not rk:
+            declared = declared.with_columns(pl.lit(0).alias(KEY_ALL))
+    both = declared.join(observed, on=keys, how="full", coalesce=True, nulls_equal=True).with_columns(
+        pl.col("_D", "_dups", "_nulls", "n_examples").fill_null(0)
+    )
+    column = names.get(example, example)
+
+    def check(frame: pl.DataFrame) -> pl.DataFrame:
+        nulls, dups = int(frame["_nulls"].sum()), int(frame["_dups"].sum())
+        if nulls:
+            msg = f"examples=: {nulls} null example id(s) in column {column!r}; declared examples need ids"
+            raise NullValueError(msg)
+        if dups:
+            msg = (
+                f"examples=: {dups} repeated example id(s) in column {column!r}; each example is "
+                "declared once (per group)"
+            )
+            raise DuplicateEntryError(msg)
+        over = frame.filter(pl.col("n_examples") > pl.col("_D"))
+        if over.height:
+            r = over.row(0, named=True)
+            msg = (
+                f"examples={r['_D']} declares fewer examples than the predictions hold "
+                f"({r['n_examples']} examples have rows in column {column!r})"
+            )
+            raise InvalidValueError(msg)
+        return frame
+
+    both = both.map_batches(check).cache()
+    sizes = both.select(*keys, pl.col("_D").alias("n_examples"))
+    unlogged = both.select(*keys, (pl.col("_D") - pl.col("n_examples")).cast(pl.Int64).alias("n")).filter(
+        pl.col("n") > 0
+    )
+    return sizes, unlogged
+
+
+def block_profiles(  # noqa: PLR0917
+    raw: pl.LazyFrame,
+    detail: nw.LazyFrame[Any],
+    targets: pl.LazyFrame,
+    keys: list[str],
+    example: str,
+    target: str,
+    names: Mapping[str, str],
+) -> pl.LazyFrame:
+    """The block matrix's profiles (from :func:`~aggframe.wide.long.block_grain`), checked.
+
+    Checks that the targets are on the same examples: within each group every
+    example must have a row in every target (``targets``: the group's number of
+    targets; one offending example is fetched from ``detail`` on the error path only).
+    """
+
+    def check(stats: pl.DataFrame) -> pl.DataFrame:
+        short = stats.filter(pl.col("_n_targets") < pl.col("_T"))
+        if short.height:
+            count = int(short["n"].sum())
+            first = short.row(0, named=True)
+            visible = [c for c in keys if c != KEY_ALL]
+            same_group = [nw.col(c).is_null() if first[c] is None else nw.col(c) == first[c] for c in visible]
+            row = first_row(
+                detail,
+                nw.all_horizontal(*same_group, nw.col("_n_targets") < first["_T"], ignore_nulls=False),
+                [*visible, example, "_n_targets"],
+                {**names, "_n_targets": "targets"},
+            )
+            msg = (
+                f"column {names.get(target, target)!r}: the targets are not on the same examples "
+                f"({count} example(s) lack a target, e.g. {row} of {first['_T']}); every example "
+                "needs a row in every target"
+            )
+            raise InvalidValueError(msg)
+        return stats
+
+    return (
+        raw.join(targets, on=keys, how="left", nulls_equal=True)
+        .map_batches(check)
+        .group_by(*keys, *CELLS)
+        .agg(pl.col("n").sum().cast(pl.Int64))
+        .with_columns(pl.col(*CELLS).cast(pl.Float64))
+    )
+
+
+def _check_long(
+    audit: pl.DataFrame,
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: list[str],
+    declared: pl.DataFrame | None,
+    soft_ok: bool,
+    ukeys: list[str],
+    names: Mapping[str, str],
+    examples: pl.LazyFrame | int | None = None,
+) -> None:
+    def show(col: str) -> str:
+        return names.get(col, col)
+
+    if audit.height == 0 or int(audit["rows"].sum()) == 0:
+        msg = "the predictions frame has no rows"
+        raise EmptyInputError(msg)
+    cols = [
+        c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL
+    ]
+    group_level = audit.unique(keys)
+
+    def total(col: str) -> int:
+        return int(audit[col].sum())
+
+    nulls = [
+        (roles.example, total("null_example")),
+        (roles.class_, int(audit.filter(pl.col(CLASS).is_null())["rows"].sum())),
+        (roles.y, total("null_y")),
+        (roles.p, total("null_p")),
+    ]
+    if roles.mask:
+        nulls.append((roles.mask, total("null_mask")))
+    for col, count in nulls:
+        if count:
+            row = first_row(source, nw.col(col).is_null(), cols, names)
+            msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
+            raise NullValueError(msg)
+
+    undeclared = int(group_level["undeclared"].sum()) if "undeclared" in group_level.columns else 0
+    if undeclared and isinstance(examples, pl.LazyFrame):
+        rk = [c for c in keys if c != KEY_ALL]
+        unknown = to_polars(source).join(examples, on=[*rk, roles.example], how="anti", nulls_equal=True)
+        first = unknown.select(*rk, roles.example).head(1).collect()
+        row = fmt_row(first.row(0, named=True), names) if first.height else "?"
+        msg = (
+            f"column {show(roles.example)!r}: {undeclared} example(s) with rows are not among the "
+            f"declared examples= (e.g. {row}); declare every example of the predictions"
+        )
+        raise InvalidValueError(msg)
+
+    dups = int(group_level["dup_entries"].sum())
+    if dups:
+        # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
+        dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
+    if dups:
+        row = (
+            first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1, names) or "?"
+        )
+        msg = (
+            f"columns ({show(roles.example)!r}, {show(roles.class_)!r}): {dups} duplicate entr(y/ies) "
+            f"(e.g. {row}); each (example, class) must appear at most once"
+            + (" per by-group" if keys != [KEY_ALL] else "")
+        )
+        raise DuplicateEntryError(msg)
+
+    # The wide step's aggregates tell whether a check fails (min, max, and the sum of
+    # x - x^2: 0 when every value is 0 or 1, NaN when one is NaN); the count of
+    # offending rows for the message is then taken from the source.
+    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask else {})}
+
+    def fails(check: pl.Expr) -> bool:
+        return bool(audit.select(check.fill_null(False).any()).item())  # noqa: FBT003
+
+    for role, col in roles_of.items():
+        out_of_range = (
+            (pl.col(f"min_{role}") < 0) | (pl.col(f"max_{role}") > 1) | pl.col(f"soft_{role}").is_nan()
+        )
+        if fails(out_of_range):
+            x = nw.col(col).cast(nw.Float64)
+            predicate = (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
+            count, row = count_rows(source, predicate), first_row(source, predicate, cols, names)
+            msg = (
+                f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
+                "expected 0/1, booleans, or soft values in [0, 1]"
+            )
+            raise InvalidValueError(msg)
+    for role, col in roles_of.items():
+        if (role == "mask" or not soft_ok) and fails(pl.col(f"soft_{role}") > 0):
+            x = nw.col(col).cast(nw.Float64)
+            predicate = (x > 0.0) & (x < 1.0)
+            count, row = count_rows(source, predicate), first_row(source, predicate, cols, names)
+            if role == "mask":
+                msg = (
+                    f"column {show(col)!r}: {count} value(s) strictly between 0 and 1 "
+                    f"(e.g. row {row}); a mask is 1 (observed) or 0 (unobserved)"
+                )
+            else:
+                msg = (
+                    f"column {show(col)!r}: {count} soft value(s) strictly between 0 and 1 (e.g. row {row}) "
+                    "but no t-norm was given; pass tnorm='product' (or godel, lukasiewicz, "
+                    "hamacher) to evaluate soft labels, or threshold them first"
+                )
+            raise InvalidValueError(msg)
+
+    if declared is not None:
+        outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
+        if outside.height:
+            raise_outside(outside, declared, show(roles.class_), ukeys, count=int(outside["rows"].sum()))
+    else:
+        m = audit.group_by(ukeys).agg(pl.col(CLASS).n_unique().alias("_m")) if ukeys else None
+        with_m = (
+            audit.join(m, on=ukeys, nulls_equal=True)
+            if m is not None
+            else audit.with_columns(pl.lit(audit[CLASS].n_unique()).alias("_m"))
+        )
+        short = with_m.filter(pl.col("min_rows") < pl.col("_m"))
+        incomplete = with_m.group_by(keys).agg(
+            (pl.col("n_examples").first() * pl.col("_m").first()) - pl.col("rows").sum()
+        )
+        missing = int(incomplete.to_series(-1).sum())
+        if short.height or missing:
+            m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
+            by = [c for c in keys if c != KEY_ALL]
+            row = (
+                first_group(
+                    source, [*by, roles.example], f"n_{show(roles.class_)}_rows", lambda n: n < m0, names
+                )
+                or "a class absent from a by-group"
+            )
+            msg = (
+                f"column {show(roles.class_)!r}: the frame is sparse ({missing} (example, class) entries "
+                f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
+                "classes=..., n_classes=... or an Enum class column to count absent entries as "
+                "true negatives"
+            )
+            raise SparseInputError(msg)

@@ -1,0 +1,82 @@
+"""The label form's wide step: one row per example, reduced to the (y_true, y_pred) confusion counts.
+
+Never an n x m expansion: per class tp, #true and #pred follow from the counts,
+and per example only whether it is right (:func:`label_row_cells`). Written with
+Narwhals, on the projected frame (private names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import narwhals as nw
+
+from aggframe._columns import CELLS
+from aggframe.wide.engines import shared
+from aggframe.wide.keys import keyed, row_keys
+
+__all__ = ["LabelRoles", "label_grains", "label_row_cells"]
+
+
+@dataclass(frozen=True)
+class LabelRoles:
+    """Column names of the label form (one row per example)."""
+
+    y_true: str = "y_true"
+    y_pred: str = "y_pred"
+    example: str | None = None
+
+
+def label_grains(
+    lf: nw.LazyFrame[Any], roles: LabelRoles, keys: Sequence[str]
+) -> dict[str, nw.LazyFrame[Any]]:
+    """Raw grains of the label form: the confusion counts per group.
+
+    ``conf`` (keys, y_true, y_pred, n) holds everything: per class tp, #true and
+    #pred, and per example only whether it is right. No n x m expansion. With an
+    example column, ``examples`` (keys, n_examples, dup_examples, null_example)
+    checks that each example appears once per group.
+    """
+    k = list(keys)
+    rk = row_keys(k)
+    if roles.example is not None:
+        lf = shared(lf.select(*rk, roles.y_true, roles.y_pred, roles.example))
+    out: dict[str, nw.LazyFrame[Any]] = {
+        "conf": keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
+    }
+    if roles.example is not None:
+        out["rows"] = keyed(lf, k)
+        ex = keyed(lf.group_by([*rk, roles.example]).agg(nw.len().alias("_n")), k)
+        out["examples"] = ex.group_by(k).agg(
+            nw.len().alias("n_ids"),
+            (nw.col("_n") - 1).sum().alias("dup_examples"),
+            nw.when(nw.col(roles.example).is_null())
+            .then(nw.col("_n"))
+            .otherwise(0)
+            .sum()
+            .alias("null_example"),
+        )
+    return out
+
+
+def label_row_cells(
+    lf: nw.LazyFrame[Any], y_true: str, y_pred: str, *, task: str, pos_label: Any
+) -> nw.LazyFrame[Any]:
+    """Each row's cells in the label form (one row = one example), as columns tp, fp, fn, tn.
+
+    ``task="binary"``: the positive class only, one indicator per cell. Otherwise
+    one-hot over the ``m`` classes of the row's universe: tp = right, fp = fn =
+    1 - right and tn = m - 2 + right, of which ``tn`` holds ``right - 2``: ``m``
+    depends on the class universe, resolved later on the small tables, and the
+    caller adds it (per row, or once per group to a sum over rows).
+    """
+    if task == "binary":
+        t_pos, p_pos = nw.col(y_true) == nw.lit(pos_label), nw.col(y_pred) == nw.lit(pos_label)
+        cells = (t_pos & p_pos, ~t_pos & p_pos, t_pos & ~p_pos, ~t_pos & ~p_pos)
+        return lf.with_columns(*[c.cast(nw.Float64).alias(n) for c, n in zip(cells, CELLS, strict=True)])
+    right = (nw.col(y_true) == nw.col(y_pred)).cast(nw.Float64)
+    return lf.with_columns(
+        right.alias("tp"), (1.0 - right).alias("fp"), (1.0 - right).alias("fn"), (right - 2.0).alias("tn")
+    )
