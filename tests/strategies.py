@@ -317,7 +317,8 @@ ROLE_DEFAULTS = (
     "k1",
 )
 
-#: Names that are hard for anything that builds SQL, CSV, paths or messages.
+#: Names that are hard for anything that builds SQL, CSV, paths or messages (and Polars
+#: selectors: ``pl.col("*")`` is every column, ``pl.col("^x$")`` a regular expression).
 SPECIAL_NAMES = (
     "",
     " ",
@@ -335,6 +336,8 @@ SPECIAL_NAMES = (
     ".",
     "a.b",
     "*",
+    "^x$",
+    "^.*$",
     "\\",
     "\t",
     "é",
@@ -379,8 +382,12 @@ def distinct_names(
 
 
 def rename_columns(frame: pl.DataFrame, mapping: dict[str, str]) -> pl.DataFrame:
-    """All columns renamed at once (swaps such as y_true <-> y_pred are fine)."""
-    return frame.select(pl.col(c).alias(mapping.get(c, c)) for c in frame.columns)
+    """All columns renamed at once (swaps such as y_true <-> y_pred are fine).
+
+    ``DataFrame.rename`` takes names literally (``pl.col("*")`` and ``pl.col("^a$")`` are
+    selectors), and unlike building a frame from Series it keeps an empty name.
+    """
+    return frame.rename({c: mapping[c] for c in frame.columns if c in mapping and mapping[c] != c})
 
 
 # ---------------------------------------------------------------------------
