@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 import polars as pl
@@ -139,7 +139,10 @@ class Predictions:
             msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
             raise UnknownNameError(msg)
         tables = self.cell_tables(by)
-        return restore(self.cell_frame(tables, grain), self.key_names(tables, _GRAIN_COLUMNS[grain], "cells"))
+        return cast(
+            "pl.DataFrame",
+            restore(self.cell_frame(tables, grain), self.key_names(tables, _GRAIN_COLUMNS[grain], "cells")),
+        )
 
     def cell_frame(self, tables: CellTables, grain: Grain) -> pl.DataFrame:
         """A cell table with private keys, sorted (nulls last): :func:`~aggframe.tables.cells.sorted_table`."""
@@ -289,7 +292,7 @@ class Predictions:
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
-        return out if lazy else out.collect(engine=engine)
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
 
     def request(
         self,
@@ -434,7 +437,7 @@ class Predictions:
             raise OptionError(msg)
         shown = {EXAMPLE: self.source.roles().get(EXAMPLE, "row")}
         columns = [shown.get(c, c) for c in out.columns if c not in tables.keys]
-        return restore(out, {**self.key_names(tables, columns, "parts"), **shown})
+        return cast("pl.DataFrame", restore(out, {**self.key_names(tables, columns, "parts"), **shown}))
 
     def per_class(
         self,
@@ -469,7 +472,7 @@ class Predictions:
         ms = unique_in_order(get_measure(m) for m in names)
         tables = self.cell_tables(by)
         out = self.per_class_table(tables, ms, _class_subset(classes, labels)).collect()
-        return restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class"))
+        return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
 
     def per_class_table(
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
@@ -521,7 +524,9 @@ class Predictions:
         are: only the counts cross to Polars.
         """
         counts, tables = self.confusion_table(listify(by))
-        return restore(counts, self.key_names(tables, ("true", "pred", "n"), "confusion_counts"))
+        return cast(
+            "pl.DataFrame", restore(counts, self.key_names(tables, ("true", "pred", "n"), "confusion_counts"))
+        )
 
     def confusion_table(self, by: Sequence[str]) -> tuple[pl.DataFrame, CellTables]:
         """The confusion counts with private by-keys (``true``, ``pred``, ``n``), and the validated tables."""

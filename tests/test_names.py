@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._cli import main as cli_main
+from aggframe.interop.cli import main as cli_main
 
 from .strategies import (
     CONVENTIONS,
@@ -818,7 +818,7 @@ def test_by_repeated_is_refused() -> None:
 # the list of internal names stays complete
 
 
-_COLUMN_CALLS = {"alias", "col", "with_row_index", "rename", "exclude", "_free_name"}
+_COLUMN_CALLS = {"alias", "col", "with_row_index", "rename", "exclude", "free_name"}
 
 
 def _constants(node: ast.AST) -> list[str]:
@@ -834,7 +834,7 @@ def _private_column_names() -> set[str]:
     """Private names (``_x``, ``__aggframe_x__``) the package passes to column-naming calls or
     assigns to UPPERCASE module constants."""
     found: set[str] = set()
-    for path in sorted(Path(af.__file__).parent.glob("*.py")):
+    for path in sorted(Path(af.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             values: list[ast.AST] = []
             if isinstance(node, ast.Call):

@@ -12,7 +12,7 @@ falls with fp/fn ranks A at least as high.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import polars as pl
 
@@ -112,7 +112,10 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     """
     kind, base, order = _coordinate_kind(pr, "canonical_coordinates")
     out, keys, tables = _coordinates(kind, base, order, listify(by))
-    return restore(out, base.key_names(tables, out.columns[len(keys) :], "canonical_coordinates"))
+    return cast(
+        "pl.DataFrame",
+        restore(out, base.key_names(tables, out.columns[len(keys) :], "canonical_coordinates")),
+    )
 
 
 def _coordinates(
@@ -291,7 +294,9 @@ def pareto_dominance(
         (pl.col("n_coordinates") - pl.col("a_better") - pl.col("b_better")).alias("equal"),
         "n_coordinates",
     )
-    return restore(out, base_a.key_names(tables, out.columns[len(keys) :], "pareto_dominance"))
+    return cast(
+        "pl.DataFrame", restore(out, base_a.key_names(tables, out.columns[len(keys) :], "pareto_dominance"))
+    )
 
 
 def dominates(a: Predictions, b: Predictions, *, strict: bool = False) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import polars as pl
@@ -323,7 +323,7 @@ def cost(
             nulls_last=True,
         )
     out = out.drop(_GROUP, strict=False)
-    return restore(out, base.key_names(tables, out.columns[len(keys) :], "cost"))
+    return cast("pl.DataFrame", restore(out, base.key_names(tables, out.columns[len(keys) :], "cost")))
 
 
 def class_cells(base: Predictions, by: list[str]) -> tuple[pl.DataFrame, list[str], CellTables]:

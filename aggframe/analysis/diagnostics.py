@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -406,4 +406,4 @@ def diagnose(
     if emit_warnings:
         for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
             warnings.warn(message, MeasureWarning, stacklevel=2)
-    return result
+    return cast("pl.DataFrame", result)

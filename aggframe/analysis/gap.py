@@ -22,7 +22,7 @@ Everything is computed from the cell tables of one scan: per-class values come f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
@@ -179,4 +179,4 @@ def micro_macro_gap(
     )
     names = {k: tables.names.get(k, k) for k in visible}
     check_result_names(names.values(), GAP_COLUMNS, "micro_macro_gap")
-    return restore(out.collect(), names)
+    return cast("pl.DataFrame", restore(out.collect(), names))

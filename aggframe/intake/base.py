@@ -213,9 +213,8 @@ class Source(ABC):
         with reading(self.origin):
             native = counts.collect(backend="polars").to_native()
         # one dtype for n whatever the engine counted with
-        return native.with_columns(pl.col("n").cast(pl.Int64)).sort(
-            *proj.by_keys, "true", "pred", nulls_last=True
-        )
+        out: pl.DataFrame = native.with_columns(pl.col("n").cast(pl.Int64))
+        return out.sort(*proj.by_keys, "true", "pred", nulls_last=True)
 
     def store_meta(self) -> dict[str, Any]:
         """What a cell store records of this source besides its tables."""

@@ -208,7 +208,8 @@ def scores_source(
     universe = source.universe
 
     # -- option checks against the declared universe (no data) -------------------------
-    if kind == "top_k" and universe is not None and k is not None and k > len(universe):
+    decided: str = kind  # (after the branches above, the checker has narrowed `kind`)
+    if decided == "top_k" and universe is not None and k is not None and k > len(universe):
         msg = f"k={k} is larger than the number of classes ({len(universe)} declared)"
         raise OptionError(msg)
     if keys_series is not None and universe is not None:
@@ -243,7 +244,7 @@ def scores_source(
         count(
             "dup", pl.struct([col(c) for c in dict.fromkeys([*over_cols, example, class_])]).is_duplicated()
         )
-    if kind == "top_k" and universe is None:
+    if decided == "top_k" and universe is None:
         checks["n_classes"] = col(class_).drop_nulls().n_unique()
     checks["n_rows"] = pl.len()
     with reading(source.origin):

@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import polars as pl
 
@@ -231,7 +231,9 @@ def _shape(pr: Any, keys: list[str], per_class: pl.DataFrame | None) -> pl.DataF
             if keys
             else pl.concat([shape, classes], how="horizontal")
         )
-    return shape.sort(keys, nulls_last=True, maintain_order=True) if keys else shape
+    return cast(
+        "pl.DataFrame | None", shape.sort(keys, nulls_last=True, maintain_order=True) if keys else shape
+    )
 
 
 def _one(df: pl.DataFrame, column: str, prefer: str) -> str | None:

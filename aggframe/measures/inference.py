@@ -46,7 +46,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def _boundary(rng: np.random.Generator, n: int = 400) -> np.ndarray:
 
 
 def _relative(diff: np.ndarray, base: np.ndarray) -> np.ndarray:
-    return np.abs(diff) / np.maximum(1.0, np.abs(base))
+    return cast("np.ndarray", np.abs(diff) / np.maximum(1.0, np.abs(base)))
 
 
 def _normalise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

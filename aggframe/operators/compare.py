@@ -8,7 +8,7 @@ denominator is zero are null (guarded), never inf.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -104,4 +104,4 @@ def compare_report(
     if summary:
         return summarize_groups(compared, private)
     check_result_names(names.values(), [c for c in compared.columns if c not in names], "compare")
-    return restore(compared, names)
+    return cast("pl.DataFrame", restore(compared, names))

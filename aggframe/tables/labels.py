@@ -8,7 +8,7 @@ long form (:mod:`aggframe.tables.long`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import narwhals as nw
 import polars as pl
@@ -190,10 +190,10 @@ def row_cells(
     """Each row's cells (columns ``_yt``, ``_yp``), with its universe's class count ``m``."""
     cells = label_row_cells(nw.from_native(rows), "_yt", "_yp", task=task, pos_label=pos_label).to_native()
     if task == "binary":
-        return cells
+        return cast("pl.LazyFrame", cells)
     assert m is not None
     with_m = cells.join(m, on=ukeys, nulls_equal=True) if ukeys else cells.join(m, how="cross")
-    return with_m.with_columns(pl.col("tn") + pl.col("_m"))
+    return cast("pl.LazyFrame", with_m.with_columns(pl.col("tn") + pl.col("_m")))
 
 
 def _check_labels(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import narwhals as nw
 import polars as pl
@@ -27,6 +27,11 @@ __all__ = [
     "to_polars",
     "to_polars_all",
 ]
+
+
+def _engine(frame: Any) -> nw.Implementation:
+    """The engine a Narwhals frame runs on (typed as such, whatever the frame's backend parameter)."""
+    return cast("nw.Implementation", frame.implementation)
 
 
 def shared(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
@@ -54,7 +59,7 @@ def shared_small(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
     """
     if isinstance(nw.to_native(lf), pl.LazyFrame):
         return shared(lf)
-    return nw.from_native(lf.collect(backend="polars").to_native().lazy())
+    return cast("nw.LazyFrame[Any]", nw.from_native(lf.collect(backend="polars").to_native().lazy()))
 
 
 #: bit words of the Polars duplicate check when the class count is not known
@@ -97,9 +102,9 @@ def distinct_classes(lf: Frame, column: str, n_classes: int | None = None) -> Di
     distinct values.
     """
     spark = (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT)
-    if lf.implementation in spark and lf.collect_schema()[column].is_integer():
+    if _engine(lf) in spark and lf.collect_schema()[column].is_integer():
         return _spark_bit_words(lf, column)
-    if lf.implementation is nw.Implementation.DUCKDB and lf.collect_schema()[column].is_integer():
+    if _engine(lf) is nw.Implementation.DUCKDB and lf.collect_schema()[column].is_integer():
         return _duckdb_bit_words(column)
     words = _WORDS if n_classes is None else max(1, -(-n_classes // 64))
     polars_ints = isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer()
@@ -119,12 +124,12 @@ def distinct_classes(lf: Frame, column: str, n_classes: int | None = None) -> Di
 
     def rows(frame: Frame) -> Frame:
         columns = [pl.lit(t).gather(bit).alias(name) for t, name in zip(tables, bits, strict=True)]
-        return nw.from_native(nw.to_native(frame).with_columns(columns))
+        return cast("nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).with_columns(columns)))
 
     def popcount(frame: Frame) -> Frame:
         ones = [pl.col(name).bitwise_count_ones().cast(pl.Int64) for name in bits]
         native = nw.to_native(frame).with_columns(pl.sum_horizontal(ones).alias("n_cls")).drop(bits)
-        return nw.from_native(native)
+        return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
     return DistinctCheck(rows=rows, aggs=[nw.col(name).sum() for name in bits], finish=popcount, columns=bits)
 
@@ -143,7 +148,7 @@ def _spark_bit_words(lf: Frame, column: str) -> DistinctCheck:
     so ANSI mode cannot overflow) and ``bit_count`` gives the lower bound; as on
     Polars, a shortfall is recounted exactly before an error is raised.
     """
-    if lf.implementation is nw.Implementation.PYSPARK_CONNECT:
+    if _engine(lf) is nw.Implementation.PYSPARK_CONNECT:
         from pyspark.sql.connect import functions as F
     else:
         from pyspark.sql import functions as F  # type: ignore[no-redef]
@@ -159,7 +164,7 @@ def _spark_bit_words(lf: Frame, column: str) -> DistinctCheck:
             .alias(name)
             for w, name in enumerate(_SPARK_BITS)
         ]
-        return nw.from_native(nw.to_native(frame).select("*", *words))
+        return cast("nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).select("*", *words)))
 
     def popcount(frame: Frame) -> Frame:
         ones = sum(
@@ -167,7 +172,7 @@ def _spark_bit_words(lf: Frame, column: str) -> DistinctCheck:
             F.bit_count(F.col(_SPARK_BITS[0])).cast("long"),
         )
         native = nw.to_native(frame).withColumn("n_cls", ones).drop(*_SPARK_BITS)
-        return nw.from_native(native)
+        return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
     return DistinctCheck(
         rows=rows, aggs=[nw.col(name).sum() for name in _SPARK_BITS], finish=popcount, columns=_SPARK_BITS
@@ -196,14 +201,16 @@ def _duckdb_bit_words(column: str) -> DistinctCheck:
             ).alias(name)
             for w, name in enumerate(_DUCKDB_BITS)
         ]
-        return nw.from_native(nw.to_native(frame).select(duckdb.StarExpression(), *words))
+        return cast(
+            "nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).select(duckdb.StarExpression(), *words))
+        )
 
     def popcount(frame: Frame) -> Frame:
         ones = " + ".join(f'CAST(bit_count(CAST("{name}" AS BIGINT)) AS BIGINT)' for name in _DUCKDB_BITS)
         native = nw.to_native(frame).select(
             duckdb.StarExpression(exclude=_DUCKDB_BITS), duckdb.SQLExpression(ones).alias("n_cls")
         )
-        return nw.from_native(native)
+        return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
     return DistinctCheck(
         rows=rows, aggs=[nw.col(name).sum() for name in _DUCKDB_BITS], finish=popcount, columns=_DUCKDB_BITS
@@ -258,7 +265,7 @@ def lookup_declared(
     """
     known = declared.select(*keys, example).with_columns(pl.lit(0, dtype=pl.Int64).alias(flag))
     native = nw.to_native(frame).join(known, on=[*keys, example], how="left", nulls_equal=True)
-    return nw.from_native(native.with_columns(pl.col(flag).fill_null(1)))
+    return cast("nw.LazyFrame[Any]", nw.from_native(native.with_columns(pl.col(flag).fill_null(1))))
 
 
 def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
@@ -274,17 +281,17 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     if isinstance(native, pl.LazyFrame):
         position = {c: i for i, c in enumerate(columns)}
         return nw.from_native(native.select(pl.nth(position[u]).alias(p) for p, u in names.items()))
-    if frame.implementation is nw.Implementation.DUCKDB:
+    if _engine(frame) is nw.Implementation.DUCKDB:
         import duckdb
 
         quoted = [duckdb.SQLExpression('"' + u.replace('"', '""') + '"').alias(p) for p, u in names.items()]
-        return nw.from_native(native.select(*quoted))
-    if frame.implementation in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
-        if frame.implementation is nw.Implementation.PYSPARK_CONNECT:
+        return cast("Frame", nw.from_native(native.select(*quoted)))
+    if _engine(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
+        if _engine(frame) is nw.Implementation.PYSPARK_CONNECT:
             from pyspark.sql.connect import functions as F
         else:
             from pyspark.sql import functions as F  # type: ignore[no-redef]
         quoted_cols = [F.col("`" + u.replace("`", "``") + "`").alias(p) for p, u in names.items()]
-        return nw.from_native(native.select(*quoted_cols))
+        return cast("Frame", nw.from_native(native.select(*quoted_cols)))
     position = {c: i for i, c in enumerate(columns)}
     return frame.select(*[nw.nth(position[u]).alias(p) for p, u in names.items()])
