@@ -20,10 +20,13 @@ long form    sparse multilabel: ``group``, ``example``, ``class``, ``y``, ``p`` 
              0.7, plus Poisson(0.8) false positives, classes Zipf over the declared
              universe (``n_classes=``) and shifted per group.
 
-For each configuration, each candidate runs in its own fresh subprocess (peak RSS from
-``wait4``, so one candidate's memory never counts against another), best of
-``--repeat`` wall times (a first run shorter than 3 s is an untimed warm-up; a longer one
-counts, as a warm-up would not change it much):
+For each configuration, each candidate runs in its own fresh subprocess, so one
+candidate's memory never counts against another's: peak RSS is the child's own
+``VmHWM`` (``wait4``'s ``ru_maxrss`` would also count the parent's RSS at fork time,
+which Linux carries across exec). Each reports the best of ``--repeat`` wall times and
+the CPU seconds of each run (user + system over all threads: less sensitive than wall
+time to other work on a shared machine). A first run shorter than 3 s is an untimed
+warm-up; a longer one counts.
 
 ``bare``       the sums the report needs and nothing else, on the streaming engine:
                label form: per (group, class) #true and tp (one group-by on y_true) and
@@ -51,6 +54,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -263,6 +267,12 @@ def bare_query(cfg: Config, path: Path) -> list[pl.LazyFrame]:
     return [per_class, per_example]
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system, every thread) this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_candidate(cfg: Config, which: str, reps: int, out: Path) -> None:
     path = data_path(cfg)
     if which == "bare":
@@ -300,14 +310,15 @@ def run_candidate(cfg: Config, which: str, reps: int, out: Path) -> None:
         done = 0
         first = True
         while done < reps:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _cpu()
             height = fn()
-            seconds = time.perf_counter() - t0
+            seconds, cpu = time.perf_counter() - t0, _cpu() - c0
             if first and seconds < WARMUP_BELOW_S:
                 first = False
                 continue
             first = False
-            f.write(json.dumps({"seconds": seconds, "rows_out": height}) + "\n")
+            line = {"seconds": seconds, "cpu_s": cpu, "rows_out": height, "hwm_bytes": _status("VmHWM")}
+            f.write(json.dumps(line) + "\n")
             f.flush()
             done += 1
 
@@ -316,10 +327,11 @@ def run_candidate(cfg: Config, which: str, reps: int, out: Path) -> None:
 # The parent: one fresh subprocess per candidate, watched
 
 
-def _rss_bytes(pid: int) -> int:
+def _status(field: str, pid: int | str = "self") -> int:
+    """A memory field of /proc/<pid>/status in bytes (VmRSS: now; VmHWM: the peak so far)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError):
         pass
@@ -352,12 +364,14 @@ def measure(cfg: Config, which: str, args: argparse.Namespace) -> dict[str, Any]
     proc = subprocess.Popen([*cmd, "--child-out", str(out)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     stopped = None
     max_rss = int(args.max_rss_gib * GIB)
+    polled = 0
     while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         elapsed = time.perf_counter() - t0
-        rss = _rss_bytes(proc.pid)
+        rss = _status("VmRSS", proc.pid)
+        polled = max(polled, rss)
         if stopped is None:
             if rss > max_rss:
                 stopped = f"RSS > {args.max_rss_gib:g} GiB after {elapsed:.0f} s"
@@ -375,8 +389,14 @@ def measure(cfg: Config, which: str, args: argparse.Namespace) -> dict[str, Any]
     res: dict[str, Any] = {
         "times_s": [r["seconds"] for r in lines],
         "best_s": min((r["seconds"] for r in lines), default=None),
+        "cpu_s": [r.get("cpu_s") for r in lines],
+        "best_cpu_s": min((r["cpu_s"] for r in lines if "cpu_s" in r), default=None),
+        "loadavg_1_at_end": os.getloadavg()[0],
         "rows_out": lines[0]["rows_out"] if lines else None,
-        "peak_rss_gib": usage.ru_maxrss * 1024 / GIB,  # ru_maxrss is in KiB on Linux
+        # the child's own high-water mark (VmHWM of its address space after exec); wait4's
+        # ru_maxrss would also count the parent's RSS at fork time (Linux keeps it across exec)
+        "peak_rss_gib": max([r.get("hwm_bytes", 0) for r in lines] + [polled]) / GIB,
+        "polled_max_rss_gib": polled / GIB,
         "process_s": time.perf_counter() - t0,
         "stopped": stopped,
     }
@@ -393,7 +413,7 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
     print(f"\nbest of {reps} wall time (s) and peak RSS (GiB), each candidate in a fresh process")
     head = (
         f"{'config':<15} {'data':<58} {'bare':>6} {'aggframe':>9} {'ratio':>6} "
-        f"{'bare RSS':>8} {'af RSS':>7} {'ratio':>6} {'pairs':>6}  verdict"
+        f"{'cpu x':>6} {'bare RSS':>8} {'af RSS':>7} {'ratio':>6} {'pairs':>6}  verdict"
     )
     print(head)
     print("-" * len(head))
@@ -401,6 +421,7 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
         b, a = r["bare"], r["aggframe"]
         t_ratio = a["best_s"] / b["best_s"] if a["best_s"] and b["best_s"] else None
         m_ratio = a["peak_rss_gib"] / b["peak_rss_gib"] if b["peak_rss_gib"] else None
+        c_ratio = a["best_cpu_s"] / b["best_cpu_s"] if a.get("best_cpu_s") and b.get("best_cpu_s") else None
         if a.get("stopped") or a.get("error"):
             verdict = (
                 f"aggframe STOPPED: {a['stopped']}" if a.get("stopped") else f"aggframe ERROR: {a['error']}"
@@ -414,12 +435,13 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
         pairs = r.get("pairs", {}).get("best_s")
         print(
             f"{r['name']:<15} {r['data']:<58} {fmt_s(b['best_s']):>6} {fmt_s(a['best_s']):>9} "
-            f"{(f'{t_ratio:.1f}x' if t_ratio else '-'):>6} {b['peak_rss_gib']:>8.2f} {a['peak_rss_gib']:>7.2f} "
+            f"{(f'{t_ratio:.1f}x' if t_ratio else '-'):>6} {(f'{c_ratio:.1f}x' if c_ratio else '-'):>6} {b['peak_rss_gib']:>8.2f} {a['peak_rss_gib']:>7.2f} "
             f"{(f'{m_ratio:.1f}x' if m_ratio else '-'):>6} {fmt_s(pairs):>6}  {verdict}"
         )
     print(
         f"(targets: aggframe <= {TARGET_TIME}x the bare pass in time and <= {TARGET_RSS}x in peak RSS; "
-        "'pairs' = the per-(group, y_true, y_pred) count table alone, a diagnostic)"
+        "'cpu x' = the same ratio of CPU seconds (user + system, all threads), steadier than wall time "
+        "on a loaded machine; 'pairs' = the per-(group, y_true, y_pred) count table alone, a diagnostic)"
     )
 
 
@@ -523,7 +545,8 @@ def main(argv: list[str] | None = None) -> int:
             entry[which] = res = measure(cfg, which, args)
             state = res["stopped"] or res.get("error") or "ok"
             print(
-                f"  {which:<8} best {fmt_s(res['best_s'])} s of {[round(t, 3) for t in res['times_s']]}, "
+                f"  {which:<8} best {fmt_s(res['best_s'])} s of {[round(t, 3) for t in res['times_s']]} "
+                f"(CPU {fmt_s(res['best_cpu_s'])} s), "
                 f"peak RSS {res['peak_rss_gib']:.2f} GiB, {res['rows_out']} rows out ({state})",
                 flush=True,
             )

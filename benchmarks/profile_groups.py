@@ -26,7 +26,8 @@ streaming engine), with the row count each produces:
 
 With ``--rss``, each of bare, wide, tables, evaluate (from the scan) and finish,
 reduce (from the intermediate tables, read from Parquet) runs again in a fresh
-subprocess, alone, for its peak RSS. Results go to ``benchmarks/_out/profile_<config>.json``.
+subprocess, alone, for its peak RSS. CPU seconds (user + system, all threads) are
+recorded next to each wall time: steadier than wall time on a loaded machine. Results go to ``benchmarks/_out/profile_<config>.json``.
 The ``reduce:*`` pieces re-build the first steps of ``aggframe._operators.reduce_tables``
 (at the commit measured); ``reduce`` and ``reduce:nosort`` call it as it is.
 """
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -52,7 +54,7 @@ sys.path.insert(1, str(HERE))
 import narwhals as nw  # noqa: E402
 import polars as pl  # noqa: E402
 from _timing import runs  # noqa: E402
-from bench_groups import CONFIGS, DATA_DIR, GIB, OPERATORS, OUT_DIR, Config, bare_query, data_path  # noqa: E402
+from bench_groups import CONFIGS, DATA_DIR, GIB, OPERATORS, OUT_DIR, Config, _status, bare_query, data_path  # noqa: E402
 
 import aggframe as af  # noqa: E402
 from aggframe import _operators  # noqa: E402
@@ -138,7 +140,7 @@ def margins_only(cfg: Config, raw: dict[str, pl.DataFrame]) -> pl.LazyFrame:
                 conf.select(
                     *k,
                     pl.col("_yt").alias("class"),
-                    pl.col("n").alias("_t"),
+                    pl.col("n").cast(pl.Int64).alias("_t"),
                     zero.alias("_p"),
                     right.alias("tp"),
                 ),
@@ -146,7 +148,7 @@ def margins_only(cfg: Config, raw: dict[str, pl.DataFrame]) -> pl.LazyFrame:
                     *k,
                     pl.col("_yp").alias("class"),
                     zero.alias("_t"),
-                    pl.col("n").alias("_p"),
+                    pl.col("n").cast(pl.Int64).alias("_p"),
                     zero.alias("tp"),
                 ),
             ]
@@ -225,6 +227,11 @@ def collected(tables: CellTables) -> CellTables:
 # --- driver -------------------------------------------------------------------------
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def heights(x: Any) -> int | list[int]:
     if isinstance(x, pl.DataFrame):
         return x.height
@@ -286,7 +293,7 @@ def rss_child(cfg: Config, stage: str) -> None:
     fns = stage_fns(cfg, raw, tables)  # type: ignore[arg-type]
     t0 = time.perf_counter()
     fns[stage]()
-    print(json.dumps({"seconds": time.perf_counter() - t0}))
+    print(json.dumps({"seconds": time.perf_counter() - t0, "hwm_bytes": _status("VmHWM")}))
 
 
 def rss_of(cfg: Config, stage: str, quick: bool) -> dict[str, Any]:
@@ -299,15 +306,14 @@ def rss_of(cfg: Config, stage: str, quick: bool) -> dict[str, Any]:
         *(["--quick"] if quick else []),
     ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
+    _, status, _ = os.wait4(proc.pid, 0)
     out = proc.stdout.read() if proc.stdout else ""
     err = proc.stderr.read() if proc.stderr else ""
     if os.waitstatus_to_exitcode(status):
         return {"error": err.strip().splitlines()[-1] if err.strip() else "failed"}
-    return {
-        "seconds": json.loads(out.strip().splitlines()[-1])["seconds"],
-        "peak_rss_gib": usage.ru_maxrss * 1024 / GIB,
-    }
+    # the child's own VmHWM: wait4's ru_maxrss would count this process's RSS at fork time
+    line = json.loads(out.strip().splitlines()[-1])
+    return {"seconds": line["seconds"], "peak_rss_gib": line["hwm_bytes"] / GIB}
 
 
 def main() -> int:
@@ -351,9 +357,19 @@ def main() -> int:
     chosen = args.stages.split(",") if args.stages else list(fns)
     timings: dict[str, Any] = {}
     for stage in chosen:
-        times = runs(fns[stage], args.repeat, warmup=False)
-        timings[stage] = {"best_s": min(times), "times_s": times}
-        print(f"  {stage:<16} {min(times):8.3f} s   {[round(t, 3) for t in times]}", flush=True)
+        cpu: list[float] = []
+
+        def timed(fn: Callable[[], Any] = fns[stage], cpu: list[float] = cpu) -> None:
+            c0 = _cpu()
+            fn()
+            cpu.append(_cpu() - c0)
+
+        times = runs(timed, args.repeat, warmup=False)
+        timings[stage] = {"best_s": min(times), "times_s": times, "best_cpu_s": min(cpu), "cpu_s": cpu}
+        print(
+            f"  {stage:<16} {min(times):8.3f} s  CPU {min(cpu):8.3f} s   {[round(t, 3) for t in times]}",
+            flush=True,
+        )
     rss: dict[str, Any] = {}
     if args.rss:
         for stage in ("bare", "wide", "tables", "evaluate", "finish", "reduce"):
