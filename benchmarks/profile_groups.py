@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -62,7 +62,7 @@ from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains,
 from aggframe._grains import CellTables, finish_labels, finish_long, universe_frame  # noqa: E402
 from aggframe._measures import get_measure  # noqa: E402
 
-ENGINE = "streaming"
+ENGINE: Final = "streaming"
 
 
 def predictions(cfg: Config) -> Any:
@@ -290,7 +290,7 @@ def load_intermediates(cfg: Config) -> tuple[dict[str, pl.DataFrame], CellTables
 
 def rss_child(cfg: Config, stage: str) -> None:
     raw, tables = load_intermediates(cfg) if stage in ("finish", "reduce") else ({}, None)
-    fns = stage_fns(cfg, raw, tables)  # type: ignore[arg-type]
+    fns = stage_fns(cfg, raw, tables)
     t0 = time.perf_counter()
     fns[stage]()
     print(json.dumps({"seconds": time.perf_counter() - t0, "hwm_bytes": _status("VmHWM")}))
