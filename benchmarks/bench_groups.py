@@ -5,7 +5,8 @@ Run from the repository root::
     python benchmarks/bench_groups.py                      # every configuration, best of 3
     python benchmarks/bench_groups.py --only labels_g1e6   # one configuration
     python benchmarks/bench_groups.py --repeat 5           # best of 5
-    python benchmarks/bench_groups.py --quick              # smoke run (rows / 100): seconds, not minutes
+    python benchmarks/bench_groups.py --quick              # smoke run (rows / 100), about a minute;
+                                                           # its ratios are fixed costs, not a measurement
     python benchmarks/bench_groups.py --small-groups       # also bench_core.py and bench_scale.py groups
 
 Each configuration is a Parquet file under ``benchmarks/_data/`` (seeded, written once):
@@ -412,7 +413,7 @@ def fmt_s(x: float | None) -> str:
 def print_table(results: list[dict[str, Any]], reps: int) -> None:
     print(f"\nbest of {reps} wall time (s) and peak RSS (GiB), each candidate in a fresh process")
     head = (
-        f"{'config':<15} {'data':<58} {'bare':>6} {'aggframe':>9} {'ratio':>6} "
+        f"{'config':<15} {'data':<66} {'bare':>6} {'aggframe':>9} {'ratio':>6} "
         f"{'cpu x':>6} {'bare RSS':>8} {'af RSS':>7} {'ratio':>6} {'pairs':>6}  verdict"
     )
     print(head)
@@ -434,7 +435,7 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
             verdict = f"time {'ok' if ok_t else 'MISS'}, memory {'ok' if ok_m else 'MISS'}"
         pairs = r.get("pairs", {}).get("best_s")
         print(
-            f"{r['name']:<15} {r['data']:<58} {fmt_s(b['best_s']):>6} {fmt_s(a['best_s']):>9} "
+            f"{r['name']:<15} {r['data']:<66} {fmt_s(b['best_s']):>6} {fmt_s(a['best_s']):>9} "
             f"{(f'{t_ratio:.1f}x' if t_ratio else '-'):>6} {(f'{c_ratio:.1f}x' if c_ratio else '-'):>6} {b['peak_rss_gib']:>8.2f} {a['peak_rss_gib']:>7.2f} "
             f"{(f'{m_ratio:.1f}x' if m_ratio else '-'):>6} {fmt_s(pairs):>6}  {verdict}"
         )
