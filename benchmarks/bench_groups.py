@@ -5,7 +5,7 @@ Run from the repository root::
     python benchmarks/bench_groups.py                      # every configuration, best of 3
     python benchmarks/bench_groups.py --only labels_g1e6   # one configuration
     python benchmarks/bench_groups.py --repeat 5           # best of 5
-    python benchmarks/bench_groups.py --quick              # smoke run (rows / 100), about a minute;
+    python benchmarks/bench_groups.py --quick              # smoke run (rows / 100), a minute or two;
                                                            # its ratios are fixed costs, not a measurement
     python benchmarks/bench_groups.py --small-groups       # also bench_core.py and bench_scale.py groups
 
