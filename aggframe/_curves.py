@@ -97,8 +97,10 @@ __all__ = [
     "group_values",
     "macro_roc_curve",
     "multiclass_entries",
+    "pooled_counts",
     "pooled_entries",
     "pr_curve",
+    "ranking_entries",
     "reduce_entries",
     "roc_curve",
     "threshold_cells",
@@ -359,18 +361,8 @@ def macro_roc_curve(
     return out.select(*k, "fpr", "tpr", "n_classes")
 
 
-def _ranking(counts: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
-    """AUROC and AP per group (null where undefined), with P and N."""
-    cum = _cumulated(counts.select(*g, SCORE, POS, NEG), g)
-    P, N = pl.col(POS).sum(), pl.col(NEG).sum()
-    tp, fp, pos, neg = (pl.col(c).cast(pl.Int64) for c in ("tp", "fp", POS, NEG))
-    agg = cum.group_by(g).agg(
-        P.cast(pl.Int64).alias("P"),
-        N.cast(pl.Int64).alias("N"),
-        # trapezoid: neg(t) * (tp(t) + tp(t) - pos(t)) / 2, summed in integers
-        (neg * (2 * tp - pos)).sum().alias("_auc2"),
-        (pos.cast(pl.Float64) * tp / (tp + fp)).sum().alias("_ap"),
-    )
+def _areas(agg: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
+    """AUROC and AP from the sums ``P``, ``N``, ``_auc2`` (twice the area, times P N) and ``_ap``."""
     Pf, Nf = pl.col("P").cast(pl.Float64), pl.col("N").cast(pl.Float64)
     return agg.select(
         *g,
@@ -380,6 +372,224 @@ def _ranking(counts: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
         .alias("auroc"),
         pl.when(pl.col("P") > 0).then(pl.col("_ap") / Pf).alias("average_precision"),
     )
+
+
+def _area_sums(tp: pl.Expr, fp: pl.Expr) -> list[pl.Expr]:
+    """Per-group sums of the trapezoid (integers) and of the AP steps, at cumulative cells tp, fp."""
+    pos, neg = pl.col(POS).cast(pl.Int64), pl.col(NEG).cast(pl.Int64)
+    return [
+        pos.sum().alias("P"),
+        neg.sum().alias("N"),
+        # trapezoid: neg(t) * (tp(t) + tp(t) - pos(t)) / 2, summed in integers
+        (neg * (2 * tp - pos)).sum().alias("_auc2"),
+        (pos.cast(pl.Float64) * tp / (tp + fp)).sum().alias("_ap"),
+    ]
+
+
+def _ranking(counts: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
+    """AUROC and AP per group (null where undefined), with P; the rows' scores are distinct per group."""
+    cum = _cumulated(counts.select(*g, SCORE, POS, NEG), g)
+    return _areas(cum.group_by(g).agg(*_area_sums(pl.col("tp"), pl.col("fp"))), g)
+
+
+_PACK = 2**32
+
+
+def _packing(*, unit_rows: bool) -> tuple[pl.DataType, int] | None:
+    """How ``pos`` and ``neg`` share one cumulative sum, or None (two sums).
+
+    Two cumulative sums over a partition cost about twice one (the window's
+    gather and scatter dominate), so both counts ride in one integer: ``pos *
+    2^32 + neg``. That is exact while a group's running counts stay below 2^32,
+    which holds for a table of rows (``pos + neg = 1``) whenever the frame has
+    fewer than 2^32 rows, the limit of Polars' default 32-bit index. A table of
+    counts (any ``pos``, ``neg``) uses 128-bit integers.
+    """
+    if unit_rows and pl.get_index_type() == pl.UInt32:
+        return pl.Int64(), _PACK
+    return pl.Int128(), 2**64
+
+
+def _cumulative(
+    part: list[str], packing: tuple[pl.DataType, int] | None, tag: str
+) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """Windows for the counts ``T{tag}``, ``F{tag}`` at or above each row's score over ``part``, and their unpacking.
+
+    The rows are sorted by score ascending: the counts are reverse cumulative sums.
+    """
+    pos, neg = pl.col(POS).cast(pl.Int64), pl.col(NEG).cast(pl.Int64)
+    if packing is None:
+        return [
+            pos.cum_sum(reverse=True).over(part).alias(f"T{tag}"),
+            neg.cum_sum(reverse=True).over(part).alias(f"F{tag}"),
+        ], []
+    dtype, base = packing
+    both = (pos.cast(dtype) * base + neg.cast(dtype)).cum_sum(reverse=True).over(part).alias(f"_c{tag}")
+    c = pl.col(f"_c{tag}")
+    return [both], [(c // base).cast(pl.Int64).alias(f"T{tag}"), (c % base).cast(pl.Int64).alias(f"F{tag}")]
+
+
+def _run_sums(tag: str) -> list[pl.Expr]:
+    """Per tie run (rows of one partition and score), the sums its correction needs (decomposable)."""
+    pos, neg = pl.col(POS).cast(pl.Int64), pl.col(NEG).cast(pl.Int64)
+    T, F = pl.col(f"T{tag}"), pl.col(f"F{tag}")
+    return [
+        (neg * (T - pos)).sum().alias(f"_sn{tag}"),
+        (T - pos).min().alias(f"_t0{tag}"),
+        T.max().alias(f"_Tl{tag}"),
+        F.max().alias(f"_Fl{tag}"),
+        (pos.cast(pl.Float64) * T / (T + F)).sum().alias(f"_apr{tag}"),
+    ]
+
+
+def _run_sums_merged(tag: str) -> list[pl.Expr]:
+    """:func:`_run_sums` of a coarser run from the sums of its pieces."""
+    return [
+        pl.col(f"_sn{tag}").sum(),
+        pl.col(f"_t0{tag}").min(),
+        pl.col(f"_Tl{tag}").max(),
+        pl.col(f"_Fl{tag}").max(),
+        pl.col(f"_apr{tag}").sum(),
+    ]
+
+
+def _corrections(runs: pl.LazyFrame, part: list[str], tag: str) -> pl.LazyFrame:
+    """Per partition: the exact contribution of its tie runs minus their row-by-row one.
+
+    Row by row, with the inclusive cumulative counts ``T``, ``F`` of the partition,
+    a row contributes ``neg (2 T - pos)`` to twice the area times P N and ``pos T
+    / (T + F)`` to the AP sum. A run of rows sharing a score must instead count
+    every positive-negative pair of the run 1/2 (``nr (2 t0 + pr)``, ``t0`` the
+    count before the run) and read the precision at its end (``pr Tl / (Tl +
+    Fl)``). A single-row run's correction is 0.
+    """
+    nr, pr, t0 = pl.col("_nr"), pl.col("_pr"), pl.col(f"_t0{tag}")
+    Tl, Fl = pl.col(f"_Tl{tag}"), pl.col(f"_Fl{tag}")
+    return runs.group_by(part).agg(
+        (2 * nr * t0 + nr * pr - 2 * pl.col(f"_sn{tag}") - pl.col("_pn")).sum().alias("_c_auc2"),
+        (pr.cast(pl.Float64) * Tl / (Tl + Fl) - pl.col(f"_apr{tag}")).sum().alias("_c_ap"),
+    )
+
+
+def _corrected(sums: pl.LazyFrame, corrections: pl.LazyFrame, part: list[str]) -> pl.LazyFrame:
+    joined = sums.join(corrections, on=part, how="left", nulls_equal=True)
+    return _areas(
+        joined.with_columns(
+            pl.col("_auc2") + pl.col("_c_auc2").fill_null(0), pl.col("_ap") + pl.col("_c_ap").fill_null(0.0)
+        ),
+        part,
+    )
+
+
+def ranking_entries(
+    table: pl.LazyFrame, keys: Sequence[str], class_: str, *, unit_rows: bool = False
+) -> dict[str, pl.LazyFrame]:
+    """AUROC and AP per (keys, class) and pooled per keys (micro), in one sort.
+
+    Parameters
+    ----------
+    table
+        ``keys..., class, score, pos, neg``: the per-class counts
+        (:func:`aggframe._ranking.score_counts`) or the rows themselves with
+        ``pos = y``, ``neg = 1 - y`` (:func:`aggframe._ranking.score_rows`);
+        a (keys, class, score) may occur in several rows.
+    keys, class_
+        Key columns and the class column.
+    unit_rows
+        ``table`` holds rows (``pos + neg = 1``): the two cumulative counts then
+        share one 64-bit sum (see :func:`_packing`).
+
+    Returns
+    -------
+    ``{"classes": keys..., class, measure, value, weight; "pooled": keys..., measure, value}``
+    with the measures ``auroc`` and ``average_precision``, as :func:`class_entries`
+    and :func:`pooled_entries` give them.
+
+    Notes
+    -----
+    One sort by score serves both grains: cumulative counts over (keys, class)
+    and over keys (a window keeps the sorted order within each partition). Ties
+    are what cost care: a tie run (one score, several rows of a partition) must
+    count as one threshold. Rows whose score equals a neighbour's in the sorted
+    table are flagged, and only they are regrouped, by (partition, score), to
+    correct their contribution (:func:`_corrections`); nothing else is regrouped
+    by score. On continuous scores this is a handful of rows; on heavily tied
+    scores the per-class counts table is small anyway. With ``unit_rows`` the
+    tied rows are first aggregated by (keys, class, score) and merged back into
+    the sorted untied rows (``merge_sorted``), so that the windows run on the
+    small table when scores are heavily tied and on the rows when they are not.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> counts = pl.LazyFrame(
+    ...     {"c": [0, 0, 1, 1], "score": [0.5, 0.1, 0.5, 0.3], "pos": [1, 0, 0, 1], "neg": [0, 1, 1, 0]}
+    ... )
+    >>> ranking_entries(counts, [], "c")["pooled"].collect()["value"].to_list()
+    [0.625, 0.5833333333333333]
+    """
+    lf, k = _grouped(table.select(*keys, class_, SCORE, POS, NEG), keys)
+    kc = [*k, class_]
+    score = pl.col(SCORE)
+    tied = (score.eq_missing(score.shift(1)) | score.eq_missing(score.shift(-1))).alias("_tied")
+    packing = _packing(unit_rows=unit_rows)
+    windows_c, unpack_c = _cumulative(kc, packing, "c")
+    windows_k, unpack_k = _cumulative(k, packing, "k")
+    # the sorted rows and their windows are read by several branches: computed once (cache)
+    ordered = lf.sort(SCORE).with_columns(tied).cache()
+    if unit_rows:
+        # rows: aggregate only the tied ones (all of them on heavily tied scores, a handful on
+        # continuous ones) and merge them back into the sorted untied rows, so that every
+        # (keys, class, score) is one row without a group-by over every row; the counts of
+        # fewer than 2^32 rows fit in UInt32
+        count = pl.col(POS, NEG).cast(pl.UInt32)
+        untied = ordered.filter(~pl.col("_tied")).drop("_tied").with_columns(count)
+        counted = (
+            ordered.filter("_tied").group_by([*kc, SCORE]).agg(pl.col(POS, NEG).sum()).with_columns(count)
+        )
+        ordered = untied.merge_sorted(counted.select(untied.collect_schema().names()).sort(SCORE), key=SCORE)
+        ordered = ordered.with_columns(tied)
+    rows = ordered.with_columns(*windows_c, *windows_k)
+    if unpack_c:
+        rows = rows.with_columns(*unpack_c, *unpack_k)
+    rows = rows.cache()
+    per_class = rows.group_by(kc).agg(*_area_sums(pl.col("Tc"), pl.col("Fc")))
+    pooled = rows.group_by(k).agg(*_area_sums(pl.col("Tk"), pl.col("Fk")))
+    # tie runs: only rows whose score equals a neighbour's can be in one; one group-by by
+    # (keys, class, score) serves both grains (a pooled run is a union of class runs)
+    pos, neg = pl.col(POS).cast(pl.Int64), pl.col(NEG).cast(pl.Int64)
+    shared = [pos.sum().alias("_pr"), neg.sum().alias("_nr"), (pos * neg).sum().alias("_pn")]
+    class_runs = rows.filter("_tied").group_by([*kc, SCORE]).agg(*shared, *_run_sums("c"), *_run_sums("k"))
+    pooled_runs = class_runs.group_by([*k, SCORE]).agg(
+        *[pl.col(c).sum() for c in ("_pr", "_nr", "_pn")], *_run_sums_merged("k")
+    )
+    names = ["auroc", "average_precision"]
+
+    def tidy(frame: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
+        return (
+            frame.with_columns(pl.col("P").cast(pl.Float64).alias("weight"))
+            .unpivot(on=names, index=[*g, "weight"], variable_name="measure", value_name="value")
+            .sort([*g, "measure"], nulls_last=True)
+            .select(*_visible(g), "measure", pl.col("value").cast(pl.Float64), "weight")
+        )
+
+    return {
+        "classes": tidy(_corrected(per_class, _corrections(class_runs, kc, "c"), kc), kc),
+        "pooled": tidy(_corrected(pooled, _corrections(pooled_runs, k, "k"), k), k).drop("weight"),
+    }
+
+
+def pooled_counts(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """The pooled (micro) table from the per-class one, in Polars: ``keys..., score, pos, neg[, sums]``.
+
+    The alternative to a second wide read (:func:`aggframe._ranking.score_counts`
+    with ``class_=None``); the sums of a binned table are summed too.
+    """
+    names = counts.collect_schema().names()
+    sums = [c for c in SUM_COLUMNS if c in names]
+    lf, k = _grouped(counts, keys)
+    out = lf.group_by([*k, SCORE]).agg(pl.col(POS, NEG, *sums).sum())
+    return out.select(*_visible(k), SCORE, POS, NEG, *sums)
 
 
 def _edges_uniform(bins: int) -> np.ndarray:

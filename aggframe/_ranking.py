@@ -94,6 +94,7 @@ __all__ = [
     "SUM_COLUMNS",
     "example_stats",
     "score_counts",
+    "score_rows",
 ]
 
 Frame = nw.LazyFrame[Any]
@@ -201,6 +202,36 @@ def score_counts(
         .with_columns((nw.col("_n") - nw.col(POS)).alias(NEG))
         .select(*group, SCORE, POS, NEG, *[c for c in SUM_COLUMNS if sums])
     )
+
+
+def score_rows(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str | None = None) -> Frame:
+    """The rows themselves in the shape of :func:`score_counts` (``pos = y``, ``neg = 1 - y``), no group-by.
+
+    For a Polars source in exact mode: on continuous scores the group-by on
+    (keys, class, score) reduces nothing and costs about as much as the sort
+    that follows it, and :func:`aggframe._curves.ranking_entries` handles
+    repeated scores itself. Engines that ship the table to Polars should
+    aggregate (:func:`score_counts`).
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import polars as pl
+    >>> rows = pl.DataFrame({"c": [0, 1], "s": [0.2, 0.4], "y": [True, False]})
+    >>> score_rows(nw.from_native(rows.lazy()), [], class_="c", score="s", y="y").collect().to_native()
+    shape: (2, 4)
+    ┌─────┬───────┬─────┬─────┐
+    │ c   ┆ score ┆ pos ┆ neg │
+    │ --- ┆ ---   ┆ --- ┆ --- │
+    │ i64 ┆ f64   ┆ i8  ┆ i8  │
+    ╞═════╪═══════╪═════╪═════╡
+    │ 0   ┆ 0.2   ┆ 1   ┆ 0   │
+    │ 1   ┆ 0.4   ┆ 0   ┆ 1   │
+    └─────┴───────┴─────┴─────┘
+    """
+    group = [*keys, *([class_] if class_ is not None else [])]
+    yv = nw.col(y).cast(nw.Int8)
+    return lf.select(*group, nw.col(score).cast(nw.Float64).alias(SCORE), yv.alias(POS), (1 - yv).alias(NEG))
 
 
 def _per_keys(lf: Frame, keys: Sequence[str], aggs: Sequence[nw.Expr]) -> Frame:

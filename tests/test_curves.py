@@ -23,7 +23,7 @@ from sklearn.calibration import calibration_curve
 
 from aggframe import _curves as cv
 from aggframe._measures import get_measure
-from aggframe._ranking import example_stats, score_counts
+from aggframe._ranking import example_stats, score_counts, score_rows
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -190,6 +190,56 @@ def test_multiclass_ovr_equals_sklearn(seed: int, average: str) -> None:
     assert got["average_precision"] == pytest.approx(
         skm.average_precision_score(y, Ps, average=average), abs=1e-12
     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("decimals", [1, 2, None])
+def test_one_sort_ranking_equals_sklearn_micro_and_per_class(seed: int, decimals: int | None) -> None:
+    """ranking_entries (one sort, tie runs corrected) = the per-class and pooled tables' values."""
+    Ys, Ss = multilabel(seed, n=120, m=5, decimals=decimals or 1)
+    if decimals is None:
+        Ss = np.random.default_rng(seed).random(Ss.shape)
+        Ss[:10, 1] = Ss[:10, 2]  # ties across classes only
+    frame, keys = long_frame(Ys, Ss, np.array([None, 1], dtype=object)[np.arange(len(Ys)) % 2]), [K]
+    got = {name: collect(lf) for name, lf in cv.ranking_entries(counts(frame, keys), keys, C).items()}
+    ranking = ("auroc", "average_precision")
+    expected_classes = collect(cv.class_entries(counts(frame, keys), keys, C, ranking))
+    expected_pooled = collect(cv.pooled_entries(counts(frame, keys, pooled=True), keys, ranking))
+    assert_frame_equal(got["classes"], expected_classes, **TOL)
+    assert_frame_equal(got["pooled"], expected_pooled, **TOL)
+    for key, rows in ((None, np.arange(0, len(Ys), 2)), (1, np.arange(1, len(Ys), 2))):
+        part = got["pooled"].filter(pl.col(K).is_null() if key is None else pl.col(K) == key)
+        micro = dict(zip(part["measure"], part["value"], strict=True))
+        y, sc = Ys[rows].ravel(), Ss[rows].ravel()
+        assert micro["auroc"] == pytest.approx(skm.roc_auc_score(y, sc), abs=1e-12)
+        assert micro["average_precision"] == pytest.approx(skm.average_precision_score(y, sc), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("decimals", [1, 2, None])
+def test_rows_path_equals_counts_path(seed: int, decimals: int | None) -> None:
+    """Rows with repeated (keys, class, score), no group-by: tie runs at both grains are corrected."""
+    Ys, Ss = multilabel(seed, n=120, m=4, decimals=decimals or 1)
+    if decimals is None:
+        Ss = np.random.default_rng(seed).random(Ss.shape)
+        Ss[:15, 1] = Ss[15:30, 1]  # repeated scores inside one class
+        Ss[:10, 2] = Ss[:10, 3]  # and across classes
+    frame = long_frame(Ys, Ss, np.array([None, 1, 2], dtype=object)[np.arange(len(Ys)) % 3])
+    rows = score_rows(nw.from_native(frame.lazy()), [K], score=S, y=Y, class_=C).to_native()
+    for unit_rows in (True, False):
+        got = cv.ranking_entries(rows, [K], C, unit_rows=unit_rows)
+        expected = cv.ranking_entries(counts(frame, [K]), [K], C)
+        for name in ("classes", "pooled"):
+            assert_frame_equal(collect(got[name]), collect(expected[name]), **TOL)
+
+
+def test_pooled_counts_equal_the_pooled_wide_step() -> None:
+    frame, *_ = _grouped_frame(4)
+    for bins in (None, 7):
+        got = collect(cv.pooled_counts(counts(frame, [K], bins=bins), [K]))
+        expected = collect(counts(frame, [K], pooled=True, bins=bins))
+        order = [K, "score"]
+        assert_frame_equal(got.sort(order, nulls_last=True), expected.sort(order, nulls_last=True), **TOL)
 
 
 def test_binary_label_form_is_one_class() -> None:
