@@ -3,10 +3,27 @@
 Everything here runs in Polars on the small tables of the wide step
 (:mod:`aggframe._ranking`): ``counts`` frames with columns ``group..., score, pos,
 neg`` (and, when binned, the sums of :data:`~aggframe._ranking.SUM_COLUMNS`),
-where ``group`` is ``keys`` (the pooled, micro grain) or ``keys + [class]``. A
+where ``group`` is ``keys`` (the pooled, micro grain) or ``keys + [class]``, one
+row per (group, score). Only :func:`ranking_entries` also takes the rows
+themselves (repeated scores allowed: the fast exact path for Polars sources). A
 null key is a group: windows and group-bys treat nulls as equal and every join on
 keys passes ``nulls_equal=True``; asof joins, which cannot, run on an integer
 group id made here.
+
+Which function gives what
+-------------------------
+==========================  ===============================================================
+:func:`ranking_entries`     AUROC and AP, per class and pooled (micro), in one sort
+:func:`class_entries`       every measure per (keys, class): the macro/weighted entries
+:func:`pooled_entries`      every measure per keys from the pooled table: the micro entry
+:func:`example_entries`     the exemplar entries (from :func:`aggframe._ranking.example_stats`)
+:func:`multiclass_entries`  scikit-learn's multiclass log loss and Brier per keys
+:func:`reduce_entries`      entries -> tidy values under operators and conventions
+==========================  ===============================================================
+
+and the frames: :func:`roc_curve`, :func:`pr_curve`, :func:`macro_roc_curve`,
+:func:`calibration`, :func:`best_threshold`, :func:`threshold_cells`,
+:func:`auroc_bin_bound`, :func:`pooled_counts`.
 
 The cells at every threshold
 ----------------------------
@@ -588,7 +605,7 @@ def pooled_counts(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     names = counts.collect_schema().names()
     sums = [c for c in SUM_COLUMNS if c in names]
     lf, k = _grouped(counts, keys)
-    out = lf.group_by([*k, SCORE]).agg(pl.col(POS, NEG, *sums).sum())
+    out = lf.group_by([*k, SCORE]).agg(pl.col(POS, NEG, *sums).sum()).sort([*k, SCORE], nulls_last=True)
     return out.select(*_visible(k), SCORE, POS, NEG, *sums)
 
 
@@ -881,7 +898,12 @@ def example_entries(
             (pl.col("n_examples") - n_def).cast(pl.Int64).alias("n"),
         )
         rows += [defined, undefined]
-    return pl.concat(rows).filter(pl.col("n") > 0)
+    order = {m: i for i, m in enumerate(measures)}
+    return (
+        pl.concat(rows)
+        .filter(pl.col("n") > 0)
+        .sort([*k, pl.col("measure").replace_strict(order, return_dtype=pl.Int64), "value"], nulls_last=True)
+    )
 
 
 def multiclass_entries(
@@ -920,7 +942,7 @@ def multiclass_entries(
         (pl.col("_ll") / pl.col("_n")).alias("log_loss"),
         (scale * pl.col("_br") / pl.col("_n")).alias("brier"),
     ).unpivot(on=list(MULTICLASS_MEASURES), index=g, variable_name="measure", value_name="value")
-    return out.select(*_visible(g), "measure", "value")
+    return out.sort([*g, "measure"], nulls_last=True).select(*_visible(g), "measure", "value")
 
 
 def best_threshold(counts: pl.LazyFrame, group: Sequence[str], measure: pl.Expr) -> pl.LazyFrame:
@@ -993,7 +1015,8 @@ def auroc_bin_bound(counts: pl.LazyFrame, group: Sequence[str]) -> pl.LazyFrame:
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
     agg = lf.group_by(g).agg((pos * neg).sum().alias("_same"), pos.sum().alias("_P"), neg.sum().alias("_N"))
     den = 2.0 * pl.col("_P") * pl.col("_N")
-    return agg.select(*_visible(g), pl.when(den > 0).then(pl.col("_same") / den).alias("bound"))
+    out = agg.select(*g, pl.when(den > 0).then(pl.col("_same") / den).alias("bound")).sort(g, nulls_last=True)
+    return out.select(*_visible(g), "bound")
 
 
 # ---------------------------------------------------------------------------

@@ -13,8 +13,8 @@ are names of columns in the frame, already private (the intake renames the
 user's columns), so the fixed names of the output columns below cannot collide.
 No function joins on keys (Narwhals joins cannot match null keys).
 
-Two grains
-----------
+Grains
+------
 :func:`score_counts`
     ``keys..., [class], score, pos, neg``: how many positive and negative entries
     share each distinct score, per (keys, class), or pooled over the classes per
@@ -27,6 +27,11 @@ Two grains
     continuous); with ``bins=N`` scores are quantised first (see below), so it
     has at most ``N`` rows per group and class and also carries the sums that the
     quantisation would otherwise lose.
+:func:`score_rows`
+    The rows in the same shape without the group-by, for Polars sources in exact
+    mode: on continuous scores the group-by reduces nothing and costs about as
+    much as the sort after it (``_curves.ranking_entries(..., unit_rows=True)``
+    aggregates only the tied rows).
 :func:`example_stats`
     Per keys: sums and counts of the per-example (exemplar) values, computed per
     (keys, example) on the engine from per-example ranks (window functions over

@@ -504,7 +504,19 @@ def _everything(frame: pl.DataFrame, keys: list[str], engine: str = "lazy") -> d
         "multiclass": cv.multiclass_entries(per_class, keys, C, n_classes=4),
     }
     ops = ["micro", "macro", "weighted", "exemplar", "multiclass"]
+    rows = score_rows(nw.from_native(native(frame, engine)).lazy(), keys, score=S, y=Y, class_=C).to_native()
+    if not isinstance(rows, pl.LazyFrame):  # DuckDB: the rows path is for Polars; read them over
+        rows = rows.pl().lazy()
+    fast = cv.ranking_entries(per_class, keys, C)
+    from_rows = cv.ranking_entries(rows, keys, C, unit_rows=True)
+    binned = counts(frame, keys, bins=8, engine=engine)
     return {
+        "ranking_classes": fast["classes"],
+        "ranking_pooled": fast["pooled"],
+        "rows_classes": from_rows["classes"],
+        "rows_pooled": from_rows["pooled"],
+        "binned": cv.class_entries(binned, keys, C),
+        "binned_bound": cv.auroc_bin_bound(binned, [*keys, C]),
         "values": cv.reduce_entries(keys, operators=ops, conventions=["exclude", "zero", "one", "nan"], **e),
         "roc": cv.roc_curve(per_class, [*keys, C]),
         "pr": cv.pr_curve(pooled, keys),
@@ -587,6 +599,48 @@ def test_binned_calibration_with_nested_edges_equals_exact() -> None:
 
 # ---------------------------------------------------------------------------
 # hypothesis: small random data with ties
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 4), st.integers(0, 2), st.sampled_from([None, 0, 1])),
+        min_size=1,
+        max_size=40,
+    ),
+    unit_rows=st.booleans(),
+)
+def test_property_one_sort_ranking_with_ties(
+    data: list[tuple[int, int, int, int | None]], unit_rows: bool
+) -> None:
+    """Rows (y, score on a 5-point grid, class, key): every class and pooled value is scikit-learn's."""
+    frame = pl.DataFrame(
+        {
+            Y: [d[0] for d in data],
+            S: [d[1] / 4 for d in data],
+            C: [d[2] for d in data],
+            K: [d[3] for d in data],
+        },
+        schema={Y: pl.Int64, S: pl.Float64, C: pl.Int64, K: pl.Int64},
+    )
+    rows = score_rows(nw.from_native(frame.lazy()), [K], score=S, y=Y, class_=C).to_native()
+    table = rows if unit_rows else counts(frame, [K])
+    got = {name: collect(lf) for name, lf in cv.ranking_entries(table, [K], C, unit_rows=unit_rows).items()}
+    for name, group in (("classes", [K, C]), ("pooled", [K])):
+        for row in got[name].iter_rows(named=True):
+            mask = np.ones(frame.height, dtype=bool)
+            for col in group:
+                values_ = frame[col].to_list()
+                mask &= np.array([v == row[col] for v in values_])
+            yy, ss = frame[Y].to_numpy()[mask], frame[S].to_numpy()[mask]
+            if row["measure"] == "auroc":
+                expected = skm.roc_auc_score(yy, ss) if 0 < yy.sum() < len(yy) else None
+            else:
+                expected = skm.average_precision_score(yy, ss) if yy.sum() > 0 else None
+            if expected is None:
+                assert row["value"] is None
+            else:
+                assert row["value"] == pytest.approx(expected, abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
