@@ -346,9 +346,9 @@ def macro_roc_curve(
     targets = (
         xs.join(ids, on=g, how="inner", nulls_equal=True)
         .select(_GID, *g, pl.col("fpr").alias("_x"))
-        .sort(_GID, "_x")
+        .sort("_x")
     )
-    right = lf.select(_GID, "fpr", "_top", "_bottom").sort(_GID, "fpr")
+    right = lf.select(_GID, "fpr", "_top", "_bottom").sort("fpr")
     below = targets.join_asof(
         right.select(_GID, pl.col("fpr").alias("_x0"), pl.col("_top").alias("_y0")),
         left_on="_x",
@@ -357,7 +357,7 @@ def macro_roc_curve(
         strategy="backward",
         check_sortedness=False,
     )
-    both = below.sort(_GID, "_x").join_asof(
+    both = below.sort("_x").join_asof(
         right.select(_GID, pl.col("fpr").alias("_x1"), pl.col("_bottom").alias("_y1")),
         left_on="_x",
         right_on="_x1",
@@ -613,26 +613,26 @@ def _edges_uniform(bins: int) -> np.ndarray:
     return np.linspace(0.0, 1.0, bins + 1)
 
 
-def _binned(t: pl.LazyFrame, g: list[str], bins: int, strategy: Strategy) -> pl.LazyFrame:
-    """Each row of a summed table with its calibration ``bin``, ``lower`` and ``upper`` edge."""
+def _binned(
+    t: pl.LazyFrame, g: list[str], bins: int, strategy: Strategy
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Each row of a summed table with its calibration ``bin``; and the edges ``g..., bin, lower, upper``."""
     if strategy == "uniform":
-        uniform = pl.Series(_edges_uniform(bins))
-        b = pl.lit(uniform[1:-1]).search_sorted(pl.col("_m"), side="left").cast(pl.Int64)
-        return t.with_columns(b.alias("bin")).with_columns(
-            pl.lit(uniform).gather(pl.col("bin")).alias("lower"),
-            pl.lit(uniform).gather(pl.col("bin") + 1).alias("upper"),
+        uniform = _edges_uniform(bins)
+        b = pl.lit(pl.Series(uniform[1:-1])).search_sorted(pl.col("_m"), side="left").cast(pl.Int64)
+        edges = pl.LazyFrame(
+            {"bin": np.arange(bins, dtype=np.int64), "lower": uniform[:-1], "upper": uniform[1:]}
         )
+        return t.with_columns(b.alias("bin")), t.select(g).unique().join(edges, how="cross")
     if strategy != "quantile":
         msg = f"Expected `strategy` to be 'uniform' or 'quantile', got {strategy!r}"
         raise ValueError(msg)
     lf, ids = _with_gid(t, g)
-    edges = (
-        _quantile_edges(t, g, bins).join(ids, on=g, how="inner", nulls_equal=True).select(_GID, "i", "edge")
-    )
-    inner = edges.filter((pl.col("i") >= 1) & (pl.col("i") <= bins - 1)).sort(_GID, "edge", "i")
+    ordered = lf.sort("_m").cache()  # read by the edges and by the assignment
+    points = _quantile_edges(ordered, bins)
+    inner = points.filter((pl.col("i") >= 1) & (pl.col("i") <= bins - 1)).sort("edge", "i")
     assigned = (
-        lf.sort(_GID, "_m")
-        .join_asof(
+        ordered.join_asof(
             inner,
             left_on="_m",
             right_on="edge",
@@ -642,29 +642,27 @@ def _binned(t: pl.LazyFrame, g: list[str], bins: int, strategy: Strategy) -> pl.
             check_sortedness=False,
         )
         .with_columns(pl.col("i").fill_null(0).cast(pl.Int64).alias("bin"))
-        .drop("i", "edge")
+        .drop("i", "edge", _GID)
     )
-    lower = edges.select(_GID, pl.col("i").alias("bin"), pl.col("edge").alias("lower"))
-    upper = edges.select(_GID, (pl.col("i") - 1).alias("bin"), pl.col("edge").alias("upper"))
-    return (
-        assigned.join(lower, on=[_GID, "bin"], how="left")
-        .join(upper, on=[_GID, "bin"], how="left")
-        .drop(_GID)
-    )
+    lower = points.select(_GID, pl.col("i").alias("bin"), pl.col("edge").alias("lower"))
+    upper = points.select(_GID, (pl.col("i") - 1).alias("bin"), pl.col("edge").alias("upper"))
+    edges = lower.join(upper, on=[_GID, "bin"], how="inner").join(ids, on=_GID).drop(_GID)
+    return assigned, edges
 
 
-def _quantile_edges(t: pl.LazyFrame, g: list[str], bins: int) -> pl.LazyFrame:
-    """``np.percentile(scores, np.linspace(0, 1, bins + 1) * 100)`` per group, bit for bit.
+def _quantile_edges(ordered: pl.LazyFrame, bins: int) -> pl.LazyFrame:
+    """``np.percentile(scores, np.linspace(0, 1, bins + 1) * 100)`` per group id, bit for bit.
 
-    The scores are the table's ``_m`` with multiplicity ``pos + neg``. NumPy's
-    linear method: ``h = (n - 1) q``, ``a = x[floor(h)]``, ``b = x[floor(h) + 1]``
-    (both ``x[n - 1]`` when ``h >= n - 1``), ``gamma = h - floor(h)`` and
-    ``a + (b - a) gamma``, or ``b - (b - a)(1 - gamma)`` when ``gamma >= 0.5``.
-    The order statistic of rank ``r`` is the row whose cumulative count range holds ``r``.
+    ``ordered``: rows sorted by ``_m`` (the scores, with multiplicity ``pos + neg``)
+    carrying the group id. NumPy's linear method: ``h = (n - 1) q``, ``a =
+    x[floor(h)]``, ``b = x[floor(h) + 1]`` (both ``x[n - 1]`` when ``h >= n - 1``),
+    ``gamma = h - floor(h)`` and ``a + (b - a) gamma``, or ``b - (b - a)(1 -
+    gamma)`` when ``gamma >= 0.5``. The order statistic of rank ``r`` is the row
+    whose cumulative count range holds ``r``. Returns ``gid, i, edge``.
     """
     q = np.true_divide(np.linspace(0, 1, bins + 1) * 100, 100)  # as np.percentile sees it
-    lf, ids = _with_gid(t.with_columns((pl.col(POS) + pl.col(NEG)).cast(pl.Int64).alias("_n")), g)
-    ranked = lf.sort(_GID, "_m").with_columns((pl.col("_n").cum_sum().over(_GID) - pl.col("_n")).alias("_r"))
+    n = (pl.col(POS) + pl.col(NEG)).cast(pl.Int64)
+    ranked = ordered.select(_GID, "_m", (n.cum_sum().over(_GID) - n).alias("_r"), n.alias("_n"))
     sizes = ranked.group_by(_GID).agg(pl.col("_n").sum().alias("_size"))
     qs = pl.LazyFrame({"i": np.arange(bins + 1, dtype=np.int64), "_q": q})
     n1 = (pl.col("_size") - 1).cast(pl.Float64)
@@ -682,11 +680,11 @@ def _quantile_edges(t: pl.LazyFrame, g: list[str], bins: int) -> pl.LazyFrame:
             (pl.col("_h") - pl.col("_base")).alias("_gamma"),
         )
     )
-    stats = ranked.select(_GID, "_r", "_m").sort(_GID, "_r")
+    stats = ranked.select(_GID, "_r", "_m")  # sorted by _m, so by _r within each group
 
     def at(rank: str, name: str) -> pl.LazyFrame:
         return (
-            targets.sort(_GID, rank)
+            targets.sort(rank)
             .join_asof(
                 stats, left_on=rank, right_on="_r", by=_GID, strategy="backward", check_sortedness=False
             )
@@ -696,7 +694,7 @@ def _quantile_edges(t: pl.LazyFrame, g: list[str], bins: int) -> pl.LazyFrame:
     lerp = at("_lo", "_a").join(at("_hi", "_b").drop("_gamma"), on=[_GID, "i"])
     a, b, gamma = pl.col("_a"), pl.col("_b"), pl.col("_gamma")
     edge = pl.when(gamma >= 0.5).then(b - (b - a) * (1.0 - gamma)).otherwise(a + (b - a) * gamma)
-    return lerp.join(ids, on=_GID).select(*g, "i", edge.alias("edge"))
+    return lerp.select(_GID, "i", edge.alias("edge"))
 
 
 def calibration(
@@ -745,16 +743,15 @@ def calibration(
 
 def _calibration_table(lf: pl.LazyFrame, g: list[str], bins: int, strategy: Strategy) -> pl.LazyFrame:
     n = (pl.col(POS) + pl.col(NEG)).cast(pl.Int64)
+    assigned, edges = _binned(lf, g, bins, strategy)
     return (
-        _binned(lf, g, bins, strategy)
-        .group_by([*g, "bin"])
+        assigned.group_by([*g, "bin"])
         .agg(
-            pl.col("lower").first(),
-            pl.col("upper").first(),
             pl.col("s_sum").sum(),
             pl.col(POS).sum().cast(pl.Int64).alias("_pos"),
             n.sum().alias("count"),
         )
+        .join(edges, on=[*g, "bin"], how="left", nulls_equal=True)
         .select(
             *g,
             "bin",
