@@ -415,16 +415,16 @@ _PACK = 2**32
 def _packing(*, unit_rows: bool) -> tuple[pl.DataType, int] | None:
     """How ``pos`` and ``neg`` share one cumulative sum, or None (two sums).
 
-    Two cumulative sums over a partition cost about twice one (the window's
-    gather and scatter dominate), so both counts ride in one integer: ``pos *
-    2^32 + neg``. That is exact while a group's running counts stay below 2^32,
-    which holds for a table of rows (``pos + neg = 1``) whenever the frame has
-    fewer than 2^32 rows, the limit of Polars' default 32-bit index. A table of
-    counts (any ``pos``, ``neg``) uses 128-bit integers.
+    Two cumulative sums over a partition cost more than one (the window's gather
+    and scatter dominate), so for a table of rows both counts ride in one
+    integer, ``pos * 2^32 + neg``: exact while a group's running counts stay
+    below 2^32, which holds whenever the frame has fewer than 2^32 rows, the
+    limit of Polars' default 32-bit index. A table of counts (any ``pos``,
+    ``neg``) takes two sums (128-bit packing measured slower than two 64-bit sums).
     """
     if unit_rows and pl.get_index_type() == pl.UInt32:
         return pl.Int64(), _PACK
-    return pl.Int128(), 2**64
+    return None
 
 
 def _cumulative(
