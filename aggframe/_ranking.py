@@ -1,0 +1,316 @@
+"""The wide step of the measures on scores: rows -> small per-score and per-example tables (Narwhals).
+
+This module reads the user's rows (the long scores form: one row per (example,
+class) with a score and a truth ``y`` in {0, 1}); everything it returns is an
+aggregate, and every function is written with the Narwhals lazy API, so the same
+code runs on Polars (eager, lazy, streaming), DuckDB and Spark. The narrow steps
+(curves, areas, calibration, thresholds, entry tables) run in Polars on what it
+returns (:mod:`aggframe._curves`).
+
+Column names are the caller's: ``keys`` (by-columns, possibly empty; a null key
+is its own group, as in any group-by), ``class_``, ``example``, ``score``, ``y``
+are names of columns in the frame, already private (the intake renames the
+user's columns), so the fixed names of the output columns below cannot collide.
+No function joins on keys (Narwhals joins cannot match null keys).
+
+Grains
+------
+:func:`score_counts`
+    ``keys..., [class], score, pos, neg``: how many positive and negative entries
+    share each distinct score, per (keys, class), or pooled over the classes per
+    keys (``class_=None``: the micro grain, read from the rows, so an engine does
+    the pooling). This one table is the sufficient statistic of every
+    threshold-free measure on scores: cumulative sums in score order give the
+    confusion cells at every threshold (ROC, PR, AUROC, AP, the best threshold),
+    and the same rows give calibration and the entry losses. Exact by default
+    (one row per distinct score: as many rows as the input when scores are
+    continuous); with ``bins=N`` scores are quantised first (see below), so it
+    has at most ``N`` rows per group and class and also carries the sums that the
+    quantisation would otherwise lose.
+:func:`score_rows`
+    The rows in the same shape without the group-by, for Polars sources in exact
+    mode: on continuous scores the group-by reduces nothing and costs about as
+    much as the sort after it (``_curves.ranking_entries(..., unit_rows=True)``
+    aggregates only the tied rows).
+:func:`example_stats`
+    Per keys: sums and counts of the per-example (exemplar) values, computed per
+    (keys, example) on the engine from per-example ranks (window functions over
+    the example, no Python loop), and reduced per keys before anything crosses
+    to Polars.
+
+Quantisation (``bins=N``)
+-------------------------
+A score ``s`` falls in cell ``q = min(floor(clip(s, 0, 1) * N), N - 1)`` (the
+cells ``[q/N, (q+1)/N)``, the last one closed), and the cell's row carries the
+threshold ``q / N``. So scores are read as probabilities in [0, 1] (scores
+outside are clipped into the end cells). Because a cell holds exactly the scores
+``>= q/N`` and below the next cell's threshold, the counts at threshold ``q/N``
+are the exact counts of ``score >= q/N`` (up to the rounding of ``s * N``): the
+binned ROC and PR curves are the exact curves sampled at the thresholds
+``q/N``, and only pairs of entries in the same cell lose their order. A
+positive-negative pair counts 1, 0 or 1/2 towards the AUROC and a pair inside one
+cell counts 1/2 after quantisation, so
+
+    |AUROC_binned - AUROC| <= 1/2 * (pairs (pos, neg) in the same cell, not tied) / (P * N)
+                           <= 1/2 * sum_q pos_q * neg_q / (P * N),
+
+a bound computable from the binned table itself (:func:`aggframe._curves.auroc_bin_bound`).
+The losses and the calibration sums are summed per cell from the rows, so
+log loss and Brier are exact in binned mode; calibration bins are assigned by the
+cell's mean score (exact when every calibration edge is a cell edge, as with
+uniform calibration bins whose count divides ``N``, up to rounding at the edges).
+
+Exemplar (per-example) values
+-----------------------------
+For an example with ``M`` entries, ``P`` of them positive, and ranks taken within
+the example (ties as scikit-learn: ``R_j = |{k: s_k >= s_j}|``):
+
+``average_precision`` (label ranking average precision, scikit-learn's
+``label_ranking_average_precision_score``, which equals ``average_precision_score
+(average="samples")`` on examples with 0 < P):
+    mean over positive ``j`` of ``|{positive k: s_k >= s_j}| / R_j``.
+``auroc`` (``roc_auc_score(average="samples")``):
+    ``(sum of the positives' mid-ranks - P (P + 1) / 2) / (P (M - P))``.
+``log_loss``, ``brier``:
+    the mean over the example's entries of the binary entry loss.
+
+An example without a positive entry, or (for AUROC and LRAP) with only positive
+entries, is **undefined**: null, counted in ``n_undefined``, resolved by the
+caller's convention. scikit-learn's LRAP scores such examples 1, so convention
+``one`` reproduces it (its samples-AUROC raises, so ``exclude`` matches it on the
+examples it accepts; its samples-AP scores an example without positives 0 and one
+with only positives 1, so LRAP with ``one`` differs from it exactly there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import narwhals as nw
+import numpy as np
+
+__all__ = [
+    "EPS",
+    "EXAMPLE_MEASURES",
+    "NEG",
+    "POS",
+    "SCORE",
+    "SUM_COLUMNS",
+    "example_stats",
+    "score_counts",
+    "score_rows",
+]
+
+Frame = nw.LazyFrame[Any]
+
+#: Probabilities are clipped to [EPS, 1 - EPS] before a logarithm, as scikit-learn's
+#: ``log_loss`` does (the machine epsilon of float64).
+EPS = float(np.finfo(np.float64).eps)
+
+#: Output columns of :func:`score_counts`: the score (or cell threshold), and the
+#: numbers of positive and negative entries at it.
+SCORE, POS, NEG = "score", "pos", "neg"
+#: Per-row sums that quantisation would lose, carried by the binned table:
+#: the score, -log(p) over positives, -log(1 - p) over negatives, (1 - p)^2 over
+#: positives and p^2 over negatives (p clipped for the logarithms only).
+SUM_COLUMNS = ("s_sum", "lp_sum", "ln_sum", "bp_sum", "bn_sum")
+
+#: Measures with a per-example (exemplar) value, in the order of :func:`example_stats`.
+EXAMPLE_MEASURES = ("auroc", "average_precision", "log_loss", "brier")
+
+
+def _nlog(x: nw.Expr) -> nw.Expr:
+    """``-log(clip(x, EPS, 1 - EPS))``, scikit-learn's clipped log loss term."""
+    return -(x.clip(EPS, 1.0 - EPS).log())
+
+
+def entry_sums(score: nw.Expr, y: nw.Expr) -> list[nw.Expr]:
+    """The per-row terms of :data:`SUM_COLUMNS` (``y`` an Int64 0/1 expression)."""
+    s = score.cast(nw.Float64)
+    yf = y.cast(nw.Float64)
+    return [
+        s.alias("s_sum"),
+        (yf * _nlog(s)).alias("lp_sum"),
+        ((1.0 - yf) * _nlog(1.0 - s)).alias("ln_sum"),
+        (yf * (1.0 - s) * (1.0 - s)).alias("bp_sum"),
+        ((1.0 - yf) * s * s).alias("bn_sum"),
+    ]
+
+
+def score_counts(
+    lf: Frame,
+    keys: Sequence[str],
+    *,
+    score: str,
+    y: str,
+    class_: str | None = None,
+    bins: int | None = None,
+) -> Frame:
+    """Positive and negative entries per distinct score, per (keys, class) or pooled per keys.
+
+    Parameters
+    ----------
+    lf
+        The rows (a Narwhals lazy frame on any engine).
+    keys
+        Group key columns (possibly none).
+    score, y
+        The score column and the truth column (0/1 or boolean).
+    class_
+        The class column; ``None`` pools every class (the micro grain).
+    bins
+        ``None`` (exact: one row per distinct score) or the number ``N`` of
+        quantisation cells of [0, 1]; the row of cell ``q`` has score ``q / N``
+        and carries the :data:`SUM_COLUMNS` as well.
+
+    Returns
+    -------
+    Narwhals lazy frame with columns ``keys..., [class_], score, pos, neg``
+    (``pos``, ``neg`` Int64) and, with ``bins``, the sums of :data:`SUM_COLUMNS`.
+    Row order is unspecified.
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import polars as pl
+    >>> rows = pl.DataFrame({"c": [0, 0, 0, 1], "s": [0.2, 0.2, 0.7, 0.4], "y": [1, 0, 1, 0]})
+    >>> counts = score_counts(nw.from_native(rows.lazy()), [], class_="c", score="s", y="y")
+    >>> counts.collect(backend="polars").to_native().sort("c", "score")
+    shape: (3, 4)
+    ┌─────┬───────┬─────┬─────┐
+    │ c   ┆ score ┆ pos ┆ neg │
+    │ --- ┆ ---   ┆ --- ┆ --- │
+    │ i64 ┆ f64   ┆ i64 ┆ i64 │
+    ╞═════╪═══════╪═════╪═════╡
+    │ 0   ┆ 0.2   ┆ 1   ┆ 1   │
+    │ 0   ┆ 0.7   ┆ 1   ┆ 0   │
+    │ 1   ┆ 0.4   ┆ 0   ┆ 1   │
+    └─────┴───────┴─────┴─────┘
+    """
+    group = [*keys, *([class_] if class_ is not None else [])]
+    yv = nw.col(y).cast(nw.Int64)
+    s = nw.col(score).cast(nw.Float64)
+    if bins is None:
+        rows = lf.select(*group, s.alias(SCORE), yv.alias(POS))
+        sums: list[nw.Expr] = []
+    else:
+        if int(bins) != bins or bins < 1:
+            msg = f"Expected `bins` to be a positive integer, got {bins!r}"
+            raise ValueError(msg)
+        cell = (s.clip(0.0, 1.0) * float(bins)).floor().clip(0.0, float(bins - 1))
+        rows = lf.select(*group, (cell / float(bins)).alias(SCORE), yv.alias(POS), *entry_sums(s, yv))
+        sums = [nw.col(c).sum() for c in SUM_COLUMNS]
+    return (
+        rows.group_by([*group, SCORE])
+        .agg(nw.col(POS).sum(), nw.len().cast(nw.Int64).alias("_n"), *sums)
+        .with_columns((nw.col("_n") - nw.col(POS)).alias(NEG))
+        .select(*group, SCORE, POS, NEG, *[c for c in SUM_COLUMNS if sums])
+    )
+
+
+def score_rows(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str | None = None) -> Frame:
+    """The rows themselves in the shape of :func:`score_counts` (``pos = y``, ``neg = 1 - y``), no group-by.
+
+    For a Polars source in exact mode: on continuous scores the group-by on
+    (keys, class, score) reduces nothing and costs about as much as the sort
+    that follows it, and :func:`aggframe._curves.ranking_entries` handles
+    repeated scores itself. Engines that ship the table to Polars should
+    aggregate (:func:`score_counts`).
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import polars as pl
+    >>> rows = pl.DataFrame({"c": [0, 1], "s": [0.2, 0.4], "y": [True, False]})
+    >>> score_rows(nw.from_native(rows.lazy()), [], class_="c", score="s", y="y").collect().to_native()
+    shape: (2, 4)
+    ┌─────┬───────┬─────┬─────┐
+    │ c   ┆ score ┆ pos ┆ neg │
+    │ --- ┆ ---   ┆ --- ┆ --- │
+    │ i64 ┆ f64   ┆ i8  ┆ i8  │
+    ╞═════╪═══════╪═════╪═════╡
+    │ 0   ┆ 0.2   ┆ 1   ┆ 0   │
+    │ 1   ┆ 0.4   ┆ 0   ┆ 1   │
+    └─────┴───────┴─────┴─────┘
+    """
+    group = [*keys, *([class_] if class_ is not None else [])]
+    yv = nw.col(y).cast(nw.Int8)
+    return lf.select(*group, nw.col(score).cast(nw.Float64).alias(SCORE), yv.alias(POS), (1 - yv).alias(NEG))
+
+
+def _per_keys(lf: Frame, keys: Sequence[str], aggs: Sequence[nw.Expr]) -> Frame:
+    """``group_by(keys).agg(aggs)``, or one row of aggregates when there are no keys."""
+    if keys:
+        return lf.group_by(list(keys)).agg(*aggs)
+    return lf.select(*aggs)
+
+
+def example_stats(lf: Frame, keys: Sequence[str], *, example: str, score: str, y: str) -> Frame:
+    """Sums of the per-example (exemplar) values per keys, from per-example ranks.
+
+    Every example must have one row per class of its universe (ranks are taken
+    over the rows present). Per (keys, example) the values of
+    :data:`EXAMPLE_MEASURES` are computed on the engine (see the module
+    docstring), then reduced per keys.
+
+    Returns
+    -------
+    Narwhals lazy frame, one row per keys: ``keys..., n_examples`` and for every
+    measure ``<measure>_n`` (examples where it is defined) and ``<measure>_sum``
+    (the sum of its defined values).
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import polars as pl
+    >>> rows = pl.DataFrame(
+    ...     {"e": [0, 0, 0, 1, 1, 1], "s": [0.9, 0.5, 0.1, 0.2, 0.8, 0.4], "y": [1, 0, 1, 0, 0, 0]}
+    ... )
+    >>> stats = example_stats(nw.from_native(rows.lazy()), [], example="e", score="s", y="y")
+    >>> stats.collect(backend="polars").to_native().select("n_examples", "average_precision_n", "average_precision_sum")
+    shape: (1, 3)
+    ┌────────────┬─────────────────────┬───────────────────────┐
+    │ n_examples ┆ average_precision_n ┆ average_precision_sum │
+    │ ---        ┆ ---                 ┆ ---                   │
+    │ i64        ┆ i64                 ┆ f64                   │
+    ╞════════════╪═════════════════════╪═══════════════════════╡
+    │ 2          ┆ 1                   ┆ 0.833333              │
+    └────────────┴─────────────────────┴───────────────────────┘
+    """
+    part = [*keys, example]
+    s = nw.col(score).cast(nw.Float64)
+    yv = nw.col(y).cast(nw.Int64)
+    rows = lf.select(*part, s.alias("_s"), yv.alias("_y")).with_columns(
+        # |{k: s_k >= s_j}| over the example, and over the example's entries with the same y
+        nw.col("_s").rank(method="max", descending=True).over(*part).cast(nw.Float64).alias("_R"),
+        nw.col("_s").rank(method="max", descending=True).over(*part, "_y").cast(nw.Float64).alias("_L"),
+        nw.col("_s").rank(method="average").over(*part).cast(nw.Float64).alias("_A"),
+    )
+    pos = nw.col("_y") == 1
+    ys = nw.col("_y").cast(nw.Float64)
+    terms = entry_sums(nw.col("_s"), nw.col("_y"))
+    per_example = rows.group_by(part).agg(
+        ys.sum().alias("_P"),
+        nw.len().cast(nw.Float64).alias("_M"),
+        nw.when(pos).then(nw.col("_L") / nw.col("_R")).otherwise(0.0).sum().alias("_lrap"),
+        (ys * nw.col("_A")).sum().alias("_ranks"),
+        (terms[1] + terms[2]).sum().alias("_ll"),
+        (terms[3] + terms[4]).sum().alias("_br"),
+    )
+    P, M = nw.col("_P"), nw.col("_M")
+    ranked = (P > 0) & (P < M)
+    values = {
+        "auroc": nw.when(ranked).then((nw.col("_ranks") - P * (P + 1.0) / 2.0) / (P * (M - P))),
+        "average_precision": nw.when(ranked).then(nw.col("_lrap") / P),
+        "log_loss": nw.col("_ll") / M,
+        "brier": nw.col("_br") / M,
+    }
+    valued = per_example.select(*keys, *[v.alias(name) for name, v in values.items()])
+    aggs = [nw.len().cast(nw.Int64).alias("n_examples")]
+    for name in EXAMPLE_MEASURES:
+        aggs += [
+            nw.col(name).count().cast(nw.Int64).alias(f"{name}_n"),
+            nw.col(name).sum().alias(f"{name}_sum"),
+        ]
+    return _per_keys(valued, keys, aggs)
