@@ -40,8 +40,8 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe import _curves as cv
-from aggframe._ranking import score_counts, score_rows
+from aggframe.operators import curves as cv
+from aggframe.wide.ranking import score_counts, score_rows
 
 OUT = Path(__file__).resolve().parent / "_out"
 N_CLASSES, N_GROUPS, SEED, TARGET = 10, 100, 20_260_114, 2.0

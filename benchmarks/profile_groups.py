@@ -54,13 +54,13 @@ sys.path.insert(1, str(HERE))
 import narwhals as nw  # noqa: E402
 import polars as pl  # noqa: E402
 from _timing import runs  # noqa: E402
+from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains  # noqa: E402
+from aggframe._grains import CellTables, finish_labels, finish_long, universe_frame  # noqa: E402
+from aggframe._measures import get_measure  # noqa: E402
 from bench_groups import CONFIGS, DATA_DIR, GIB, OPERATORS, OUT_DIR, Config, _status, bare_query, data_path  # noqa: E402
 
 import aggframe as af  # noqa: E402
 from aggframe import _operators  # noqa: E402
-from aggframe._cells import CELLS, KEY_ALL, LabelRoles, LongRoles, label_grains, long_grains  # noqa: E402
-from aggframe._grains import CellTables, finish_labels, finish_long, universe_frame  # noqa: E402
-from aggframe._measures import get_measure  # noqa: E402
 
 ENGINE: Final = "streaming"
 

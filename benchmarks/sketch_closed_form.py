@@ -37,10 +37,10 @@ sys.path.insert(1, str(HERE))
 
 import polars as pl  # noqa: E402
 from _timing import runs  # noqa: E402
+from aggframe._measures import get_measure  # noqa: E402
 from bench_groups import CONFIGS, FOUR, OPERATORS, Config, _status, bare_query, data_path  # noqa: E402
 
 import aggframe as af  # noqa: E402
-from aggframe._measures import get_measure  # noqa: E402
 
 NAN = pl.lit(float("nan"), dtype=pl.Float64)
 

@@ -21,9 +21,9 @@ from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 
-from aggframe import _curves as cv
-from aggframe._measures import get_measure
-from aggframe._ranking import example_stats, score_counts, score_rows
+from aggframe.measures.registry import get_measure
+from aggframe.operators import curves as cv
+from aggframe.wide.ranking import example_stats, score_counts, score_rows
 
 duckdb = pytest.importorskip("duckdb")
 

@@ -88,7 +88,7 @@ class Source(ABC):
 
     def keys(self, by_keys: Sequence[str]) -> list[str]:
         """The cell tables' keys for these by-keys: the by-keys (or the stand-in), target, folds."""
-        return [*(by_keys or [KEY_ALL]), *([TARGET] if self.target else []), *self.fold_keys()]
+        return [*(by_keys or [KEY_ALL]), *([TARGET] if self.target is not None else []), *self.fold_keys()]
 
     def columns(self) -> list[str]:
         """The user's columns that a ``by`` may name."""
@@ -153,7 +153,7 @@ class Source(ABC):
             self.class_dtype(),
             self.class_column(),
             target=self.target_key(),
-            target_dtype=self.polars_schema()[self.target] if self.target else None,
+            target_dtype=self.polars_schema()[self.target] if self.target is not None else None,
         )
 
     def universe_sizes(self) -> int | dict[Any, int] | None:

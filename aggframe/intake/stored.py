@@ -302,7 +302,7 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
         profiles=scan("profiles.parquet"),
         keys=tuple(table_keys),
         block_profiles=block,
-        target=TARGET if first.get("target") else None,
+        target=TARGET if first.get("target") is not None else None,
         names=names,
     )
     return tables, first
@@ -311,7 +311,7 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
 def _private_names(meta: dict[str, Any]) -> dict[str, str]:
     """The private key columns of a store, in table order, with the user's names."""
     names = {by_key(i): c for i, c in enumerate(meta["by"])}
-    if meta.get("target"):
+    if meta.get("target") is not None:
         names[TARGET] = meta["target"]
     folds = list(meta.get("folds", []))
     private_folds = [REPEAT, FOLD] if len(folds) > 1 else [FOLD]

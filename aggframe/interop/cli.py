@@ -102,6 +102,11 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(msg)
 
 
+def _given(value: str | None, default: str) -> str:
+    """A column flag's value (an empty name is a name), or the default when the flag was not given."""
+    return default if value is None else value
+
+
 def _split(text: str | None) -> list[str] | None:
     if text is None:
         return None
@@ -247,7 +252,7 @@ def _clear_output(args: argparse.Namespace) -> None:
 
 def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: list[str]) -> list[Any]:
     """Class values given as text (--classes, --pos-label) in the type of the class column."""
-    column = (args.class_col or "class") if args.form == "long" else (args.y_true or "y_true")
+    column = (_given(args.class_col, "class")) if args.form == "long" else (_given(args.y_true, "y_true"))
     dtype = lf.collect_schema().get(column)
     if dtype is None or not dtype.is_numeric():
         return values
@@ -274,10 +279,10 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
     if args.form == "long":
         return from_long(
             lf,
-            example=args.example or "example",
-            class_=args.class_col or "class",
-            y=args.y or "y",
-            p=args.p or "p",
+            example=_given(args.example, "example"),
+            class_=_given(args.class_col, "class"),
+            y=_given(args.y, "y"),
+            p=_given(args.p, "p"),
             mask=args.mask,
             n_classes=args.n_classes,
             classes=None
@@ -290,8 +295,8 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
         )
     return from_labels(
         lf,
-        y_true=args.y_true or "y_true",
-        y_pred=args.y_pred or "y_pred",
+        y_true=_given(args.y_true, "y_true"),
+        y_pred=_given(args.y_pred, "y_pred"),
         example=args.example,
         n_classes=args.n_classes,
         classes=None

@@ -243,7 +243,7 @@ def _check_labels(
             raise DuplicateEntryError(msg)
     values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
     if declared is not None:
-        ukeys = [target] if target else []
+        ukeys = [target] if target is not None else []
         known = declared.select(*ukeys, CLASS).with_columns(pl.lit(True).alias("_known"))  # noqa: FBT003
         flags = audit.join(
             known.rename({CLASS: "_yt", "_known": "_kt"}), on=[*ukeys, "_yt"], how="left", nulls_equal=True
@@ -254,7 +254,7 @@ def _check_labels(
         if outside.height:
             first = outside.row(0, named=True)
             bad = first["_yt"] if first["_kt"] is None else first["_yp"]
-            where = f" of target {first[target]!r}" if target else ""
+            where = f" of target {first[target]!r}" if target is not None else ""
             listed = declared[CLASS].to_list()
             msg = (
                 f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {int(outside['n'].sum())} row(s) with a "

@@ -255,7 +255,7 @@ def _check_long(
         (roles.y, total("null_y")),
         (roles.p, total("null_p")),
     ]
-    if roles.mask:
+    if roles.mask is not None:
         nulls.append((roles.mask, total("null_mask")))
     for col, count in nulls:
         if count:
@@ -293,7 +293,7 @@ def _check_long(
     # The wide step's aggregates tell whether a check fails (min, max, and the sum of
     # x - x^2: 0 when every value is 0 or 1, NaN when one is NaN); the count of
     # offending rows for the message is then taken from the source.
-    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask else {})}
+    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask is not None else {})}
 
     def fails(check: pl.Expr) -> bool:
         return bool(audit.select(check.fill_null(False).any()).item())  # noqa: FBT003

@@ -81,14 +81,14 @@ def long_grains(
     # buffered by Polars' streaming engine, and that buffer grows with the input
     # (measured at 10^8 rows: 1.99 GiB cached against 1.40 GiB read twice). The
     # per-example hash table is the only state that grows, with the number of examples.
-    used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask else [])]
+    used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask is not None else [])]
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
     distinct = distinct_classes(lf, roles.class_, declared)
     lf = distinct.rows(lf)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
-    m = nw.col(roles.mask).cast(nw.Float64) if roles.mask else None
+    m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
     # Validation rides on the per-class aggregation as cheap aggregates (null counts,
     # min, max, and the sum of x - x^2, which is 0 exactly when every value is 0 or 1
     # and NaN when one is NaN); the counts of offending rows for the error messages

@@ -5,7 +5,7 @@ class) with a score and a truth ``y`` in {0, 1}); everything it returns is an
 aggregate, and every function is written with the Narwhals lazy API, so the same
 code runs on Polars (eager, lazy, streaming), DuckDB and Spark. The narrow steps
 (curves, areas, calibration, thresholds, entry tables) run in Polars on what it
-returns (:mod:`aggframe._curves`).
+returns (:mod:`aggframe.operators.curves`).
 
 Column names are the caller's: ``keys`` (by-columns, possibly empty; a null key
 is its own group, as in any group-by), ``class_``, ``example``, ``score``, ``y``
@@ -54,7 +54,7 @@ cell counts 1/2 after quantisation, so
     |AUROC_binned - AUROC| <= 1/2 * (pairs (pos, neg) in the same cell, not tied) / (P * N)
                            <= 1/2 * sum_q pos_q * neg_q / (P * N),
 
-a bound computable from the binned table itself (:func:`aggframe._curves.auroc_bin_bound`).
+a bound computable from the binned table itself (:func:`aggframe.operators.curves.auroc_bin_bound`).
 The losses and the calibration sums are summed per cell from the rows, so
 log loss and Brier are exact in binned mode; calibration bins are assigned by the
 cell's mean score (exact when every calibration edge is a cell edge, as with
@@ -214,7 +214,7 @@ def score_rows(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: st
 
     For a Polars source in exact mode: on continuous scores the group-by on
     (keys, class, score) reduces nothing and costs about as much as the sort
-    that follows it, and :func:`aggframe._curves.ranking_entries` handles
+    that follows it, and :func:`aggframe.operators.curves.ranking_entries` handles
     repeated scores itself. Engines that ship the table to Polars should
     aggregate (:func:`score_counts`).
 

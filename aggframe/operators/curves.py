@@ -1,8 +1,8 @@
 """Narrow steps of the measures on scores: per-score tables -> curves, areas, calibration, entries.
 
 Everything here runs in Polars on the small tables of the wide step
-(:mod:`aggframe._ranking`): ``counts`` frames with columns ``group..., score, pos,
-neg`` (and, when binned, the sums of :data:`~aggframe._ranking.SUM_COLUMNS`),
+(:mod:`aggframe.wide.ranking`): ``counts`` frames with columns ``group..., score, pos,
+neg`` (and, when binned, the sums of :data:`~aggframe.wide.ranking.SUM_COLUMNS`),
 where ``group`` is ``keys`` (the pooled, micro grain) or ``keys + [class]``, one
 row per (group, score). Only :func:`ranking_entries` also takes the rows
 themselves (repeated scores allowed: the fast exact path for Polars sources). A
@@ -16,7 +16,7 @@ Which function gives what
 :func:`ranking_entries`     AUROC and AP, per class and pooled (micro), in one sort
 :func:`class_entries`       every measure per (keys, class): the macro/weighted entries
 :func:`pooled_entries`      every measure per keys from the pooled table: the micro entry
-:func:`example_entries`     the exemplar entries (from :func:`aggframe._ranking.example_stats`)
+:func:`example_entries`     the exemplar entries (from :func:`aggframe.wide.ranking.example_stats`)
 :func:`multiclass_entries`  scikit-learn's multiclass log loss and Brier per keys
 :func:`reduce_entries`      entries -> tidy values under operators and conventions
 ==========================  ===============================================================
@@ -101,7 +101,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from aggframe._ranking import EPS, EXAMPLE_MEASURES, NEG, POS, SCORE, SUM_COLUMNS
+from aggframe.wide.ranking import EPS, EXAMPLE_MEASURES, NEG, POS, SCORE, SUM_COLUMNS
 
 __all__ = [
     "CLASS_MEASURES",
@@ -193,7 +193,7 @@ def threshold_cells(counts: pl.LazyFrame, group: Sequence[str], *, infinite: boo
     Parameters
     ----------
     counts
-        ``group..., score, pos, neg`` (:func:`aggframe._ranking.score_counts`).
+        ``group..., score, pos, neg`` (:func:`aggframe.wide.ranking.score_counts`).
     group
         The group columns: keys, or keys and class.
     infinite
@@ -507,8 +507,8 @@ def ranking_entries(
     ----------
     table
         ``keys..., class, score, pos, neg``: the per-class counts
-        (:func:`aggframe._ranking.score_counts`) or the rows themselves with
-        ``pos = y``, ``neg = 1 - y`` (:func:`aggframe._ranking.score_rows`);
+        (:func:`aggframe.wide.ranking.score_counts`) or the rows themselves with
+        ``pos = y``, ``neg = 1 - y`` (:func:`aggframe.wide.ranking.score_rows`);
         a (keys, class, score) may occur in several rows.
     keys, class_
         Key columns and the class column.
@@ -599,7 +599,7 @@ def ranking_entries(
 def pooled_counts(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """The pooled (micro) table from the per-class one, in Polars: ``keys..., score, pos, neg[, sums]``.
 
-    The alternative to a second wide read (:func:`aggframe._ranking.score_counts`
+    The alternative to a second wide read (:func:`aggframe.wide.ranking.score_counts`
     with ``class_=None``); the sums of a binned table are summed too.
     """
     names = counts.collect_schema().names()
@@ -865,7 +865,7 @@ def pooled_entries(
 def example_entries(
     stats: pl.LazyFrame, keys: Sequence[str], measures: Sequence[str] = EXAMPLE_MEASURES
 ) -> pl.LazyFrame:
-    """Exemplar entries per keys from :func:`aggframe._ranking.example_stats`, tidy.
+    """Exemplar entries per keys from :func:`aggframe.wide.ranking.example_stats`, tidy.
 
     Two rows per (keys, measure) stand for all the examples: the mean of the
     defined values with multiplicity ``n`` = the defined examples, and a null
@@ -970,7 +970,7 @@ def best_threshold(counts: pl.LazyFrame, group: Sequence[str], measure: pl.Expr)
     Examples
     --------
     >>> import polars as pl
-    >>> from aggframe._measures import get_measure
+    >>> from aggframe.measures.registry import get_measure
     >>> counts = pl.LazyFrame({"score": [0.2, 0.7, 0.4], "pos": [1, 1, 0], "neg": [1, 0, 1]})
     >>> best_threshold(counts, [], get_measure("f1").expr()).collect()
     shape: (1, 6)
