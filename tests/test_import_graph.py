@@ -84,7 +84,7 @@ def test_no_import_cycle() -> None:
             if n.startswith(m + "."):
                 continue  # a package importing its own submodules is not a cycle
             if state.get(n) == 1:
-                cycle = stack[stack.index(n) :] + [n]
+                cycle = [*stack[stack.index(n) :], n]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if state.get(n) is None:
                 visit(n)
