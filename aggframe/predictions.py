@@ -38,7 +38,7 @@ from aggframe.intake.stored import write_store
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
-from aggframe.operators.compare import compare_report
+from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
@@ -347,6 +347,7 @@ class Predictions:
         operators: str | Sequence[str] | None = None,
         *,
         by: str | Sequence[str],
+        control: str | Sequence[str] | None = None,
         convention: str | Sequence[str] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
@@ -360,6 +361,15 @@ class Predictions:
         ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
         ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
         denominator are null. One scan (the overall row is a grouping set).
+
+        ``control=`` (fairlearn's ``control_features``) compares within each
+        level of the control columns: with ``by=["model", "segment"],
+        control="model"`` each segment is held against its own model's overall,
+        not the all-models overall; a reference names the compared columns only
+        and is taken within each level (null where a level lacks it), and the
+        summary has one row per level. A control column not in ``by`` is added
+        in front of it; a null control key is a level. Still one scan (grouping
+        sets ``[by, control]``).
 
         Examples
         --------
@@ -375,14 +385,26 @@ class Predictions:
         │ a   ┆ 1.0   ┆ 0.75    │
         │ b   ┆ 0.5   ┆ 0.75    │
         └─────┴───────┴─────────┘
+
+        Within each level of a control column:
+
+        >>> df = df.with_columns(m=pl.Series(["x", "y", "x", "y"]))
+        >>> got = af.from_labels(df).compare("recall", "micro", by="g", control="m")
+        >>> got.select("m", "g", "value", "overall").sort("m", "g").rows()
+        [('x', 'a', 1.0, 0.5), ('x', 'b', 0.0, 0.5), ('y', 'a', 1.0, 1.0), ('y', 'b', 1.0, 1.0)]
         """
-        keys = listify(by)
+        ctrl = listify(control)
+        keys = compare_keys(listify(by), ctrl) if listify(by) else []
         if not keys:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
-        request = self.request(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
+        request = self.request(
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
+        )
         report, names = self.report(request)
-        return compare_report(report.collect(), names, keys, reference=reference, summary=summary)
+        return compare_report(
+            report.collect(), names, keys, reference=reference, summary=summary, control=ctrl
+        )
 
     def compute(
         self,
