@@ -356,7 +356,7 @@ RESULT_NAMES: dict[str, tuple[str, ...]] = {
         "difference_to_overall",
         "ratio_to_overall",
     ),
-    "diagnose": ("code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
+    "diagnose": ("scope", "code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
     "micro_macro_gap": (
         "measure",
         "decomposable",
