@@ -518,7 +518,11 @@ def _cli_by_name(name: str) -> bool:
 @given(case=label_frames(nulls=False, max_keys=2, min_keys=0, example=None), data=st.data())
 def test_cli_any_names(case: LabelCase, data: st.DataObject) -> None:
     frame = with_junk(case.frame)
-    mapping = draw_mapping(data, frame.columns, allowed=lambda s: "\r" not in s and "\n" not in s)
+    # the test reads the CSV back with Polars, whose reader turns a quoted header '""""' into ''
+    # (the CLI writes it right): names with a double quote are left to the Parquet paths
+    mapping = draw_mapping(
+        data, frame.columns, allowed=lambda s: "\r" not in s and "\n" not in s and '"' not in s
+    )
     by = [mapping[k] for k in case.by]
     assume(all(_cli_by_name(b) for b in by))
     with tempfile.TemporaryDirectory() as tmp:
