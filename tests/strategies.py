@@ -320,6 +320,9 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_y",
     "_y0",
     "_y1",
+    # compare(control=) and the reprs
+    "_o",
+    "_row",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has

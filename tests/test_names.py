@@ -52,6 +52,10 @@ from .test_spark import spark, spark_jvm  # noqa: F401 (fixtures, shared with te
 
 duckdb = pytest.importorskip("duckdb")
 
+
+#: property tests over every entry point with generated names, and a Spark run: minutes (CI runs them; the quick loop, -m "not slow", leaves them out)
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(
     max_examples=30,
     deadline=None,

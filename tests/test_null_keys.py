@@ -44,6 +44,10 @@ from .strategies import (
 
 duckdb = pytest.importorskip("duckdb")
 
+
+#: property tests over every path with random null keys: minutes (CI runs them; the quick loop, -m "not slow", leaves them out)
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(
     max_examples=30,
     deadline=None,

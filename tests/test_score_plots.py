@@ -27,7 +27,9 @@ def _scores(seed: int = 0, n: int = 300) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     score = np.clip(0.35 * y + rng.random(n) * 0.65, 0, 1).round(2)  # ties on purpose
-    team = [None if r < 0.3 else t for t, r in zip(rng.choice(["red", "blue"], n), rng.random(n), strict=True)]
+    team = [
+        None if r < 0.3 else t for t, r in zip(rng.choice(["red", "blue"], n), rng.random(n), strict=True)
+    ]
     cls = rng.choice(["cat", "dog"], n)
     return pl.DataFrame({"g": team, "class": cls, "score": score, "y": y}, schema_overrides={"g": pl.String})
 
