@@ -15,7 +15,7 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, overload
 
 import numpy as np
@@ -35,10 +35,12 @@ from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.source import reading
 from aggframe.intake.stored import write_store
+from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
 from aggframe.operators.compare import compare_report
+from aggframe.operators.matrix import confusion_frame
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
@@ -106,20 +108,24 @@ class Predictions:
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
             tables = self.source.tables(by_cols)
-            parts = [tables.classes, tables.profiles]
-            if tables.block_profiles is not None:
-                parts.append(tables.block_profiles)
+            given = {"block_profiles": tables.block_profiles, "pairs": tables.pairs, "order": tables.order}
+            optional = {name: lf for name, lf in given.items() if lf is not None}
+            present = list(optional)
+            parts = [tables.classes, tables.profiles, *optional.values()]
             # one collect: the grains share one read of the input
             with reading(self.source.origin):
                 got = pl.collect_all(parts, engine=engine)
             self.source.check_collected(got[1])
+            more = {name: frame.lazy() for name, frame in zip(present, got[2:], strict=True)}
             self._cache[by_cols] = CellTables(
                 classes=got[0].lazy(),
                 profiles=got[1].lazy(),
                 keys=tables.keys,
-                block_profiles=got[2].lazy() if len(got) > 2 else None,
+                block_profiles=more.get("block_profiles"),
                 target=tables.target,
                 names=tables.names,
+                pairs=more.get("pairs"),
+                order=more.get("order"),
             )
         return self._cache[by_cols]
 
@@ -331,6 +337,8 @@ class Predictions:
         result is collected); otherwise on the collected, kept ones.
         """
         tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
+        if request.needs_pairs:
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the multiclass operator")
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -340,6 +348,58 @@ class Predictions:
         )
         keys = {*(by_key(i) for i in range(len(request.by))), *self.source.fold_keys()}
         return out, {k: v for k, v in tables.names.items() if k in keys}
+
+    def check_single_label(self, what: str) -> None:
+        """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel)."""
+        if self.source.binary:
+            msg = (
+                f"{what} needs every class of single-label data, but these predictions keep the positive "
+                "class only (task='binary'); build them with task=None (one-hot over all classes): on two "
+                "classes the multiclass 'mcc' equals the binary 'mcc'"
+            )
+            raise OptionError(msg)
+        if self.source.soft:
+            msg = (
+                f"{what} needs crisp single-label data; these predictions are soft (a t-norm was given), "
+                "so an example has no one true and one predicted class to count"
+            )
+            raise OptionError(msg)
+        if self.form == "cells":
+            return  # a store keeps the confusion counts of single-label data only (checked by the caller)
+        if not self._single_label():
+            msg = (
+                f"{what} needs single-label data (one true and one predicted class per example); these "
+                "predictions are multilabel (some example has other than one true or one predicted class), "
+                "so there is no m x m confusion matrix: use micro, macro, weighted or exemplar"
+            )
+            raise OptionError(msg)
+
+    def with_pairs(
+        self, tables: CellTables, by: Sequence[str], *, lazy: bool = False, what: str = "the confusion matrix"
+    ) -> CellTables:
+        """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
+
+        The label form's tables carry them (from its one scan); the long form counts
+        them in one more grouped query over the rows, kept with the tables.
+        """
+        self.check_single_label(what)
+        if tables.pairs is not None:
+            return tables
+        if self.form == "cells":
+            msg = (
+                f"{what} needs the confusion counts, and these stored cells hold none: a store keeps them "
+                "when written from single-label data by aggframe 0.2 or later (write it again with "
+                "pr.write_cells)"
+            )
+            raise OptionError(msg)
+        pairs = self.source.pair_table(by)
+        if lazy:
+            return replace(tables, pairs=pairs)
+        with reading(self.source.origin):
+            collected = pairs.collect().lazy()
+        out = replace(tables, pairs=collected)
+        self._cache[tuple(by)] = out
+        return out
 
     def compare(
         self,
@@ -517,11 +577,10 @@ class Predictions:
         return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
-        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
+        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n`` (pairs with n > 0).
 
-        For the label form and for one-hot long data (each example has exactly
-        one true and one predicted class). One grouped query, run where the rows
-        are: only the counts cross to Polars.
+        For the label form (the counts of its one scan) and for one-hot long data
+        (one grouped query, run where the rows are: only the counts cross to Polars).
         """
         counts, tables = self.confusion_table(listify(by))
         return cast(
@@ -534,24 +593,110 @@ class Predictions:
         if self.source.binary or not self._single_label():
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
-        return self.source.confusion_counts(by), tables
+        if tables.pairs is None:
+            return self.source.confusion_counts(by), tables
+        # the label form's counts, summed over the target and fold keys (as the rows' query would)
+        by_keys = [by_key(i) for i in range(len(by))]
+        counts = (
+            tables.pairs.group_by([*by_keys, "_yt", "_yp"])
+            .agg(pl.col("n").sum().cast(pl.Int64))
+            .rename({"_yt": "true", "_yp": "pred"})
+            .sort(*by_keys, "true", "pred", nulls_last=True)
+            .collect()
+        )
+        return counts, tables
 
-    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
-        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
-        classes = self.cells("class")[CLASS].to_list()
-        counts, _ = self.confusion_table([])
-        return matrix(counts, classes), classes
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None = None, normalize: Normalize | None = None
+    ) -> pl.DataFrame:
+        """The confusion matrix per group, tidy: by..., ``y_true``, ``y_pred``, ``count`` [, ``rate``].
+
+        Every ``(y_true, y_pred)`` pair of the group's class universe is a row,
+        zeros included, the classes in universe order (the declared order, else
+        sorted). Single-label data only. With a target or fold role, they are keys
+        too (one matrix per target and fold; sum ``count`` over the folds for the
+        pooled matrix).
+
+        Parameters
+        ----------
+        by
+            Group columns: one matrix per group (a null key is a group).
+        normalize
+            ``"true"`` (each row sums to 1: recall per class on the diagonal),
+            ``"pred"`` (each column: precision) or ``"all"`` (the group), as in
+            scikit-learn; adds a Float64 ``rate`` column, null where the row,
+            column or group is empty (scikit-learn gives 0 there).
+
+        Returns
+        -------
+        polars.DataFrame
+            One result type whatever the options. (Until 0.2 this method returned a
+            NumPy array and the classes: that is :meth:`confusion_array`.)
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels(["a", "b", "b", "c"], ["a", "b", "a", "a"])
+        >>> pr.confusion_matrix(normalize="true").filter(pl.col("y_true") == "b")
+        shape: (3, 4)
+        ┌────────┬────────┬───────┬──────┐
+        │ y_true ┆ y_pred ┆ count ┆ rate │
+        │ ---    ┆ ---    ┆ ---   ┆ ---  │
+        │ str    ┆ str    ┆ i64   ┆ f64  │
+        ╞════════╪════════╪═══════╪══════╡
+        │ b      ┆ a      ┆ 1     ┆ 0.5  │
+        │ b      ┆ b      ┆ 1     ┆ 0.5  │
+        │ b      ┆ c      ┆ 0     ┆ 0.0  │
+        └────────┴────────┴───────┴──────┘
+        """
+        if normalize is not None and normalize not in ("true", "pred", "all"):
+            msg = f"Expected `normalize` to be 'true', 'pred', 'all' or None, got {normalize!r}"
+            raise OptionError(msg)
+        by_cols = listify(by)
+        tables = self.with_pairs(self.cell_tables(by_cols), by_cols, what="the confusion matrix")
+        columns = ["y_true", "y_pred", "count", *(["rate"] if normalize is not None else [])]
+        names = self.key_names(tables, columns, "confusion_matrix")
+        return cast("pl.DataFrame", restore(confusion_frame(tables, normalize).collect(), names))
+
+    def confusion_array(self) -> tuple[np.ndarray, list[Any]]:
+        """``(C, classes)``: ``C[j, k]`` examples of true class j predicted k, classes in universe order.
+
+        The NumPy view of :meth:`confusion_matrix` (one group, no target or fold
+        role); single-label data only. This was ``confusion_matrix()`` until 0.2.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> C, classes = af.from_labels([0, 1, 1, 2], [0, 1, 0, 0]).confusion_array()
+        >>> C.tolist(), classes
+        ([[1, 0, 0], [1, 1, 0], [1, 0, 0]], [0, 1, 2])
+        """
+        if self.source.fold_keys() or self.source.target is not None:
+            msg = (
+                "confusion_array() gives one m x m matrix; these predictions have fold or target roles: use "
+                "confusion_matrix(), which keys each matrix by target and fold"
+            )
+            raise OptionError(msg)
+        frame = self.confusion_matrix()
+        classes = frame["y_true"].unique(maintain_order=True).to_list()
+        m = len(classes)
+        return frame["count"].to_numpy().reshape(m, m), classes
 
     # -- stores -----------------------------------------------------------------------------
     def write_cells(self, path: str | Any, *, by: str | Sequence[str] | None = None) -> Any:
         """Write the cell tables (per ``by`` group) to a directory, for :func:`from_cells`.
 
         The store holds sums only, so stores of different days or shards add
-        up exactly when read together. Returns the directory path.
+        up exactly when read together. On single-label data it also keeps the
+        confusion counts (for the ``multiclass`` operator and the confusion
+        matrix; one more grouped query for the long form). Returns the directory path.
         """
         keys = listify(by)
         tables = self.cell_tables(keys)
-        meta = {**self.source.store_meta(), "single_label": self._single_label()}
+        single = self._single_label()
+        if single and not self.source.binary and not self.source.soft and self.form != "cells":
+            tables = self.with_pairs(tables, keys)
+        meta = {**self.source.store_meta(), "single_label": single}
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin)
 
     # -- the NumPy suite module --------------------------------------------------------------
