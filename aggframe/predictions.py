@@ -14,6 +14,7 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, overload
@@ -34,7 +35,7 @@ from aggframe._options import Engine, Grain, listify, parse_operator, unique_in_
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.source import reading
-from aggframe.intake.stored import write_store
+from aggframe.intake.stored import StoredSource, write_store
 from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
@@ -45,6 +46,9 @@ from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions"]
+
+#: "not given" (the bare ``confusion_matrix()`` call keeps its old result for one release)
+_UNSET: Any = object()
 
 MeasureLike = str | Measure
 #: The columns of :meth:`Predictions.per_class` after the keys.
@@ -212,7 +216,9 @@ class Predictions:
         Parameters
         ----------
         measures
-            Names, aliases or :class:`Measure` objects; default: all 21 registered.
+            Names, aliases or :class:`Measure` objects; default: all 21 registered
+            (and, for ``multiclass``, its seven). A named measure must exist under
+            every operator asked for.
         operators
             ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
             With a ``target`` role they apply to the block matrix of all targets
@@ -221,6 +227,16 @@ class Predictions:
             ``within`` (reported as ``target:<within>``). ``binary`` reports the
             positive class only (``pos_label``) and raises unless there are
             exactly two classes (scikit-learn's ``average='binary'``).
+            ``multiclass`` evaluates the measures defined on the whole confusion
+            matrix of single-label data, as scikit-learn does: ``mcc``
+            (``matthews_corrcoef``), ``kappa``, ``kappa_linear``,
+            ``kappa_quadratic`` (``cohen_kappa_score`` with ``weights``),
+            ``balanced_accuracy``, ``balanced_accuracy_adjusted``
+            (``balanced_accuracy_score``) and ``accuracy``; one entry per group,
+            resolved by the convention as a micro value (scikit-learn's ``mcc``
+            is 0 where undefined: ``convention="zero"``). Not with targets (use
+            ``target`` with ``within="multiclass"``), nor on multilabel, soft or
+            ``task="binary"`` data.
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
@@ -234,7 +250,8 @@ class Predictions:
             understates the uncertainty: a lower bound, not a confidence
             interval). A list puts them side by side, in a ``pooling`` column.
         within
-            Operator(s) inside each target for the ``target`` operator.
+            Operator(s) inside each target for the ``target`` operator (the four,
+            or ``multiclass``: each target's whole-matrix value).
         classes, labels
             Evaluate over this subset of classes only (``labels=`` is
             scikit-learn's spelling of the same option): micro then pools the
@@ -482,6 +499,12 @@ class Predictions:
 
         Undefined entries have a null ``value`` and ``defined = False``.
         """
+        if str(operator).strip().lower() == "multiclass":
+            msg = (
+                "the multiclass operator gives one whole-matrix value per group; it has no parts "
+                "(its input is pr.confusion_matrix())"
+            )
+            raise OptionError(msg)
         meas = get_measure(measure)
         op = parse_operator(operator)
         by_cols = listify(by)
@@ -510,7 +533,8 @@ class Predictions:
         """Per-class values of any measures, with support: scikit-learn's ``average=None``.
 
         One tidy frame: by..., class, measure, value (null where undefined),
-        defined, support (``tp + fn``), tp, fp, fn, tn.
+        defined, support (``tp + fn``), tp, fp, fn, tn. The counts are Int64
+        on crisp data and Float64 on soft data (:attr:`crisp`).
 
         Examples
         --------
@@ -521,18 +545,33 @@ class Predictions:
         ┌───────┬──────────┬─────────┐
         │ class ┆ value    ┆ support │
         │ ---   ┆ ---      ┆ ---     │
-        │ i64   ┆ f64      ┆ f64     │
+        │ i64   ┆ f64      ┆ i64     │
         ╞═══════╪══════════╪═════════╡
-        │ 0     ┆ 0.5      ┆ 2.0     │
-        │ 1     ┆ 0.666667 ┆ 2.0     │
-        │ 2     ┆ 1.0      ┆ 3.0     │
+        │ 0     ┆ 0.5      ┆ 2       │
+        │ 1     ┆ 0.666667 ┆ 2       │
+        │ 2     ┆ 1.0      ┆ 3       │
         └───────┴──────────┴─────────┘
         """
         names = listify(measures, scalar=(str, Measure)) or list_measures()
         ms = unique_in_order(get_measure(m) for m in names)
         tables = self.cell_tables(by)
         out = self.per_class_table(tables, ms, _class_subset(classes, labels)).collect()
+        if self.crisp:
+            out = out.with_columns(pl.col("support", *CELLS).round().cast(pl.Int64))
         return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
+
+    @property
+    def crisp(self) -> bool:
+        """Whether every cell is a count (no t-norm): per-class counts are then integers.
+
+        Stored cells are crisp when their store says so (stores written before it
+        did are taken as possibly soft).
+        """
+        if self.source.soft:
+            return False
+        if isinstance(self.source, StoredSource):
+            return self.source.meta.get("soft") is False
+        return True
 
     def per_class_table(
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
@@ -606,9 +645,22 @@ class Predictions:
         )
         return counts, tables
 
+    @overload
+    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]: ...
+
+    @overload
     def confusion_matrix(
-        self, *, by: str | Sequence[str] | None = None, normalize: Normalize | None = None
-    ) -> pl.DataFrame:
+        self, *, by: str | Sequence[str] | None, normalize: Normalize | None = ...
+    ) -> pl.DataFrame: ...
+
+    @overload
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None = ..., normalize: Normalize | None
+    ) -> pl.DataFrame: ...
+
+    def confusion_matrix(
+        self, *, by: Any = _UNSET, normalize: Any = _UNSET
+    ) -> pl.DataFrame | tuple[np.ndarray, list[Any]]:
         """The confusion matrix per group, tidy: by..., ``y_true``, ``y_pred``, ``count`` [, ``rate``].
 
         Every ``(y_true, y_pred)`` pair of the group's class universe is a row,
@@ -620,18 +672,20 @@ class Predictions:
         Parameters
         ----------
         by
-            Group columns: one matrix per group (a null key is a group).
+            Group columns: one matrix per group (a null key is a group); None: one matrix.
         normalize
             ``"true"`` (each row sums to 1: recall per class on the diagonal),
             ``"pred"`` (each column: precision) or ``"all"`` (the group), as in
             scikit-learn; adds a Float64 ``rate`` column, null where the row,
-            column or group is empty (scikit-learn gives 0 there).
+            column or group is empty (scikit-learn gives 0 there). None: counts only.
 
         Returns
         -------
         polars.DataFrame
-            One result type whatever the options. (Until 0.2 this method returned a
-            NumPy array and the classes: that is :meth:`confusion_array`.)
+            As soon as ``by`` or ``normalize`` is given (``by=None`` for one matrix).
+            Called with no argument at all, it still returns the ``(array, classes)``
+            pair of aggframe 0.1, with a ``FutureWarning``, for this release; that
+            pair is :meth:`confusion_array`, and the bare call will return the frame.
 
         Examples
         --------
@@ -649,6 +703,21 @@ class Predictions:
         │ b      ┆ c      ┆ 0     ┆ 0.0  │
         └────────┴────────┴───────┴──────┘
         """
+        if by is _UNSET and normalize is _UNSET:
+            warnings.warn(
+                "pr.confusion_matrix() without arguments returns (array, classes) for one more release and "
+                "will then return the tidy frame: call pr.confusion_array() for the array, or "
+                "pr.confusion_matrix(by=None) (or by=..., normalize=...) for the tidy frame",
+                FutureWarning,
+                stacklevel=2,
+            )
+            C, classes = self.confusion_array()
+            return C.astype(float), classes  # as aggframe 0.1 gave it
+        by = None if by is _UNSET else by
+        normalize = None if normalize is _UNSET else normalize
+        return self._confusion_frame(by, normalize)
+
+    def _confusion_frame(self, by: str | Sequence[str] | None, normalize: Normalize | None) -> pl.DataFrame:
         if normalize is not None and normalize not in ("true", "pred", "all"):
             msg = f"Expected `normalize` to be 'true', 'pred', 'all' or None, got {normalize!r}"
             raise OptionError(msg)
@@ -662,7 +731,7 @@ class Predictions:
         """``(C, classes)``: ``C[j, k]`` examples of true class j predicted k, classes in universe order.
 
         The NumPy view of :meth:`confusion_matrix` (one group, no target or fold
-        role); single-label data only. This was ``confusion_matrix()`` until 0.2.
+        role); single-label data only. This was ``confusion_matrix()`` in aggframe 0.1.
 
         Examples
         --------
@@ -677,7 +746,7 @@ class Predictions:
                 "confusion_matrix(), which keys each matrix by target and fold"
             )
             raise OptionError(msg)
-        frame = self.confusion_matrix()
+        frame = self._confusion_frame(None, None)
         classes = frame["y_true"].unique(maintain_order=True).to_list()
         m = len(classes)
         return frame["count"].to_numpy().reshape(m, m), classes
@@ -696,7 +765,7 @@ class Predictions:
         single = self._single_label()
         if single and not self.source.binary and not self.source.soft and self.form != "cells":
             tables = self.with_pairs(tables, keys)
-        meta = {**self.source.store_meta(), "single_label": single}
+        meta = {**self.source.store_meta(), "single_label": single, "soft": self.source.soft}
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin)
 
     # -- the NumPy suite module --------------------------------------------------------------
