@@ -286,9 +286,6 @@ def make_scorer(
         has_folds=False,
         has_target=False,
     )
-    if request.operators[0] == "target":
-        msg = "make_scorer scores label arrays, which have no targets; the target operator does not apply"
-        raise OptionError(msg)
     # the whole-matrix measures are all greater-is-better; a cell measure says for itself
     better = request.measures[0].greater_is_better if request.measures else True
     return Scorer(
