@@ -355,7 +355,9 @@ class Predictions:
         """
         tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
         if request.needs_pairs:
-            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the multiclass operator")
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+        elif request.matrix_measures:
+            self.check_single_label("the multiclass operator")  # its margins are the class cells
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -381,8 +383,14 @@ class Predictions:
                 "so an example has no one true and one predicted class to count"
             )
             raise OptionError(msg)
-        if self.form == "cells":
-            return  # a store keeps the confusion counts of single-label data only (checked by the caller)
+        if isinstance(self.source, StoredSource):
+            if not self.source.meta.get("single_label"):
+                msg = (
+                    f"{what} needs single-label data (one true and one predicted class per example); these "
+                    "stored cells are not of such data (or their store does not say so)"
+                )
+                raise OptionError(msg)
+            return
         if not self._single_label():
             msg = (
                 f"{what} needs single-label data (one true and one predicted class per example); these "
@@ -405,8 +413,8 @@ class Predictions:
         if self.form == "cells":
             msg = (
                 f"{what} needs the confusion counts, and these stored cells hold none: a store keeps them "
-                "when written from single-label data by aggframe 0.2 or later (write it again with "
-                "pr.write_cells)"
+                "when written from single-label data by this version of aggframe (write it again with "
+                "pr.write_cells); the other whole-matrix measures need only the cells"
             )
             raise OptionError(msg)
         pairs = self.source.pair_table(by)

@@ -231,8 +231,20 @@ def test_stores_add_up_and_a_store_without_counts_is_refused(tmp_path: Path) -> 
     both = af.from_cells([a, b]).evaluate(None, "multiclass")
     assert_frame_equal(both, af.from_labels(frame).evaluate(None, "multiclass"), abs_tol=1e-12)
     (tmp_path / "b" / "pairs.parquet").unlink()
+    # without the counts the weighted kappas are refused; the rest need only the cells
     with pytest.raises(af.OptionError, match="stored cells hold none"):
-        af.from_cells([a, b]).evaluate("mcc", "multiclass")
+        af.from_cells([a, b]).evaluate("kappa_linear", "multiclass")
+    with pytest.raises(af.OptionError, match="stored cells hold none"):
+        af.from_cells([a, b]).confusion_matrix(by=None)
+    unweighted = ["mcc", "kappa", "balanced_accuracy", "balanced_accuracy_adjusted", "accuracy"]
+    assert_frame_equal(
+        af.from_cells([a, b]).evaluate(unweighted, "multiclass"),
+        af.from_labels(frame).evaluate(unweighted, "multiclass"),
+        abs_tol=1e-12,
+    )
+    multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]]))
+    with pytest.raises(af.OptionError, match="not of such data"):
+        af.from_cells(multilabel.write_cells(tmp_path / "m")).evaluate("mcc", "multiclass")
     # a declared order travels with the store
     declared = af.from_labels(frame, classes=[3, 1, 0, 2])
     store = declared.write_cells(tmp_path / "c")
@@ -292,6 +304,25 @@ def test_lazy_and_streaming_plans() -> None:
     assert_frame_equal(lazy.collect(engine="streaming"), eager)
     long = af.from_long(_one_hot_long(frame, [0, 1, 2, 3], ["g"]).lazy())
     assert_frame_equal(long.evaluate(["mcc"], ["micro", "multiclass"], by="g", lazy=True).collect(), eager)
+
+
+def test_long_form_reads_more_only_for_the_weighted_kappas() -> None:
+    rng = np.random.default_rng(4)
+    labels = pl.DataFrame({"y_true": rng.integers(0, 3, 30), "y_pred": rng.integers(0, 3, 30)})
+    lf, calls = _counting_source(_one_hot_long(labels, [0, 1, 2], []))
+    pr = af.from_long(lf)
+    pr.evaluate(["f1"], "macro")
+    reads = calls[0]
+    unweighted = pr.evaluate(["mcc", "kappa", "balanced_accuracy", "accuracy"], "multiclass")
+    assert calls[0] == reads
+    pr.evaluate(["kappa_quadratic"], "multiclass")
+    assert calls[0] == reads + 1  # the confusion counts: one grouped query, kept
+    pr.confusion_matrix(by=None)
+    assert calls[0] == reads + 1
+    assert_frame_equal(
+        unweighted,
+        af.from_labels(labels).evaluate(["mcc", "kappa", "balanced_accuracy", "accuracy"], "multiclass"),
+    )
 
 
 @pytest.mark.parametrize("lazy", [False, True])
@@ -497,8 +528,9 @@ def test_broken_source_names_the_path(tmp_path: Path) -> None:
     long = af.from_long(long_path)
     long.evaluate(["f1"], "micro")
     long_path.unlink()
+    assert not math.isnan(long.compute("mcc", "multiclass"))  # the margins: the cells already read
     with pytest.raises(af.SourceError, match=r"l\.parquet"):
-        long.evaluate(["mcc"], "multiclass")
+        long.evaluate(["kappa_quadratic"], "multiclass")
 
 
 def test_cli_multiclass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

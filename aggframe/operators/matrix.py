@@ -4,8 +4,12 @@ The other operators apply a binary measure to one-vs-rest cells and average.
 ``multiclass`` evaluates the measures scikit-learn defines on the whole ``m x m``
 confusion matrix (:mod:`aggframe.measures.matrix`: Gorodkin's ``R_K`` for
 ``mcc``, Cohen's ``kappa`` and its linear and quadratic weightings, balanced
-accuracy and its adjusted form, accuracy) from the cell tables' ``pairs``: the
-confusion counts the label form's wide step already made (no extra scan).
+accuracy and its adjusted form, accuracy). All but the weighted kappas are
+functions of the matrix's margins, which the class cells hold (``t = tp + fn``,
+``p = tp + fp``, the diagonal ``tp``): they need nothing beyond the cell tables.
+The weighted kappas also read the cell tables' ``pairs``: the confusion counts
+the label form's wide step already made (no extra scan; the long form counts
+them in one more grouped query, a cell store keeps them).
 
 Each group has one whole-matrix entry, so a convention resolves an undefined
 value exactly as it does a pooled micro value (:func:`~aggframe.operators.reduce.resolve_entry`):
@@ -25,7 +29,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from aggframe._columns import CLASS, KEY_ALL, RESULT_COLUMNS
-from aggframe.measures.matrix import Normalize, confusion_matrix_frame, matrix_values
+from aggframe.measures.matrix import WEIGHTED, Normalize, confusion_matrix_frame, matrix_values
 from aggframe.operators.reduce import NAN, resolve_entry
 from aggframe.operators.targets import target_mean
 from aggframe.tables.cells import CellTables
@@ -66,7 +70,9 @@ def matrix_rows(tables: CellTables, measures: Sequence[str], conventions: Sequen
     last), the measures and the conventions.
     """
     keys = list(tables.keys)
-    values = matrix_values(_pairs(tables), class_ranks(tables), keys, keys, list(measures))
+    # the margins come from the class cells; only the weighted kappas read the confusion counts
+    conf = _pairs(tables) if any(m in WEIGHTED for m in measures) else None
+    values = matrix_values(conf, class_ranks(tables), keys, keys, list(measures), cells=tables.classes)
     v = pl.col("value")
     out = _with_conventions(values, conventions).select(
         *keys,

@@ -30,7 +30,7 @@ from aggframe._options import (
     unique_in_order,
 )
 from aggframe.exceptions import OptionError, UnknownNameError
-from aggframe.measures.matrix import MATRIX_MEASURES, is_matrix_measure, resolve_matrix_measures
+from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import binary_rows, subset_tables
@@ -63,8 +63,8 @@ class ReportRequest:
 
     @property
     def needs_pairs(self) -> bool:
-        """Whether the report computes whole-matrix measures (it needs the confusion counts)."""
-        return bool(self.matrix_measures)
+        """Whether the report computes a weighted kappa (it needs the confusion counts themselves)."""
+        return any(m in WEIGHTED for m in self.matrix_measures)
 
     def names(self) -> tuple[str, ...]:
         """The measures' names in report order."""
