@@ -391,6 +391,13 @@ class Predictions:
                 )
                 raise OptionError(msg)
             return
+        if isinstance(self, OrdinalPredictions):
+            msg = (
+                f"{what} needs single-label data; ordinal predictions are read as m - 1 cumulative "
+                "thresholds: use their single-label view, pr.labels (e.g. pr.labels.compute("
+                "'kappa_quadratic', 'multiclass'))"
+            )
+            raise OptionError(msg)
         if not self._single_label():
             msg = (
                 f"{what} needs single-label data (one true and one predicted class per example); these "
@@ -675,7 +682,8 @@ class Predictions:
         zeros included, the classes in universe order (the declared order, else
         sorted). Single-label data only. With a target or fold role, they are keys
         too (one matrix per target and fold; sum ``count`` over the folds for the
-        pooled matrix).
+        pooled matrix). The frame has groups x m^2 rows: with thousands of classes,
+        :meth:`confusion_counts` gives only the pairs that occur.
 
         Parameters
         ----------

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from sklearn.metrics import cohen_kappa_score as skm_kappa
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 import aggframe as af
@@ -373,6 +374,13 @@ def test_refusals_name_why() -> None:
     soft = af.from_indicator(np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]]), tnorm="product")
     with pytest.raises(af.OptionError, match="soft"):
         soft.evaluate(["mcc"], "multiclass")
+    ordinal = af.from_ordinal([0, 1, 2, 2], [0, 2, 2, 1])
+    with pytest.raises(af.OptionError, match=r"pr\.labels"):
+        ordinal.evaluate(["kappa_quadratic"], "multiclass")
+    assert ordinal.labels is not None
+    assert ordinal.labels.compute("kappa_quadratic", "multiclass") == pytest.approx(
+        skm_kappa([0, 1, 2, 2], [0, 2, 2, 1], weights="quadratic")
+    )
     targets = pl.DataFrame({"example": [0, 0], "target": ["a", "b"], "y_true": [0, 1], "y_pred": [0, 1]})
     with pytest.raises(af.OptionError, match="within='multiclass'"):
         af.from_labels(targets, example="example", target="target").evaluate(["mcc"], "multiclass")
