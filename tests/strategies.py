@@ -284,6 +284,13 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_y_true",
     "__af_example",
     "__af_all",
+    # the multiclass operator's and the masked cost's helpers (issue #15)
+    "_np",
+    "_nt",
+    "_obs",
+    "_ok",
+    "rate",
+    "n_classes",
     # the score kernels (operators/curves.py, wide/ranking.py)
     "_A",
     "_L",
