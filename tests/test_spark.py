@@ -105,14 +105,47 @@ def spark(spark_jvm: tuple[Any, int, str]) -> Any:
     return spark_jvm[0]
 
 
+def _connect_client(port: int, token: str) -> Any:
+    """A Spark Connect client of ``127.0.0.1:port``: local credentials and the token, no proxy, no name lookup.
+
+    pyspark's own builder sends a token over a plain channel only to the host name
+    ``localhost``, which leaves the address to a resolver (and gRPC honours
+    ``http_proxy``): the channel here names the loopback address itself and turns the
+    proxy off, and the client retries for seconds, not pyspark's default ten minutes,
+    so a Connect server that cannot be reached fails its tests at once.
+    """
+    import grpc
+    from pyspark.sql.connect.client import DefaultChannelBuilder
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    class LoopbackChannel(DefaultChannelBuilder):  # type: ignore[misc]
+        def toChannel(self) -> grpc.Channel:
+            creds = grpc.composite_channel_credentials(
+                grpc.local_channel_credentials(grpc.LocalConnectionType.LOCAL_TCP),
+                grpc.access_token_call_credentials(token),
+            )
+            return self._secure_channel(self.endpoint, creds)
+
+    builder = LoopbackChannel(f"sc://{LOOPBACK}:{port}/;token={token};grpc_keepalive_enabled=false")
+    builder.setChannelOption("grpc.enable_http_proxy", 0)
+    session = RemoteSparkSession.builder.channelBuilder(builder).getOrCreate()
+    session.client.set_retry_policies([DefaultPolicy(max_retries=4, max_backoff=2000)])
+    return session
+
+
 @pytest.fixture(scope="session")
 def spark_connect(spark_jvm: tuple[Any, int, str]) -> Iterator[Any]:
     """A Spark Connect client of the server in the test JVM (gRPC on loopback, with a token)."""
-    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
-
     _, port, token = spark_jvm
-    # "localhost" (not the address): a token over a plain channel is allowed to localhost only
-    session = RemoteSparkSession.builder.remote(f"sc://localhost:{port}/;token={token}").getOrCreate()
+    session = _connect_client(port, token)
+    try:
+        session.range(1).collect()  # one round trip: an unreachable server fails here, with why
+    except Exception as exc:
+        proxies = {k: v for k, v in os.environ.items() if "proxy" in k.lower()}
+        pytest.fail(
+            f"Spark Connect on {LOOPBACK}:{port} does not answer ({type(exc).__name__}: {exc}); proxy environment: {proxies}"
+        )
     yield session
     session.stop()
 
