@@ -31,7 +31,7 @@ from aggframe._options import (
 )
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
-from aggframe.measures.registry import get_measure, list_measures
+from aggframe.measures.registry import get_measure, is_score_measure, list_measures, score_measure
 from aggframe.operators.classes import binary_rows, subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
@@ -54,6 +54,10 @@ class ReportRequest:
     classes: tuple[Any, ...] | None = None
     pos_label: Any = 1
     grouping_sets: tuple[tuple[str, ...], ...] | None = None
+    #: measures on scores (canonical names), computed from the scores (:mod:`aggframe.operators.scores`)
+    scores: tuple[str, ...] = ()
+    #: every measure's name in the order asked (cell measures and measures on scores)
+    order: tuple[str, ...] = ()
 
     @classmethod
     def parse(
@@ -73,8 +77,18 @@ class ReportRequest:
     ) -> ReportRequest:
         """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one."""
         names = listify(measures, scalar=(str, Measure)) or list_measures()
-        ms = unique_in_order(get_measure(m) for m in names)
+        scores = unique_in_order(score_measure(m) for m in names if is_score_measure(m))
+        ms = unique_in_order(get_measure(m) for m in names if not is_score_measure(m))
+        order = unique_in_order(
+            score_measure(m) if is_score_measure(m) else get_measure(m).name for m in names
+        )
         ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
+        if "multiclass" in ops and ms:
+            msg = (
+                f"the multiclass operator is the whole-distribution log_loss and brier of scores; it has no "
+                f"value for {ms[0].name!r}: evaluate them separately"
+            )
+            raise OptionError(msg)
         if "target" in ops and not has_target:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
             raise OptionError(msg)
@@ -116,6 +130,8 @@ class ReportRequest:
             classes=None if classes is None else tuple(classes),
             pos_label=pos_label,
             grouping_sets=sets,
+            scores=tuple(scores),
+            order=tuple(order),
         )
 
 
