@@ -44,6 +44,7 @@ from aggframe.constructors import (
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
+    DecisionWarning,
     DuplicateEntryError,
     EmptyInputError,
     InvalidValueError,
@@ -81,6 +82,7 @@ __all__ = [
     "AggframeError",
     "AggframeNamespace",
     "ColumnNotFoundError",
+    "DecisionWarning",
     "DuplicateEntryError",
     "EmptyInputError",
     "InferredProperties",
