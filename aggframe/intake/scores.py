@@ -13,7 +13,7 @@ Both keep the scores for the measures on scores (:mod:`aggframe.operators.scores
 AUROC, average precision, losses, calibration, curves) and turn them into
 decisions for the confusion-cell measures, lazily, in the same plan as
 everything else. Everything is written with Narwhals (DuckDB, Spark and Polars
-alike); Polars gets a faster argmax (:func:`aggframe.wide.decisions.argmax_grains`).
+alike); Polars gets a faster argmax and top-k (:func:`aggframe.wide.decisions.best_grains`).
 
 Decisions
 ---------
@@ -79,7 +79,7 @@ from aggframe.intake.labels import LabelSource
 from aggframe.intake.long import LongSource
 from aggframe.intake.source import as_lazy, origin_of, reading
 from aggframe.tables.errors import first_row
-from aggframe.wide.decisions import argmax_grains, ranked
+from aggframe.wide.decisions import MAX_PASSES, NEGATED, best_grains, ranked
 from aggframe.wide.engines import project_columns, shared
 from aggframe.wide.labels import LabelRoles
 from aggframe.wide.long import LongRoles
@@ -236,17 +236,21 @@ class ScoreSource(LongSource, Scored):
             if _polars_dtype(frame, CLASS_ROLE) == pl.Categorical:
                 key = f"{PREFIX}key"
                 frame = frame.with_columns(nw.col(CLASS_ROLE).cast(nw.String).alias(key))
-            k = 1 if self.decision == "argmax" else int(self.k or 1)
-            p = ranked(frame, score=SCORE, key=key, partition=[*proj.by_keys, EXAMPLE], k=k)
+            frame, p = ranked(frame, score=SCORE, key=key, partition=[*proj.by_keys, EXAMPLE], k=self._k())
         decided = frame.with_columns(p.alias(P))
-        if f"{PREFIX}key" in decided.collect_schema().names():
-            decided = decided.drop(f"{PREFIX}key")
+        helpers = [c for c in (f"{PREFIX}key", NEGATED) if c in decided.collect_schema().names()]
+        if helpers:
+            decided = decided.drop(*helpers)
         return Projection(frame=decided, by_keys=proj.by_keys, keys=proj.keys, names=proj.names)
 
-    def _fast_argmax(self, proj: Projection) -> bool:
+    def _k(self) -> int:
+        return 1 if self.decision == "argmax" else int(self.k or 1)
+
+    def _passes(self, proj: Projection) -> bool:
+        """Whether Polars finds the best classes as successive arg-maxes (:func:`best_grains`)."""
         return (
-            self.decision == "argmax"
-            and self.tnorm is None
+            self._window()
+            and self._k() <= MAX_PASSES
             and self.long_roles.mask is None
             and isinstance(nw.to_native(proj.frame), pl.LazyFrame)
         )
@@ -283,15 +287,16 @@ class ScoreSource(LongSource, Scored):
     def _decision_grains(
         self, proj: Projection, examples: pl.LazyFrame | int | None = None
     ) -> dict[str, nw.LazyFrame[Any]]:
-        if self._fast_argmax(proj):
+        if self._passes(proj):
             n = self.universe_sizes()
-            return argmax_grains(
+            return best_grains(
                 proj.frame,
                 keys=proj.keys,
                 example=EXAMPLE,
                 class_=CLASS_ROLE,
                 score=SCORE,
                 y=Y,
+                k=self._k(),
                 n_classes=n if isinstance(n, int) else None,
             )
         if self._window():
