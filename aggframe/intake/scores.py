@@ -419,16 +419,21 @@ def _run_checks(
     *,
     per_example: Sequence[str] | None,
     origin: Any,
+    nulls: Mapping[str, str] | None = None,
     aggregates: Sequence[nw.Expr] = (),
 ) -> dict[str, Any]:
     """One query over the projected rows: how many rows each check flags (0/1 row expressions).
 
+    ``nulls`` (name -> column) are counted with ``null_count`` (free for an
+    in-memory Polars frame).
     With ``per_example`` (the columns of an example) it groups by example first
     and also counts the examples with several entries (``_ranked``) and, of
     them, those whose scores do not sum to one (``_not_one``): the softmax check.
     ``aggregates`` (whole-frame aggregations) ride on the query without ``per_example``.
     """
     sums = [expr.cast(nw.Int64).sum().alias(name) for name, expr in checks.items()]
+    sums += [nw.col(column).null_count().cast(nw.Int64).alias(name) for name, column in (nulls or {}).items()]
+    names = [*checks, *(nulls or {})]
     with reading(origin):
         if per_example is None:
             out = rows.select(*sums, *aggregates, nw.len().alias("n_rows")).collect(backend="polars")
@@ -438,7 +443,7 @@ def _run_checks(
         several = nw.col("_m") > 1
         sums_one = (nw.col("_s") - 1.0).abs() <= SOFTMAX_TOLERANCE
         out = grouped.select(
-            *[nw.col(name).sum() for name in checks],
+            *[nw.col(name).sum() for name in names],
             nw.col("_m").sum().alias("n_rows"),
             (several & ~sums_one).cast(nw.Int64).sum().alias("_not_one"),
             several.cast(nw.Int64).sum().alias("_ranked"),
@@ -568,16 +573,14 @@ def scores_source(
 
     # -- the one check query ----------------------------------------------------------------
     checks: dict[str, nw.Expr] = {
-        "null": nw.col(SCORE).is_null(),
         "nan": s.is_nan().fill_null(value=False),
         "outside": (~s.is_between(0.0, 1.0) & ~s.is_nan()).fill_null(value=False),
-        "null_y": nw.col(Y).is_null(),
         "soft_y": ((yf > 0.0) & (yf < 1.0)).fill_null(value=False),
         "bad_y": (~yf.is_between(0.0, 1.0)).fill_null(value=False),
     }
+    nulls = {"null": SCORE, "null_y": Y}
     if not binary:
-        checks["null_example"] = nw.col(EXAMPLE).is_null()
-        checks["null_class"] = nw.col(CLASS_ROLE).is_null()
+        nulls.update({"null_example": EXAMPLE, "null_class": CLASS_ROLE})
         if cuts is not None:
             checks["no_threshold"] = (~nw.col(CLASS_ROLE).is_in(list(cuts[0]))).fill_null(value=False)
     over_private = [f"{PREFIX}over{i}" for i in range(len(over_cols))]
@@ -591,6 +594,7 @@ def scores_source(
         checks,
         per_example=[*over_private, EXAMPLE] if softmax_check else None,
         origin=origin,
+        nulls=nulls,
         aggregates=[nw.col(CLASS_ROLE).n_unique().alias("_classes")] if count_classes else [],
     )
     names = dict(private)  # private -> the user's name, for messages
