@@ -553,7 +553,10 @@ def test_per_group_equals_filtering(data: st.DataObject, seed: int) -> None:
     keys = data.draw(key_columns(n, max_keys=2))
     Y, P = multiclass(seed, n=n, m=3)
     frame = long_scores(Y, P).with_columns(
-        *[pl.Series(k, [s[int(e)] for e in np.repeat(np.arange(n), 3)], dtype=s.dtype) for k, s in keys.items()]
+        *[
+            pl.Series(k, [s[int(e)] for e in np.repeat(np.arange(n), 3)], dtype=s.dtype)
+            for k, s in keys.items()
+        ]
     )
     by = list(keys)
     measures, ops = ["auroc", "average_precision", "log_loss", "ece", "f1"], ["micro", "macro", "weighted"]
@@ -736,3 +739,35 @@ def test_bad_truth_and_nulls_are_named() -> None:
             decision="argmax",
             over="model",
         ).evaluate("f1")
+
+
+@pytest.mark.parametrize("names", [("*", "a.b", "select", "'", 'g"x'), ("^x$", "NULL", "class", "y", " ")])
+def test_duckdb_hostile_names_and_the_binary_layout(names: tuple[str, ...]) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    frame = _engine_frame()
+    mapping = dict(zip(["example", "class", "score", "y", "g"], names, strict=True))
+    renamed = rename_columns(frame, mapping)
+    roles = {
+        "example": mapping["example"],
+        "class_": mapping["class"],
+        "score": mapping["score"],
+        "y": mapping["y"],
+    }
+    measures = ["auroc", "average_precision", "log_loss", "f1"]
+    expected = af.from_scores(renamed, **roles, decision="top_k", k=2).evaluate(measures, by=mapping["g"])
+    duck = af.from_scores(duckdb.from_arrow(renamed.to_arrow()), **roles, decision="top_k", k=2)
+    assert_frame_equal(duck.evaluate(measures, by=mapping["g"]), expected)
+    # the binary layout: the first class's column as a binary task
+    keep = [i for i, c in enumerate(renamed.columns) if c not in (mapping["example"], mapping["class"])]
+    first_class = frame["class"] == 0  # by position: a name may be a pattern ("*", "^x$")
+    binary = renamed.filter(first_class).select(pl.nth(keep))
+    kwargs = {"class_": None, "score": mapping["score"], "y": mapping["y"]}
+    expected_binary = af.from_scores(binary, **kwargs).evaluate([*measures, "brier"], by=mapping["g"])
+    got_binary = af.from_scores(duckdb.from_arrow(binary.to_arrow()), **kwargs).evaluate(
+        [*measures, "brier"], by=mapping["g"]
+    )
+    assert_frame_equal(got_binary, expected_binary)
+    assert_frame_equal(
+        af.from_scores(duckdb.from_arrow(binary.to_arrow()), **kwargs).curve("pr", by=mapping["g"]),
+        af.from_scores(binary, **kwargs).curve("pr", by=mapping["g"]),
+    )
