@@ -341,6 +341,11 @@ def from_scores(
 
     Notes
     -----
+    The measures on scores read the entries present: in a sparse frame (a
+    declared universe, absent entries) an absent entry has no score and takes
+    no part in them (per example, the ranking is over the entries present); a
+    class of the universe without any entry in a group is undefined there.
+
     Construction runs **one** small aggregate query over the scores for the
     data checks (bad-row counts; an offending row is fetched only to name it);
     evaluation then reads the source as its grains need. With Polars, argmax is

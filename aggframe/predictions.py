@@ -231,6 +231,10 @@ class Predictions:
         ----------
         measures
             Names, aliases or :class:`Measure` objects; default: all 21 registered.
+            With scores (:func:`from_scores`), also the measures on scores
+            ``auroc``, ``average_precision``, ``log_loss``, ``brier`` and ``ece``
+            (one-vs-rest per class, pooled, per example; see :func:`from_scores`),
+            in the same frame.
         operators
             ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
             With a ``target`` role they apply to the block matrix of all targets
@@ -239,6 +243,8 @@ class Predictions:
             ``within`` (reported as ``target:<within>``). ``binary`` reports the
             positive class only (``pos_label``) and raises unless there are
             exactly two classes (scikit-learn's ``average='binary'``).
+            ``multiclass``: the whole-distribution ``log_loss`` and ``brier`` of
+            scores (scikit-learn's ``log_loss(y, P)``), for those two only.
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
