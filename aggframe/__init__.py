@@ -44,6 +44,7 @@ from aggframe.constructors import (
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
+    DecisionWarning,
     DuplicateEntryError,
     EmptyInputError,
     InvalidValueError,
@@ -89,6 +90,7 @@ __all__ = [
     "AggframeError",
     "AggframeNamespace",
     "ColumnNotFoundError",
+    "DecisionWarning",
     "DuplicateEntryError",
     "EmptyInputError",
     "InferredProperties",

@@ -21,6 +21,7 @@ __all__ = [
     "POOLINGS",
     "ClassUniverse",
     "Convention",
+    "CurveKind",
     "Decision",
     "Engine",
     "Grain",
@@ -29,15 +30,18 @@ __all__ = [
     "Operator",
     "Pooling",
     "ReportOperator",
+    "Strategy",
     "TNormName",
     "Within",
     "listify",
     "parse_class_universe",
     "parse_convention",
+    "parse_curve",
     "parse_decision",
     "parse_operator",
     "parse_pooling",
     "parse_report_operator",
+    "parse_strategy",
     "parse_within",
     "unique_in_order",
 ]
@@ -47,13 +51,18 @@ Operator = Literal["micro", "macro", "weighted", "exemplar"]
 #: What ``evaluate(operators=...)`` takes: the four, plus the positive class alone
 #: (``binary``, two classes only), the mean over targets (``target``, with a target role)
 #: and the whole confusion matrix of single-label data (``multiclass``: scikit-learn's
-#: ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``, ``accuracy_score``).
+#: ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``, ``accuracy_score``;
+#: and of scores, the whole-distribution ``log_loss`` and ``brier``).
 ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "target", "multiclass"]
 #: The operator inside each target of the ``target`` operator: the four, or ``multiclass``.
 Within = Literal["micro", "macro", "weighted", "exemplar", "multiclass"]
 Convention = Literal["exclude", "zero", "one", "nan"]
 Pooling = Literal["pooled", "averaged", "fold", "min", "max", "std"]
 Decision = Literal["threshold", "argmax", "top_k"]
+#: How calibration bins are placed (``calibration_curve``'s ``strategy``).
+Strategy = Literal["uniform", "quantile"]
+#: The two curves of :meth:`~aggframe.Predictions.curve`.
+CurveKind = Literal["roc", "pr"]
 TNormName = Literal["product", "godel", "minimum", "lukasiewicz", "hamacher"]
 Engine = Literal["auto", "in-memory", "streaming"]
 ClassUniverse = Literal["global", "group"]
@@ -67,6 +76,8 @@ OPERATORS: tuple[Operator, ...] = get_args(Operator)
 CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+CURVES: tuple[CurveKind, ...] = get_args(CurveKind)
 
 _OPERATOR_ALIASES: dict[str, Operator] = {"samples": "exemplar", "example": "exemplar"}
 _DECISION_ALIASES: dict[str, Decision] = {"topk": "top_k", "top": "top_k", "top-k": "top_k"}
@@ -86,7 +97,7 @@ def parse_operator(name: object) -> Operator:
         msg = (
             f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
             "exemplar), binary (two classes: the positive class alone), target (with a target column), "
-            "multiclass (the whole confusion matrix of single-label data)"
+            "multiclass (the whole confusion matrix of single-label data; log_loss and brier of scores)"
         )
         raise UnknownNameError(msg)
     return key
@@ -132,6 +143,23 @@ def parse_decision(name: object) -> Decision:
     key = _DECISION_ALIASES.get(key, key)
     if key not in DECISIONS:
         msg = f"unknown decision {name!r}; valid decisions: {', '.join(DECISIONS)}"
+        raise UnknownNameError(msg)
+    return key
+
+
+def parse_strategy(name: object) -> Strategy:
+    key = _key(name)
+    if key not in STRATEGIES:
+        msg = f"Expected `strategy` to be 'uniform' or 'quantile', got {name!r}"
+        raise UnknownNameError(msg)
+    return key
+
+
+def parse_curve(name: object) -> CurveKind:
+    key = _key(name).replace("-", "_")
+    key = {"precision_recall": "pr", "roc_curve": "roc", "pr_curve": "pr"}.get(key, key)
+    if key not in CURVES:
+        msg = f"unknown curve {name!r}; valid curves: roc, pr (precision-recall)"
         raise UnknownNameError(msg)
     return key
 

@@ -330,6 +330,17 @@ INTERNAL_NAMES: tuple[str, ...] = (
     # compare(control=) and the reprs
     "_o",
     "_row",
+    # measures on scores (#14): the decisions' and the report's helper columns
+    "_cid",
+    "_classes",
+    "_code",
+    "_copies",
+    "_hit",
+    "_not_one",
+    "_npred",
+    "_pred",
+    "_ranked",
+    "_tp",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has

@@ -347,6 +347,48 @@ def test_multiclass_operator_and_confusion_matrix_on_spark(spark: Any) -> None:
     one_hot = dense_long(np.eye(4)[[0, 1, 2, 3, 1]], np.eye(4)[[0, 2, 2, 3, 0]])
     long = af.from_long(spark.createDataFrame(one_hot.to_arrow()))
     _same(long.evaluate(None, "multiclass"), af.from_long(one_hot).evaluate(None, "multiclass"))
+def _scores_frame() -> pl.DataFrame:
+    rng = np.random.default_rng(14)
+    n, m = 40, 3
+    y = rng.integers(0, m, n)
+    counts = np.array([rng.multinomial(10, rng.dirichlet(np.ones(m) + 2.0 * (np.arange(m) == t))) for t in y])
+    return pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "score": (counts / 10.0).ravel(),  # a grid: ties inside and across examples
+            "y": np.eye(m, dtype=np.int64)[y].ravel(),
+            "g": [None if e % 3 == 0 else str(e % 2) for e in np.repeat(np.arange(n), m)],
+        }
+    )
+
+
+def _scores_everything(pr: af.Predictions) -> list[pl.DataFrame]:
+    measures = ["auroc", "average_precision", "log_loss", "brier", "ece", "f1", "mcc"]
+    return [
+        pr.evaluate(measures, ["micro", "macro", "weighted"], by="g", convention=["exclude", "one"]),
+        pr.evaluate(["auroc", "average_precision", "log_loss", "f1"], "exemplar", by="g"),
+        pr.curve("roc", by="g"),
+        pr.curve("pr", "macro", by="g"),
+        pr.calibration(bins=4, strategy="quantile", by="g"),
+        pr.best_threshold("f1", "macro", by="g"),
+    ]
+
+
+@pytest.mark.parametrize("engine", ["spark", "spark_connect"])
+@pytest.mark.parametrize(("decision", "bins"), [("argmax", None), ("top_k", 4)])
+def test_scores_on_spark(
+    engine: str, decision: str, bins: int | None, request: pytest.FixtureRequest
+) -> None:
+    """from_scores on Spark: the decisions (windows), the measures on scores, curves, calibration, thresholds."""
+    frame = _scores_frame()
+    k = 2 if decision == "top_k" else None
+    expected = _scores_everything(af.from_scores(frame, decision=decision, k=k, bins=bins))
+    got = _scores_everything(
+        af.from_scores(_native(engine, frame, request), decision=decision, k=k, bins=bins)
+    )
+    for g, e in zip(got, expected, strict=True):
+        _same(g, e)
 
 
 # ---------------------------------------------------------------------------

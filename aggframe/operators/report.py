@@ -32,7 +32,7 @@ from aggframe._options import (
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
-from aggframe.measures.registry import get_measure, list_measures
+from aggframe.measures.registry import get_measure, is_score_measure, list_measures, score_measure
 from aggframe.operators.classes import binary_rows, subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
@@ -58,7 +58,9 @@ class ReportRequest:
     grouping_sets: tuple[tuple[str, ...], ...] | None = None
     #: the whole-matrix measures of the ``multiclass`` operator (and ``target`` within it)
     matrix_measures: tuple[str, ...] = ()
-    #: the measures' names in report order (both kinds; default: ``measures`` then the others)
+    #: measures on scores (canonical names), computed from the scores (:mod:`aggframe.operators.scores`)
+    scores: tuple[str, ...] = ()
+    #: the measures' names in the order asked (every kind; default: ``measures``, then the others)
     measure_order: tuple[str, ...] = ()
 
     @property
@@ -68,7 +70,11 @@ class ReportRequest:
 
     def names(self) -> tuple[str, ...]:
         """The measures' names in report order."""
-        return self.measure_order or tuple(m.name for m in self.measures)
+        return self.measure_order or (
+            *(m.name for m in self.measures),
+            *self.matrix_measures,
+            *self.scores,
+        )
 
     @classmethod
     def parse(
@@ -102,7 +108,7 @@ class ReportRequest:
                 "value, averaged over the targets)"
             )
             raise OptionError(msg)
-        ms, matrix, order = _measures(measures, ops, withins)
+        ms, matrix, scores, order = _measures(measures, ops, withins)
         convs = unique_in_order(parse_convention(c) for c in listify(convention))
         if not convs:
             msg = "Expected at least one convention"
@@ -138,6 +144,7 @@ class ReportRequest:
             pos_label=pos_label,
             grouping_sets=sets,
             matrix_measures=matrix,
+            scores=scores,
             measure_order=order,
         )
 
@@ -148,33 +155,40 @@ _CELL_OPERATORS = ("micro", "macro", "weighted", "exemplar", "binary")
 
 def _measures(
     measures: Any, ops: Sequence[str], withins: Sequence[str]
-) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...]]:
-    """The cell measures, the whole-matrix measures and the report order of their names.
+) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The cell measures, the whole-matrix measures, the measures on scores and the report order of their names.
 
     Named measures must exist under every operator asked for: a measure without a
     whole-matrix definition under ``multiclass`` and a whole-matrix-only measure
-    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. By
-    default each kind of operator takes all its measures (the registered ones,
-    the whole-matrix ones).
+    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. The
+    measures on scores (``auroc``, ``log_loss``, ...) are set aside here and
+    checked against the operators by the score report. By default each kind of
+    operator takes all its measures (the registered ones, the whole-matrix ones);
+    the measures on scores are taken only when named.
     """
     cell = any(op in _CELL_OPERATORS for op in ops) or (
         "target" in ops and any(w != "multiclass" for w in withins)
     )
     whole = "multiclass" in ops or ("target" in ops and "multiclass" in withins)
     given = listify(measures, scalar=(str, Measure))
+    scores = tuple(unique_in_order(score_measure(m) for m in given if is_score_measure(m)))
+    rest = [m for m in given if not is_score_measure(m)]
     if not given:
         ms = [get_measure(m) for m in list_measures()] if cell else []
         matrix = MATRIX_MEASURES if whole else ()
-        return ms, tuple(matrix), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
-    ms = unique_in_order(_cell_measure(m, ops) for m in given) if cell else []
-    matrix = resolve_matrix_measures(given) if whole else ()
+        return ms, tuple(matrix), (), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
+    ms = unique_in_order(_cell_measure(m, ops) for m in rest) if cell else []
+    matrix = resolve_matrix_measures(rest) if whole and rest else ()
     order: list[str] = []
     for m in given:
+        if is_score_measure(m):
+            order.append(score_measure(m))
+            continue
         if cell:
             order.append(get_measure(m).name)
         if whole:
             order.extend(resolve_matrix_measures(m))
-    return ms, matrix, tuple(unique_in_order(order))
+    return ms, matrix, scores, tuple(unique_in_order(order))
 
 
 def _cell_measure(name: str | Measure, ops: Sequence[str]) -> Measure:
