@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe.accumulate import Accumulator
 from aggframe.analysis.coordinates import (
     canonical_coordinates,
     degrees_of_freedom,
@@ -56,6 +57,7 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
@@ -78,8 +80,10 @@ from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, product
 __version__ = package_version()  # the version lives in pyproject.toml alone
 
 __all__ = [
+    "Accumulator",
     "AggframeError",
     "AggframeNamespace",
+    "Cells",
     "ColumnNotFoundError",
     "DuplicateEntryError",
     "EmptyInputError",

@@ -33,8 +33,9 @@ from aggframe._columns import (
 from aggframe._options import Engine, Grain, listify, parse_operator, unique_in_order
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
+from aggframe.intake.cells_value import Cells, cells_of
 from aggframe.intake.source import reading
-from aggframe.intake.stored import write_store
+from aggframe.intake.stored import origin_covers, source_meta, write_store
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
@@ -543,16 +544,50 @@ class Predictions:
         return matrix(counts, classes), classes
 
     # -- stores -----------------------------------------------------------------------------
-    def write_cells(self, path: str | Any, *, by: str | Sequence[str] | None = None) -> Any:
+    def write_cells(
+        self, path: str | Any, *, by: str | Sequence[str] | None = None, overwrite: bool = False
+    ) -> Any:
         """Write the cell tables (per ``by`` group) to a directory, for :func:`from_cells`.
 
         The store holds sums only, so stores of different days or shards add
-        up exactly when read together. Returns the directory path.
+        up exactly when read together. An existing cell store at ``path`` is
+        refused unless ``overwrite=True`` (then it is replaced); so is a file, and
+        a directory that is neither empty nor a store is always refused (a
+        :class:`~aggframe.exceptions.StoreError`). Returns the directory path.
         """
         keys = listify(by)
         tables = self.cell_tables(keys)
-        meta = {**self.source.store_meta(), "single_label": self._single_label()}
-        return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin)
+        meta = source_meta(self.source, single_label=self._single_label())
+        return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
+
+    def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
+        """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
+
+        ``a + b`` and ``sum([...])`` add cells of different parts of the data
+        (days, shards, Spark tasks) exactly; :meth:`Cells.evaluate
+        <aggframe.Cells.evaluate>` evaluates them as :meth:`evaluate` would the
+        rows. One scan (the cell tables of this grouping are kept).
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> a = af.from_labels([0, 1, 1], [0, 1, 0]).to_cells()
+        >>> b = af.from_labels([2, 1, 0], [2, 1, 1]).to_cells()
+        >>> round((a + b).evaluate("f1", "macro")["value"][0], 4)
+        0.6556
+        >>> round(af.from_labels([0, 1, 1, 2, 1, 0], [0, 1, 0, 2, 1, 1]).compute("f1", "macro"), 4)
+        0.6556
+        """
+        keys = listify(by)
+        tables = self.cell_tables(keys, engine=engine)
+        # whether the examples are single-label, from this grouping's profiles (no second scan)
+        single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
+        return cells_of(
+            tables,
+            by=keys,
+            layout=source_meta(self.source, single_label=single),
+            covers=origin_covers(self.source.origin),
+        )
 
     # -- the NumPy suite module --------------------------------------------------------------
     def check_suite_data(self) -> None:
