@@ -59,6 +59,7 @@ from aggframe.exceptions import (
 )
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
+from aggframe.interop import numpy
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
@@ -130,6 +131,7 @@ __all__ = [
     "make_scorer",
     "micro_macro_gap",
     "multioutput_aggregate",
+    "numpy",
     "ops",
     "pareto_dominance",
     "plot_classes",

@@ -97,14 +97,14 @@ class Cells:
     >>> total = af.from_labels(day1).to_cells(by="model") + af.from_labels(day2).to_cells(by="model")
     >>> total.evaluate("recall", "macro", by="model").select("model", "value")
     shape: (2, 2)
-    ┌───────┬──────────┐
-    │ model ┆ value    │
-    │ ---   ┆ ---      │
-    │ str   ┆ f64      │
-    ╞═══════╪══════════╡
-    │ a     ┆ 1.0      │
-    │ b     ┆ 0.333333 │
-    └───────┴──────────┘
+    ┌───────┬───────┐
+    │ model ┆ value │
+    │ ---   ┆ ---   │
+    │ str   ┆ f64   │
+    ╞═══════╪═══════╡
+    │ a     ┆ 1.0   │
+    │ b     ┆ 0.25  │
+    └───────┴───────┘
     >>> both = af.from_labels(pl.concat([day1, day2])).evaluate("recall", "macro", by="model")
     >>> both["value"].to_list() == total.evaluate("recall", "macro", by="model")["value"].to_list()
     True
@@ -337,7 +337,7 @@ class Cells:
         >>> import tempfile, aggframe as af
         >>> store = af.from_labels([0, 1, 1], [0, 1, 0]).write_cells(tempfile.mkdtemp())
         >>> af.Cells.read(store).table("pooled").rows()
-        [(3.0, 1.0, 1.0, 7.0)]
+        [(2.0, 1.0, 1.0, 2.0)]
         """
         dirs = expand_stores(paths)
         if not dirs:
