@@ -284,6 +284,8 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_y_true",
     "__af_example",
     "__af_all",
+    # Polars' null hive partition (intake/source.py; a value, listed as the scan finds it)
+    "__HIVE_DEFAULT_PARTITION__",
     # the score kernels (operators/curves.py, wide/ranking.py)
     "_A",
     "_L",

@@ -9,8 +9,12 @@ A cell store is a directory::
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
 :mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
-``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
-Stores of the first format (keys under the user's names) are still read.
+``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included,
+and the options the cells were computed with (:data:`OPTIONS`: the task, the
+positive class, the t-norm, the mask, the class universe and whether it was
+declared), which :class:`~aggframe.Cells` checks before adding cells. Stores of
+the first format (keys under the user's names) are still read. A store is
+written onto an existing one only with ``overwrite=True`` (:func:`write_store`).
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are

@@ -4,7 +4,10 @@
 long form with ``--form long``), or cell stores written by ``cells``, evaluates
 measures x operators per ``--by`` group in one scan, and prints or writes the
 tidy report. ``cells`` writes the mergeable cell tables of the predictions to a
-directory; stores of several days passed together to ``report`` add up exactly.
+directory (``--with KEY=VALUE`` adds constant key columns; an existing store is
+replaced only with ``--overwrite``); stores of several days passed together to
+``report`` add up exactly. Every ``key=value`` folder of a Parquet input's path is
+a column (``day=2026-11-30/`` gives ``day``: ``af.scan(paths, hive=True)``).
 
 Every failure is one line on stderr and exit code 2, worded by what was wrong:
 ``usage error`` (an option, or options that do not go together), ``input error``
