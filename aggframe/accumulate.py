@@ -85,6 +85,16 @@ _REFUSED = {
 _INDICATOR_OPTIONS = ("tnorm", "task")
 
 
+class _AllKeys:
+    """The default ``by`` of :meth:`Accumulator.compute`: every by-column of the accumulator."""
+
+    def __repr__(self) -> str:
+        return "<all the accumulator's by-columns>"
+
+
+ALL_KEYS = _AllKeys()
+
+
 def _keyword_options(form: str) -> dict[str, Any]:
     """The keyword options of a form's constructor, with their defaults."""
     if form == "indicator":
@@ -400,16 +410,16 @@ class Accumulator:
         measures: Any = None,
         operators: Any = None,
         *,
-        by: str | Sequence[str] | Literal["all"] | None = "all",
+        by: str | Sequence[str] | _AllKeys | None = ALL_KEYS,
         **options: Any,
     ) -> Any:
         """Evaluate the rows so far: :meth:`Cells.evaluate <aggframe.Cells.evaluate>` on :meth:`cells`.
 
-        ``by`` defaults to every by-column of the accumulator (``"all"``);
-        ``by=None`` gives the overall values, a subset rolls up. The other
-        options are those of :meth:`~aggframe.Predictions.evaluate`.
+        ``by`` defaults to every by-column of the accumulator; ``by=None`` gives
+        the overall values, a subset rolls up. The other options are those of
+        :meth:`~aggframe.Predictions.evaluate`.
         """
-        keys = list(self.by) if isinstance(by, str) and by == "all" else by
+        keys = list(self.by) if isinstance(by, _AllKeys) else by
         return self.cells().evaluate(measures, operators, by=keys, **options)
 
     # -- merge --------------------------------------------------------------------------------

@@ -307,3 +307,19 @@ def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: in
         back.evaluate(**EVAL, by=by[:1]),
         rename_columns(af.from_labels(case.frame).evaluate(**EVAL, by=case.by[:1]), mapping),
     )
+
+
+def _shard_cells(shard: pl.DataFrame) -> af.Cells:
+    return af.from_labels(shard).to_cells(by="model")
+
+
+def test_cells_computed_in_other_processes_add_up() -> None:
+    # as Spark tasks or worker processes would: each returns its shard's cells, pickled
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    shards = [FRAME[:3], FRAME[3:6], FRAME[6:]]
+    with ProcessPoolExecutor(max_workers=2, mp_context=mp.get_context("spawn")) as pool:
+        total = sum(pool.map(_shard_cells, shards))
+    assert isinstance(total, af.Cells)
+    same(total.evaluate(**EVAL, by="model"), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
