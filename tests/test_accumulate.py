@@ -403,3 +403,20 @@ def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: in
         acc.update(b)
     expected = af.from_labels(case.frame).evaluate(**EVAL, by=case.by)
     same(acc.compute(**EVAL), rename_columns(expected, mapping))
+
+
+def test_broken_batches_are_named() -> None:
+    acc = af.Accumulator()
+    with pytest.raises(af.OptionError, match="Expected a batch to be a DataFrame"):
+        acc.update("predictions.parquet")  # a path is not a batch: af.from_labels reads paths
+    with pytest.raises(af.ShapeError, match="labels"):
+        acc.update([0, 1, 2], [0, 1])
+    indicator = af.Accumulator("indicator")
+    indicator.update(np.eye(3), np.eye(3))
+    with pytest.raises(af.ShapeError, match="4 columns, the earlier ones 3"):
+        indicator.update(np.eye(4), np.eye(4))
+    with pytest.raises(af.OptionError, match="mask"):
+        indicator.update(np.eye(3), np.eye(3), mask=np.ones((3, 3)))
+    indicator.update(np.full((2, 3), 2.0), np.eye(3)[:2])  # checked when the buffer is reduced
+    with pytest.raises(af.InvalidValueError, match=r"update 4: .*outside \[0, 1\]"):
+        indicator.flush()

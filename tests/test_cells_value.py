@@ -323,3 +323,15 @@ def test_cells_computed_in_other_processes_add_up() -> None:
         total = sum(pool.map(_shard_cells, shards))
     assert isinstance(total, af.Cells)
     same(total.evaluate(**EVAL, by="model"), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+
+
+def test_broken_stores_are_named(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(af.StoreError, match=r"no meta\.json"):
+        af.Cells.read(tmp_path / "empty")
+    with pytest.raises(af.StoreError, match="matches no cell stores"):
+        af.Cells.read(str(tmp_path / "nothing-*"))
+    store = af.from_labels(FRAME).write_cells(tmp_path / "s")
+    (store / "classes.parquet").write_bytes(b"not parquet")
+    with pytest.raises(af.StoreError, match=r"classes\.parquet is missing or unreadable"):
+        af.Cells.read(store)

@@ -179,5 +179,7 @@ def test_bad_input_is_named() -> None:
         bridge.sigma_k([])
     with pytest.raises(af.ShapeError, match="fold 1"):
         bridge.sigma_k([bridge.cells(Y, Y), bridge.cells(Y[:1], Y[:1])])
+    with pytest.raises(af.ShapeError, match="ragged"):
+        bridge.cells([[1, 0], [1]], [[1, 0], [1]])
     with pytest.raises(af.UnknownNameError, match="operator"):
         bridge.aggregate(Y, Y, "f1", "sideways")
