@@ -17,7 +17,7 @@ from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
 from aggframe.intake.scores import scores_source
 from aggframe.intake.source import scan
-from aggframe.intake.stored import stored_source
+from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import TNorm
 
@@ -212,7 +212,10 @@ def from_cells(paths: Any) -> Predictions:
 
     ``paths`` is one store directory or a list of them with the same layout (for
     example one per day): rows of the same group add up, so the result equals an
-    evaluation of all their predictions together. It may instead be an
+    evaluation of all their predictions together. Several stores are read into
+    memory (they are small) and added as :class:`~aggframe.Cells` are: a class a
+    store never saw counts its examples as true negatives (label form), as the
+    rows together would. It may instead be an
     :class:`~aggframe.Cells` (from :meth:`Predictions.to_cells`, an
     :class:`~aggframe.Accumulator` or :meth:`Cells.read <aggframe.Cells.read>`) or a
     list of them, which are added with ``+`` (see :class:`~aggframe.Cells`). Any
@@ -243,6 +246,10 @@ def from_cells(paths: Any) -> Predictions:
         for cells in items[1:]:
             total = total + cells
         return Predictions(total.source())
+    if len(expand_stores(paths)) > 1:
+        # several stores: read and added as Cells are, so the classes a store did not see are
+        # completed (label form) or refused (long form) as the rows together would be
+        return Predictions(Cells.read(paths).source())
     return Predictions(stored_source(paths))
 
 

@@ -286,6 +286,9 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_all",
     # Polars' null hive partition (intake/source.py; a value, listed as the scan finds it)
     "__HIVE_DEFAULT_PARTITION__",
+    # adding af.Cells (intake/cells_value.py)
+    "_part",
+    "_u",
     # the score kernels (operators/curves.py, wide/ranking.py)
     "_A",
     "_L",

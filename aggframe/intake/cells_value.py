@@ -65,7 +65,7 @@ from aggframe.measures.measure import Measure
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
-__all__ = ["Cells", "cells_of"]
+__all__ = ["Cells", "add_all", "add_cells", "cells_of", "check_parts"]
 
 MeasureLike = str | Measure
 _GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -343,11 +343,13 @@ class Cells:
         if not dirs:
             msg = "Cells.read needs at least one cell store directory"
             raise OptionError(msg)
+        if len(dirs) > 1:
+            read_store(dirs)  # the stores given twice or overlapping, named as from_cells names them
         parts = [_read_one(d) for d in dirs]
-        total = parts[0]
-        for part in parts[1:]:
-            total = total + part
-        return total
+        for i, part in enumerate(parts[1:], start=1):
+            for earlier in parts[:i]:
+                check_parts(earlier, part)
+        return add_all(parts)
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:
@@ -400,7 +402,7 @@ def cells_of(
 
 def _read_one(path: Path) -> Cells:
     tables, meta = read_store(path)
-    layout = {k: meta.get(k) for k in (*_AGREE, "single_label") if k != "by"}
+    layout = {k: meta.get(k, UNKNOWN) for k in (*_AGREE, "single_label") if k != "by"}
     layout["folds"] = list(meta.get("folds") or [])
     return cells_of(
         tables,
@@ -421,71 +423,103 @@ def check_parts(a: Cells, b: Cells) -> None:
     seen = coverage_keys({"kind": "stores", "stores": [dict(p) for p in a.parts]})
     for key, what in coverage_keys({"kind": "stores", "stores": [dict(p) for p in b.parts]}).items():
         if key in seen:
+            shown = (
+                "the same cells (pickled copies, or read back from their store)" if "None" in what else what
+            )
             msg = (
-                f"these cells both cover {what}: adding them would count those rows twice "
+                f"these cells both cover {shown}: adding them would count those rows twice "
                 "(add the cells of each part of the data once)"
             )
             raise StoreError(msg)
 
 
 def add_cells(a: Cells, b: Cells) -> Cells:
-    """The cells of the rows of ``a`` and ``b`` together (checked; no coverage check: :func:`check_parts`)."""
-    _check_layouts(a, b)
-    a, b = _aligned(a, b)
-    ukeys = _universe_keys(a)
-    _check_targets(a, b)
-    ua, ub = (c.class_table.select(*ukeys, CLASS).unique() for c in (a, b))
-    if a.layout.get("universe") == "observed" and a.form == "labels" and a.layout.get("task") != "binary":
-        union = pl.concat([ua, ub]).unique()
-        a, b = _completed(a, union, ukeys), _completed(b, union, ukeys)
+    """The cells of the rows of ``a`` and ``b`` together (checked; coverage: :func:`check_parts`)."""
+    return add_all([a, b])
+
+
+def add_all(items: Sequence[Cells]) -> Cells:
+    """The cells of the rows of every part together, in one pass (no coverage check: :func:`check_parts`).
+
+    The layouts must agree (:func:`_check_layouts`), key and class columns get one
+    dtype, a group's targets are the same in every part, and the class universes
+    are completed (label form, observed universes) or must agree wherever two parts
+    have them; then every table is concatenated and summed once.
+    """
+    parts = list(items)
+    if len(parts) == 1:
+        return parts[0]
+    layout = _check_layouts(parts)
+    parts = _aligned(parts)
+    first = parts[0]
+    ukeys = _universe_keys(first)
+    _check_targets(parts)
+    universes = [c.class_table.select(*ukeys, CLASS).unique() for c in parts]
+    grows = layout.get("universe") == "observed" and first.form == "labels" and layout.get("task") != "binary"
+    if grows:
+        union = pl.concat(universes).unique()
+        parts = [_completed(c, union, ukeys) for c in parts]
     else:
-        _check_universes(a, b, ua, ub, ukeys)
-    keys = list(a.keys)
+        _check_universes(first, universes, ukeys, observed=layout.get("universe") == "observed")
+    keys = list(first.keys)
     classes = (
-        pl.concat([a.class_table, b.class_table])
+        pl.concat([c.class_table for c in parts])
         .group_by([*keys, CLASS])
         .agg(pl.col(*CELLS).sum())
         .sort([*keys, CLASS], nulls_last=True)
     )
-    profiles = _sum_profiles(a.profile_table, b.profile_table, keys)
+    profiles = _sum_profiles([c.profile_table for c in parts], keys)
     block = None
-    if a.block_table is not None and b.block_table is not None:
-        block = _sum_profiles(a.block_table, b.block_table, [k for k in keys if k != TARGET])
-    layout = {
-        **a.layout,
-        "single_label": bool(a.layout.get("single_label")) and bool(b.layout.get("single_label")),
-    }
+    if first.block_table is not None:
+        block = _sum_profiles([c.block_table for c in parts if c.block_table is not None], _block_keys(first))
+    layout["single_label"] = all(bool(c.layout.get("single_label")) for c in parts)
     return Cells(
         class_table=classes,
         profile_table=profiles,
         block_table=block,
-        keys=a.keys,
-        names=a.names,
+        keys=first.keys,
+        names=first.names,
         layout=layout,
-        parts=(*a.parts, *b.parts),
+        parts=tuple(p for c in parts for p in c.parts),
     )
 
 
-def _sum_profiles(a: pl.DataFrame, b: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def _sum_profiles(frames: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
     return (
-        pl.concat([a, b])
+        pl.concat(frames)
         .group_by([*keys, *CELLS])
         .agg(pl.col("n").sum().cast(pl.Int64))
         .sort([*keys, *CELLS], nulls_last=True)
     )
 
 
-def _check_layouts(a: Cells, b: Cells) -> None:
-    for key in _AGREE:
-        x, y = a.layout.get(key), b.layout.get(key)
-        if key in ("by", "folds"):
-            x, y = list(x or []), list(y or [])
-        if x != y:
-            msg = f"cannot add these cells: their {_WHAT.get(key, key)} differ ({x!r} and {y!r}); {_HINT}"
+#: an option a store written before it was recorded does not know (it agrees with any value)
+UNKNOWN = "unknown"
+_RECORDED_LATER = ("tnorm", "masked", "class_universe", "universe", "stated_task")
+
+
+def _check_layouts(parts: list[Cells]) -> dict[str, Any]:
+    """The one layout of all the parts, or an :class:`OptionError` naming what differs."""
+    first = parts[0]
+    layout = dict(first.layout)
+    for other in parts[1:]:
+        for key in _AGREE:
+            x, y = layout.get(key), other.layout.get(key)
+            if key in ("by", "folds"):
+                x, y = list(x or []), list(y or [])
+            if key in _RECORDED_LATER and UNKNOWN in (x, y):
+                layout[key] = y if x == UNKNOWN else x
+                continue
+            if x != y:
+                msg = f"cannot add these cells: their {_WHAT.get(key, key)} differ ({x!r} and {y!r}); {_HINT}"
+                raise OptionError(msg)
+        if first.keys != other.keys or (first.block_table is None) != (other.block_table is None):
+            msg = (
+                f"cannot add these cells: their key columns differ ({list(first.keys)} and "
+                f"{list(other.keys)}); {_HINT}"
+            )
             raise OptionError(msg)
-    if a.keys != b.keys or (a.block_table is None) != (b.block_table is None):
-        msg = f"cannot add these cells: their key columns differ ({list(a.keys)} and {list(b.keys)}); {_HINT}"
-        raise OptionError(msg)
+    return layout
 
 
 _WHAT = {
@@ -509,30 +543,30 @@ def _family(dtype: pl.DataType) -> str:
     return str(dtype)
 
 
-def _aligned(a: Cells, b: Cells) -> tuple[Cells, Cells]:
-    """Both cells with one dtype per key and class column (numbers widen; other dtypes must be equal)."""
-    columns = [*(k for k in a.keys if k != KEY_ALL), CLASS]
-    sa, sb = a.class_table.schema, b.class_table.schema
+def _aligned(parts: list[Cells]) -> list[Cells]:
+    """The parts with one dtype per key and class column (numbers widen; other dtypes must be equal)."""
+    first = parts[0]
+    columns = [*(k for k in first.keys if k != KEY_ALL), CLASS]
     casts: dict[str, pl.DataType] = {}
     for col in columns:
-        if sa[col] == sb[col] or sa[col] == pl.Null or sb[col] == pl.Null:
-            if sa[col] != sb[col]:
-                casts[col] = sb[col] if sa[col] == pl.Null else sa[col]
+        dtypes = [c.class_table.schema[col] for c in parts]
+        known = [d for d in dtypes if d != pl.Null]
+        if not known or all(d == dtypes[0] for d in dtypes):
             continue
-        if _family(sa[col]) != _family(sb[col]):
-            shown = "class" if col == CLASS else repr(a.names.get(col, col))
+        families = {_family(d) for d in known}
+        if len(families) > 1:
+            shown = "class" if col == CLASS else repr(first.names.get(col, col))
+            a, b = known[0], next(d for d in known if _family(d) != _family(known[0]))
             msg = (
-                f"cannot add these cells: column {shown} is {sa[col]} in one and {sb[col]} in the other; "
+                f"cannot add these cells: column {shown} is {a} in one and {b} in the other; "
                 "cast it to one type in the predictions first"
             )
             raise OptionError(msg)
-        widened = pl.concat(
-            [pl.DataFrame(schema={col: sa[col]}), pl.DataFrame(schema={col: sb[col]})], how="vertical_relaxed"
-        ).schema[col]
-        casts[col] = widened
+        empty = [pl.DataFrame(schema={col: d}) for d in known]
+        casts[col] = pl.concat(empty, how="vertical_relaxed").schema[col]
     if not casts:
-        return a, b
-    return _cast(a, casts), _cast(b, casts)
+        return parts
+    return [_cast(c, casts) for c in parts]
 
 
 def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:
@@ -558,56 +592,75 @@ def _universe_keys(c: Cells) -> list[str]:
 
 
 def _show_key(c: Cells, row: Mapping[str, Any]) -> str:
-    shown = ", ".join(f"{c.names.get(k, k)}={v!r}" for k, v in row.items() if k != KEY_ALL)
+    shown = ", ".join(f"{c.names.get(k, k)}={v!r}" for k, v in row.items() if k not in (KEY_ALL, "_part"))
     return f" ({shown})" if shown else ""
 
 
-def _check_universes(a: Cells, b: Cells, ua: pl.DataFrame, ub: pl.DataFrame, ukeys: list[str]) -> None:
-    """Universes that cannot grow must agree wherever both cells have them."""
-    if ukeys:
-        both = ua.select(ukeys).unique().join(ub.select(ukeys).unique(), on=ukeys, nulls_equal=True)
-        ua = ua.join(both, on=ukeys, nulls_equal=True)
-        ub = ub.join(both, on=ukeys, nulls_equal=True)
-    for x, y in ((ua, ub), (ub, ua)):
-        extra = x.join(y, on=[*ukeys, CLASS], how="anti", nulls_equal=True)
-        if extra.height:
-            first = extra.row(0, named=True)
-            value = first.pop(CLASS)
-            where = _show_key(a, first)
-            if a.layout.get("universe") == "observed":
-                msg = (
-                    f"the class universes differ{where}: class {value!r} is in one part and not in the "
-                    f"other ({extra.height} such class(es)); without a declared universe the long form must "
-                    "be dense, so the rows together would be sparse: pass classes=... or n_classes=... "
-                    "when building the predictions (absent entries then count as true negatives)"
-                )
-                raise SparseInputError(msg)
-            msg = (
-                f"cannot add these cells: their class universes differ{where} (class {value!r} is in one "
-                f"and not in the other); {_HINT}"
-            )
-            raise OptionError(msg)
+def _tagged(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    return pl.concat([f.with_columns(pl.lit(i, dtype=pl.Int64).alias("_part")) for i, f in enumerate(frames)])
 
 
-def _check_targets(a: Cells, b: Cells) -> None:
-    """With targets, a group of both cells has the same targets in each (its examples have a row in every target)."""
-    if a.layout.get("target") is None:
+def _check_universes(
+    first: Cells, universes: list[pl.DataFrame], ukeys: list[str], *, observed: bool
+) -> None:
+    """Universes that cannot grow must agree wherever two parts have them (per universe key)."""
+    tagged = _tagged(universes)
+    union = tagged.select(*ukeys, CLASS).unique()
+    per_part = tagged.group_by(["_part", *ukeys]).agg(pl.len().alias("_m"))
+    per_key = union.group_by(ukeys).agg(pl.len().alias("_u")) if ukeys else union.select(pl.len().alias("_u"))
+    joined = (
+        per_part.join(per_key, on=ukeys, nulls_equal=True) if ukeys else per_part.join(per_key, how="cross")
+    )
+    short = joined.filter(pl.col("_m") < pl.col("_u"))
+    if not short.height:
         return
-    bk = _block_keys(a)
-    pairs = [c.class_table.select(*bk, TARGET).unique() for c in (a, b)]
-    common = pairs[0].select(bk).unique().join(pairs[1].select(bk).unique(), on=bk, nulls_equal=True)
-    x, y = (p.join(common, on=bk, nulls_equal=True) for p in pairs)
-    for one, other in ((x, y), (y, x)):
-        extra = one.join(other, on=[*bk, TARGET], how="anti", nulls_equal=True)
-        if extra.height:
-            first = extra.row(0, named=True)
-            target = first.pop(TARGET)
-            msg = (
-                f"column {a.names.get(TARGET, TARGET)!r}: the targets are not on the same examples: target "
-                f"{target!r} has rows in one part and not in the other{_show_key(a, first)}; every "
-                "example needs a row in every target"
-            )
-            raise InvalidValueError(msg)
+    where_row = short.row(0, named=True)
+    part = where_row["_part"]
+    key_row = {k: where_row[k] for k in ukeys}
+    lacking = union.join(
+        universes[part].select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True
+    )
+    if ukeys:
+        lacking = lacking.join(
+            pl.DataFrame([key_row], schema={k: union.schema[k] for k in ukeys}), on=ukeys, nulls_equal=True
+        )
+    value = lacking[CLASS][0] if lacking.height else "?"
+    where = _show_key(first, key_row)
+    if observed:
+        msg = (
+            f"the class universes differ{where}: class {value!r} is in one part and not in another; "
+            "without a declared universe the long form must be dense, so the rows together would be "
+            "sparse: pass classes=... or n_classes=... when building the predictions (absent entries then "
+            "count as true negatives)"
+        )
+        raise SparseInputError(msg)
+    msg = (
+        f"cannot add these cells: their class universes differ{where} (class {value!r} is in one "
+        f"and not in another); {_HINT}"
+    )
+    raise OptionError(msg)
+
+
+def _check_targets(parts: list[Cells]) -> None:
+    """With targets, a block group has the same targets in every part that has it (every example a row in each)."""
+    first = parts[0]
+    if first.layout.get("target") is None:
+        return
+    bk = _block_keys(first)
+    tagged = _tagged([c.class_table.select(*bk, TARGET).unique() for c in parts])
+    union = tagged.select(*bk, TARGET).unique()
+    per_part = tagged.group_by(["_part", *bk]).agg(pl.len().alias("_t"))
+    per_group = union.group_by(bk).agg(pl.len().alias("_T"))
+    short = per_part.join(per_group, on=bk, nulls_equal=True).filter(pl.col("_t") < pl.col("_T"))
+    if short.height:
+        row = short.row(0, named=True)
+        group = {k: row[k] for k in bk}
+        msg = (
+            f"column {first.names.get(TARGET, TARGET)!r}: the targets are not on the same examples: a part "
+            f"has {row['_t']} of the {row['_T']} targets of the group{_show_key(first, group)}; every "
+            "example needs a row in every target"
+        )
+        raise InvalidValueError(msg)
 
 
 def _block_keys(c: Cells) -> list[str]:
