@@ -344,12 +344,9 @@ class Cells:
             msg = "Cells.read needs at least one cell store directory"
             raise OptionError(msg)
         if len(dirs) > 1:
-            read_store(dirs)  # the stores given twice or overlapping, named as from_cells names them
-        parts = [_read_one(d) for d in dirs]
-        for i, part in enumerate(parts[1:], start=1):
-            for earlier in parts[:i]:
-                check_parts(earlier, part)
-        return add_all(parts)
+            # refuses stores given twice or overlapping (named as from_cells names them)
+            read_store(dirs)
+        return add_all([_read_one(d) for d in dirs])
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:
