@@ -63,7 +63,15 @@ from aggframe.interop import numpy
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
-from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
+from aggframe.interop.plots import (
+    plot_calibration,
+    plot_classes,
+    plot_conventions,
+    plot_curve,
+    plot_folds,
+    plot_groups,
+    plot_heatmap,
+)
 from aggframe.interop.sklearn import classification_report, make_scorer, score
 from aggframe.measures.inference import InferredProperties
 from aggframe.measures.measure import Measure
@@ -134,8 +142,10 @@ __all__ = [
     "numpy",
     "ops",
     "pareto_dominance",
+    "plot_calibration",
     "plot_classes",
     "plot_conventions",
+    "plot_curve",
     "plot_folds",
     "plot_groups",
     "plot_heatmap",

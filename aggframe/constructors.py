@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aggframe._options import ClassUniverse, LabelTask, LongTask
+from aggframe._options import ClassUniverse, LabelTask, LongTask, TNormName
 from aggframe.exceptions import OptionError
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
@@ -37,7 +37,7 @@ def from_long(
     target: str | None = None,
     n_classes: int | dict[Any, int] | None = None,
     classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
-    tnorm: str | TNorm | None = None,
+    tnorm: TNormName | TNorm | None = None,
     class_universe: ClassUniverse = "global",
     task: LongTask | None = None,
     examples: int | Any | None = None,
@@ -185,7 +185,7 @@ def from_indicator(
     P: Any,
     *,
     mask: Any = None,
-    tnorm: str | TNorm | None = None,
+    tnorm: TNormName | TNorm | None = None,
     task: LongTask | None = None,
 ) -> Predictions:
     """Indicator matrices ``Y`` (truth) and ``P`` (predictions), n x m (1-D = one column).
@@ -267,7 +267,7 @@ def from_scores(
     n_classes: int | None = None,
     classes: Sequence[Any] | None = None,
     mask: str | None = None,
-    keep_soft: str | TNorm | None = None,
+    keep_soft: TNormName | TNorm | None = None,
     over: str | Sequence[str] | None = None,
 ) -> Predictions:
     """Predictions from per (example, class) scores: thresholded, argmax or top-k.

@@ -14,6 +14,7 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, overload
@@ -39,11 +40,11 @@ from aggframe.intake.stored import origin_covers, source_meta, write_store
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
-from aggframe.operators.compare import compare_report
+from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
-__all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions"]
+__all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
 
 MeasureLike = str | Measure
 #: The columns of :meth:`Predictions.per_class` after the keys.
@@ -53,6 +54,21 @@ _GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
     "pooled": CELLS,
     "profiles": (*CELLS, "n"),
 }
+
+
+def summary_html(title: str, rows: dict[str, str]) -> str:
+    """A small two-column HTML table (what notebooks show for aggframe's objects).
+
+    Examples
+    --------
+    >>> summary_html("X", {"a": "<1>"})
+    '<table><caption style="text-align:left"><b>X</b></caption><tr><th style="text-align:left">a</th><td style="text-align:left">&lt;1&gt;</td></tr></table>'
+    """
+    left = ' style="text-align:left"'
+    body = "".join(
+        f"<tr><th{left}>{html.escape(k)}</th><td{left}>{html.escape(v)}</td></tr>" for k, v in rows.items()
+    )
+    return f"<table><caption{left}><b>{html.escape(title)}</b></caption>{body}</table>"
 
 
 @dataclass
@@ -96,6 +112,55 @@ class Predictions:
     def _single_label(self) -> bool:
         # the profiles are read only if the source infers its reading from them
         return self.source.single_label(lambda: self.cell_tables().profiles.collect())  # noqa: PLW0108
+
+    # -- in a notebook ---------------------------------------------------------------------
+    def summary(self) -> dict[str, str]:
+        """What these predictions are, in a few words, without reading the data.
+
+        ``form``, ``task``, ``roles`` (role -> your column), ``classes`` (the
+        universe: its size if declared or already read), ``source`` (files,
+        cell stores or a frame) and ``read`` (the groupings scanned so far). A
+        task or a class count that only the data can tell says so rather than
+        scanning. What a notebook shows (``_repr_html_``).
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 1, 2, 2], [0, 2, 2, 1], n_classes=3)
+        >>> pr.summary()["classes"], pr.summary()["roles"]
+        ('3 (declared)', "y_true='y_true', y_pred='y_pred'")
+        """
+        src = self.source
+        read = next(iter(self._cache.values()), None)
+        if not src.kind_inferred():
+            task: str = self.kind
+        elif () in self._cache:
+            task = f"{self.kind} (inferred from the data)"
+        else:
+            task = "multiclass or multilabel: inferred from the data when first read"
+        universe = src.universe
+        if isinstance(universe, dict):
+            classes = f"{sum(len(v) for v in universe.values())} over {len(universe)} targets (declared)"
+        elif universe is not None:
+            classes = f"{len(universe)} (declared)"
+        elif read is not None:
+            n = read.classes.select(pl.col(CLASS).n_unique()).collect().item()
+            classes = f"{n} (seen in the data)"
+        else:
+            classes = "those seen in the data (not read yet)"
+        roles = ", ".join(f"{k.removeprefix('__af_')}={v!r}" for k, v in src.roles().items())
+        read_by = ["(all)" if not k else ", ".join(map(repr, k)) for k in self._cache]
+        return {
+            "form": self.form,
+            "task": task,
+            "roles": roles or "(the cell store's)",
+            "classes": classes,
+            "source": str(src.origin),
+            "read": "; ".join(read_by) if read_by else "nothing yet",
+        }
+
+    def _repr_html_(self) -> str:
+        return summary_html(type(self).__name__, self.summary())
 
     # -- cell tables ----------------------------------------------------------------------
     def cell_tables(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> CellTables:
@@ -348,6 +413,7 @@ class Predictions:
         operators: str | Sequence[str] | None = None,
         *,
         by: str | Sequence[str],
+        control: str | Sequence[str] | None = None,
         convention: str | Sequence[str] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
@@ -361,6 +427,15 @@ class Predictions:
         ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
         ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
         denominator are null. One scan (the overall row is a grouping set).
+
+        ``control=`` (fairlearn's ``control_features``) compares within each
+        level of the control columns: with ``by=["model", "segment"],
+        control="model"`` each segment is held against its own model's overall,
+        not the all-models overall; a reference names the compared columns only
+        and is taken within each level (null where a level lacks it), and the
+        summary has one row per level. A control column not in ``by`` is added
+        in front of it; a null control key is a level. Still one scan (grouping
+        sets ``[by, control]``).
 
         Examples
         --------
@@ -376,14 +451,26 @@ class Predictions:
         │ a   ┆ 1.0   ┆ 0.75    │
         │ b   ┆ 0.5   ┆ 0.75    │
         └─────┴───────┴─────────┘
+
+        Within each level of a control column:
+
+        >>> df = df.with_columns(m=pl.Series(["x", "y", "x", "y"]))
+        >>> got = af.from_labels(df).compare("recall", "micro", by="g", control="m")
+        >>> got.select("m", "g", "value", "overall").sort("m", "g").rows()
+        [('x', 'a', 1.0, 0.5), ('x', 'b', 0.0, 0.5), ('y', 'a', 1.0, 1.0), ('y', 'b', 1.0, 1.0)]
         """
-        keys = listify(by)
+        ctrl = listify(control)
+        keys = compare_keys(listify(by), ctrl) if listify(by) else []
         if not keys:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
-        request = self.request(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
+        request = self.request(
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
+        )
         report, names = self.report(request)
-        return compare_report(report.collect(), names, keys, reference=reference, summary=summary)
+        return compare_report(
+            report.collect(), names, keys, reference=reference, summary=summary, control=ctrl
+        )
 
     def compute(
         self,

@@ -325,6 +325,9 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_y",
     "_y0",
     "_y1",
+    # compare(control=) and the reprs
+    "_o",
+    "_row",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has
@@ -361,7 +364,7 @@ RESULT_NAMES: dict[str, tuple[str, ...]] = {
         "difference_to_overall",
         "ratio_to_overall",
     ),
-    "diagnose": ("code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
+    "diagnose": ("scope", "code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
     "micro_macro_gap": (
         "measure",
         "decomposable",

@@ -40,6 +40,9 @@ import aggframe as af
 
 from .conftest import CONVENTIONS, MEASURES, OPERATORS, dense_long
 
+#: a JVM per session: minutes, not seconds (the quick loop, -m "not slow", leaves them out)
+pytestmark = [pytest.mark.engines, pytest.mark.slow]
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PREDICTIONS = EXAMPLES / "predictions.parquet"
 LOOPBACK = "127.0.0.1"

@@ -20,6 +20,14 @@ row fires when it does not (codes as in aggmetrics 0.2.0):
 
 All checks come from the cell tables of one scan (and, for the drift check on
 single-label data, the confusion counts): group-bys, not loops over groups.
+
+Scope: a finding about the measures or the task alone (``degenerate_optimum``,
+``not_erm_consistent``, ``inferred_task``), or one that depends only on the number of
+classes when every group has the same classes (``inflated_floor``,
+``redundant_suite``), is reported once with ``scope`` ``"all"`` and null by-keys; a
+finding about the data of one group has ``scope`` ``"group"`` and that group's keys
+(which may be null: a null key is a group). Rows come ranked: warnings before notes,
+then by code, then ``"all"`` before the groups, then by keys.
 """
 
 from __future__ import annotations
@@ -50,8 +58,22 @@ DEFAULT_MEASURES = (
     "label_accuracy",
     "specificity",
 )
-DIAGNOSTIC_COLUMNS = ("code", "severity", "measure", "operator", "message", "value", "lower", "upper")
+DIAGNOSTIC_COLUMNS = (
+    "scope",
+    "code",
+    "severity",
+    "measure",
+    "operator",
+    "message",
+    "value",
+    "lower",
+    "upper",
+)
 DRIFTING = ("specificity", "balanced_accuracy", "gmean", "informedness")
+#: the order of the findings: warnings first
+SEVERITIES = ("warning", "note")
+#: ``scope`` of a finding about every group at once / about one group
+ALL, GROUP = "all", "group"
 
 
 class MeasureWarning(UserWarning):
@@ -74,9 +96,14 @@ def diagnose(
 ) -> pl.DataFrame:
     """Findings about the given measures on these predictions, one row each.
 
-    Returns a tidy frame: by..., ``code``, ``severity`` (``warning`` or
-    ``note``), ``measure``, ``operator``, ``message``, and the numbers behind it
-    (``value``, ``lower``, ``upper``). With ``emit_warnings=True`` every
+    Returns a tidy frame: by..., ``scope``, ``code``, ``severity`` (``warning``
+    or ``note``), ``measure``, ``operator``, ``message``, and the numbers behind
+    it (``value``, ``lower``, ``upper``). ``scope`` is ``"all"`` for a finding
+    stated once for every group (about the measures or the task, or one that
+    depends only on the number of classes when every group has the same), with
+    null by-keys, and ``"group"`` for a finding about one group's data (whose
+    keys may be null too: a null key is a group). Warnings come first, then the
+    rows are ordered by code, scope and keys. With ``emit_warnings=True`` every
     ``warning`` row is also raised as a :class:`MeasureWarning`, so a pipeline
     or a test suite can fail on it.
 
@@ -93,6 +120,8 @@ def diagnose(
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     >>> "micro_collapse" in af.diagnose(pr)["code"].to_list()
     True
+    >>> af.diagnose(pr, ["recall"]).filter(code="degenerate_optimum")["message"].item()
+    'recall is maximised by predicting every instance positive (threshold 0): a degenerate optimum'
     """
     if aggregation is not None:
         warnings.warn(
@@ -124,13 +153,20 @@ def diagnose(
     tables = pr.cell_tables(user_keys)
     per_class = pr.per_class_table(tables, [get_measure(n) for n in names]).collect()
     classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
+    key_types = {k: report.schema[k] for k in keys}
+    # a finding that depends on the number of classes only is stated once when every group has the same
+    shared = classes.get_column("_m").n_unique() <= 1
+    by_classes, classes_scope = (classes.head(1), ALL) if shared else (classes, GROUP)
     kind = pr.kind
     single, binary = kind == "multiclass", kind == "binary"
     rows: list[pl.DataFrame] = []
 
-    def finding(frame: pl.DataFrame, code: str, severity: str, operator: str | None) -> pl.DataFrame:
+    def finding(
+        frame: pl.DataFrame, code: str, severity: str, operator: str | None, scope: str = GROUP
+    ) -> pl.DataFrame:
         return frame.select(
-            *keys,
+            *[pl.col(k) if scope == GROUP else pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
+            pl.lit(scope).alias("scope"),
             pl.lit(code).alias("code"),
             pl.lit(severity).alias("severity"),
             "measure",
@@ -202,7 +238,7 @@ def diagnose(
             schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
         )
         if floors.height:
-            grid = classes.join(floors, on="_m", nulls_equal=True)
+            grid = by_classes.join(floors, on="_m", nulls_equal=True)
             rows.append(
                 finding(
                     grid.with_columns(
@@ -218,6 +254,7 @@ def diagnose(
                     "inflated_floor",
                     "warning",
                     "micro",
+                    classes_scope,
                 )
             )
     # 3. micro collapse on single-label data
@@ -281,11 +318,11 @@ def diagnose(
                     "severity": "warning" if degenerate else "note",
                     "measure": n,
                     "message": (
-                        f"{n!r} is maximised at threshold {t:.3f}. This is degenerate: the optimum is to "
-                        f"predict every instance {side}."
+                        f"{n} is maximised by predicting every instance {side} (threshold {round(t):d}): "
+                        "a degenerate optimum"
                         if degenerate
-                        else f"{n!r} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
-                        "not target it."
+                        else f"{n} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
+                        "not target it"
                     ),
                     "value": t,
                 }
@@ -346,7 +383,7 @@ def diagnose(
     # 7. more measures than degrees of freedom
     if explicit:
         kind = "binary" if binary else ("multiclass" if single else "multilabel")
-        dof = classes.with_columns(
+        dof = by_classes.with_columns(
             (
                 pl.lit(2)
                 if kind == "binary"
@@ -370,6 +407,7 @@ def diagnose(
                 "redundant_suite",
                 "note",
                 None,
+                classes_scope,
             )
         )
     out = (
@@ -388,7 +426,8 @@ def diagnose(
         },
     )
     notes = notes.select(
-        *[pl.lit(None).alias(k) for k in keys],
+        *[pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
+        pl.lit(ALL).alias("scope"),
         "code",
         "severity",
         "measure",
@@ -401,6 +440,13 @@ def diagnose(
     result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
     if kept_operators is not None:
         result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
+    # ranked: warnings first, then by code; the findings about every group before the groups'
+    rank = pl.col("severity").replace_strict(SEVERITIES, list(range(len(SEVERITIES))), return_dtype=pl.Int8)
+    result = result.sort(
+        [rank, "code", pl.col("scope") != ALL, *keys, "measure", "operator"],
+        nulls_last=True,
+        maintain_order=True,
+    )
     check_result_names(key_names.values(), DIAGNOSTIC_COLUMNS, "diagnose")
     result = restore(result, key_names)
     if emit_warnings:

@@ -34,11 +34,11 @@ Where aggframe answers differently from aggmetrics 0.2.0 (each a test):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
-from aggframe._options import parse_convention, parse_operator
+from aggframe._options import TNormName, parse_convention, parse_operator
 from aggframe.constructors import from_indicator
 from aggframe.exceptions import InvalidValueError, OptionError, ShapeError, UnknownNameError
 from aggframe.measures.measure import Measure
@@ -270,7 +270,8 @@ def aggregate(
     conv = parse_convention(convention)
     Ya, Pa, Ma = _inputs(Y, P, mask)
     soft = bool((((Ya > 0) & (Ya < 1)) | ((Pa > 0) & (Pa < 1))).any())
-    pr = from_indicator(Ya, Pa, mask=Ma, tnorm=tnorm if tnorm is not None or not soft else "product")
+    chosen = tnorm if tnorm is not None or not soft else "product"
+    pr = from_indicator(Ya, Pa, mask=Ma, tnorm=cast("TNormName | Callable[[Any, Any], Any] | None", chosen))
     value = pr.compute(measure, op, convention=conv)
     if not return_parts:
         return value

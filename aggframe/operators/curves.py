@@ -646,7 +646,11 @@ def _binned(
     )
     lower = points.select(_GID, pl.col("i").alias("bin"), pl.col("edge").alias("lower"))
     upper = points.select(_GID, (pl.col("i") - 1).alias("bin"), pl.col("edge").alias("upper"))
-    edges = lower.join(upper, on=[_GID, "bin"], how="inner").join(ids, on=_GID).drop(_GID)
+    edges = (
+        lower.join(upper, on=[_GID, "bin"], how="inner", nulls_equal=True)
+        .join(ids, on=_GID, nulls_equal=True)
+        .drop(_GID)
+    )
     return assigned, edges
 
 
@@ -691,7 +695,7 @@ def _quantile_edges(ordered: pl.LazyFrame, bins: int) -> pl.LazyFrame:
             .select(_GID, "i", "_gamma", pl.col("_m").alias(name))
         )
 
-    lerp = at("_lo", "_a").join(at("_hi", "_b").drop("_gamma"), on=[_GID, "i"])
+    lerp = at("_lo", "_a").join(at("_hi", "_b").drop("_gamma"), on=[_GID, "i"], nulls_equal=True)
     a, b, gamma = pl.col("_a"), pl.col("_b"), pl.col("_gamma")
     edge = pl.when(gamma >= 0.5).then(b - (b - a) * (1.0 - gamma)).otherwise(a + (b - a) * gamma)
     return lerp.select(_GID, "i", edge.alias("edge"))

@@ -29,7 +29,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS
-from aggframe.wide.engines import distinct_classes, shared_small
+from aggframe.wide.engines import distinct_classes, lookup_declared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.tnorms import TNorm
 
@@ -193,11 +193,7 @@ def long_grains(
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
-        known = examples.select(*rk, roles.example).with_columns(
-            pl.lit(0, dtype=pl.Int64).alias("_undeclared")
-        )
-        native = nw.to_native(checked).join(known, on=[*rk, roles.example], how="left", nulls_equal=True)
-        checked = nw.from_native(native.with_columns(pl.col("_undeclared").fill_null(1)))
+        checked = lookup_declared(checked, examples, rk, roles.example, "_undeclared")
         flags.append("_undeclared")
     checked = shared_small(checked.group_by([*k, *CELLS, "rows", *flags]).agg(nw.len().alias("n")))
     profiles = checked.group_by([*k, *CELLS]).agg(nw.col("n").sum())
