@@ -22,7 +22,7 @@ from aggframe.analysis.coordinates import (
     pareto_dominance,
 )
 from aggframe.analysis.costs import cost, cost_matrix
-from aggframe.analysis.diagnostics import MeasureWarning, diagnose
+from aggframe.analysis.diagnostics import MeasureWarning, diagnose, uniform_error_deviation
 from aggframe.analysis.gap import micro_macro_gap
 from aggframe.analysis.parity import fold_aggregate, multioutput_aggregate
 from aggframe.analysis.suite_frames import (
@@ -84,7 +84,7 @@ from aggframe.measures.registry import (
 )
 from aggframe.measures.verify import infer_properties, verify_inference
 from aggframe.predictions import OrdinalPredictions, Predictions
-from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, product
+from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, marginal_defect, product
 
 __version__ = package_version()  # the version lives in pyproject.toml alone
 
@@ -137,6 +137,7 @@ __all__ = [
     "list_measures",
     "lukasiewicz",
     "make_scorer",
+    "marginal_defect",
     "micro_macro_gap",
     "multioutput_aggregate",
     "numpy",
@@ -158,6 +159,7 @@ __all__ = [
     "suite_jacobian",
     "suite_rank",
     "suite_ranks",
+    "uniform_error_deviation",
     "unregister_measure",
     "verify_inference",
     "wide",

@@ -30,6 +30,7 @@ __all__ = [
     "Pooling",
     "ReportOperator",
     "TNormName",
+    "Within",
     "listify",
     "parse_class_universe",
     "parse_convention",
@@ -37,14 +38,19 @@ __all__ = [
     "parse_operator",
     "parse_pooling",
     "parse_report_operator",
+    "parse_within",
     "unique_in_order",
 ]
 
 #: The four averaging operators over one set of cell tables.
 Operator = Literal["micro", "macro", "weighted", "exemplar"]
 #: What ``evaluate(operators=...)`` takes: the four, plus the positive class alone
-#: (``binary``, two classes only) and the mean over targets (``target``, with a target role).
-ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "target"]
+#: (``binary``, two classes only), the mean over targets (``target``, with a target role)
+#: and the whole confusion matrix of single-label data (``multiclass``: scikit-learn's
+#: ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``, ``accuracy_score``).
+ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "target", "multiclass"]
+#: The operator inside each target of the ``target`` operator: the four, or ``multiclass``.
+Within = Literal["micro", "macro", "weighted", "exemplar", "multiclass"]
 Convention = Literal["exclude", "zero", "one", "nan"]
 Pooling = Literal["pooled", "averaged", "fold", "min", "max", "std"]
 Decision = Literal["threshold", "argmax", "top_k"]
@@ -79,19 +85,29 @@ def parse_operator(name: object) -> Operator:
     if key not in OPERATORS:
         msg = (
             f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
-            "exemplar), binary (two classes: the positive class alone), target (with a target column)"
+            "exemplar), binary (two classes: the positive class alone), target (with a target column), "
+            "multiclass (the whole confusion matrix of single-label data)"
         )
         raise UnknownNameError(msg)
     return key
 
 
 def parse_report_operator(name: object) -> ReportOperator:
-    """An operator of :meth:`~aggframe.Predictions.evaluate`: the four, ``binary`` or ``target``."""
+    """An operator of :meth:`~aggframe.Predictions.evaluate`: the four, ``binary``, ``target`` or ``multiclass``."""
     key = _key(name)
     if key == "binary":
         return "binary"
     if key == "target":
         return "target"
+    if key == "multiclass":
+        return "multiclass"
+    return parse_operator(name)
+
+
+def parse_within(name: object) -> Within:
+    """The operator inside each target: the four, or ``multiclass`` (the whole matrix of each target)."""
+    if _key(name) == "multiclass":
+        return "multiclass"
     return parse_operator(name)
 
 

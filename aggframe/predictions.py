@@ -15,8 +15,9 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, overload
 
 import numpy as np
@@ -36,15 +37,20 @@ from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.cells_value import Cells, cells_of
 from aggframe.intake.source import reading
-from aggframe.intake.stored import origin_covers, source_meta, write_store
+from aggframe.intake.stored import StoredSource, origin_covers, source_meta, write_store
+from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
 from aggframe.operators.compare import compare_keys, compare_report
+from aggframe.operators.matrix import confusion_frame
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, sorted_table
 
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
+
+#: "not given" (the bare ``confusion_matrix()`` call keeps its old result for one release)
+_UNSET: Any = object()
 
 MeasureLike = str | Measure
 #: The columns of :meth:`Predictions.per_class` after the keys.
@@ -172,20 +178,24 @@ class Predictions:
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
             tables = self.source.tables(by_cols)
-            parts = [tables.classes, tables.profiles]
-            if tables.block_profiles is not None:
-                parts.append(tables.block_profiles)
+            given = {"block_profiles": tables.block_profiles, "pairs": tables.pairs, "order": tables.order}
+            optional = {name: lf for name, lf in given.items() if lf is not None}
+            present = list(optional)
+            parts = [tables.classes, tables.profiles, *optional.values()]
             # one collect: the grains share one read of the input
             with reading(self.source.origin):
                 got = pl.collect_all(parts, engine=engine)
             self.source.check_collected(got[1])
+            more = {name: frame.lazy() for name, frame in zip(present, got[2:], strict=True)}
             self._cache[by_cols] = CellTables(
                 classes=got[0].lazy(),
                 profiles=got[1].lazy(),
                 keys=tables.keys,
-                block_profiles=got[2].lazy() if len(got) > 2 else None,
+                block_profiles=more.get("block_profiles"),
                 target=tables.target,
                 names=tables.names,
+                pairs=more.get("pairs"),
+                order=more.get("order"),
             )
         return self._cache[by_cols]
 
@@ -272,7 +282,9 @@ class Predictions:
         Parameters
         ----------
         measures
-            Names, aliases or :class:`Measure` objects; default: all 21 registered.
+            Names, aliases or :class:`Measure` objects; default: all 21 registered
+            (and, for ``multiclass``, its seven). A named measure must exist under
+            every operator asked for.
         operators
             ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
             With a ``target`` role they apply to the block matrix of all targets
@@ -281,6 +293,16 @@ class Predictions:
             ``within`` (reported as ``target:<within>``). ``binary`` reports the
             positive class only (``pos_label``) and raises unless there are
             exactly two classes (scikit-learn's ``average='binary'``).
+            ``multiclass`` evaluates the measures defined on the whole confusion
+            matrix of single-label data, as scikit-learn does: ``mcc``
+            (``matthews_corrcoef``), ``kappa``, ``kappa_linear``,
+            ``kappa_quadratic`` (``cohen_kappa_score`` with ``weights``),
+            ``balanced_accuracy``, ``balanced_accuracy_adjusted``
+            (``balanced_accuracy_score``) and ``accuracy``; one entry per group,
+            resolved by the convention as a micro value (scikit-learn's ``mcc``
+            is 0 where undefined: ``convention="zero"``). Not with targets (use
+            ``target`` with ``within="multiclass"``), nor on multilabel, soft or
+            ``task="binary"`` data.
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
@@ -294,7 +316,8 @@ class Predictions:
             understates the uncertainty: a lower bound, not a confidence
             interval). A list puts them side by side, in a ``pooling`` column.
         within
-            Operator(s) inside each target for the ``target`` operator.
+            Operator(s) inside each target for the ``target`` operator (the four,
+            or ``multiclass``: each target's whole-matrix value).
         classes, labels
             Evaluate over this subset of classes only (``labels=`` is
             scikit-learn's spelling of the same option): micro then pools the
@@ -397,6 +420,10 @@ class Predictions:
         result is collected); otherwise on the collected, kept ones.
         """
         tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
+        if request.needs_pairs:
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+        elif request.matrix_measures:
+            self.check_single_label("the multiclass operator")  # its margins are the class cells
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -406,6 +433,71 @@ class Predictions:
         )
         keys = {*(by_key(i) for i in range(len(request.by))), *self.source.fold_keys()}
         return out, {k: v for k, v in tables.names.items() if k in keys}
+
+    def check_single_label(self, what: str) -> None:
+        """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel)."""
+        if self.source.binary:
+            msg = (
+                f"{what} needs every class of single-label data, but these predictions keep the positive "
+                "class only (task='binary'); build them with task=None (one-hot over all classes): on two "
+                "classes the multiclass 'mcc' equals the binary 'mcc'"
+            )
+            raise OptionError(msg)
+        if self.source.soft:
+            msg = (
+                f"{what} needs crisp single-label data; these predictions are soft (a t-norm was given), "
+                "so an example has no one true and one predicted class to count"
+            )
+            raise OptionError(msg)
+        if isinstance(self.source, StoredSource):
+            if not self.source.meta.get("single_label"):
+                msg = (
+                    f"{what} needs single-label data (one true and one predicted class per example); these "
+                    "stored cells are not of such data (or their store does not say so)"
+                )
+                raise OptionError(msg)
+            return
+        if isinstance(self, OrdinalPredictions):
+            msg = (
+                f"{what} needs single-label data; ordinal predictions are read as m - 1 cumulative "
+                "thresholds: use their single-label view, pr.labels (e.g. pr.labels.compute("
+                "'kappa_quadratic', 'multiclass'))"
+            )
+            raise OptionError(msg)
+        if not self._single_label():
+            msg = (
+                f"{what} needs single-label data (one true and one predicted class per example); these "
+                "predictions are multilabel (some example has other than one true or one predicted class), "
+                "so there is no m x m confusion matrix: use micro, macro, weighted or exemplar"
+            )
+            raise OptionError(msg)
+
+    def with_pairs(
+        self, tables: CellTables, by: Sequence[str], *, lazy: bool = False, what: str = "the confusion matrix"
+    ) -> CellTables:
+        """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
+
+        The label form's tables carry them (from its one scan); the long form counts
+        them in one more grouped query over the rows, kept with the tables.
+        """
+        self.check_single_label(what)
+        if tables.pairs is not None:
+            return tables
+        if self.form == "cells":
+            msg = (
+                f"{what} needs the confusion counts, and these stored cells hold none: a store keeps them "
+                "when written from single-label data by this version of aggframe (write it again with "
+                "pr.write_cells); the other whole-matrix measures need only the cells"
+            )
+            raise OptionError(msg)
+        pairs = self.source.pair_table(by)
+        if lazy:
+            return replace(tables, pairs=pairs)
+        with reading(self.source.origin):
+            collected = pairs.collect().lazy()
+        out = replace(tables, pairs=collected)
+        self._cache[tuple(by)] = out
+        return out
 
     def compare(
         self,
@@ -510,6 +602,12 @@ class Predictions:
 
         Undefined entries have a null ``value`` and ``defined = False``.
         """
+        if str(operator).strip().lower() == "multiclass":
+            msg = (
+                "the multiclass operator gives one whole-matrix value per group; it has no parts "
+                "(its input is pr.confusion_matrix())"
+            )
+            raise OptionError(msg)
         meas = get_measure(measure)
         op = parse_operator(operator)
         by_cols = listify(by)
@@ -538,7 +636,8 @@ class Predictions:
         """Per-class values of any measures, with support: scikit-learn's ``average=None``.
 
         One tidy frame: by..., class, measure, value (null where undefined),
-        defined, support (``tp + fn``), tp, fp, fn, tn.
+        defined, support (``tp + fn``), tp, fp, fn, tn. The counts are Int64
+        on crisp data and Float64 on soft data (:attr:`crisp`).
 
         Examples
         --------
@@ -549,18 +648,33 @@ class Predictions:
         ┌───────┬──────────┬─────────┐
         │ class ┆ value    ┆ support │
         │ ---   ┆ ---      ┆ ---     │
-        │ i64   ┆ f64      ┆ f64     │
+        │ i64   ┆ f64      ┆ i64     │
         ╞═══════╪══════════╪═════════╡
-        │ 0     ┆ 0.5      ┆ 2.0     │
-        │ 1     ┆ 0.666667 ┆ 2.0     │
-        │ 2     ┆ 1.0      ┆ 3.0     │
+        │ 0     ┆ 0.5      ┆ 2       │
+        │ 1     ┆ 0.666667 ┆ 2       │
+        │ 2     ┆ 1.0      ┆ 3       │
         └───────┴──────────┴─────────┘
         """
         names = listify(measures, scalar=(str, Measure)) or list_measures()
         ms = unique_in_order(get_measure(m) for m in names)
         tables = self.cell_tables(by)
         out = self.per_class_table(tables, ms, _class_subset(classes, labels)).collect()
+        if self.crisp:
+            out = out.with_columns(pl.col("support", *CELLS).round().cast(pl.Int64))
         return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
+
+    @property
+    def crisp(self) -> bool:
+        """Whether every cell is a count (no t-norm): per-class counts are then integers.
+
+        Stored cells are crisp when their store says so (stores written before it
+        did are taken as possibly soft).
+        """
+        if self.source.soft:
+            return False
+        if isinstance(self.source, StoredSource):
+            return self.source.meta.get("soft") is False
+        return True
 
     def per_class_table(
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
@@ -605,11 +719,10 @@ class Predictions:
         return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
-        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
+        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n`` (pairs with n > 0).
 
-        For the label form and for one-hot long data (each example has exactly
-        one true and one predicted class). One grouped query, run where the rows
-        are: only the counts cross to Polars.
+        For the label form (the counts of its one scan) and for one-hot long data
+        (one grouped query, run where the rows are: only the counts cross to Polars).
         """
         counts, tables = self.confusion_table(listify(by))
         return cast(
@@ -622,13 +735,125 @@ class Predictions:
         if self.source.binary or not self._single_label():
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
-        return self.source.confusion_counts(by), tables
+        if tables.pairs is None:
+            return self.source.confusion_counts(by), tables
+        # the label form's counts, summed over the target and fold keys (as the rows' query would)
+        by_keys = [by_key(i) for i in range(len(by))]
+        counts = (
+            tables.pairs.group_by([*by_keys, "_yt", "_yp"])
+            .agg(pl.col("n").sum().cast(pl.Int64))
+            .rename({"_yt": "true", "_yp": "pred"})
+            .sort(*by_keys, "true", "pred", nulls_last=True)
+            .collect()
+        )
+        return counts, tables
 
-    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
-        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
-        classes = self.cells("class")[CLASS].to_list()
-        counts, _ = self.confusion_table([])
-        return matrix(counts, classes), classes
+    @overload
+    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]: ...
+
+    @overload
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None, normalize: Normalize | None = ...
+    ) -> pl.DataFrame: ...
+
+    @overload
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None = ..., normalize: Normalize | None
+    ) -> pl.DataFrame: ...
+
+    def confusion_matrix(
+        self, *, by: Any = _UNSET, normalize: Any = _UNSET
+    ) -> pl.DataFrame | tuple[np.ndarray, list[Any]]:
+        """The confusion matrix per group, tidy: by..., ``y_true``, ``y_pred``, ``count`` [, ``rate``].
+
+        Every ``(y_true, y_pred)`` pair of the group's class universe is a row,
+        zeros included, the classes in universe order (the declared order, else
+        sorted). Single-label data only. With a target or fold role, they are keys
+        too (one matrix per target and fold; sum ``count`` over the folds for the
+        pooled matrix). The frame has groups x m^2 rows: with thousands of classes,
+        :meth:`confusion_counts` gives only the pairs that occur.
+
+        Parameters
+        ----------
+        by
+            Group columns: one matrix per group (a null key is a group); None: one matrix.
+        normalize
+            ``"true"`` (each row sums to 1: recall per class on the diagonal),
+            ``"pred"`` (each column: precision) or ``"all"`` (the group), as in
+            scikit-learn; adds a Float64 ``rate`` column, null where the row,
+            column or group is empty (scikit-learn gives 0 there). None: counts only.
+
+        Returns
+        -------
+        polars.DataFrame
+            As soon as ``by`` or ``normalize`` is given (``by=None`` for one matrix).
+            Called with no argument at all, it still returns the ``(array, classes)``
+            pair of aggframe 0.1, with a ``FutureWarning``, for this release; that
+            pair is :meth:`confusion_array`, and the bare call will return the frame.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels(["a", "b", "b", "c"], ["a", "b", "a", "a"])
+        >>> pr.confusion_matrix(normalize="true").filter(pl.col("y_true") == "b")
+        shape: (3, 4)
+        ┌────────┬────────┬───────┬──────┐
+        │ y_true ┆ y_pred ┆ count ┆ rate │
+        │ ---    ┆ ---    ┆ ---   ┆ ---  │
+        │ str    ┆ str    ┆ i64   ┆ f64  │
+        ╞════════╪════════╪═══════╪══════╡
+        │ b      ┆ a      ┆ 1     ┆ 0.5  │
+        │ b      ┆ b      ┆ 1     ┆ 0.5  │
+        │ b      ┆ c      ┆ 0     ┆ 0.0  │
+        └────────┴────────┴───────┴──────┘
+        """
+        if by is _UNSET and normalize is _UNSET:
+            warnings.warn(
+                "pr.confusion_matrix() without arguments returns (array, classes) for one more release and "
+                "will then return the tidy frame: call pr.confusion_array() for the array, or "
+                "pr.confusion_matrix(by=None) (or by=..., normalize=...) for the tidy frame",
+                FutureWarning,
+                stacklevel=2,
+            )
+            C, classes = self.confusion_array()
+            return C.astype(float), classes  # as aggframe 0.1 gave it
+        by = None if by is _UNSET else by
+        normalize = None if normalize is _UNSET else normalize
+        return self._confusion_frame(by, normalize)
+
+    def _confusion_frame(self, by: str | Sequence[str] | None, normalize: Normalize | None) -> pl.DataFrame:
+        if normalize is not None and normalize not in ("true", "pred", "all"):
+            msg = f"Expected `normalize` to be 'true', 'pred', 'all' or None, got {normalize!r}"
+            raise OptionError(msg)
+        by_cols = listify(by)
+        tables = self.with_pairs(self.cell_tables(by_cols), by_cols, what="the confusion matrix")
+        columns = ["y_true", "y_pred", "count", *(["rate"] if normalize is not None else [])]
+        names = self.key_names(tables, columns, "confusion_matrix")
+        return cast("pl.DataFrame", restore(confusion_frame(tables, normalize).collect(), names))
+
+    def confusion_array(self) -> tuple[np.ndarray, list[Any]]:
+        """``(C, classes)``: ``C[j, k]`` examples of true class j predicted k, classes in universe order.
+
+        The NumPy view of :meth:`confusion_matrix` (one group, no target or fold
+        role); single-label data only. This was ``confusion_matrix()`` in aggframe 0.1.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> C, classes = af.from_labels([0, 1, 1, 2], [0, 1, 0, 0]).confusion_array()
+        >>> C.tolist(), classes
+        ([[1, 0, 0], [1, 1, 0], [1, 0, 0]], [0, 1, 2])
+        """
+        if self.source.fold_keys() or self.source.target is not None:
+            msg = (
+                "confusion_array() gives one m x m matrix; these predictions have fold or target roles: use "
+                "confusion_matrix(), which keys each matrix by target and fold"
+            )
+            raise OptionError(msg)
+        frame = self._confusion_frame(None, None)
+        classes = frame["y_true"].unique(maintain_order=True).to_list()
+        m = len(classes)
+        return frame["count"].to_numpy().reshape(m, m), classes
 
     # -- stores -----------------------------------------------------------------------------
     def write_cells(
@@ -637,15 +862,25 @@ class Predictions:
         """Write the cell tables (per ``by`` group) to a directory, for :func:`from_cells`.
 
         The store holds sums only, so stores of different days or shards add
-        up exactly when read together. An existing cell store at ``path`` is
-        refused unless ``overwrite=True`` (then it is replaced); so is a file, and
-        a directory that is neither empty nor a store is always refused (a
-        :class:`~aggframe.exceptions.StoreError`). Returns the directory path.
+        up exactly when read together. On single-label data it also keeps the
+        confusion counts (for the ``multiclass`` operator and the confusion
+        matrix; one more grouped query for the long form). An existing cell store
+        at ``path`` is refused unless ``overwrite=True`` (then it is replaced); so
+        is a file, and a directory that is neither empty nor a store is always
+        refused (a :class:`~aggframe.exceptions.StoreError`). Returns the directory path.
         """
         keys = listify(by)
-        tables = self.cell_tables(keys)
+        tables = self.store_tables(keys)
         meta = source_meta(self.source, single_label=self._single_label())
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
+
+    def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
+        """The cell tables a store (or :class:`~aggframe.Cells`) keeps: with the confusion counts on single-label data."""
+        tables = self.cell_tables(by, engine=engine)
+        single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
+        if single and not self.source.binary and not self.source.soft and self.form != "cells":
+            tables = self.with_pairs(tables, by)
+        return tables
 
     def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
         """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
@@ -653,7 +888,8 @@ class Predictions:
         ``a + b`` and ``sum([...])`` add cells of different parts of the data
         (days, shards, Spark tasks) exactly; :meth:`Cells.evaluate
         <aggframe.Cells.evaluate>` evaluates them as :meth:`evaluate` would the
-        rows. One scan (the cell tables of this grouping are kept).
+        rows. One scan (the cell tables of this grouping are kept); on
+        single-label data the confusion counts too, as :meth:`write_cells` keeps them.
 
         Examples
         --------
@@ -666,7 +902,7 @@ class Predictions:
         0.7222
         """
         keys = listify(by)
-        tables = self.cell_tables(keys, engine=engine)
+        tables = self.store_tables(keys, engine=engine)
         # whether the examples are single-label, from this grouping's profiles (no second scan)
         single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
         return cells_of(

@@ -289,6 +289,13 @@ INTERNAL_NAMES: tuple[str, ...] = (
     # adding af.Cells (intake/cells_value.py)
     "_part",
     "_u",
+    # the multiclass operator's and the masked cost's helpers (issue #15)
+    "_np",
+    "_nt",
+    "_obs",
+    "_ok",
+    "rate",
+    "n_classes",
     # the score kernels (operators/curves.py, wide/ranking.py)
     "_A",
     "_L",

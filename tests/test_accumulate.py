@@ -420,3 +420,15 @@ def test_broken_batches_are_named() -> None:
     indicator.update(np.full((2, 3), 2.0), np.eye(3)[:2])  # checked when the buffer is reduced
     with pytest.raises(af.InvalidValueError, match=r"update 4: .*outside \[0, 1\]"):
         indicator.flush()
+
+
+@FEW
+@given(case=label_frames(example=False), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
+def test_the_multiclass_operator_accumulates(
+    case: LabelCase, data: st.DataObject, k: int, buffer: int
+) -> None:
+    kw = {"measures": ["mcc", "kappa", "kappa_quadratic"], "operators": ["multiclass"]}
+    acc = af.Accumulator(by=case.by, buffer_rows=buffer)
+    for b in batches(case.frame, None, data, k):
+        acc.update(b)
+    same(acc.compute(**kw), af.from_labels(case.frame).evaluate(**kw, by=case.by))

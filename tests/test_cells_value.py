@@ -335,3 +335,43 @@ def test_broken_stores_are_named(tmp_path: Path) -> None:
     (store / "classes.parquet").write_bytes(b"not parquet")
     with pytest.raises(af.StoreError, match=r"classes\.parquet is missing or unreadable"):
         af.Cells.read(store)
+
+
+MATRIX: dict[str, Any] = {
+    "measures": ["mcc", "kappa", "kappa_linear", "kappa_quadratic", "balanced_accuracy"],
+    "operators": ["multiclass"],
+}
+
+
+@FEW
+@given(case=label_frames(example=False), data=st.data(), k=st.integers(1, 3))
+def test_the_multiclass_operator_adds_up(case: LabelCase, data: st.DataObject, k: int) -> None:
+    # the whole-matrix measures: the class cells' margins, and the confusion counts (weighted kappas)
+    whole = af.from_labels(case.frame)
+    total = sum(af.from_labels(p).to_cells(by=case.by) for p in parts(case.frame, None, data, k))
+    assert isinstance(total, af.Cells)
+    assert total.pair_table is not None
+    same(total.evaluate(**MATRIX, by=case.by), whole.evaluate(**MATRIX, by=case.by))
+    with_order = {"classes": list(reversed(case.classes))}  # a declared order: the kappas' distances
+    total = sum(af.from_labels(p, **with_order).to_cells() for p in parts(case.frame, None, data, k))
+    same(total.evaluate(**MATRIX), af.from_labels(case.frame, **with_order).evaluate(**MATRIX))
+
+
+def test_the_multiclass_operator_needs_single_label_cells(tmp_path: Path) -> None:
+    multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]])).to_cells()
+    with pytest.raises(af.OptionError, match="single-label"):
+        multilabel.evaluate("mcc", "multiclass")
+    binary = af.from_labels([0, 1, 1], [0, 1, 0], task="binary").to_cells()
+    with pytest.raises(af.OptionError, match="task='binary'"):
+        binary.evaluate("mcc", "multiclass")
+    # long-form one-hot data keep their confusion counts too
+    one_hot = af.from_indicator(np.eye(3)[[0, 1, 2, 1]], np.eye(3)[[0, 2, 2, 1]], task="multiclass")
+    same(one_hot.to_cells().evaluate(**MATRIX), one_hot.evaluate(**MATRIX))
+    # a store written without confusion counts gives no weighted kappa, the rest still
+    store = af.from_labels(FRAME).write_cells(tmp_path / "s")
+    (store / "pairs.parquet").unlink()
+    read = af.Cells.read(store)
+    assert read.pair_table is None
+    same(read.evaluate("mcc", "multiclass"), af.from_labels(FRAME).evaluate("mcc", "multiclass"))
+    with pytest.raises(af.OptionError, match="confusion counts"):
+        read.evaluate("kappa_quadratic", "multiclass")

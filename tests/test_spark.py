@@ -298,6 +298,24 @@ def test_confusion_counts_and_cells_on_spark(spark: Any) -> None:
     )
 
 
+def test_multiclass_operator_and_confusion_matrix_on_spark(spark: Any) -> None:
+    # the label form's counts come from its one Spark job; the long form's from one more
+    frame = pl.read_parquet(PREDICTIONS)
+    expected, got = af.from_labels(frame), af.from_labels(spark.read.parquet(str(PREDICTIONS)))
+    kw: dict[str, Any] = {"by": "model", "convention": ["exclude", "zero"]}
+    _same(
+        got.evaluate(None, ["micro", "multiclass"], **kw),
+        expected.evaluate(None, ["micro", "multiclass"], **kw),
+    )
+    _same(
+        got.confusion_matrix(by="model", normalize="true"),
+        expected.confusion_matrix(by="model", normalize="true"),
+    )
+    one_hot = dense_long(np.eye(4)[[0, 1, 2, 3, 1]], np.eye(4)[[0, 2, 2, 3, 0]])
+    long = af.from_long(spark.createDataFrame(one_hot.to_arrow()))
+    _same(long.evaluate(None, "multiclass"), af.from_long(one_hot).evaluate(None, "multiclass"))
+
+
 # ---------------------------------------------------------------------------
 # Validation errors: the same class and message as on Polars
 

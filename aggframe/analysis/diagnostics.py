@@ -38,15 +38,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from aggframe._columns import CLASS, by_key, check_result_names, restore
-from aggframe._options import parse_report_operator
+from aggframe._columns import CLASS, KEY_ALL, by_key, check_result_names, restore
+from aggframe._options import listify, parse_report_operator
 from aggframe.exceptions import OptionError
+from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
+from aggframe.operators.matrix import confusion_frame
+from aggframe.tables.cells import CellTables, sum_to
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
-__all__ = ["DIAGNOSTIC_COLUMNS", "MeasureWarning", "diagnose"]
+__all__ = ["DIAGNOSTIC_COLUMNS", "MeasureWarning", "deviation_frame", "diagnose", "uniform_error_deviation"]
 
 DEFAULT_MEASURES = (
     "precision",
@@ -86,7 +89,7 @@ def _fmt(x: pl.Expr) -> pl.Expr:
 
 def diagnose(
     pr: Predictions,
-    measures: Sequence[str] | None = None,
+    measures: Sequence[str | Measure] | None = None,
     *,
     by: str | Sequence[str] | None = None,
     operators: str | Sequence[str] | None = None,
@@ -142,16 +145,25 @@ def diagnose(
         else [parse_report_operator(o) for o in ([operators] if isinstance(operators, str) else operators)]
     )
     explicit = measures is not None
-    names = [get_measure(m).name for m in (measures or DEFAULT_MEASURES)]
-    names = list(dict.fromkeys(names))
+    # Measure objects are kept as given: an unregistered af.Measure works as a registered one
+    measure_of: dict[str, Measure] = {}
+    for m in listify(measures, scalar=(str, Measure)) or DEFAULT_MEASURES:
+        found = get_measure(m)
+        measure_of.setdefault(found.name, found)
+    names = list(measure_of)
     user_keys = [by] if isinstance(by, str) else list(by or [])
     # the work runs on private key columns; the user's names come back at the end
     keys = [by_key(i) for i in range(len(user_keys))]
-    request = pr.request(names, ["micro", "macro", "exemplar"], by=user_keys, convention=["exclude", "zero"])
+    request = pr.request(
+        list(measure_of.values()),
+        ["micro", "macro", "exemplar"],
+        by=user_keys,
+        convention=["exclude", "zero"],
+    )
     report_lf, key_names = pr.report(request)
     report = report_lf.collect()
     tables = pr.cell_tables(user_keys)
-    per_class = pr.per_class_table(tables, [get_measure(n) for n in names]).collect()
+    per_class = pr.per_class_table(tables, list(measure_of.values())).collect()
     classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
     key_types = {k: report.schema[k] for k in keys}
     # a finding that depends on the number of classes only is stated once when every group has the same
@@ -185,7 +197,7 @@ def diagnose(
         profiles = tables.profiles
         columns = {f"_v{i}": n for i, n in enumerate(names)}
         entries = (
-            profiles.select(*keys, *[get_measure(n).expr().alias(c) for c, n in columns.items()])
+            profiles.select(*keys, *[measure_of[n].expr().alias(c) for c, n in columns.items()])
             .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
             .with_columns(
                 pl.col("measure").replace_strict(columns, return_dtype=pl.String),
@@ -227,11 +239,11 @@ def diagnose(
     )
     # 2. tn-dependent measures on one-hot data with more than two classes
     if single and not binary:
-        tn_dependent = [n for n in names if get_measure(n).tn_dependent_at_zero]
+        tn_dependent = [n for n in names if measure_of[n].tn_dependent_at_zero]
         sizes = [int(m) for m in classes["_m"].unique().to_list() if int(m) > 2]
         floors = pl.DataFrame(
             [
-                {"measure": n, "_m": m, "value": get_measure(n).attainable_floor(m)}
+                {"measure": n, "_m": m, "value": measure_of[n].attainable_floor(m)}
                 for n in tn_dependent
                 for m in sizes
             ],
@@ -307,7 +319,7 @@ def diagnose(
     # 5. measures whose optimum is not the Bayes rule for 0/1 loss (data-independent)
     erm: list[dict[str, Any]] = []
     for n in names:
-        m = get_measure(n)
+        m = measure_of[n]
         t = m.bayes_threshold()
         if m.erm_consistent() is False and t is not None:
             degenerate = t <= 1e-9 or t >= 1 - 1e-9
@@ -348,27 +360,14 @@ def diagnose(
         )
     # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
     if single and not binary and any(n in names for n in DRIFTING):
-        counts, _ = pr.confusion_table(user_keys)
-        group = keys or []
-        universe = per_class.select(*group, CLASS).unique()
-        grid = (
-            universe.rename({CLASS: "true"}).join(
-                universe.rename({CLASS: "pred"}), on=group, how="inner", nulls_equal=True
-            )
-            if group
-            else universe.rename({CLASS: "true"}).join(universe.rename({CLASS: "pred"}), how="cross")
-        )
-        full = grid.join(counts, on=[*group, "true", "pred"], how="left", nulls_equal=True).with_columns(
-            pl.col("n").fill_null(0)
-        )
-        rates = full.with_columns(
-            (pl.col("n") / pl.col("n").sum().over([*group, "true"]).clip(lower_bound=1)).alias("_r")
-        ).filter(pl.col("true") != pl.col("pred"))
+        # per by-group (targets and folds summed, as the counts of this check always were)
+        with_pairs = pr.with_pairs(tables, user_keys, what="the ovr_skew_drift check")
+        summed = sum_to(with_pairs, keys or [KEY_ALL])
         dev = (
-            rates.group_by([*group, "pred"])
-            .agg(pl.col("_r").std(ddof=1).fill_null(0.0).alias("_s"))
-            .group_by(group or pl.lit(0).alias("_all"))
-            .agg(pl.col("_s").mean().alias("value"), pl.len().alias("_m"))
+            deviation_frame(summed)
+            .drop(KEY_ALL, strict=False)
+            .rename({"n_classes": "_m"})
+            .collect()
             .filter((pl.col("_m") > 2) & (pl.col("value") >= 0.01))
             .with_columns(
                 pl.lit("specificity, balanced_accuracy").alias("measure"),
@@ -453,3 +452,87 @@ def diagnose(
         for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
             warnings.warn(message, MeasureWarning, stacklevel=2)
     return cast("pl.DataFrame", result)
+
+
+def deviation_frame(tables: CellTables) -> pl.LazyFrame:
+    """The mean uniform-error deviation per group of tables with confusion counts: keys..., value, n_classes.
+
+    ``R[k, j]`` is the share of class ``k``'s examples predicted ``j`` (0 for a
+    class without examples); per predicted class ``j`` the sample standard
+    deviation (``ddof=1``) of ``R[k, j]`` over ``k != j``; their mean over ``j``.
+    0 with at most two classes (as in aggmetrics).
+    """
+    keys = list(tables.keys)
+    rate = pl.col("rate").fill_null(0.0)
+    matrix = confusion_frame(tables, "true")
+    per_pred = (
+        matrix.filter(pl.col("y_true") != pl.col("y_pred"))
+        .group_by([*keys, "y_pred"])
+        .agg(rate.std(ddof=1).fill_null(0.0).alias("_s"))
+        .group_by(keys)
+        .agg(pl.col("_s").mean().alias("value"))
+    )
+    sizes = tables.classes.group_by(keys).agg(pl.len().cast(pl.Int64).alias("n_classes"))
+    return (
+        sizes.join(per_pred, on=keys, how="left", nulls_equal=True)
+        .select(
+            *keys,
+            pl.when(pl.col("n_classes") > 2)
+            .then(pl.col("value"))
+            .otherwise(0.0)
+            .cast(pl.Float64)
+            .alias("value"),
+            "n_classes",
+        )
+        .sort(keys, nulls_last=True)
+    )
+
+
+def uniform_error_deviation(pr: Predictions, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+    """The mean uniform-error deviation of single-label predictions, per group (Proposition 6(2)).
+
+    One-vs-rest specificity (and so macro balanced accuracy) is free of the class
+    priors exactly when the error rates into each class are uniform:
+    ``R[k, j] = P(predicted j | true k)`` the same for every ``k != j``. The
+    deviation is the mean over predicted classes ``j`` of the sample standard
+    deviation of ``R[k, j]`` over ``k != j`` (0: no drift; ``diagnose`` reports
+    ``ovr_skew_drift`` from 0.01). aggmetrics' ``uniform_error_deviation``, per group.
+
+    Parameters
+    ----------
+    pr
+        Single-label predictions (the label form, or one-hot long data).
+    by
+        Group columns (a null key is a group). Target and fold roles are keys too.
+
+    Returns
+    -------
+    polars.DataFrame
+        by..., ``value``, ``n_classes`` (0 with at most two classes, as in aggmetrics).
+
+    Raises
+    ------
+    OptionError
+        Multilabel, soft or ``task="binary"`` data (aggmetrics returns 0 for them;
+        they have no m x m confusion matrix).
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 1, 1, 2, 2], [0, 1, 1, 1, 2, 0])
+    >>> af.uniform_error_deviation(pr)
+    shape: (1, 2)
+    ┌──────────┬───────────┐
+    │ value    ┆ n_classes │
+    │ ---      ┆ ---       │
+    │ f64      ┆ i64       │
+    ╞══════════╪═══════════╡
+    │ 0.235702 ┆ 3         │
+    └──────────┴───────────┘
+    """
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    tables = pr.with_pairs(pr.cell_tables(by_cols), by_cols, what="the uniform error deviation")
+    out = deviation_frame(tables).collect()
+    return cast(
+        "pl.DataFrame", restore(out, pr.key_names(tables, ["value", "n_classes"], "uniform_error_deviation"))
+    )

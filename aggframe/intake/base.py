@@ -30,7 +30,8 @@ from aggframe.exceptions import ColumnNotFoundError, OptionError
 from aggframe.intake.source import FRAME, Origin, reading
 from aggframe.tables.cells import CellTables
 from aggframe.tables.universe import universe_frame
-from aggframe.wide.engines import project_columns
+from aggframe.wide.engines import project_columns, to_polars
+from aggframe.wide.keys import keyed, row_keys
 
 __all__ = ["Form", "Kind", "Projection", "Source"]
 
@@ -201,10 +202,27 @@ class Source(ABC):
         )
         raise OptionError(msg)
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
-        """One row per example with its true and predicted class (``true``, ``pred``); single-label only."""
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
+        """One row per example with its true and predicted class (``true``, ``pred``); single-label only.
+
+        ``keys``: the row-level key columns to keep (default: the by-keys).
+        """
         msg = "the confusion counts needs the prediction rows; stored cells hold only their sums (use the original frame)"
         raise OptionError(msg)
+
+    def pair_table(self, by: Sequence[str]) -> pl.LazyFrame:
+        """Single-label confusion counts keyed like the cell tables: ``keys..., _yt, _yp, n``.
+
+        The keys are the cell tables' (the by-keys or the stand-in, the target, the
+        folds), so the counts roll up and pool over folds as the cells do. One
+        grouped query over the rows (for the forms whose cell tables do not carry them).
+        """
+        proj = self.project(by)
+        rk = row_keys(proj.keys)
+        counts = self.confusion_pairs(proj, rk).group_by([*rk, "true", "pred"]).agg(nw.len().alias("n"))
+        return to_polars(keyed(counts, proj.keys)).select(
+            *proj.keys, pl.col("true").alias("_yt"), pl.col("pred").alias("_yp"), pl.col("n").cast(pl.Int64)
+        )
 
     def confusion_counts(self, by: Sequence[str]) -> pl.DataFrame:
         """Single-label confusion counts with private by-keys: ``true``, ``pred``, ``n`` (one grouped query)."""

@@ -2,7 +2,8 @@
 
 Everything aggframe evaluates is a function of small *cell tables* (per class:
 ``keys..., class, tp, fp, fn, tn``; per example profile: ``keys..., tp, fp, fn,
-tn, n``), and cell tables add up. A :class:`Cells` holds them collected (plain
+tn, n``; on single-label data the confusion counts ``keys..., true, pred, n``, for
+the ``multiclass`` operator's weighted kappas), and cell tables add up. A :class:`Cells` holds them collected (plain
 Polars ``DataFrame`` objects: it pickles, so it moves between processes, Spark
 tasks or a message queue), with their keys under private names and the user's
 names beside them, and the options they were computed with (the form, the task,
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
@@ -126,6 +127,11 @@ class Cells:
     #: what the cells cover, so that the same rows are never added twice: one entry
     #: (``id``, ``path``, ``covers``) per part they were summed from
     parts: tuple[Mapping[str, Any], ...] = field(default=())
+    #: single-label data: the confusion counts ``keys..., _yt, _yp, n`` (the multiclass
+    #: operator's weighted kappas, the confusion matrix); None where there are none
+    pair_table: pl.DataFrame | None = None
+    #: a declared class universe's order (``[target,] class, _pos``); None: classes sort by value
+    order_table: pl.DataFrame | None = None
 
     # -- what these cells are ---------------------------------------------------------------
     @property
@@ -166,6 +172,8 @@ class Cells:
             block_profiles=None if self.block_table is None else self.block_table.lazy(),
             target=TARGET if self.layout.get("target") is not None else None,
             names=dict(self.names),
+            pairs=None if self.pair_table is None else self.pair_table.lazy(),
+            order=None if self.order_table is None else self.order_table.lazy(),
         )
 
     def table(self, grain: Grain = "class") -> pl.DataFrame:
@@ -288,6 +296,8 @@ class Cells:
             has_target=source.target is not None,
         )
         tables = source.tables(request.by)
+        if request.matrix_measures:
+            self._check_matrix("the weighted kappas" if request.needs_pairs else "the multiclass operator")
         needs_dtype = request.classes is not None or "binary" in request.operators
         report = build_report(
             tables,
@@ -301,6 +311,30 @@ class Cells:
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
         return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+
+    def _check_matrix(self, what: str) -> None:
+        """The multiclass operator needs single-label cells (the weighted kappas: their confusion counts)."""
+        if self.layout.get("task") == "binary":
+            msg = (
+                f"{what} needs every class of single-label data, but these cells keep the positive class only "
+                "(task='binary'); build the predictions with task=None"
+            )
+            raise OptionError(msg)
+        if self.layout.get("soft") or self.layout.get("tnorm") not in (None, UNKNOWN):
+            msg = f"{what} needs crisp single-label data; these cells are of soft predictions (a t-norm was given)"
+            raise OptionError(msg)
+        if not self.layout.get("single_label") or self.layout.get("single_label") == UNKNOWN:
+            msg = (
+                f"{what} needs single-label data (one true and one predicted class per example); these "
+                "cells are not of such data (or their store does not say so)"
+            )
+            raise OptionError(msg)
+        if what == "the weighted kappas" and self.pair_table is None:
+            msg = (
+                f"{what} need the confusion counts, and these cells hold none (some part came from a store "
+                "written without them); the other whole-matrix measures need only the cells"
+            )
+            raise OptionError(msg)
 
     # -- stores -----------------------------------------------------------------------------
     def write(self, path: str | Path, *, overwrite: bool = False) -> Path:
@@ -373,12 +407,10 @@ def cells_of(
     ident: str | None = None,
 ) -> Cells:
     """Collect cell tables into a :class:`Cells` (one part: a new id, or ``ident``, with ``covers``)."""
-    frames = [
-        tables.classes,
-        tables.profiles,
-        *([tables.block_profiles] if tables.block_profiles is not None else []),
-    ]
-    got = pl.collect_all(frames)
+    optional = {"block": tables.block_profiles, "pairs": tables.pairs, "order": tables.order}
+    present = [k for k, v in optional.items() if v is not None]
+    got = pl.collect_all([tables.classes, tables.profiles, *(v for v in optional.values() if v is not None)])
+    extra = dict(zip(present, got[2:], strict=True))
     keys = tuple(tables.keys)
     names = {k: tables.names[k] for k in keys if k != KEY_ALL}
     part = {
@@ -389,11 +421,13 @@ def cells_of(
     return Cells(
         class_table=got[0],
         profile_table=got[1],
-        block_table=got[2] if len(got) > 2 else None,
+        block_table=extra.get("block"),
         keys=keys,
         names=names,
         layout={**layout, "by": list(by)},
         parts=(part,),
+        pair_table=extra.get("pairs"),
+        order_table=extra.get("order"),
     )
 
 
@@ -469,7 +503,15 @@ def add_all(items: Sequence[Cells]) -> Cells:
     block = None
     if first.block_table is not None:
         block = _sum_profiles([c.block_table for c in parts if c.block_table is not None], _block_keys(first))
-    layout["single_label"] = all(bool(c.layout.get("single_label")) for c in parts)
+    layout["single_label"] = all(c.layout.get("single_label") is True for c in parts)
+    pairs = None
+    if all(c.pair_table is not None for c in parts):
+        pairs = (
+            pl.concat([c.pair_table for c in parts if c.pair_table is not None], how="vertical_relaxed")
+            .group_by([*keys, "_yt", "_yp"])
+            .agg(pl.col("n").sum())
+            .sort([*keys, "_yt", "_yp"], nulls_last=True)
+        )
     return Cells(
         class_table=classes,
         profile_table=profiles,
@@ -478,7 +520,23 @@ def add_all(items: Sequence[Cells]) -> Cells:
         names=first.names,
         layout=layout,
         parts=tuple(p for c in parts for p in c.parts),
+        pair_table=pairs,
+        order_table=_one_order(parts),
     )
+
+
+def _one_order(parts: list[Cells]) -> pl.DataFrame | None:
+    """The declared classes' order, which every part must share (it sets the weighted kappas' distances)."""
+    orders = [c.order_table for c in parts]
+    first = orders[0]
+    if first is None or any(o is None for o in orders):
+        return None
+    for other in orders[1:]:
+        assert other is not None
+        if not other.sort(other.columns).equals(first.sort(first.columns)):
+            msg = f"cannot add these cells: their declared classes are in another order; {_HINT}"
+            raise OptionError(msg)
+    return first
 
 
 def _sum_profiles(frames: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
@@ -492,7 +550,7 @@ def _sum_profiles(frames: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
 
 #: an option a store written before it was recorded does not know (it agrees with any value)
 UNKNOWN = "unknown"
-_RECORDED_LATER = ("tnorm", "masked", "class_universe", "universe", "stated_task")
+_RECORDED_LATER = ("soft", "tnorm", "masked", "class_universe", "universe", "stated_task")
 
 
 def _check_layouts(parts: list[Cells]) -> dict[str, Any]:
@@ -525,6 +583,7 @@ _WHAT = {
     "folds": "fold columns",
     "task": "forms (task)",
     "pos_label": "positive classes (pos_label)",
+    "soft": "kinds of labels (soft or crisp)",
     "tnorm": "t-norms",
     "masked": "masks (one has a mask column, the other not)",
     "class_universe": "class_universe options",
@@ -571,14 +630,16 @@ def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:
         present = {k: v for k, v in casts.items() if k in df.columns and df.schema[k] != v}
         return df.with_columns(pl.col(k).cast(v) for k, v in present.items()) if present else df
 
-    return Cells(
+    pair_casts = {"_yt": casts[CLASS], "_yp": casts[CLASS]} if CLASS in casts else {}
+    pairs = c.pair_table
+    if pairs is not None:
+        pairs = cast_frame(pairs).with_columns(pl.col(k).cast(v) for k, v in pair_casts.items())
+    return replace(
+        c,
         class_table=cast_frame(c.class_table),
         profile_table=cast_frame(c.profile_table),
         block_table=None if c.block_table is None else cast_frame(c.block_table),
-        keys=c.keys,
-        names=c.names,
-        layout=c.layout,
-        parts=c.parts,
+        pair_table=pairs,
     )
 
 
@@ -690,15 +751,7 @@ def _completed(c: Cells, union: pl.DataFrame, ukeys: list[str]) -> Cells:
     if c.block_table is not None:
         bk = _block_keys(c)
         block = _more_tn(c.block_table, delta.group_by(bk).agg(pl.col("_d").sum()), bk)
-    return Cells(
-        class_table=classes,
-        profile_table=profiles,
-        block_table=block,
-        keys=c.keys,
-        names=c.names,
-        layout=c.layout,
-        parts=c.parts,
-    )
+    return replace(c, class_table=classes, profile_table=profiles, block_table=block)
 
 
 def _more_tn(profiles: pl.DataFrame, delta: pl.DataFrame, keys: list[str]) -> pl.DataFrame:

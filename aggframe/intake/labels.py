@@ -107,9 +107,11 @@ class LabelSource(Source):
         cells = row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
         return cells.select(*proj.keys, EXAMPLE, *CELLS), proj.keys
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
         return projection.frame.select(
-            *projection.by_keys, nw.col(Y_TRUE).alias("true"), nw.col(Y_PRED).alias("pred")
+            *(projection.by_keys if keys is None else keys),
+            nw.col(Y_TRUE).alias("true"),
+            nw.col(Y_PRED).alias("pred"),
         )
 
     def store_meta(self) -> dict[str, Any]:

@@ -166,10 +166,15 @@ class LongSource(Source):
         frame = to_polars(raw["examples"].select(*proj.keys, EXAMPLE, *CELLS))
         return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), proj.keys
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
         y, p = nw.col(Y).cast(nw.Float64), nw.col(P).cast(nw.Float64)
+        if self.long_roles.mask is not None:
+            # an unobserved entry is no cell: the classes are read off the observed entries
+            observed = nw.col(MASK).cast(nw.Float64) == 1
+            y, p = nw.when(observed).then(y), nw.when(observed).then(p)
+        group = [*(projection.by_keys if keys is None else keys), EXAMPLE]
         # each example has one true and one predicted class (the caller checked)
-        return projection.frame.group_by([*projection.by_keys, EXAMPLE]).agg(
+        return projection.frame.group_by(group).agg(
             nw.when(y == 1).then(nw.col(CLASS_ROLE)).max().alias("true"),
             nw.when(p == 1).then(nw.col(CLASS_ROLE)).max().alias("pred"),
         )

@@ -5,6 +5,8 @@ A cell store is a directory::
     classes.parquet          keys..., class, tp, fp, fn, tn
     profiles.parquet         keys..., tp, fp, fn, tn, n
     block_profiles.parquet   (with targets) per-example cells over all targets
+    pairs.parquet            (single-label data) the confusion counts: keys..., _yt, _yp, n
+    order.parquet            (a declared class universe) its order: [target,] class, _pos
     meta.json                the key columns and roles
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
@@ -113,11 +115,17 @@ def write_store(
     out.mkdir(parents=True, exist_ok=True)
     tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
     tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
-    if tables.block_profiles is not None:
-        tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
-    else:
-        # a store written here before with targets must not lend this one its block table
-        (out / "block_profiles.parquet").unlink(missing_ok=True)
+    optional = {
+        "block_profiles.parquet": tables.block_profiles,
+        "pairs.parquet": tables.pairs,
+        "order.parquet": tables.order,
+    }
+    for name, table in optional.items():
+        if table is not None:
+            table.drop(KEY_ALL, strict=False).sink_parquet(out / name)
+        else:
+            # a store written here before must not lend this one its optional tables
+            (out / name).unlink(missing_ok=True)
     identity = _identity(tables, origin)
     if covers is not None:
         identity["covers"] = covers
@@ -196,7 +204,9 @@ STORE_ON_OTHER = (
     "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
     "pick a new directory"
 )
-TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet")
+TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet", "pairs.parquet", "order.parquet")
+#: the tables a store may lack (block profiles without targets, the rest for other than single-label data)
+_OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
 #: the keys of meta.json that must agree for stores to be read together
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
@@ -204,7 +214,7 @@ LAYOUT = ("by", "target", "folds", "task", "single_label")
 def _check_tables(path: Path) -> None:
     for name in TABLES:
         table = path / name
-        if name == "block_profiles.parquet" and not table.exists():
+        if name in _OPTIONAL and not table.exists():
             continue
         try:
             pl.read_parquet_schema(table)
@@ -364,6 +374,9 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
 
     table_keys = keys if first["by"] else [KEY_ALL, *keys]
     block = scan("block_profiles.parquet") if (dirs[0] / "block_profiles.parquet").exists() else None
+    # the confusion counts add up like the cells, when every store has them
+    pairs = scan("pairs.parquet") if all((d / "pairs.parquet").exists() for d in dirs) else None
+    order = pl.scan_parquet(dirs[0] / "order.parquet") if (dirs[0] / "order.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
@@ -371,6 +384,8 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
         block_profiles=block,
         target=TARGET if first.get("target") is not None else None,
         names=names,
+        pairs=pairs,
+        order=order,
     )
     return tables, first
 
@@ -482,8 +497,8 @@ def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:
     """What a store (or an :class:`~aggframe.Cells`) records of a source besides its tables and keys.
 
     ``task`` (``"long"``, or the label form's ``"multiclass"``/``"binary"``),
-    ``pos_label``, ``single_label``, the t-norm's name (``tnorm``, None when
-    crisp), ``masked``, ``class_universe`` (``"global"``/``"group"``),
+    ``pos_label``, ``single_label``, ``soft``, the t-norm's name (``tnorm``, None
+    when crisp), ``masked``, ``class_universe`` (``"global"``/``"group"``),
     ``universe`` (``"declared"``: ``classes=``, ``n_classes=``, an Enum column or
     the binary task; ``"observed"``: the classes seen) and the long form's stated
     task (``stated_task``). Stores written before these were recorded give None.
@@ -494,6 +509,7 @@ def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:
     tnorm = getattr(source, "tnorm", None)
     return {
         **meta,
+        "soft": source.soft,
         "tnorm": None if tnorm is None else str(getattr(tnorm, "__name__", "custom")),
         "masked": source.masked,
         "class_universe": source.class_universe,

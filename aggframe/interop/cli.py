@@ -445,7 +445,9 @@ def _parser() -> argparse.ArgumentParser:
         "--operators",
         metavar="LIST",
         help="comma-separated operators, e.g. micro,macro (default: micro,macro,weighted,exemplar; "
-        "also binary, and target with --target)",
+        "also binary, multiclass (the whole confusion matrix of single-label data: scikit-learn's mcc, "
+        "kappa, balanced accuracy; measures mcc,kappa,kappa_linear,kappa_quadratic,balanced_accuracy,"
+        "balanced_accuracy_adjusted,accuracy), and target with --target)",
     )
     rep.add_argument(
         "--convention",
@@ -464,7 +466,7 @@ def _parser() -> argparse.ArgumentParser:
         "--within",
         metavar="LIST",
         help="with --target: operator(s) inside each target for the 'target' operator, e.g. macro "
-        "(default: micro)",
+        "or multiclass (default: micro)",
     )
     rep.add_argument(
         "--grouping-sets",

@@ -113,6 +113,7 @@ from aggframe.ops import ratio
 
 __all__ = [
     "MATRIX_MEASURES",
+    "WEIGHTED",
     "MatrixMeasure",
     "Normalize",
     "confusion_matrix_frame",
@@ -150,7 +151,9 @@ _ALIASES: dict[str, MatrixMeasure] = {
 _NORMALIZE: tuple[Normalize, ...] = get_args(Normalize)
 #: Stand-in key when the caller has no keys (a constant, dropped from every result).
 _ALL = "__mx_all"
-_WEIGHTED = ("kappa_linear", "kappa_quadratic")
+#: The measures that need the confusion counts themselves (the others need only the margins).
+WEIGHTED: tuple[MatrixMeasure, ...] = ("kappa_linear", "kappa_quadratic")
+_WEIGHTED = WEIGHTED
 
 
 def _canonical(name: str | Measure) -> MatrixMeasure | None:
@@ -268,11 +271,13 @@ def _check_keys(keys: Sequence[str], ukeys: Sequence[str]) -> None:
 
 
 def matrix_values(
-    conf: pl.LazyFrame,
+    conf: pl.LazyFrame | None,
     classes: pl.LazyFrame,
     keys: Sequence[str],
     ukeys: Sequence[str],
     measures: str | Sequence[str],
+    *,
+    cells: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Whole-matrix measures per group: ``*keys, "measure", "value"``.
 
@@ -280,8 +285,14 @@ def matrix_values(
     ----------
     conf
         Confusion counts ``*keys, "_yt", "_yp", "n"`` (pairs with ``n = 0`` may be absent).
+        With ``cells``, only the weighted kappas need them (else None will do).
     classes
         The class universe ``*ukeys, "class", "_rank"``; used only by the weighted kappas.
+    cells
+        The per-class cells of the same single-label data, ``*keys, "class", "tp",
+        "fp", "fn", "tn"``: the margins (``t = tp + fn``, ``p = tp + fp``, the
+        diagonal ``tp``) are read off them instead of summed from ``conf``. Every
+        measure but the weighted kappas is a function of the margins alone.
     keys
         Group key columns of ``conf`` (may be empty; a null key is a group).
     ukeys
@@ -319,34 +330,29 @@ def matrix_values(
     """
     names = resolve_matrix_measures(measures)
     _check_keys(keys, ukeys)
-    conf, k = _keyed(conf, keys)
+    weighted = [m for m in names if m in _WEIGHTED]
+    if conf is None and (weighted or cells is None):
+        msg = "the weighted kappas need the confusion counts (conf), and without cells so does every measure"
+        raise OptionError(msg)
     u = list(ukeys)
     f64 = pl.Float64
     n = pl.col("n").cast(f64)
-    zero = pl.lit(0.0, dtype=f64)
-    # per (group, observed class): true count, predicted count, diagonal count
-    margins = (
-        pl.concat(
-            [
-                conf.select(
-                    *k,
-                    pl.col("_yt").alias("class"),
-                    n.alias("__mx_t"),
-                    zero.alias("__mx_p"),
-                    pl.when(pl.col("_yt") == pl.col("_yp")).then(n).otherwise(zero).alias("__mx_tp"),
-                ),
-                conf.select(
-                    *k,
-                    pl.col("_yp").alias("class"),
-                    zero.alias("__mx_t"),
-                    n.alias("__mx_p"),
-                    zero.alias("__mx_tp"),
-                ),
-            ]
+    if conf is not None:
+        conf, k = _keyed(conf, keys)
+    if cells is not None:
+        # per (group, class): the true count t = tp + fn, the predicted count p = tp + fp, the diagonal tp
+        cells, k = _keyed(cells, keys)
+        cell_tp = pl.col("tp").cast(f64)
+        margins = cells.select(
+            *k,
+            "class",
+            (cell_tp + pl.col("fn").cast(f64)).alias("__mx_t"),
+            (cell_tp + pl.col("fp").cast(f64)).alias("__mx_p"),
+            cell_tp.alias("__mx_tp"),
         )
-        .group_by(*k, "class")
-        .agg(pl.col("__mx_t", "__mx_p", "__mx_tp").sum())
-    )
+    else:
+        assert conf is not None
+        margins = _margins(conf, k)
     t, p, tp = pl.col("__mx_t"), pl.col("__mx_p"), pl.col("__mx_tp")
     aggs = [
         t.sum().alias("__mx_s"),
@@ -357,7 +363,6 @@ def matrix_values(
         ratio(tp, t).mean().alias("__mx_ba"),  # the mean skips the null recalls of classes with t = 0
         (t > 0).sum().cast(f64).alias("__mx_K"),
     ]
-    weighted = [m for m in names if m in _WEIGHTED]
     per_class = margins
     if weighted:
         ranks = classes.select(*u, "class", pl.col("_rank").cast(f64))
@@ -387,6 +392,7 @@ def matrix_values(
             aggs.append(pl.col("__mx_lin").sum().alias("__mx_elin"))
     groups = per_class.group_by(k).agg(aggs)
     if weighted:
+        assert conf is not None  # checked above
         # observed side: sum over the confusion counts of n w(rank true, rank predicted)
         rt = classes.select(*u, pl.col("class").alias("_yt"), pl.col("_rank").cast(f64).alias("__mx_rt"))
         rp = classes.select(*u, pl.col("class").alias("_yp"), pl.col("_rank").cast(f64).alias("__mx_rp"))
@@ -424,6 +430,35 @@ def matrix_values(
         .with_columns(pl.col("measure").cast(pl.String))
     )
     return out.select(*keys, "measure", "value")
+
+
+def _margins(conf: pl.LazyFrame, k: Sequence[str]) -> pl.LazyFrame:
+    """Per (group, observed class) of the confusion counts: true count, predicted count, diagonal count."""
+    f64 = pl.Float64
+    n = pl.col("n").cast(f64)
+    zero = pl.lit(0.0, dtype=f64)
+    return (
+        pl.concat(
+            [
+                conf.select(
+                    *k,
+                    pl.col("_yt").alias("class"),
+                    n.alias("__mx_t"),
+                    zero.alias("__mx_p"),
+                    pl.when(pl.col("_yt") == pl.col("_yp")).then(n).otherwise(zero).alias("__mx_tp"),
+                ),
+                conf.select(
+                    *k,
+                    pl.col("_yp").alias("class"),
+                    zero.alias("__mx_t"),
+                    n.alias("__mx_p"),
+                    zero.alias("__mx_tp"),
+                ),
+            ]
+        )
+        .group_by(*k, "class")
+        .agg(pl.col("__mx_t", "__mx_p", "__mx_tp").sum())
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -19,22 +19,24 @@ from aggframe._columns import KEY_ALL, by_key
 from aggframe._options import (
     OPERATORS,
     Convention,
-    Operator,
     Pooling,
     ReportOperator,
+    Within,
     listify,
     parse_convention,
-    parse_operator,
     parse_pooling,
     parse_report_operator,
+    parse_within,
     unique_in_order,
 )
-from aggframe.exceptions import OptionError
+from aggframe.exceptions import OptionError, UnknownNameError
+from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import binary_rows, subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
+from aggframe.operators.matrix import matrix_rows, target_matrix_rows
 from aggframe.operators.targets import target_reduce
 from aggframe.tables.cells import CellTables
 
@@ -50,10 +52,23 @@ class ReportRequest:
     conventions: tuple[Convention, ...]
     by: tuple[str, ...] = ()
     poolings: tuple[Pooling, ...] = ("pooled",)
-    withins: tuple[Operator, ...] = ("micro",)
+    withins: tuple[Within, ...] = ("micro",)
     classes: tuple[Any, ...] | None = None
     pos_label: Any = 1
     grouping_sets: tuple[tuple[str, ...], ...] | None = None
+    #: the whole-matrix measures of the ``multiclass`` operator (and ``target`` within it)
+    matrix_measures: tuple[str, ...] = ()
+    #: the measures' names in report order (both kinds; default: ``measures`` then the others)
+    measure_order: tuple[str, ...] = ()
+
+    @property
+    def needs_pairs(self) -> bool:
+        """Whether the report computes a weighted kappa (it needs the confusion counts themselves)."""
+        return any(m in WEIGHTED for m in self.matrix_measures)
+
+    def names(self) -> tuple[str, ...]:
+        """The measures' names in report order."""
+        return self.measure_order or tuple(m.name for m in self.measures)
 
     @classmethod
     def parse(
@@ -72,25 +87,31 @@ class ReportRequest:
         has_target: bool,
     ) -> ReportRequest:
         """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one."""
-        names = listify(measures, scalar=(str, Measure)) or list_measures()
-        ms = unique_in_order(get_measure(m) for m in names)
         ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
         if "target" in ops and not has_target:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
             raise OptionError(msg)
-        withins = unique_in_order(parse_operator(w) for w in listify(within))
+        withins = unique_in_order(parse_within(w) for w in listify(within))
         if "target" in ops and not withins:
             msg = "Expected at least one `within` operator for the target operator"
             raise OptionError(msg)
+        if "multiclass" in ops and has_target:
+            msg = (
+                "the multiclass operator evaluates one confusion matrix, and with targets each target has "
+                "its own: use operators='target' with within='multiclass' (each target's whole-matrix "
+                "value, averaged over the targets)"
+            )
+            raise OptionError(msg)
+        ms, matrix, order = _measures(measures, ops, withins)
         convs = unique_in_order(parse_convention(c) for c in listify(convention))
         if not convs:
             msg = "Expected at least one convention"
             raise OptionError(msg)
         pools = _poolings(pooling, has_folds=has_folds)
-        if classes is not None and ("exemplar" in ops or has_target):
+        if classes is not None and ("exemplar" in ops or "multiclass" in ops or has_target):
             msg = (
                 "classes= (labels=) restricts the class columns: it works with micro, macro, weighted and "
-                "binary, without targets"
+                "binary, without targets (the multiclass operator takes the whole confusion matrix)"
             )
             raise OptionError(msg)
         if "binary" in ops and classes is not None:
@@ -116,7 +137,64 @@ class ReportRequest:
             classes=None if classes is None else tuple(classes),
             pos_label=pos_label,
             grouping_sets=sets,
+            matrix_measures=matrix,
+            measure_order=order,
         )
+
+
+#: The operators that average a binary measure over cells (everything but ``multiclass``).
+_CELL_OPERATORS = ("micro", "macro", "weighted", "exemplar", "binary")
+
+
+def _measures(
+    measures: Any, ops: Sequence[str], withins: Sequence[str]
+) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...]]:
+    """The cell measures, the whole-matrix measures and the report order of their names.
+
+    Named measures must exist under every operator asked for: a measure without a
+    whole-matrix definition under ``multiclass`` and a whole-matrix-only measure
+    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. By
+    default each kind of operator takes all its measures (the registered ones,
+    the whole-matrix ones).
+    """
+    cell = any(op in _CELL_OPERATORS for op in ops) or (
+        "target" in ops and any(w != "multiclass" for w in withins)
+    )
+    whole = "multiclass" in ops or ("target" in ops and "multiclass" in withins)
+    given = listify(measures, scalar=(str, Measure))
+    if not given:
+        ms = [get_measure(m) for m in list_measures()] if cell else []
+        matrix = MATRIX_MEASURES if whole else ()
+        return ms, tuple(matrix), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
+    ms = unique_in_order(_cell_measure(m, ops) for m in given) if cell else []
+    matrix = resolve_matrix_measures(given) if whole else ()
+    order: list[str] = []
+    for m in given:
+        if cell:
+            order.append(get_measure(m).name)
+        if whole:
+            order.extend(resolve_matrix_measures(m))
+    return ms, matrix, tuple(unique_in_order(order))
+
+
+def _cell_measure(name: str | Measure, ops: Sequence[str]) -> Measure:
+    """A registered measure, or a refusal that points a whole-matrix-only name to ``multiclass``."""
+    try:
+        return get_measure(name)
+    except UnknownNameError:
+        if not is_matrix_measure(name):
+            raise
+    cell_ops = ", ".join(repr(op) for op in ops if op != "multiclass")
+    msg = (
+        f"measure {name!r} is defined on the whole confusion matrix only, so operator(s) {cell_ops} (which "
+        "apply a measure of the four cells tp, fp, fn, tn) cannot compute it; use operator 'multiclass'"
+    )
+    if str(name).strip().lower() == "accuracy":
+        msg += (
+            " (or 'label_accuracy' for the share of right one-vs-rest cells, or 'recall' under 'micro', "
+            "which is accuracy on single-label data)"
+        )
+    raise OptionError(msg)
 
 
 def _poolings(pooling: Any, *, has_folds: bool) -> list[Pooling]:
@@ -183,16 +261,26 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
     if request.classes is not None:
         assert class_dtype is not None
         tables = subset_tables(tables, list(request.classes), class_dtype)
-    others = [op for op in ops if op != "binary"]
-    parts = [target_reduce(tables, ms, others, convs, request.withins)] if others else []
+    cell_withins = [w for w in request.withins if w != "multiclass"]
+    others = [op for op in ops if op not in ("binary", "multiclass") and (op != "target" or cell_withins)]
+    parts = [target_reduce(tables, ms, others, convs, cell_withins)] if others else []
     if "binary" in ops:
         assert class_dtype is not None
         parts.append(binary_rows(tables, ms, convs, request.pos_label, class_dtype))
+    if "multiclass" in ops:
+        parts.append(matrix_rows(tables, request.matrix_measures, convs))
+    if "target" in ops and "multiclass" in request.withins:
+        parts.append(target_matrix_rows(tables, request.matrix_measures, convs))
     if len(parts) == 1:
         return parts[0]
     visible = [k for k in tables.keys if k not in (KEY_ALL, tables.target)]
-    order = {op: i for i, op in enumerate(ops)}
-    names = {m.name: i for i, m in enumerate(ms)}
+    labels = [
+        f"target:{w}" if op == "target" else op
+        for op in ops
+        for w in (request.withins if op == "target" else [op])
+    ]
+    order = {op: i for i, op in enumerate(labels)}
+    names = {m: i for i, m in enumerate(request.names())}
     return pl.concat(parts).sort(
         [
             *visible,

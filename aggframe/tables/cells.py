@@ -2,6 +2,8 @@
 
 ``classes``   keys..., class, tp, fp, fn, tn   (every group x every class of its universe)
 ``profiles``  keys..., tp, fp, fn, tn, n       (n examples share these per-example cells)
+``pairs``     keys..., _yt, _yp, n             (single-label data: n examples of true class _yt
+                                               predicted _yp; the whole-matrix measures' input)
 
 Keys are private (:mod:`aggframe._columns`); ``names`` maps them back to the
 user's names. Every table is a sum, so tables add up (:func:`sum_to`): the
@@ -33,6 +35,11 @@ class CellTables:
     target: str | None = None
     #: the user's names of the private key columns (see :mod:`aggframe._columns`)
     names: Mapping[str, str] = field(default_factory=dict)
+    #: single-label data: the confusion counts ``keys..., _yt, _yp, n`` (pairs with n = 0
+    #: absent); None where the form has none at hand (multilabel, soft, binary task, long form)
+    pairs: pl.LazyFrame | None = None
+    #: a declared class universe's order: ``[target,] class, _pos`` (None: classes sort by value)
+    order: pl.LazyFrame | None = None
 
 
 def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
@@ -54,6 +61,9 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
     if tables.block_profiles is not None:
         block_keys = [c for c in k if c != tables.target]
         block = keyed(tables.block_profiles).group_by([*block_keys, *CELLS]).agg(pl.col("n").sum())
+    pairs = None
+    if tables.pairs is not None:
+        pairs = keyed(tables.pairs).group_by([*k, "_yt", "_yp"]).agg(pl.col("n").sum())
     return CellTables(
         classes=classes,
         profiles=profiles,
@@ -61,6 +71,8 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
         block_profiles=block,
         target=tables.target,
         names=tables.names,
+        pairs=pairs,
+        order=tables.order,
     )
 
 
@@ -78,6 +90,8 @@ def renamed(tables: CellTables, renames: dict[str, str], names: dict[str, str]) 
         block_profiles=None if tables.block_profiles is None else rename(tables.block_profiles),
         target=tables.target,
         names=names,
+        pairs=None if tables.pairs is None else rename(tables.pairs),
+        order=tables.order,
     )
 
 

@@ -179,8 +179,19 @@ def finish_labels(
             block = block.join(total_m, on=bk, nulls_equal=True).select(
                 *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
             )
+    # single-label data: the validated confusion counts are the whole-matrix measures' input
+    # (no extra scan: the same cached counts the cells come from)
+    pairs = None if task == "binary" else conf.with_columns(pl.col("n").cast(pl.Int64))
+    order = None if universe is None or task == "binary" else universe.with_row_index("_pos")
     return CellTables(
-        classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block, target=target, names=names
+        classes=classes,
+        profiles=profiles,
+        keys=tuple(k),
+        block_profiles=block,
+        target=target,
+        names=names,
+        pairs=pairs,
+        order=order,
     )
 
 
