@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe.accumulate import Accumulator
 from aggframe.analysis.coordinates import (
     canonical_coordinates,
     degrees_of_freedom,
@@ -57,7 +58,9 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
+from aggframe.interop import numpy
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
@@ -87,8 +90,10 @@ from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, marginal_defect, 
 __version__ = package_version()  # the version lives in pyproject.toml alone
 
 __all__ = [
+    "Accumulator",
     "AggframeError",
     "AggframeNamespace",
+    "Cells",
     "ColumnNotFoundError",
     "DecisionWarning",
     "DuplicateEntryError",
@@ -137,6 +142,7 @@ __all__ = [
     "marginal_defect",
     "micro_macro_gap",
     "multioutput_aggregate",
+    "numpy",
     "ops",
     "pareto_dominance",
     "plot_calibration",

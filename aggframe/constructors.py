@@ -10,12 +10,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aggframe._options import ClassUniverse, LabelTask, LongTask, TNormName
+from aggframe.exceptions import OptionError
+from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
 from aggframe.intake.scores import scores_source
 from aggframe.intake.source import scan
-from aggframe.intake.stored import stored_source
+from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import TNorm
 
@@ -206,12 +208,19 @@ def from_indicator(
 
 
 def from_cells(paths: Any) -> Predictions:
-    """Predictions from stored cell tables (:meth:`Predictions.write_cells`): no raw rows needed.
+    """Predictions from cell tables: stores (:meth:`Predictions.write_cells`) or :class:`~aggframe.Cells` values.
 
     ``paths`` is one store directory or a list of them with the same layout (for
     example one per day): rows of the same group add up, so the result equals an
-    evaluation of all their predictions together. Any subset of the stored ``by``
-    columns can be evaluated; every operator, convention and grouping set works.
+    evaluation of all their predictions together. Several stores are read into
+    memory (they are small) and added as :class:`~aggframe.Cells` are: a class a
+    store never saw counts its examples as true negatives (label form), as the
+    rows together would. It may instead be an
+    :class:`~aggframe.Cells` (from :meth:`Predictions.to_cells`, an
+    :class:`~aggframe.Accumulator` or :meth:`Cells.read <aggframe.Cells.read>`) or a
+    list of them, which are added with ``+`` (see :class:`~aggframe.Cells`). Any
+    subset of the stored ``by`` columns can be evaluated; every operator,
+    convention and grouping set works.
 
     Examples
     --------
@@ -220,7 +229,27 @@ def from_cells(paths: Any) -> Predictions:
     >>> store = pr.write_cells(tempfile.mkdtemp())
     >>> round(af.from_cells(store).compute("f1", "macro"), 4)
     0.5222
+    >>> round(af.from_cells(pr.to_cells()).compute("f1", "macro"), 4)
+    0.5222
     """
+    if isinstance(paths, Cells):
+        return Predictions(paths.source())
+    items = list(paths) if isinstance(paths, (list, tuple)) else None
+    if items and any(isinstance(c, Cells) for c in items):
+        if not all(isinstance(c, Cells) for c in items):
+            msg = (
+                "from_cells takes store paths or af.Cells values, not both; read the stores first: "
+                "af.Cells.read(paths) + cells"
+            )
+            raise OptionError(msg)
+        total = items[0]
+        for cells in items[1:]:
+            total = total + cells
+        return Predictions(total.source())
+    if len(expand_stores(paths)) > 1:
+        # several stores: read and added as Cells are, so the classes a store did not see are
+        # completed (label form) or refused (long form) as the rows together would be
+        return Predictions(Cells.read(paths).source())
     return Predictions(stored_source(paths))
 
 

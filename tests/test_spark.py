@@ -347,6 +347,8 @@ def test_multiclass_operator_and_confusion_matrix_on_spark(spark: Any) -> None:
     one_hot = dense_long(np.eye(4)[[0, 1, 2, 3, 1]], np.eye(4)[[0, 2, 2, 3, 0]])
     long = af.from_long(spark.createDataFrame(one_hot.to_arrow()))
     _same(long.evaluate(None, "multiclass"), af.from_long(one_hot).evaluate(None, "multiclass"))
+
+
 def _scores_frame() -> pl.DataFrame:
     rng = np.random.default_rng(14)
     n, m = 40, 3

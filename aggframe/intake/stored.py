@@ -11,8 +11,12 @@ A cell store is a directory::
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
 :mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
-``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
-Stores of the first format (keys under the user's names) are still read.
+``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included,
+and the options the cells were computed with (:data:`OPTIONS`: the task, the
+positive class, the t-norm, the mask, the class universe and whether it was
+declared), which :class:`~aggframe.Cells` checks before adding cells. Stores of
+the first format (keys under the user's names) are still read. A store is
+written onto an existing one only with ``overwrite=True`` (:func:`write_store`).
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -67,7 +71,21 @@ from aggframe.intake.base import Source
 from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
 from aggframe.tables.cells import CellTables, renamed, rollup_tables
 
-__all__ = ["FORMAT", "StoredSource", "read_store", "stored_source", "write_store"]
+__all__ = [
+    "FORMAT",
+    "OPTIONS",
+    "StoredSource",
+    "coverage_keys",
+    "expand_stores",
+    "is_store",
+    "origin_covers",
+    "prepare_output",
+    "read_store",
+    "source_meta",
+    "stored_source",
+    "tables_source",
+    "write_store",
+]
 
 FORMAT = "aggframe-cells/2"
 #: the first format stored the keys under the user's names
@@ -75,16 +93,25 @@ _FORMATS = (FORMAT, "aggframe-cells/1")
 
 
 def write_store(
-    tables: CellTables, path: str | Path, *, by: Sequence[str], meta: dict[str, Any], origin: Origin = FRAME
+    tables: CellTables,
+    path: str | Path,
+    *,
+    by: Sequence[str],
+    meta: dict[str, Any],
+    origin: Origin = FRAME,
+    overwrite: bool = False,
+    covers: dict[str, Any] | None = None,
 ) -> Path:
     """Write the (collected) cell tables and meta.json (layout, identity, coverage) to ``path``.
 
-    An existing store there is replaced; a file there is a :class:`StoreError`.
+    An existing cell store there is refused unless ``overwrite=True`` (then its
+    files are replaced); a file there is refused unless ``overwrite=True`` (then it
+    is removed); a directory that is neither empty nor a cell store is always
+    refused (nothing of the user's is deleted). Each a :class:`StoreError`.
+    ``covers`` replaces the coverage record derived from ``origin``.
     """
     out = Path(path)
-    if out.is_file():
-        msg = STORE_ON_FILE.format(path=str(out))
-        raise StoreError(msg)
+    prepare_output(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
     tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
     tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
@@ -99,9 +126,32 @@ def write_store(
         else:
             # a store written here before must not lend this one its optional tables
             (out / name).unlink(missing_ok=True)
-    info = {"format": FORMAT, "by": list(by), **meta, **_identity(tables, origin)}
+    identity = _identity(tables, origin)
+    if covers is not None:
+        identity["covers"] = covers
+    info = {"format": FORMAT, "by": list(by), **meta, **identity}
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
+
+
+def prepare_output(out: Path, *, overwrite: bool) -> None:
+    """Check where a store goes (see :func:`write_store`) and, with ``overwrite``, clear it."""
+    if out.is_file():
+        if not overwrite:
+            msg = STORE_ON_FILE.format(path=str(out))
+            raise StoreError(msg)
+        out.unlink()
+        return
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not is_store(out):
+        msg = STORE_ON_OTHER.format(path=str(out))
+        raise StoreError(msg)
+    if not overwrite:
+        msg = STORE_EXISTS.format(path=str(out))
+        raise StoreError(msg)
+    for name in (*TABLES, "meta.json"):
+        (out / name).unlink(missing_ok=True)
 
 
 def _meta(path: Path) -> dict[str, Any]:
@@ -145,7 +195,15 @@ STORE_OVERLAP = (
 )
 STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
 STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
-STORE_ON_FILE = "cannot write a cell store to {path!r}: it is a file (a cell store is a directory)"
+STORE_ON_FILE = (
+    "cannot write a cell store to {path!r}: it is a file (a cell store is a directory; "
+    "overwrite=True replaces the file)"
+)
+STORE_EXISTS = "{path!r} is an existing cell store; pass overwrite=True to replace it"
+STORE_ON_OTHER = (
+    "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
+    "pick a new directory"
+)
 TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet", "pairs.parquet", "order.parquet")
 #: the tables a store may lack (block profiles without targets, the rest for other than single-label data)
 _OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
@@ -177,19 +235,23 @@ def _cells_fingerprint(tables: CellTables) -> str:
     return digest.hexdigest()
 
 
-def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
-    """The store's id, write time, aggframe version and what it covers."""
-
-    covers: dict[str, Any]
+def origin_covers(origin: Origin) -> dict[str, Any] | None:
+    """What a source of files or stores covers (its coverage record); None for a frame."""
     if origin.kind == "files":
-        covers = {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
-    elif origin.kind == "stores":
+        return {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
+    if origin.kind == "stores":
         stores = zip(origin.files, origin.stores, strict=True)
-        covers = {
+        return {
             "kind": "stores",
             "stores": [{"id": m.get("id"), "path": p, "covers": m.get("covers")} for p, m in stores],
         }
-    else:
+    return None
+
+
+def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
+    """The store's id, write time, aggframe version and what it covers."""
+    covers = origin_covers(origin)
+    if covers is None:
         covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
     return {
         "id": str(uuid.uuid4()),
@@ -197,6 +259,11 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
         "aggframe_version": package_version(),
         "covers": covers,
     }
+
+
+def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
+    """What a coverage record covers, as keys (two records that share a key overlap), with texts."""
+    return _coverage(covers)
 
 
 def is_store(path: str | Path) -> bool:
@@ -389,16 +456,63 @@ class StoredSource(Source):
 def stored_source(paths: Any) -> StoredSource:
     """A :class:`StoredSource` over one or more stores (rows of a group add up)."""
     tables, meta = read_store(paths)
+    return tables_source(tables, meta, meta["origin"])
+
+
+def tables_source(tables: CellTables, meta: dict[str, Any], origin: Origin) -> StoredSource:
+    """A :class:`StoredSource` over cell tables (lazy or collected) and their layout (``meta``)."""
     folds = list(meta.get("folds", []))
     # the key columns under the user's names stand in for the frame (for column checks)
     frame = nw.from_native(tables.classes.select(pl.col(k).alias(u) for k, u in tables.names.items()))
+    pos_label = meta.get("pos_label")
     return StoredSource(
         frame=frame,
-        origin=meta["origin"],
+        origin=origin,
         fold=folds[-1] if folds else None,
         repeat=folds[0] if len(folds) > 1 else None,
         target=meta.get("target"),
+        pos_label=1 if pos_label is None else pos_label,
+        class_universe="group" if meta.get("class_universe") == "group" else "global",
         stored=tables,
         stored_by=tuple(meta["by"]),
         meta=meta,
     )
+
+
+#: What cell tables record of their source besides the keys (``meta.json``, and the
+#: layout of :class:`~aggframe.Cells`); tables add up only when these agree.
+OPTIONS = (
+    "task",
+    "pos_label",
+    "single_label",
+    "tnorm",
+    "masked",
+    "class_universe",
+    "universe",
+    "stated_task",
+)
+
+
+def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:
+    """What a store (or an :class:`~aggframe.Cells`) records of a source besides its tables and keys.
+
+    ``task`` (``"long"``, or the label form's ``"multiclass"``/``"binary"``),
+    ``pos_label``, ``single_label``, ``soft``, the t-norm's name (``tnorm``, None
+    when crisp), ``masked``, ``class_universe`` (``"global"``/``"group"``),
+    ``universe`` (``"declared"``: ``classes=``, ``n_classes=``, an Enum column or
+    the binary task; ``"observed"``: the classes seen) and the long form's stated
+    task (``stated_task``). Stores written before these were recorded give None.
+    """
+    meta = {**source.store_meta(), "single_label": single_label}
+    if isinstance(source, StoredSource):
+        return {**meta, **{k: source.meta.get(k) for k in OPTIONS if k not in meta}}
+    tnorm = getattr(source, "tnorm", None)
+    return {
+        **meta,
+        "soft": source.soft,
+        "tnorm": None if tnorm is None else str(getattr(tnorm, "__name__", "custom")),
+        "masked": source.masked,
+        "class_universe": source.class_universe,
+        "universe": "declared" if source.universe is not None or source.binary else "observed",
+        "stated_task": getattr(source, "task", None) if source.form == "long" else None,
+    }

@@ -4,7 +4,10 @@
 long form with ``--form long``), or cell stores written by ``cells``, evaluates
 measures x operators per ``--by`` group in one scan, and prints or writes the
 tidy report. ``cells`` writes the mergeable cell tables of the predictions to a
-directory; stores of several days passed together to ``report`` add up exactly.
+directory (``--with KEY=VALUE`` adds constant key columns; an existing store is
+replaced only with ``--overwrite``); stores of several days passed together to
+``report`` add up exactly. Every ``key=value`` folder of a Parquet input's path is
+a column (``day=2026-11-30/`` gives ``day``: ``af.scan(paths, hive=True)``).
 
 ``--html OUT.html`` also writes a self-contained HTML report (tables, charts,
 diagnostics; the ``plot`` extra). On a terminal, a spinner on stderr names the stage
@@ -33,9 +36,9 @@ from typing import Any, NoReturn
 import polars as pl
 
 from aggframe.constructors import from_cells, from_labels, from_long
-from aggframe.exceptions import AggframeError, OptionError, SourceError, UnknownNameError
-from aggframe.intake.source import _has_glob, scan
-from aggframe.intake.stored import TABLES, is_store
+from aggframe.exceptions import AggframeError, OptionError, SourceError, StoreError, UnknownNameError
+from aggframe.intake.source import _has_glob, keep_origin, partition_dtype, partition_value, scan
+from aggframe.intake.stored import is_store
 from aggframe.predictions import Predictions
 
 __all__ = ["FLAGS", "cli_words", "main"]
@@ -206,6 +209,7 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
         msg = "--pos-label applies with --task binary or --operators binary only"
         raise _UsageError(msg)
     if not report:
+        _check_with(args, stores)
         return
     if stores is None and args.pooling is not None and args.fold is None:
         msg = "--pooling needs --fold COLUMN (the test fold of each row)"
@@ -244,6 +248,27 @@ def _check_html(args: argparse.Namespace) -> None:
         raise _UsageError(msg)
 
 
+def _with_columns(args: argparse.Namespace) -> dict[str, str]:
+    """``cells --with KEY=VALUE`` (repeatable): the constant key columns, as text."""
+    out: dict[str, str] = {}
+    for item in getattr(args, "with_keys", None) or []:
+        if "=" not in item:
+            msg = f"--with {item!r}: expected KEY=VALUE, e.g. --with day=2026-11-30"
+            raise _UsageError(msg)
+        key, value = item.split("=", 1)
+        if key in out:
+            msg = f"--with names the column {key!r} twice"
+            raise _UsageError(msg)
+        out[key] = value
+    return out
+
+
+def _check_with(args: argparse.Namespace, stores: list[str] | None) -> None:
+    if _with_columns(args) and stores is not None:
+        msg = "--with adds key columns to prediction files; cell stores keep the keys they were written with"
+        raise _UsageError(msg)
+
+
 def _check_output(args: argparse.Namespace) -> None:
     """Where the result goes, checked before anything is computed."""
     _check_html(args)
@@ -271,16 +296,6 @@ def _check_output(args: argparse.Namespace) -> None:
             raise _OutputError(msg)
 
 
-def _clear_output(args: argparse.Namespace) -> None:
-    """With --overwrite: remove what ``cells -o`` replaces (a file, or the files of a store)."""
-    out = Path(args.output)
-    if out.is_file():
-        out.unlink()
-    elif out.is_dir():
-        for name in (*TABLES, "meta.json"):
-            (out / name).unlink(missing_ok=True)
-
-
 def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: list[str]) -> list[Any]:
     """Class values given as text (--classes, --pos-label) in the type of the class column."""
     column = (_given(args.class_col, "class")) if args.form == "long" else (_given(args.y_true, "y_true"))
@@ -306,7 +321,20 @@ def _parses(text: str, kind: type) -> bool:
 def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predictions:
     if stores is not None:
         return from_cells(stores)
-    lf = scan(args.paths)  # checks the paths; the predictions know their files through it
+    # checks the paths; the predictions know their files through it. Every key=value folder
+    # of a Parquet file's path (as given) is a column: day=2026-11-30/ gives `day`
+    lf = scan(args.paths, hive=True)
+    constants = _with_columns(args)
+    if constants:
+        present = lf.collect_schema().names()
+        clash = next((k for k in constants if k in present), None)
+        if clash is not None:
+            msg = f"--with {clash}=...: the input already has a column {clash!r} (a column of the files or a hive key of their path)"
+            raise _UsageError(msg)
+        added = [
+            pl.lit(partition_value(v), dtype=partition_dtype([v])).alias(k) for k, v in constants.items()
+        ]
+        lf = keep_origin(lf.with_columns(added), lf)
     if args.form == "long":
         return from_long(
             lf,
@@ -341,6 +369,12 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
     )
 
 
+def _cells_by(args: argparse.Namespace) -> list[str]:
+    """The store's key columns: ``--by``, then the ``--with`` columns not named there."""
+    by = _split(args.by) or []
+    return [*by, *(k for k in _with_columns(args) if k not in by)]
+
+
 def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
     if fmt == "parquet":
         assert out is not None  # checked up front
@@ -372,6 +406,8 @@ _REPORT_EXAMPLES = """examples:
 
 _CELLS_EXAMPLES = """examples:
   aggframe cells day1.parquet --by model -o cells/2026-11-29
+  aggframe cells 'log/day=2026-11-29' --by model,day -o cells/2026-11-29   # day: a column from the path
+  aggframe cells day1.csv --by model --with day=2026-11-29 -o cells/2026-11-29
   aggframe cells multilabel.parquet --form long --by model -o cells/ml --overwrite
   aggframe report 'cells/*' --by model   # the stores of several days add up exactly
 """
@@ -465,6 +501,15 @@ def _parser() -> argparse.ArgumentParser:
         "--overwrite",
         action="store_true",
         help="replace an existing cell store (or file) at -o, e.g. -o cells/2026-11-29 --overwrite",
+    )
+    cel.add_argument(
+        "--with",
+        dest="with_keys",
+        metavar="KEY=VALUE",
+        action="append",
+        default=None,
+        help="add a constant key column to every row and to --by, e.g. --with day=2026-11-30 (repeatable; "
+        "typed as a hive key: an integer, an ISO date, else text)",
     )
     return parser
 
@@ -689,14 +734,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         scanning = f"scanning {len(stores or args.paths)} input(s)"
         progress = _Progress(scanning, quiet=args.quiet)
         if args.command == "cells":
-            pr.cell_tables(
-                _split(args.by) or [], engine=args.engine
-            )  # reads the source: input errors stop here
+            by = _cells_by(args)
+            pr.cell_tables(by, engine=args.engine)  # reads the source: input errors stop here
             try:
-                if args.overwrite:
-                    _clear_output(args)
-                out = pr.write_cells(args.output, by=_split(args.by))  # the cached tables
-            except (pl.exceptions.PolarsError, OSError) as exc:
+                out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
+            except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
                 progress.failed()
                 return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
             progress.done(f"wrote cell store {out}")
