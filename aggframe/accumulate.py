@@ -196,7 +196,9 @@ class Accumulator:
         self.options: dict[str, Any] = dict(options)
         resolved = {**allowed, **options}
         if form == "scores" and resolved.get("example") is None and resolved.get("class_") is not None:
-            resolved["example"] = "example"  # from_scores' default in the long layout (none in the binary one)
+            resolved["example"] = (
+                "example"  # from_scores' default in the long layout (none in the binary one)
+            )
         columns = [c for opt in _COLUMNS[form] for c in listify(resolved.get(opt))]
         #: the columns of a batch that are read (roles, keys), in order, without repeats
         self._columns = list(dict.fromkeys([*columns, *self.by]))
