@@ -30,16 +30,26 @@ from aggframe._columns import (
     check_result_names,
     restore,
 )
-from aggframe._options import Engine, Grain, listify, parse_operator, unique_in_order
+from aggframe._options import (
+    Bootstrap,
+    Engine,
+    Grain,
+    listify,
+    parse_bootstrap,
+    parse_operator,
+    unique_in_order,
+)
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.source import reading
 from aggframe.intake.stored import write_store
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
+from aggframe.operators.bootstrap import compare_boot, summarize
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
 from aggframe.operators.compare import compare_report
 from aggframe.operators.report import ReportRequest, build_report
+from aggframe.tables.bootstrap import stack
 from aggframe.tables.cells import CellTables, sorted_table
 
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions"]
@@ -66,6 +76,7 @@ class Predictions:
 
     source: Source
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
+    _boot_cache: dict[tuple[tuple[str, ...], Bootstrap], CellTables] = field(default_factory=dict, repr=False)
 
     # -- what these predictions are ------------------------------------------------------
     @property
@@ -123,6 +134,40 @@ class Predictions:
             )
         return self._cache[by_cols]
 
+    def boot_tables(
+        self, by: str | Sequence[str] | None, boot: Bootstrap, *, engine: Engine = "auto", lazy: bool = False
+    ) -> CellTables:
+        """Bootstrap cell tables: keys ``REP`` (the replicate) and the grouping's keys, collected once and kept.
+
+        Replicate ``-1`` is the data (:meth:`cell_tables`), ``0 .. n_boot - 1`` the
+        Poisson-weighted resamples (:mod:`aggframe.tables.bootstrap`): the weighted
+        sums come from one more read of the input, whatever ``n_boot``.
+        ``lazy=True`` returns the whole plan (both reads) uncollected.
+        """
+        by_cols = tuple(listify(by))
+        if lazy:
+            base = self.source.tables(by_cols)
+            return stack(base, self.source.boot_tables(by_cols, boot, base))
+        key = (by_cols, boot)
+        if key not in self._boot_cache:
+            base = self.cell_tables(by_cols, engine=engine)
+            reps = self.source.boot_tables(by_cols, boot, base)
+            parts = [reps.classes, reps.profiles]
+            if reps.block_profiles is not None:
+                parts.append(reps.block_profiles)
+            with reading(self.source.origin):
+                got = pl.collect_all(parts, engine=engine)
+            reps = CellTables(
+                classes=got[0].lazy(),
+                profiles=got[1].lazy(),
+                keys=reps.keys,
+                block_profiles=got[2].lazy() if len(got) > 2 else None,
+                target=reps.target,
+                names=reps.names,
+            )
+            self._boot_cache[key] = stack(base, reps)
+        return self._boot_cache[key]
+
     def key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:
         """The user's names of the tables' keys, checked against a result's other ``columns``."""
         names = {k: tables.names.get(k, k) for k in tables.keys if k != KEY_ALL}
@@ -163,6 +208,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
     ) -> pl.DataFrame: ...
@@ -181,6 +230,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
@@ -198,6 +251,10 @@ class Predictions:
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
         grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -226,7 +283,11 @@ class Predictions:
             by fold size), ``fold`` (the per-fold values), ``min``, ``max``,
             ``std`` (their spread; the folds share training data, so the spread
             understates the uncertainty: a lower bound, not a confidence
-            interval). A list puts them side by side, in a ``pooling`` column.
+            interval). With a ``repeat`` role too (repeated cross-validation):
+            ``repeat_pooled`` (the folds of each repeat pooled, then the mean over
+            the repeats), ``repeat`` (the per-repeat pooled values),
+            ``repeat_min``, ``repeat_max``, ``repeat_std`` (their spread). A list
+            puts them side by side, in a ``pooling`` column.
         within
             Operator(s) inside each target for the ``target`` operator.
         classes, labels
@@ -246,6 +307,24 @@ class Predictions:
             overall row) and ``grouping_id`` is SQL's ``GROUPING_ID`` (bit
             ``n - 1 - i`` set when the ``i``-th by-column is rolled up), so a
             rolled-up key (null) is told apart from a real null key.
+        n_boot
+            Bootstrap the result: ``n_boot`` Poisson(1) resamples of the examples
+            (each example's weight a seeded hash of its id, so the same on every
+            engine, whatever the row order), computed in the same plan as one more
+            key of the cell tables; every measure, operator, convention, pooling
+            and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
+            ``se`` (standard deviation over the replicates), ``n_boot`` (the
+            replicates whose value is defined) and ``level``. Without an
+            ``example`` column (label form) a row's position is its id: Polars only,
+            and no pairing across models.
+        level
+            The interval's coverage (default 0.95).
+        seed
+            The bootstrap's seed: the same seed gives the same replicates.
+        cluster
+            Resample this column's values (users, documents, sessions) instead of
+            the examples, when examples of one cluster are not independent; every
+            row of an example needs the same cluster.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -255,7 +334,8 @@ class Predictions:
         Returns
         -------
         polars.DataFrame
-            by..., measure, operator, convention, value, n_entries, n_undefined.
+            by..., measure, operator, convention, value, n_entries, n_undefined
+            (with ``n_boot``: ci_low, ci_high, se, n_boot, level).
             ``n_entries`` counts the values averaged (1 for micro, classes for
             macro/weighted, examples for exemplar) and ``n_undefined`` how many
             of them were undefined.
@@ -288,7 +368,10 @@ class Predictions:
             pos_label=pos_label,
             grouping_sets=grouping_sets,
         )
-        report, names = self.report(request, lazy=lazy, engine=engine)
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        report, names = self.report(request, lazy=lazy, engine=engine, boot=boot)
+        if boot is not None:
+            report = summarize(report, boot)
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
@@ -323,14 +406,27 @@ class Predictions:
         )
 
     def report(
-        self, request: ReportRequest, *, lazy: bool = False, engine: Engine = "auto"
+        self,
+        request: ReportRequest,
+        *,
+        lazy: bool = False,
+        engine: Engine = "auto",
+        boot: Bootstrap | None = None,
     ) -> tuple[pl.LazyFrame, dict[str, str]]:
         """The report of a request with private key columns (lazy), and the user's names of those keys.
 
         ``lazy=True`` builds it on the lazy cell tables (the scan runs when the
-        result is collected); otherwise on the collected, kept ones.
+        result is collected); otherwise on the collected, kept ones. With
+        ``boot`` the report has one more key, the replicate ``REP`` (``-1``: the
+        data), from :meth:`boot_tables`; :func:`~aggframe.operators.bootstrap.summarize`
+        turns it into intervals.
         """
-        tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
+        if boot is not None:
+            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+        elif lazy:
+            tables = self.source.tables(request.by)
+        else:
+            tables = self.cell_tables(request.by, engine=engine)
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -350,6 +446,10 @@ class Predictions:
         convention: str | Sequence[str] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
     ) -> pl.DataFrame:
         """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
 
@@ -360,6 +460,18 @@ class Predictions:
         ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
         ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
         denominator are null. One scan (the overall row is a grouping set).
+
+        With ``n_boot`` (and ``level``, ``seed``, ``cluster``: see :meth:`evaluate`)
+        every value, difference and ratio gets a bootstrap interval
+        (``<column>_ci_low``, ``<column>_ci_high``, ``<column>_se``; the value's are
+        ``ci_low``, ``ci_high``, ``se``) from the same replicates, so a difference
+        between two models scored on the same examples is paired (an example has
+        one weight in both: pass ``example=`` when building the predictions);
+        ``difference_to_reference_excludes_zero`` and
+        ``difference_to_overall_excludes_zero`` say whether the interval excludes
+        zero. ``reference`` may then name some of the ``by`` columns: the others
+        are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
+        model with A on the same day).
 
         Examples
         --------
@@ -381,6 +493,13 @@ class Predictions:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
         request = self.request(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        if boot is not None:
+            if summary:
+                msg = "summary=True with n_boot= is not supported: compare the groups (summary=False)"
+                raise OptionError(msg)
+            report, names = self.report(request, boot=boot)
+            return compare_boot(report.collect(), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
         return compare_report(report.collect(), names, keys, reference=reference, summary=summary)
 

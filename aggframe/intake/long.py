@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, MASK, P, Y
-from aggframe._options import ClassUniverse, LongTask
+from aggframe._options import Bootstrap, ClassUniverse, LongTask
 from aggframe.exceptions import (
     ColumnNotFoundError,
     EmptyInputError,
@@ -35,10 +35,11 @@ from aggframe.intake.checks import (
     resolve_universe,
 )
 from aggframe.intake.source import as_lazy, origin_of
+from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables
 from aggframe.tables.long import finish_long
 from aggframe.wide.engines import to_polars
-from aggframe.wide.long import LongRoles, long_grains
+from aggframe.wide.long import LongRoles, long_boot_grains, long_grains
 from aggframe.wide.tnorms import TNorm, resolve_tnorm
 
 __all__ = ["ONE_HOT", "LongSource", "indicator_frame", "long_source"]
@@ -96,6 +97,34 @@ class LongSource(Source):
             target=self.target_key(),
             group_universe=proj.by_keys if self.class_universe == "group" else [],
             examples=examples,
+        )
+
+    def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
+        if self.examples is not None:
+            msg = (
+                "a bootstrap with declared examples (examples=) is not supported yet: the unlogged examples "
+                "would need weights of their own; evaluate without examples= or log every example"
+            )
+            raise OptionError(msg)
+        proj, unit, what = self.boot_projection(by, boot)
+        raw = long_boot_grains(
+            proj.frame,
+            self._private_roles(),
+            proj.keys,
+            boot,
+            unit=unit,
+            what=what,
+            tnorm=self.tnorm,
+            n_classes=self.universe_sizes(),
+            target=self.target_key(),
+        )
+        return finish_long_boot(
+            raw,
+            base,
+            n_boot=boot.n_boot,
+            class_=CLASS_ROLE,
+            soft=self.tnorm is not None,
+            cluster=boot.cluster,
         )
 
     def _grains(
