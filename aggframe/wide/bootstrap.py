@@ -14,9 +14,11 @@ floor division and modulo by positive constants, on non-negative 64-bit integers
 that never reach 2^63, so no engine overflows and ANSI Spark never raises;
 Narwhals gives ``//`` and ``%`` Python's floored meaning on every engine)::
 
-    mix(h)  = A(M(A(M(A(h)))))             h in [0, 2^32)
-    A(h)    = (h + h // 2^16) mod 2^32     (an invertible add-shift, for xor-shift)
+    mix(h)  = A(Q(M(A(Q(M(A(h)))))))       h in [0, 2^32)
+    A(h)    = (h + h // 2^16) mod 2^32     (an invertible add-shift: high bits reach low ones)
     M(h)    = (h * 73244475) mod 2^32
+    Q(h)    = (h + 2 h^2) mod 2^32         (a permutation (Rivest 1999), and the nonlinear step;
+                                            h^2 mod 2^32 from 16-bit halves: no product reaches 2^49)
     words   integer id x: lo = x mod 2^32, hi = (x - lo) // 2^32 + 2^31
             string id (UTF-8 bytes c_0 .. c_{L-1}):  lo, hi = sum_i mix(c_i + 256 i + s_j) mod 2^32, j = 1, 2
             a null id: lo = hi = 0 and null = 1 (a unit of its own)
@@ -24,7 +26,10 @@ Narwhals gives ``//`` and ``%`` Python's floored meaning on every engine)::
     u_b     (h * K_b + C_b) mod 2^32        K_b odd in [2^30, 2^31), C_b < 2^32
     w_b     #{k : u_b >= T_k},  T_k = round(2^32 P(Poisson(1) <= k - 1)),  k = 1 .. 12
 
-``s_j``, ``K_b`` and ``C_b`` come from splitmix64 of the seed (and ``b``) in
+Without ``Q`` the add-shift and multiply steps are nearly linear over the
+integers (consecutive ids then got weights correlated at -0.43 in the first
+version; ``tests/test_bootstrap.py`` checks neighbours, replicates and
+frequencies). ``s_j``, ``K_b`` and ``C_b`` come from splitmix64 of the seed (and ``b``) in
 Python (:func:`replicate_constants`). :func:`reference_weights` is the same
 computation in plain Python, the oracle of the tests. A null id is a unit of its
 own (the null flag). The base hash is computed once per row; each replicate then
@@ -108,12 +113,20 @@ def replicate_constants(seed: int, n_boot: int) -> list[tuple[int, int]]:
 # -- the hash in plain Python (the tests' oracle) -------------------------------------------
 
 
+def _square_py(h: int) -> int:
+    lo, hi = h % 65536, h // 65536
+    return (lo * lo + ((hi * lo) % 32768) * 131072) % _M
+
+
 def _mix_py(h: int) -> int:
-    h = (h + h // 65536) % _M
-    h = (h * _MUL) % _M
-    h = (h + h // 65536) % _M
-    h = (h * _MUL) % _M
-    return (h + h // 65536) % _M
+    for step in ("A", "M", "Q", "A", "M", "Q", "A"):
+        if step == "A":
+            h = (h + h // 65536) % _M
+        elif step == "M":
+            h = (h * _MUL) % _M
+        else:
+            h = (h + 2 * _square_py(h)) % _M
+    return h
 
 
 def _words_py(x: Any, s1: int, s2: int) -> tuple[int, int]:
@@ -159,15 +172,29 @@ def reference_weights(ids: Sequence[Any], seed: int, n_boot: int) -> list[list[i
 Frame = nw.LazyFrame[Any]
 
 
+def _add_shift(c: Any) -> Any:
+    return (c + c // 65536) % _M
+
+
+def _multiply(c: Any) -> Any:
+    return (c * _MUL) % _M
+
+
+def _quadratic(c: Any) -> Any:
+    lo, hi = c % 65536, c // 65536
+    return (c + 2 * ((lo * lo + ((hi * lo) % 32768) * 131072) % _M)) % _M
+
+
+#: The steps of ``mix``, on Narwhals or Polars expressions alike.
+_STEPS = (_add_shift, _multiply, _quadratic, _add_shift, _multiply, _quadratic, _add_shift)
+
+
 def _mix_stages(frame: Frame, column: str) -> Frame:
-    """``column = mix(column)``, one ``with_columns`` a step (a step reads its input twice:
-    nesting the steps as one expression would double it five times)."""
-    c = nw.col(column)
-    frame = frame.with_columns(((c + c // 65536) % _M).alias(column))
-    frame = frame.with_columns(((c * _MUL) % _M).alias(column))
-    frame = frame.with_columns(((c + c // 65536) % _M).alias(column))
-    frame = frame.with_columns(((c * _MUL) % _M).alias(column))
-    return frame.with_columns(((c + c // 65536) % _M).alias(column))
+    """``column = mix(column)``, one ``with_columns`` a step (a step reads its input several times:
+    nesting the steps as one expression would multiply it at every step)."""
+    for step in _STEPS:
+        frame = frame.with_columns(step(nw.col(column)).alias(column))
+    return frame
 
 
 def _engine(frame: Frame) -> nw.Implementation:
@@ -187,7 +214,7 @@ def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: i
 
         def word(s: int) -> pl.Expr:
             steps = codes.list.eval((pl.element() + s) % _M)
-            for step in _POLARS_STEPS:
+            for step in _STEPS:
                 steps = steps.list.eval(step(pl.element()))
             return (steps.list.sum() % _M).cast(pl.Int64)
 
@@ -236,22 +263,13 @@ def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: i
     raise OptionError(msg)
 
 
-def _add_shift(c: pl.Expr) -> pl.Expr:
-    return (c + c // 65536) % _M
-
-
-def _multiply(c: pl.Expr) -> pl.Expr:
-    return (c * _MUL) % _M
-
-
-_POLARS_STEPS = (_add_shift, _multiply, _add_shift, _multiply, _add_shift)
-_SQL_STEPS = (
-    f"(x + x // 65536) % {_M}",
-    f"(x * {_MUL}) % {_M}",
-    f"(x + x // 65536) % {_M}",
-    f"(x * {_MUL}) % {_M}",
-    f"(x + x // 65536) % {_M}",
+_SQL_A = f"(x + x // 65536) % {_M}"
+_SQL_M = f"(x * {_MUL}) % {_M}"
+_SQL_Q = (
+    f"(x + 2 * (((x % 65536) * (x % 65536) + (((x // 65536) * (x % 65536)) % 32768) * 131072) % {_M})) % {_M}"
 )
+#: The steps of ``mix`` as SQL lambdas' bodies (DuckDB; Spark with ``div`` for ``//``).
+_SQL_STEPS = (_SQL_A, _SQL_M, _SQL_Q, _SQL_A, _SQL_M, _SQL_Q, _SQL_A)
 
 
 def unit_hash(frame: Frame, column: str, seed: int, out: str, *, what: str) -> Frame:
