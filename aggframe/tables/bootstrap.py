@@ -33,26 +33,38 @@ __all__ = ["finish_label_boot", "finish_long_boot", "stack"]
 POINT = -1
 
 
-def _replicates(n_boot: int) -> pl.LazyFrame:
-    return pl.LazyFrame({REP: pl.Series(range(n_boot), dtype=pl.Int64)})
-
-
 def _long(frame: pl.LazyFrame, index: Sequence[str], families: Mapping[str, Sequence[str]]) -> pl.LazyFrame:
-    """Wide replicate columns -> one row per replicate: ``families`` maps a value name to its B columns."""
-    idx = list(index)
+    """Wide replicate columns -> one row per replicate: ``families`` maps a value name to its B columns.
+
+    Each replicate's values are packed into one struct column ``_s<b>`` and the B
+    structs unpivoted (the replicate is read off the column name, never off a
+    row position, which a parallel engine does not keep).
+    """
     names = list(families)
-    first = names[0]
-    position = {c: b for b, c in enumerate(families[first])}
-    head = frame.unpivot(
-        on=list(families[first]), index=idx, variable_name=REP, value_name=first
-    ).with_columns(pl.col(REP).replace_strict(position, return_dtype=pl.Int64))
-    # unpivot emits the columns one after the other, each over all rows: the families line up
-    rest = [frame.unpivot(on=list(families[n]), index=[], value_name=n).select(n) for n in names[1:]]
-    return pl.concat([head, *rest], how="horizontal") if rest else head
+    n_boot = len(families[names[0]])
+    idx = list(index)
+    if len(names) == 1:
+        packed = frame.select(*idx, *[pl.col(c).alias(f"_s{b}") for b, c in enumerate(families[names[0]])])
+    else:
+        packed = frame.select(
+            *idx,
+            *[
+                pl.struct([pl.col(families[n][b]).alias(n) for n in names]).alias(f"_s{b}")
+                for b in range(n_boot)
+            ],
+        )
+    out = packed.unpivot(on=[f"_s{b}" for b in range(n_boot)], index=idx, variable_name=REP, value_name="_s")
+    value = pl.col("_s").alias(names[0]) if len(names) == 1 else pl.col("_s").struct.unnest()
+    return out.select(pl.col(REP).str.slice(2).cast(pl.Int64), *idx, value)
 
 
 def _weights(n_boot: int, prefix: str = "_w") -> list[str]:
     return [f"{prefix}{b}" for b in range(n_boot)]
+
+
+def _sums(n_boot: int, prefix: str) -> list[pl.Expr]:
+    """The replicate columns summed and renamed ``<prefix><b>``."""
+    return [pl.col(c).sum().alias(f"{prefix}{b}") for b, c in enumerate(_weights(n_boot))]
 
 
 def _check_split(profiles: pl.LazyFrame, cluster: str | None) -> pl.LazyFrame:
@@ -71,9 +83,32 @@ def _check_split(profiles: pl.LazyFrame, cluster: str | None) -> pl.LazyFrame:
     return profiles.map_batches(check) if cluster is not None else profiles
 
 
-def _class_keys(base: CellTables, n_boot: int) -> pl.LazyFrame:
-    """Every (replicate, group, class) of the unweighted tables' universe."""
-    return _replicates(n_boot).join(base.classes.select(*base.keys, CLASS), how="cross")
+def _classes(
+    base: CellTables, n_boot: int, parts: Mapping[str, pl.LazyFrame], sizes: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Every (group, class) of the unweighted tables' universe, with the replicate sums of ``parts``
+    (each keyed by the keys and ``class``, columns ``<name><b>``; absent: 0) and the group sizes
+    ``_N<b>``, wide."""
+    k = list(base.keys)
+    wide = base.classes.select(*k, CLASS)
+    for part in parts.values():
+        wide = wide.join(part, on=[*k, CLASS], how="left", nulls_equal=True)
+    wide = wide.join(sizes, on=k, how="left", nulls_equal=True)
+    values = [c for c in wide.collect_schema().names() if c not in (*k, CLASS)]
+    return wide.with_columns(pl.col(*values).fill_null(0.0))
+
+
+def _cells_long(
+    wide: pl.LazyFrame, keys: Sequence[str], n_boot: int, cells: Mapping[str, Any]
+) -> pl.LazyFrame:
+    """``cells`` maps each cell to ``f(b) -> expr`` over the wide columns: the class table, long."""
+    columns = [f(b).alias(f"{c}{b}") for c, f in cells.items() for b in range(n_boot)]
+    frame = wide.select(*keys, CLASS, *columns)
+    return _long(frame, [*keys, CLASS], {c: [f"{c}{b}" for b in range(n_boot)] for c in cells})
+
+
+def _col(prefix: str) -> Any:
+    return lambda b: pl.col(f"{prefix}{b}")
 
 
 def finish_label_boot(
@@ -87,83 +122,71 @@ def finish_label_boot(
     pos_label: Any,
     cluster: str | None = None,
 ) -> CellTables:
-    """Bootstrap cell tables of the label form (keys: ``REP`` and the tables' keys)."""
+    """Bootstrap cell tables of the label form (keys: ``REP`` and the tables' keys).
+
+    Everything is summed in the wide form (one column per replicate) and only the
+    cell tables are turned long: per class #true, #pred and tp, per group the size
+    and the right examples, from the weighted confusion counts.
+    """
     k = list(base.keys)
     grains = [raw["conf"], *([raw["block"]] if "block" in raw else [])]
     conf_w, *block_w = to_polars_all(grains)
-    conf = _long(conf_w.rename({y_true: "_yt", y_pred: "_yp"}), [*k, "_yt", "_yp"], {"n": _weights(n_boot)})
-    conf = conf.with_columns(pl.col("n").cast(pl.Float64)).cache()
-    rk = [REP, *k]
-    sizes = conf.group_by(rk).agg(pl.col("n").sum().alias("_N"))
-    right = pl.col("_yt") == pl.col("_yp")
-    zero = pl.lit(0.0, dtype=pl.Float64)
-    margins = (
-        pl.concat(
-            [
-                conf.select(
-                    *rk,
-                    pl.col("_yt").alias(CLASS),
-                    pl.col("n").alias("_t"),
-                    zero.alias("_p"),
-                    (right.cast(pl.Float64) * pl.col("n")).alias("tp"),
-                ),
-                conf.select(
-                    *rk,
-                    pl.col("_yp").alias(CLASS),
-                    zero.alias("_t"),
-                    pl.col("n").alias("_p"),
-                    zero.alias("tp"),
-                ),
-            ]
-        )
-        .group_by(*rk, CLASS)
-        .agg(pl.col("_t", "_p", "tp").sum())
+    weights = _weights(n_boot)
+    conf = (
+        conf_w.rename({y_true: "_yt", y_pred: "_yp"}).with_columns(pl.col(*weights).cast(pl.Float64)).cache()
     )
-    classes = (
-        _class_keys(base, n_boot)
-        .join(sizes, on=rk, how="left", nulls_equal=True)
-        .join(margins, on=[*rk, CLASS], how="left", nulls_equal=True)
-        .with_columns(pl.col("tp", "_t", "_p", "_N").fill_null(0.0))
-        .select(
-            *rk,
-            CLASS,
-            pl.col("tp"),
-            (pl.col("_p") - pl.col("tp")).alias("fp"),
-            (pl.col("_t") - pl.col("tp")).alias("fn"),
-            (pl.col("_N") - pl.col("_t") - pl.col("_p") + pl.col("tp")).alias("tn"),
-        )
+    right = conf.filter(pl.col("_yt") == pl.col("_yp"))
+    parts = {
+        "_t": conf.group_by(*k, pl.col("_yt").alias(CLASS)).agg(_sums(n_boot, "_t")),
+        "_p": conf.group_by(*k, pl.col("_yp").alias(CLASS)).agg(_sums(n_boot, "_p")),
+        "_tp": right.group_by(*k, pl.col("_yt").alias(CLASS)).agg(_sums(n_boot, "_tp")),
+    }
+    sizes = conf.group_by(k).agg(_sums(n_boot, "_N"))
+    t, p, tp, size = _col("_t"), _col("_p"), _col("_tp"), _col("_N")
+    classes = _cells_long(
+        _classes(base, n_boot, parts, sizes),
+        k,
+        n_boot,
+        {
+            "tp": tp,
+            "fp": lambda b: p(b) - tp(b),
+            "fn": lambda b: t(b) - tp(b),
+            "tn": lambda b: size(b) - t(b) - p(b) + tp(b),
+        },
     )
     sizes_m = base.classes.group_by(k).agg(pl.len().cast(pl.Float64).alias("_m"))
     if task == "binary":
         t_pos, p_pos = pl.col("_yt") == pl.lit(pos_label), pl.col("_yp") == pl.lit(pos_label)
-        prof = conf.with_columns(
-            (t_pos & p_pos).alias("tp"),
-            (~t_pos & p_pos).alias("fp"),
-            (t_pos & ~p_pos).alias("fn"),
-            (~t_pos & ~p_pos).alias("tn"),
+        kinds = conf.group_by(*k, t_pos.alias("_tt"), p_pos.alias("_pp")).agg(pl.col(*weights).sum())
+        tt, pp = pl.col("_tt"), pl.col("_pp")
+        prof = kinds.with_columns(
+            (tt & pp).alias("tp"), (~tt & pp).alias("fp"), (tt & ~pp).alias("fn"), (~tt & ~pp).alias("tn")
         )
     else:
-        prof = conf.join(sizes_m, on=k, how="inner", nulls_equal=True).with_columns(
-            right.alias("tp"),
-            (~right).alias("fp"),
-            (~right).alias("fn"),
-            (pl.col("_m") - 2 + right.cast(pl.Float64)).alias("tn"),
+        kinds = conf.group_by(*k, (pl.col("_yt") == pl.col("_yp")).alias("_right")).agg(
+            pl.col(*weights).sum()
         )
-    profiles = prof.with_columns(pl.col(*CELLS).cast(pl.Float64)).group_by(*rk, *CELLS).agg(pl.col("n").sum())
+        r = pl.col("_right")
+        prof = kinds.join(sizes_m, on=k, how="inner", nulls_equal=True).with_columns(
+            r.alias("tp"),
+            (~r).alias("fp"),
+            (~r).alias("fn"),
+            (pl.col("_m") - 2 + r.cast(pl.Float64)).alias("tn"),
+        )
+    prof = prof.with_columns(pl.col(*CELLS).cast(pl.Float64))
+    profiles = _long(prof.select(*k, *CELLS, *weights), [*k, *CELLS], {"n": weights})
     block = None
     if base.target is not None:
         bk = [c for c in k if c != base.target]
-        block = _check_split(block_w[0], cluster)
-        block = _long(block, [*bk, *CELLS], {"n": _weights(n_boot)}).with_columns(
-            pl.col("n").cast(pl.Float64)
-        )
+        blk = _check_split(block_w[0], cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64))
         if task != "binary":
             # an example's tn sums the class counts of its group's targets (label_row_cells leaves them out)
             total_m = sizes_m.group_by(bk).agg(pl.col("_m").sum())
-            block = block.join(total_m, on=bk, how="inner", nulls_equal=True).with_columns(
+            blk = blk.join(total_m, on=bk, how="inner", nulls_equal=True).with_columns(
                 pl.col("tn") + pl.col("_m")
             )
-        block = block.group_by(REP, *bk, *CELLS).agg(pl.col("n").sum())
+        blk = blk.group_by(*bk, *CELLS).agg(pl.col(*weights).sum())
+        block = _long(blk, [*bk, *CELLS], {"n": weights})
     return CellTables(
         classes=classes,
         profiles=profiles,
@@ -183,51 +206,43 @@ def finish_long_boot(
     soft: bool,
     cluster: str | None = None,
 ) -> CellTables:
-    """Bootstrap cell tables of the long form (keys: ``REP`` and the tables' keys)."""
+    """Bootstrap cell tables of the long form (keys: ``REP`` and the tables' keys), summed wide."""
     k = list(base.keys)
-    rk = [REP, *k]
     names = ["class", "profiles", *(["block"] if "block" in raw else [])]
     class_w, profiles_w, *block_w = to_polars_all([raw[n] for n in names])
-    class_w = class_w.rename({class_: CLASS})
     weights = _weights(n_boot)
+    class_w = class_w.rename({class_: CLASS}).with_columns(pl.col(*weights).cast(pl.Float64))
+    prof_w = _check_split(profiles_w, cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64)).cache()
+    sizes = prof_w.group_by(k).agg(_sums(n_boot, "_N"))
+    rows = class_w.group_by(*k, CLASS).agg(_sums(n_boot, "_rows"))
     if soft:
-        families = {c: [f"_{c}{b}" for b in range(n_boot)] for c in CELLS}
-        present = _long(class_w, [*k, CLASS], {"rows": weights, **families})
+        sums = {
+            c: class_w.group_by(*k, CLASS).agg(
+                pl.col(f"_{c}{b}").sum().cast(pl.Float64).alias(f"_{c}{b}") for b in range(n_boot)
+            )
+            for c in CELLS
+        }
     else:
-        kinds = _long(class_w, [*k, CLASS, "_cat"], {"n": weights})
-        cat = pl.col("_cat")
-        present = kinds.group_by(*rk, CLASS).agg(
-            pl.col("n").filter(cat == 3).sum().alias("tp"),
-            pl.col("n").filter(cat == 1).sum().alias("fp"),
-            pl.col("n").filter(cat == 2).sum().alias("fn"),
-            pl.col("n").filter(cat == 0).sum().alias("tn"),
-            pl.col("n").sum().alias("rows"),
-        )
-    present = present.with_columns(pl.col(*CELLS, "rows").cast(pl.Float64))
-    prof_w = _check_split(profiles_w, cluster)
-    profiles = (
-        _long(prof_w, [*k, *CELLS], {"n": weights}).with_columns(pl.col(*CELLS, "n").cast(pl.Float64)).cache()
-    )
-    sizes = profiles.group_by(rk).agg(pl.col("n").sum().alias("_N"))
-    classes = (
-        _class_keys(base, n_boot)
-        .join(sizes, on=rk, how="left", nulls_equal=True)
-        .join(present, on=[*rk, CLASS], how="left", nulls_equal=True)
-        .with_columns(pl.col(*CELLS, "rows", "_N").fill_null(0.0))
-        # absent entries (sparse data with a known universe) are observed true negatives
-        .select(*rk, CLASS, "tp", "fp", "fn", (pl.col("tn") + pl.col("_N") - pl.col("rows")).alias("tn"))
-    )
+        cat = {"tp": 3, "fp": 1, "fn": 2, "tn": 0}
+        sums = {
+            c: class_w.filter(pl.col("_cat") == v).group_by(*k, CLASS).agg(_sums(n_boot, f"_{c}"))
+            for c, v in cat.items()
+        }
+    wide = _classes(base, n_boot, {**sums, "_rows": rows}, sizes)
+    # absent entries (sparse data with a known universe) are observed true negatives
+    cells = {c: _col(f"_{c}") for c in ("tp", "fp", "fn")}
+    cells["tn"] = lambda b: pl.col(f"_tn{b}") + pl.col(f"_N{b}") - pl.col(f"_rows{b}")
+    classes = _cells_long(wide, k, n_boot, cells)
+    profiles = _long(prof_w.group_by(*k, *CELLS).agg(pl.col(*weights).sum()), [*k, *CELLS], {"n": weights})
     block = None
     if base.target is not None:
         bk = [c for c in k if c != base.target]
-        blk = _check_split(block_w[0], cluster)
-        block = _long(blk, [*bk, *CELLS], {"n": weights}).with_columns(pl.col(*CELLS, "n").cast(pl.Float64))
-        block = block.group_by(REP, *bk, *CELLS).agg(pl.col("n").sum())
-    profiles = profiles.group_by(*rk, *CELLS).agg(pl.col("n").sum())
+        blk = _check_split(block_w[0], cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64))
+        block = _long(blk.group_by(*bk, *CELLS).agg(pl.col(*weights).sum()), [*bk, *CELLS], {"n": weights})
     return CellTables(
         classes=classes,
         profiles=profiles,
-        keys=tuple(rk),
+        keys=(REP, *k),
         block_profiles=block,
         target=base.target,
         names=base.names,
