@@ -356,6 +356,20 @@ class Predictions:
         │ mcc     ┆ micro    ┆ 0.25     │
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
+
+        A bootstrap interval (200 Poisson resamples of the examples, in the same plan):
+
+        >>> pr = af.from_labels([0, 1, 2, 2, 1, 0] * 50, [0, 2, 2, 1, 1, 1] * 50)
+        >>> out = pr.evaluate("f1", "macro", n_boot=200, seed=0)
+        >>> out.select(pl.col("value", "ci_low", "ci_high").round(3), "n_boot")
+        shape: (1, 4)
+        ┌───────┬────────┬─────────┬────────┐
+        │ value ┆ ci_low ┆ ci_high ┆ n_boot │
+        │ ---   ┆ ---    ┆ ---     ┆ ---    │
+        │ f64   ┆ f64    ┆ f64     ┆ i64    │
+        ╞═══════╪════════╪═════════╪════════╡
+        │ 0.522 ┆ 0.467  ┆ 0.57    ┆ 200    │
+        └───────┴────────┴─────────┴────────┘
         """
         request = self.request(
             measures,

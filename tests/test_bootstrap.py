@@ -39,8 +39,10 @@ from aggframe.exceptions import (
 from aggframe.wide.bootstrap import THRESHOLDS, reference_weights, unit_hash, weight_columns
 
 from .strategies import distinct_names, label_frames, rename_columns
-from .test_spark import spark  # noqa: F401 (the session fixture)
-from .test_spark import spark_jvm  # noqa: F401
+from .test_spark import (
+    spark,  # noqa: F401 (the session fixture)
+    spark_jvm,  # noqa: F401
+)
 
 BOOT = ("ci_low", "ci_high", "se", "n_boot", "level")
 
@@ -127,17 +129,21 @@ def test_weights_are_poisson_and_independent() -> None:
     boot = Bootstrap(n_boot=b, seed=5)
     for ids in (pl.Series("id", range(n)), pl.Series("id", [f"doc-{i}" for i in range(n)])):
         w = np.array(_weights_on(pl.DataFrame(ids).lazy(), boot), dtype=float)
-        assert abs(w.mean() - 1) < 0.005 and abs(w.var() - 1) < 0.01
+        assert abs(w.mean() - 1) < 0.005
+        assert abs(w.var() - 1) < 0.01
         freq = np.bincount(w.astype(int).ravel(), minlength=5)[:5] / w.size
         pmf = np.exp(-1) / np.array([1, 1, 2, 6, 24])
         assert np.all(np.abs(freq - pmf) < 0.002), freq
         # 780 pairs of replicates: their correlations are noise (sd 1/sqrt(n)), none an outlier
         corr = np.corrcoef(w.T)[np.triu_indices(b, 1)]
-        assert 0.8 < corr.std() / noise < 1.2 and np.max(np.abs(corr)) < 5 * noise
+        assert 0.8 < corr.std() / noise < 1.2
+        assert np.max(np.abs(corr)) < 5 * noise
         # consecutive ids (the first hash was nearly linear: neighbours correlated at -0.43)
         neighbours = np.array([np.corrcoef(w[:-1, j], w[1:, j])[0, 1] for j in range(b)])
-        assert 0.7 < neighbours.std() / noise < 1.3 and np.max(np.abs(neighbours)) < 5 * noise
-    assert len(THRESHOLDS) == 12 and THRESHOLDS[0] == round(2**32 * np.exp(-1))
+        assert 0.7 < neighbours.std() / noise < 1.3
+        assert np.max(np.abs(neighbours)) < 5 * noise
+    assert len(THRESHOLDS) == 12
+    assert THRESHOLDS[0] == round(2**32 * np.exp(-1))
 
 
 def test_seed_decides_the_replicates() -> None:
@@ -196,7 +202,8 @@ def test_replicate_minus_one_is_the_report() -> None:
     point = pr.evaluate(None, None, by="g", convention=["exclude", "zero"])
     booted = pr.evaluate(None, None, by="g", convention=["exclude", "zero"], n_boot=10)
     assert_frame_equal(booted.drop(*BOOT), point)
-    assert booted["n_boot"].max() == 10 and booted["level"].unique().to_list() == [0.95]
+    assert booted["n_boot"].max() == 10
+    assert booted["level"].unique().to_list() == [0.95]
 
 
 def test_long_form_replicates_are_the_label_forms() -> None:
@@ -240,7 +247,8 @@ def test_multilabel_cells_and_exemplar_are_weighted() -> None:
     classes = tables.classes.filter(pl.col(REP) >= 0).sort(REP, "class").collect()
     tp = (w.T @ (Y * P)).ravel()  # replicate-major, class-minor
     fn = (w.T @ (Y * (1 - P))).ravel()
-    assert np.allclose(classes["tp"].to_numpy(), tp) and np.allclose(classes["fn"].to_numpy(), fn)
+    assert np.allclose(classes["tp"].to_numpy(), tp)
+    assert np.allclose(classes["fn"].to_numpy(), fn)
     got = _replicates(pr, ["f1"], ["exemplar"], boot).filter(pl.col(REP) >= 0).sort(REP)
     tp_i, fp_i, fn_i = (Y * P).sum(1), ((1 - Y) * P).sum(1), (Y * (1 - P)).sum(1)
     den = 2 * tp_i + fp_i + fn_i
@@ -261,7 +269,8 @@ def test_summary_is_percentiles_of_the_replicates() -> None:
         assert row["ci_low"] == pytest.approx(np.quantile(v, 0.05), abs=1e-12)
         assert row["ci_high"] == pytest.approx(np.quantile(v, 0.95), abs=1e-12)
         assert row["se"] == pytest.approx(np.std(v, ddof=1), abs=1e-12)
-        assert row["n_boot"] == 40 and row["level"] == 0.9
+        assert row["n_boot"] == 40
+        assert row["level"] == 0.9
 
 
 def test_undefined_replicates_are_left_out() -> None:
@@ -526,10 +535,11 @@ def test_repeat_poolings() -> None:
         )
         assert got["repeat_pooled"] == pytest.approx(np.mean(per))
         assert got["repeat_std"] == pytest.approx(np.std(per, ddof=1))
-        assert got["repeat_min"] == pytest.approx(min(per)) and got["repeat_max"] == pytest.approx(max(per))
+        assert got["repeat_min"] == pytest.approx(min(per))
+        assert got["repeat_max"] == pytest.approx(max(per))
+    one = af.from_labels(frame.filter(pl.col("repeat") == 0), example="example", fold="fold")
     with pytest.raises(OptionError, match="repeat"):
-        one = frame.filter(pl.col("repeat") == 0)
-        af.from_labels(one, example="example", fold="fold").evaluate("f1", "macro", pooling="repeat_pooled")
+        one.evaluate("f1", "macro", pooling="repeat_pooled")
 
 
 def test_folds_share_the_examples_weights() -> None:
@@ -599,7 +609,8 @@ def test_targets_and_grouping_sets() -> None:
     out = pr.evaluate(
         ["f1"], ["target", "exemplar"], within="macro", by="g", grouping_sets="rollup", n_boot=10
     )
-    assert out.height == 6 and out["se"].is_not_nan().all()
+    assert out.height == 6
+    assert out["se"].is_not_nan().all()
 
 
 def test_cluster_of_copies_is_the_example_bootstrap() -> None:

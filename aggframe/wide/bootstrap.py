@@ -146,9 +146,8 @@ def reference_weights(ids: Sequence[Any], seed: int, n_boot: int) -> list[list[i
     Examples
     --------
     >>> from aggframe.wide.bootstrap import reference_weights
-    >>> w = reference_weights(list(range(20_000)), seed=0, n_boot=2)
-    >>> round(sum(r[0] for r in w) / len(w), 2)  # Poisson(1): mean 1
-    1.0
+    >>> reference_weights([0, 1, "doc-7", None], seed=0, n_boot=5)  # one row per id, one weight per replicate
+    [[0, 1, 2, 0, 1], [0, 0, 2, 0, 0], [0, 2, 1, 1, 1], [2, 1, 0, 1, 1]]
     """
     s1, s2, s3, s4 = _seed_words(seed)
     consts = replicate_constants(seed, n_boot)
