@@ -729,6 +729,31 @@ def test_unsupported_sources(tmp_path: Path) -> None:
         af.from_long(long, n_classes=2, examples=3).evaluate("f1", "micro", n_boot=3)
 
 
+def test_declared_examples_are_weighted() -> None:
+    """A sparse log with declared examples (some without any row) = the dense log of every entry."""
+    rng = np.random.default_rng(9)
+    n, m = 50, 3
+    Y = (rng.random((n, m)) < 0.3).astype(int)
+    P = np.where(rng.random((n, m)) < 0.8, Y, 1 - Y)
+    dense = pl.DataFrame(
+        {
+            "g": np.repeat(np.arange(n) % 2, m),
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "y": Y.ravel(),
+            "p": P.ravel(),
+        }
+    )
+    sparse = dense.filter((pl.col("y") + pl.col("p")) > 0)
+    ids = dense.select("g", "example").unique()
+    kw: dict[str, Any] = {"by": "g", "n_boot": 20, "seed": 2}
+    ms, ops = ["f1", "recall", "specificity"], ["micro", "macro", "exemplar"]
+    expected = af.from_long(dense, n_classes=m).evaluate(ms, ops, **kw)
+    got = af.from_long(sparse, n_classes=m, examples=ids).evaluate(ms, ops, **kw)
+    assert sparse.select("example").n_unique() < n  # some examples have no row at all
+    assert_frame_equal(got, expected, abs_tol=1e-12)
+
+
 def test_label_arrays_use_the_row_position() -> None:
     out = af.from_labels([0, 1, 2, 2, 1, 0] * 20, [0, 2, 2, 1, 1, 1] * 20).evaluate("f1", "macro", n_boot=30)
     assert out["ci_low"].item() < out["value"].item() < out["ci_high"].item()

@@ -38,7 +38,9 @@ from aggframe.intake.source import as_lazy, origin_of
 from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables
 from aggframe.tables.long import finish_long
+from aggframe.wide.bootstrap import unit_hash, weight_columns
 from aggframe.wide.engines import to_polars
+from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.long import LongRoles, long_boot_grains, long_grains
 from aggframe.wide.tnorms import TNorm, resolve_tnorm
 
@@ -100,13 +102,10 @@ class LongSource(Source):
         )
 
     def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
-        if self.examples is not None:
-            msg = (
-                "a bootstrap with declared examples (examples=) is not supported yet: the unlogged examples "
-                "would need weights of their own; evaluate without examples= or log every example"
-            )
-            raise OptionError(msg)
         proj, unit, what = self.boot_projection(by, boot)
+        declared = None
+        if self.examples is not None:
+            declared = self._boot_declared(proj, boot)
         raw = long_boot_grains(
             proj.frame,
             self._private_roles(),
@@ -125,7 +124,25 @@ class LongSource(Source):
             class_=CLASS_ROLE,
             soft=self.tnorm is not None,
             cluster=boot.cluster,
+            declared=declared,
         )
+
+    def _boot_declared(self, proj: Projection, boot: Bootstrap) -> pl.LazyFrame:
+        """The declared examples' weight sums per group (keys, _w0 ..): unlogged examples are weighted too."""
+        if boot.cluster is not None or not isinstance(self.examples, pl.LazyFrame):
+            msg = (
+                "a bootstrap with declared examples needs their ids (examples= a frame of ids, not a count) "
+                "and resamples examples (not with cluster=): an unlogged example gets the weights of its id"
+            )
+            raise OptionError(msg)
+        ids = self._examples(proj)
+        assert isinstance(ids, pl.LazyFrame)
+        rk = row_keys(proj.keys)
+        hashed = unit_hash(nw.from_native(ids), EXAMPLE, boot.seed, "_h", what=proj.names[EXAMPLE])
+        frame, weights = weight_columns(hashed, "_h", boot)
+        sums = [nw.col(c).sum() for c in weights]
+        totals = frame.group_by(rk).agg(*sums) if rk else frame.select(*sums)
+        return to_polars(keyed(totals, proj.keys))
 
     def _grains(
         self, proj: Projection, examples: pl.LazyFrame | int | None = None

@@ -205,14 +205,36 @@ def finish_long_boot(
     class_: str,
     soft: bool,
     cluster: str | None = None,
+    declared: pl.LazyFrame | None = None,
 ) -> CellTables:
-    """Bootstrap cell tables of the long form (keys: ``REP`` and the tables' keys), summed wide."""
+    """Bootstrap cell tables of the long form (keys: ``REP`` and the tables' keys), summed wide.
+
+    ``declared`` (keys, _w0 ..): the weight sums of the declared examples (``examples=``);
+    the unlogged ones (declared, without rows) are all-negative examples, as unweighted.
+    """
     k = list(base.keys)
     names = ["class", "profiles", *(["block"] if "block" in raw else [])]
     class_w, profiles_w, *block_w = to_polars_all([raw[n] for n in names])
     weights = _weights(n_boot)
     class_w = class_w.rename({class_: CLASS}).with_columns(pl.col(*weights).cast(pl.Float64))
-    prof_w = _check_split(profiles_w, cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64)).cache()
+    prof_w = _check_split(profiles_w, cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64))
+    prof_w = prof_w.select(*k, *CELLS, *weights)
+    if declared is not None:
+        logged = prof_w.group_by(k).agg(_sums(n_boot, "_L"))
+        m = base.classes.group_by(k).agg(pl.len().cast(pl.Float64).alias("_m"))
+        unlogged = (
+            declared.with_columns(pl.col(*weights).cast(pl.Float64))
+            .join(logged, on=k, how="left", nulls_equal=True)
+            .join(m, on=k, how="inner", nulls_equal=True)
+            .select(
+                *k,
+                *[pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")],
+                pl.col("_m").alias("tn"),
+                *[(pl.col(w) - pl.col(f"_L{b}").fill_null(0.0)).alias(w) for b, w in enumerate(weights)],
+            )
+        )
+        prof_w = pl.concat([prof_w, unlogged], how="vertical_relaxed")
+    prof_w = prof_w.cache()
     sizes = prof_w.group_by(k).agg(_sums(n_boot, "_N"))
     rows = class_w.group_by(*k, CLASS).agg(_sums(n_boot, "_rows"))
     if soft:
