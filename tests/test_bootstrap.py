@@ -196,6 +196,30 @@ def test_replicates_are_sklearn_with_sample_weight(seed: int) -> None:
                     assert value == pytest.approx(expected, abs=1e-12), (b, name, op)
 
 
+def test_binary_operator_and_class_subsets_are_sklearn() -> None:
+    """The binary operator (two classes) and a class subset (``labels=``) per replicate: scikit-learn."""
+    boot = Bootstrap(n_boot=10, seed=4)
+    two = _labels(80, m=2, seed=3)
+    three = _labels(80, m=3, seed=5)
+    yt2, yp2 = two["y_true"].to_numpy(), two["y_pred"].to_numpy()
+    yt3, yp3 = three["y_true"].to_numpy(), three["y_pred"].to_numpy()
+    w = np.array(reference_weights(list(range(80)), 4, 10), dtype=float)
+    binary = _replicates(af.from_labels(two, example="example"), ["f1"], ["binary"], boot).sort(REP)
+    subset = _replicates(
+        af.from_labels(three, example="example"), ["recall"], ["macro"], boot, classes=[0, 2]
+    )
+    subset = subset.sort(REP)
+    for b in range(10):
+        expected = f1_score(
+            yt2, yp2, average="binary", pos_label=1, sample_weight=w[:, b], zero_division=np.nan
+        )
+        assert binary["value"][b + 1] == pytest.approx(expected, abs=1e-12)
+        expected = recall_score(
+            yt3, yp3, labels=[0, 2], average="macro", sample_weight=w[:, b], zero_division=np.nan
+        )
+        assert subset["value"][b + 1] == pytest.approx(expected, abs=1e-12)
+
+
 def test_replicate_minus_one_is_the_report() -> None:
     frame = _labels(200, seed=2).with_columns((pl.col("example") % 3).alias("g"))
     pr = af.from_labels(frame, example="example")
@@ -457,7 +481,7 @@ def _evaluate_on(engine: str, case: str, request: pytest.FixtureRequest) -> pl.D
     )
     engine_kw = {"engine": "streaming"} if engine == "streaming" else {}
     return pr.evaluate(
-        ["f1", "mcc", "precision"], None, convention=["exclude", "zero"], n_boot=25, seed=3, **kw, **engine_kw
+        ["f1", "mcc", "precision"], None, convention=["exclude", "zero"], n_boot=12, seed=3, **kw, **engine_kw
     )
 
 

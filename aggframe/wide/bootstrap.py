@@ -44,7 +44,7 @@ Polars, DuckDB and Spark, integer and boolean ids on any Narwhals engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from typing import Any, cast
 
 import narwhals as nw
@@ -69,18 +69,18 @@ _MASK64 = 2**64 - 1
 
 def _thresholds() -> tuple[int, ...]:
     """``round(2^32 P(X <= k - 1))`` for X ~ Poisson(1), every one below 2^32 (k = 1 .. 12)."""
-    getcontext().prec = 60
-    e_inv = Decimal(-1).exp()
     out: list[int] = []
-    cdf, term, k = Decimal(0), e_inv, 0
-    while True:
-        cdf += term
-        k += 1
-        term /= k
-        t = int((cdf * _M).to_integral_value())
-        if t >= _M:
-            return tuple(out)
-        out.append(t)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        cdf, term, k = Decimal(0), Decimal(-1).exp(), 0
+        while True:
+            cdf += term
+            k += 1
+            term /= k
+            t = int((cdf * _M).to_integral_value())
+            if t >= _M:
+                return tuple(out)
+            out.append(t)
 
 
 #: The Poisson(1) inverse-CDF thresholds on 32-bit integers (weights 0 .. 12).
