@@ -10,6 +10,8 @@ Nothing below this module parses an option string again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, Literal, TypeVar, get_args
 
 from aggframe.exceptions import OptionError, UnknownNameError
@@ -19,6 +21,8 @@ __all__ = [
     "DECISIONS",
     "OPERATORS",
     "POOLINGS",
+    "REPEAT_POOLINGS",
+    "Bootstrap",
     "ClassUniverse",
     "Convention",
     "CurveKind",
@@ -34,6 +38,7 @@ __all__ = [
     "TNormName",
     "Within",
     "listify",
+    "parse_bootstrap",
     "parse_class_universe",
     "parse_convention",
     "parse_curve",
@@ -57,7 +62,20 @@ ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "ta
 #: The operator inside each target of the ``target`` operator: the four, or ``multiclass``.
 Within = Literal["micro", "macro", "weighted", "exemplar", "multiclass"]
 Convention = Literal["exclude", "zero", "one", "nan"]
-Pooling = Literal["pooled", "averaged", "fold", "min", "max", "std"]
+#: ``pooled`` .. ``std``: over the folds; ``repeat_*``: pool the folds of each repeat, then over repeats.
+Pooling = Literal[
+    "pooled",
+    "averaged",
+    "fold",
+    "min",
+    "max",
+    "std",
+    "repeat_pooled",
+    "repeat",
+    "repeat_min",
+    "repeat_max",
+    "repeat_std",
+]
 Decision = Literal["threshold", "argmax", "top_k"]
 #: How calibration bins are placed (``calibration_curve``'s ``strategy``).
 Strategy = Literal["uniform", "quantile"]
@@ -75,6 +93,8 @@ Grain = Literal["class", "pooled", "profiles"]
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
 CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
+#: The poolings that need a repeat column (``repeat=``).
+REPEAT_POOLINGS: tuple[Pooling, ...] = tuple(p for p in POOLINGS if p.startswith("repeat"))
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 CURVES: tuple[CurveKind, ...] = get_args(CurveKind)
@@ -136,6 +156,41 @@ def parse_pooling(name: object) -> Pooling:
         msg = f"unknown pooling {name!r}; valid poolings: {', '.join(POOLINGS)}"
         raise UnknownNameError(msg)
     return key
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """A Poisson bootstrap, parsed (:func:`parse_bootstrap`): see :mod:`aggframe.wide.bootstrap`."""
+
+    n_boot: int
+    level: float = 0.95
+    seed: int = 0
+    #: the user's column whose values are resampled instead of the examples (a clustered bootstrap)
+    cluster: str | None = None
+
+
+def parse_bootstrap(
+    n_boot: Any, *, level: Any = 0.95, seed: Any = 0, cluster: Any = None
+) -> Bootstrap | None:
+    """``n_boot=None`` -> None (no bootstrap); otherwise a checked :class:`Bootstrap`."""
+    if n_boot is None:
+        if cluster is not None:
+            msg = "cluster= resamples clusters in a bootstrap: pass n_boot= (the number of replicates) too"
+            raise OptionError(msg)
+        return None
+    if isinstance(n_boot, bool) or not isinstance(n_boot, Integral) or n_boot < 2:
+        msg = f"Expected `n_boot` to be an integer >= 2 (the number of bootstrap replicates), got {n_boot!r}"
+        raise OptionError(msg)
+    if isinstance(level, bool) or not isinstance(level, Real) or not 0 < float(level) < 1:
+        msg = f"Expected `level` to be a number in (0, 1) (e.g. 0.95), got {level!r}"
+        raise OptionError(msg)
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        msg = f"Expected `seed` to be a non-negative integer, got {seed!r}"
+        raise OptionError(msg)
+    if cluster is not None and not isinstance(cluster, str):
+        msg = f"Expected `cluster` to name a column (a string), got {cluster!r}"
+        raise OptionError(msg)
+    return Bootstrap(n_boot=int(n_boot), level=float(level), seed=int(seed), cluster=cluster)
 
 
 def parse_decision(name: object) -> Decision:

@@ -33,11 +33,13 @@ from aggframe._columns import (
     restore,
 )
 from aggframe._options import (
+    Bootstrap,
     CurveKind,
     Engine,
     Grain,
     Strategy,
     listify,
+    parse_bootstrap,
     parse_convention,
     parse_curve,
     parse_operator,
@@ -53,6 +55,7 @@ from aggframe.intake.stored import StoredSource, origin_covers, source_meta, wri
 from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
+from aggframe.operators.bootstrap import compare_boot, summarize
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
 from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.matrix import confusion_frame
@@ -68,6 +71,7 @@ from aggframe.operators.scores import (
     score_grains,
     score_report,
 )
+from aggframe.tables.bootstrap import stack
 from aggframe.tables.cells import CellTables, sorted_table
 from aggframe.wide.ranking import ScoreFrame
 
@@ -113,6 +117,7 @@ class Predictions:
 
     source: Source
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
+    _boot_cache: dict[tuple[tuple[str, ...], Bootstrap], CellTables] = field(default_factory=dict, repr=False)
 
     # -- what these predictions are ------------------------------------------------------
     @property
@@ -229,6 +234,40 @@ class Predictions:
         )
         return got[len(parts) :]
 
+    def boot_tables(
+        self, by: str | Sequence[str] | None, boot: Bootstrap, *, engine: Engine = "auto", lazy: bool = False
+    ) -> CellTables:
+        """Bootstrap cell tables: keys ``REP`` (the replicate) and the grouping's keys, collected once and kept.
+
+        Replicate ``-1`` is the data (:meth:`cell_tables`), ``0 .. n_boot - 1`` the
+        Poisson-weighted resamples (:mod:`aggframe.tables.bootstrap`): the weighted
+        sums come from one more read of the input, whatever ``n_boot``.
+        ``lazy=True`` returns the whole plan (both reads) uncollected.
+        """
+        by_cols = tuple(listify(by))
+        if lazy:
+            base = self.source.tables(by_cols)
+            return stack(base, self.source.boot_tables(by_cols, boot, base))
+        key = (by_cols, boot)
+        if key not in self._boot_cache:
+            base = self.cell_tables(by_cols, engine=engine)
+            reps = self.source.boot_tables(by_cols, boot, base)
+            parts = [reps.classes, reps.profiles]
+            if reps.block_profiles is not None:
+                parts.append(reps.block_profiles)
+            with reading(self.source.origin):
+                got = pl.collect_all(parts, engine=engine)
+            reps = CellTables(
+                classes=got[0].lazy(),
+                profiles=got[1].lazy(),
+                keys=reps.keys,
+                block_profiles=got[2].lazy() if len(got) > 2 else None,
+                target=reps.target,
+                names=reps.names,
+            )
+            self._boot_cache[key] = stack(base, reps)
+        return self._boot_cache[key]
+
     def key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:
         """The user's names of the tables' keys, checked against a result's other ``columns``."""
         names = {k: tables.names.get(k, k) for k in tables.keys if k != KEY_ALL}
@@ -269,6 +308,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
     ) -> pl.DataFrame: ...
@@ -287,6 +330,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
@@ -304,6 +351,10 @@ class Predictions:
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
         grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -349,7 +400,11 @@ class Predictions:
             by fold size), ``fold`` (the per-fold values), ``min``, ``max``,
             ``std`` (their spread; the folds share training data, so the spread
             understates the uncertainty: a lower bound, not a confidence
-            interval). A list puts them side by side, in a ``pooling`` column.
+            interval). With a ``repeat`` role too (repeated cross-validation):
+            ``repeat_pooled`` (the folds of each repeat pooled, then the mean over
+            the repeats), ``repeat`` (the per-repeat pooled values),
+            ``repeat_min``, ``repeat_max``, ``repeat_std`` (their spread). A list
+            puts them side by side, in a ``pooling`` column.
         within
             Operator(s) inside each target for the ``target`` operator (the four,
             or ``multiclass``: each target's whole-matrix value).
@@ -370,6 +425,24 @@ class Predictions:
             overall row) and ``grouping_id`` is SQL's ``GROUPING_ID`` (bit
             ``n - 1 - i`` set when the ``i``-th by-column is rolled up), so a
             rolled-up key (null) is told apart from a real null key.
+        n_boot
+            Bootstrap the result: ``n_boot`` Poisson(1) resamples of the examples
+            (each example's weight a seeded hash of its id, so the same on every
+            engine, whatever the row order), computed in the same plan as one more
+            key of the cell tables; every measure, operator, convention, pooling
+            and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
+            ``se`` (standard deviation over the replicates), ``n_boot`` (the
+            replicates whose value is defined) and ``level``. Without an
+            ``example`` column (label form) a row's position is its id: Polars only,
+            and no pairing across models.
+        level
+            The interval's coverage (default 0.95).
+        seed
+            The bootstrap's seed: the same seed gives the same replicates.
+        cluster
+            Resample this column's values (users, documents, sessions) instead of
+            the examples, when examples of one cluster are not independent; every
+            row of an example needs the same cluster.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -379,7 +452,8 @@ class Predictions:
         Returns
         -------
         polars.DataFrame
-            by..., measure, operator, convention, value, n_entries, n_undefined.
+            by..., measure, operator, convention, value, n_entries, n_undefined
+            (with ``n_boot``: ci_low, ci_high, se, n_boot, level).
             ``n_entries`` counts the values averaged (1 for micro, classes for
             macro/weighted, examples for exemplar) and ``n_undefined`` how many
             of them were undefined.
@@ -400,6 +474,20 @@ class Predictions:
         │ mcc     ┆ micro    ┆ 0.25     │
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
+
+        A bootstrap interval (200 Poisson resamples of the examples, in the same plan):
+
+        >>> pr = af.from_labels([0, 1, 2, 2, 1, 0] * 50, [0, 2, 2, 1, 1, 1] * 50)
+        >>> out = pr.evaluate("f1", "macro", n_boot=200, seed=0)
+        >>> out.select(pl.col("value", "ci_low", "ci_high").round(3), "n_boot")
+        shape: (1, 4)
+        ┌───────┬────────┬─────────┬────────┐
+        │ value ┆ ci_low ┆ ci_high ┆ n_boot │
+        │ ---   ┆ ---    ┆ ---     ┆ ---    │
+        │ f64   ┆ f64    ┆ f64     ┆ i64    │
+        ╞═══════╪════════╪═════════╪════════╡
+        │ 0.522 ┆ 0.467  ┆ 0.57    ┆ 200    │
+        └───────┴────────┴─────────┴────────┘
         """
         request = self.request(
             measures,
@@ -412,7 +500,10 @@ class Predictions:
             pos_label=pos_label,
             grouping_sets=grouping_sets,
         )
-        report, names = self.report(request, lazy=lazy, engine=engine)
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        report, names = self.report(request, lazy=lazy, engine=engine, boot=boot)
+        if boot is not None:
+            report = summarize(report, boot)
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
@@ -447,16 +538,42 @@ class Predictions:
         )
 
     def report(
-        self, request: ReportRequest, *, lazy: bool = False, engine: Engine = "auto"
+        self,
+        request: ReportRequest,
+        *,
+        lazy: bool = False,
+        engine: Engine = "auto",
+        boot: Bootstrap | None = None,
     ) -> tuple[pl.LazyFrame, dict[str, str]]:
         """The report of a request with private key columns (lazy), and the user's names of those keys.
 
         ``lazy=True`` builds it on the lazy cell tables (the scan runs when the
-        result is collected); otherwise on the collected, kept ones.
+        result is collected); otherwise on the collected, kept ones. With
+        ``boot`` the report has one more key, the replicate ``REP`` (``-1``: the
+        data), from :meth:`boot_tables`; :func:`~aggframe.operators.bootstrap.summarize`
+        turns it into intervals.
         """
         if request.scores:
+            if boot is not None:
+                msg = (
+                    "n_boot= intervals cover the measures of the cells; the measures on scores ("
+                    + ", ".join(request.scores)
+                    + ") have none yet: evaluate them without n_boot"
+                )
+                raise OptionError(msg)
             return self._score_report(request, lazy=lazy, engine=engine)
-        tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
+        if boot is not None and request.matrix_measures:
+            msg = (
+                "n_boot= intervals cover the four-cell operators (micro, macro, weighted, exemplar, binary, "
+                "target); the multiclass operator has none yet: evaluate it without n_boot"
+            )
+            raise OptionError(msg)
+        if boot is not None:
+            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+        elif lazy:
+            tables = self.source.tables(request.by)
+        else:
+            tables = self.cell_tables(request.by, engine=engine)
         if request.needs_pairs:
             tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
         elif request.matrix_measures:
@@ -890,6 +1007,10 @@ class Predictions:
         convention: str | Sequence[str] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
     ) -> pl.DataFrame:
         """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
 
@@ -909,6 +1030,18 @@ class Predictions:
         summary has one row per level. A control column not in ``by`` is added
         in front of it; a null control key is a level. Still one scan (grouping
         sets ``[by, control]``).
+
+        With ``n_boot`` (and ``level``, ``seed``, ``cluster``: see :meth:`evaluate`)
+        every value, difference and ratio gets a bootstrap interval
+        (``<column>_ci_low``, ``<column>_ci_high``, ``<column>_se``; the value's are
+        ``ci_low``, ``ci_high``, ``se``) from the same replicates, so a difference
+        between two models scored on the same examples is paired (an example has
+        one weight in both: pass ``example=`` when building the predictions);
+        ``difference_to_reference_excludes_zero`` and
+        ``difference_to_overall_excludes_zero`` say whether the interval excludes
+        zero. ``reference`` may then name some of the ``by`` columns: the others
+        are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
+        model with A on the same day).
 
         Examples
         --------
@@ -940,6 +1073,16 @@ class Predictions:
         request = self.request(
             measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
         )
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        if boot is not None:
+            if summary or ctrl:
+                msg = (
+                    "summary=True and control= with n_boot= are not supported: compare the groups "
+                    "against the overall (summary=False, no control)"
+                )
+                raise OptionError(msg)
+            report, names = self.report(request, boot=boot)
+            return compare_boot(report.collect(), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
         return compare_report(
             report.collect(), names, keys, reference=reference, summary=summary, control=ctrl

@@ -202,9 +202,9 @@ class ScoreSource(LongSource, Scored):
         """Whether the decision ranks the entries of an example (argmax, top-k)."""
         return self.tnorm is None and self.decision in ("argmax", "top_k")
 
-    def _rows(self, by: Sequence[str]) -> Projection:
+    def _rows(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
         """The projection of the roles (no decision), with ``over`` checked against ``by``."""
-        proj = Source.project(self, by)
+        proj = Source.project(self, by, extra)
         if self.over:
             missing = [c for c in self.over if c not in by]
             if missing:
@@ -216,9 +216,9 @@ class ScoreSource(LongSource, Scored):
                 raise OptionError(msg)
         return proj
 
-    def project(self, by: Sequence[str]) -> Projection:
+    def project(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
         """The roles under private names, with the decision ``p`` made from them."""
-        proj = self._rows(by)
+        proj = self._rows(by, extra)
         frame = proj.frame
         s = nw.col(SCORE).cast(nw.Float64)
         if self.tnorm is not None:
@@ -378,8 +378,8 @@ class BinaryScoreSource(LabelSource, Scored):
     def class_dtype(self) -> pl.DataType:
         return pl.Int64()
 
-    def project(self, by: Sequence[str]) -> Projection:
-        proj = Source.project(self, by)
+    def project(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
+        proj = Source.project(self, by, extra)
         frame = proj.frame.with_columns(
             nw.col(Y_TRUE).cast(nw.Float64).cast(nw.Int64).alias(Y_TRUE),
             (nw.col(SCORE).cast(nw.Float64) > nw.lit(self.cut)).cast(nw.Int64).alias(Y_PRED),

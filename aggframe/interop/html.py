@@ -73,6 +73,11 @@ _POOLINGS = {
     "min": "the lowest fold value",
     "max": "the highest fold value",
     "std": "the spread of the fold values (a lower bound on the uncertainty, folds share training data)",
+    "repeat_pooled": "the folds of each repeat pooled, then the mean over the repeats",
+    "repeat": "the value of each repeat (its folds pooled)",
+    "repeat_min": "the lowest repeat value",
+    "repeat_max": "the highest repeat value",
+    "repeat_std": "the spread of the repeat values (the partitioning's variation, not the data's)",
 }
 
 _CSS = """
