@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-
-from .strategies import (
+from tests.strategies import (
     CONVENTIONS,
     MEASURES,
     OPERATORS,

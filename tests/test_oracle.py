@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import aggframe as af
-
-from .conftest import CONVENTIONS, MEASURES, OPERATORS, indicator_matrices, label_arrays
+from tests.strategies import CONVENTIONS, MEASURES, OPERATORS, indicator_matrices, label_arrays
 
 
 def _reference(im: am.IndicatorMatrix, measure: str, op: str, conv: str) -> float | str:

@@ -11,7 +11,7 @@ The naming trap: scikit-learn's ``matthews_corrcoef``, ``cohen_kappa_score`` and
 ``m x m`` confusion matrix (operator ``multiclass``), not the one-vs-rest cells
 that ``micro`` and ``macro`` average: ``mcc`` under ``micro`` is another number.
 
-Equivalence with ``sklearn.metrics`` (each row is a test in ``tests/test_sklearn.py``)
+Equivalence with ``sklearn.metrics`` (each row is a test in ``tests/interop/test_sklearn.py``)
 ---------------------------------------------------------------------------------------
 
 ==============================================  ==============================================

@@ -37,7 +37,7 @@ threshold ``t`` of each distinct score (an entry is predicted positive when
 plus the point ``t = +inf`` (nothing predicted). Everything below reads this
 table (:func:`threshold_cells`).
 
-Semantics (scikit-learn 1.9, checked by tests/test_curves.py)
+Semantics (scikit-learn 1.9, checked by tests/operators/test_curves.py)
 -------------------------------------------------------------
 ``auroc``
     The trapezoid over the distinct thresholds (``roc_auc_score``), computed
