@@ -24,6 +24,7 @@ from typing import Any, Literal, cast
 import polars as pl
 
 from aggframe.exceptions import AggframeError, OptionError
+from aggframe.intake.scores import Scored
 from aggframe.intake.source import package_version
 from aggframe.interop.layout import SPEC_COLUMNS, wide
 from aggframe.interop.plots import (
@@ -255,8 +256,7 @@ def _one(df: pl.DataFrame, column: str, prefer: str) -> str | None:
 
 def _has_scores(pr: Any) -> bool:
     """Predictions made from scores (``from_scores``): their curves and calibration mean something."""
-    derived = getattr(getattr(pr, "source", None), "derived_from", None) or {}
-    return "score" in derived.values()
+    return isinstance(getattr(pr, "source", None), Scored)
 
 
 def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:

@@ -236,35 +236,10 @@ def _score_frame(seed: int = 3, n: int = 240) -> pl.DataFrame:
     )
 
 
-def _with_score_frames(pr: Any, frame: pl.DataFrame) -> Any:
-    """Give ``pr`` the ``curve(kind, by=)`` and ``calibration(by=)`` accessors, from the curve kernels."""
-    from aggframe.operators.curves import calibration, pr_curve, roc_curve
-
-    def counts(by: list[str]) -> pl.LazyFrame:
-        return (
-            frame.lazy()
-            .group_by([*by, "class", "score"])
-            .agg(pl.col("y").sum().alias("pos"), (1 - pl.col("y")).sum().alias("neg"))
-        )
-
-    def curve(kind: str, *, by: Any = None) -> pl.DataFrame:
-        keys = [by] if isinstance(by, str) else list(by or [])
-        kernel = roc_curve if kind == "roc" else pr_curve
-        return kernel(counts(keys), [*keys, "class"]).collect()
-
-    def calib(*, by: Any = None) -> pl.DataFrame:
-        keys = [by] if isinstance(by, str) else list(by or [])
-        return calibration(counts(keys), [*keys, "class"], bins=6).collect()
-
-    pr.curve = curve
-    pr.calibration = calib
-    return pr
-
-
 @pytest.fixture(scope="module")
 def score_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     frame = _score_frame()
-    pr = _with_score_frames(af.from_scores(frame, decision="argmax"), frame)
+    pr = af.from_scores(frame, decision="argmax")
     path = tmp_path_factory.mktemp("scores") / "scores.html"
     af.html_report(pr, ["f1", "recall"], ["micro", "macro"], by=KEY, path=path)
     return path
@@ -278,14 +253,14 @@ def test_score_predictions_get_curves_and_reliability(score_page: Path) -> None:
     assert _network_refs(text) == []
 
 
-def test_score_charts_wait_for_the_accessors(tmp_path: Path) -> None:
-    frame = _score_frame()
-    pr = af.from_scores(frame, decision="argmax")
-    if hasattr(pr, "curve") or hasattr(pr, "calibration"):
-        pytest.skip("the predictions have curve()/calibration() now: the other score tests cover them")
-    text = af.html_report(pr, "f1", "macro", by=KEY)
-    assert "<h2>Scores</h2>" in text
-    assert "ROC curves: not available in this version of aggframe." in text
+def test_score_charts_are_the_predictions_curves(score_page: Path) -> None:
+    """The Scores section draws pr.curve / pr.calibration (null keys a group); label predictions have none."""
+    text = score_page.read_text(encoding="utf-8")
+    assert "not available" not in text
+    pr = af.from_scores(_score_frame(), decision="argmax")
+    roc = pr.curve("roc", by=KEY)
+    assert roc[KEY].null_count() > 0  # the null-keyed examples are a group of their own
+    assert roc.height > 0
     plain = af.html_report(af.from_labels(_frame()), "f1", "macro")
     assert "<h2>Scores</h2>" not in plain  # label predictions have no scores
 
