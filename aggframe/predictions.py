@@ -46,11 +46,12 @@ from aggframe._options import (
     parse_strategy,
     unique_in_order,
 )
+from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.cells_value import Cells, cells_of
 from aggframe.intake.scores import Scored
-from aggframe.intake.source import reading
+from aggframe.intake.source import scanning
 from aggframe.intake.stored import StoredSource, origin_covers, source_meta, write_store
 from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
@@ -218,7 +219,7 @@ class Predictions:
         optional = {name: lf for name, lf in given.items() if lf is not None}
         parts = [tables.classes, tables.profiles, *optional.values()]
         # one collect: the grains share one read of the input
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             got = pl.collect_all([*parts, *extra], engine=engine)
         self.source.check_collected(got[1])
         more = {name: frame.lazy() for name, frame in zip(optional, got[2 : len(parts)], strict=True)}
@@ -255,7 +256,7 @@ class Predictions:
             parts = [reps.classes, reps.profiles]
             if reps.block_profiles is not None:
                 parts.append(reps.block_profiles)
-            with reading(self.source.origin):
+            with scanning(self.source.origin, f" for {boot.n_boot} bootstrap replicates"):
                 got = pl.collect_all(parts, engine=engine)
             reps = CellTables(
                 classes=got[0].lazy(),
@@ -338,6 +339,7 @@ class Predictions:
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
 
+    @tracked("evaluate")
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -507,7 +509,7 @@ class Predictions:
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
 
     def request(
         self,
@@ -647,7 +649,7 @@ class Predictions:
         pairs = self.source.pair_table(by)
         if lazy:
             return replace(tables, pairs=pairs)
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             collected = pairs.collect().lazy()
         out = replace(tables, pairs=collected)
         self._cache[tuple(by)] = out
@@ -742,7 +744,7 @@ class Predictions:
         if by_cols is not None and by_cols not in self._cache:
             got = self._collect_tables(by_cols, frames, engine=engine)
         else:
-            with reading(self.source.origin):
+            with scanning(self.source.origin):
                 got = pl.collect_all(frames, engine=engine)
         collected: list[dict[str, pl.LazyFrame]] = [{} for _ in grains]
         for (i, name, _), frame in zip(flat, got, strict=True):
@@ -820,7 +822,7 @@ class Predictions:
             msg = f"curve() takes operator=None (per class), 'micro' or 'macro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = curve_frame(sf, chosen, op).collect(engine=engine)
         return self._restored(out, sf, "curve")
 
@@ -884,7 +886,7 @@ class Predictions:
             msg = f"calibration() takes operator=None (per class) or 'micro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = calibration_frame(sf, bins=bins, strategy=how, operator=op).collect(engine=engine)
         return self._restored(out, sf, "calibration")
 
@@ -960,7 +962,7 @@ class Predictions:
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
         frame = best_threshold_frame(sf, meas, operator=op, per_class=per_class, convention=conv)
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = frame.collect(engine=engine)
         return self._restored(out, sf, "best_threshold")
 
@@ -986,7 +988,7 @@ class Predictions:
             msg = f"auroc_bound() takes operator=None (per class) or 'micro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = bound_frame(sf, operator=op).collect(engine=engine)
         if sf.bins is None:
             out = out.with_columns(pl.when(pl.col("bound").is_not_null()).then(0.0).alias("bound"))
@@ -997,6 +999,7 @@ class Predictions:
         check_result_names(names.values(), [c for c in out.columns if c not in names], what)
         return cast("pl.DataFrame", restore(out, names))
 
+    @tracked("compare")
     def compare(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -1082,10 +1085,10 @@ class Predictions:
                 )
                 raise OptionError(msg)
             report, names = self.report(request, boot=boot)
-            return compare_boot(report.collect(), names, keys, reference=reference, boot=boot)
+            return compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
         return compare_report(
-            report.collect(), names, keys, reference=reference, summary=summary, control=ctrl
+            evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
         )
 
     def compute(
@@ -1139,7 +1142,7 @@ class Predictions:
         if op in ("macro", "weighted"):
             out = class_values(tables, meas).collect()
         elif op == "exemplar":
-            with reading(self.source.origin):
+            with scanning(self.source.origin):
                 cells, keys = self.source.example_cells(by_cols, tables)
                 out = example_values(cells, keys, EXAMPLE, meas).collect()
         else:
@@ -1380,6 +1383,7 @@ class Predictions:
         return frame["count"].to_numpy().reshape(m, m), classes
 
     # -- stores -----------------------------------------------------------------------------
+    @tracked("write_cells")
     def write_cells(
         self, path: str | Any, *, by: str | Sequence[str] | None = None, overwrite: bool = False
     ) -> Any:
@@ -1406,6 +1410,7 @@ class Predictions:
             tables = self.with_pairs(tables, by)
         return tables
 
+    @tracked("to_cells")
     def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
         """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
 

@@ -45,6 +45,7 @@ import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
 from aggframe._options import Engine, Grain
+from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     InvalidValueError,
     OptionError,
@@ -236,6 +237,7 @@ class Cells:
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
 
+    @tracked("Cells.evaluate")
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -310,7 +312,7 @@ class Cells:
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
 
     def _check_matrix(self, what: str) -> None:
         """The multiclass operator needs single-label cells (the weighted kappas: their confusion counts)."""
@@ -359,6 +361,7 @@ class Cells:
         )
 
     @classmethod
+    @tracked("Cells.read")
     def read(cls, paths: str | Path | Sequence[str | Path]) -> Cells:
         """The cells of one or more cell stores (directories or quoted globs), added up.
 
@@ -380,7 +383,8 @@ class Cells:
         if len(dirs) > 1:
             # refuses stores given twice or overlapping (named as from_cells names them)
             read_store(dirs)
-        return add_all([_read_one(d) for d in dirs])
+        with stage(f"reading and rolling up {len(dirs)} cell store(s)"):
+            return add_all([_read_one(d) for d in dirs])
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:

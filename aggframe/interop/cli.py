@@ -27,7 +27,6 @@ import glob as globbing
 import re
 import shlex
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any, NoReturn
 
 import polars as pl
 
+from aggframe._progress import Spinner, is_terminal
 from aggframe.constructors import from_cells, from_labels, from_long
 from aggframe.exceptions import AggframeError, OptionError, SourceError, StoreError, UnknownNameError
 from aggframe.intake.source import _has_glob, keep_origin, partition_dtype, partition_value, scan
@@ -627,59 +627,28 @@ class _Progress:
     On a terminal: one line, redrawn every ``interval`` seconds by a background
     thread while the main thread waits on Polars (which releases the GIL): a
     spinner, the stage (``scanning 3 input(s)``, ``evaluating`` ...) and the time
-    taken so far; cleared when the job ends. Elsewhere (a pipe, a log file) no
+    taken so far; cleared when the job ends (:class:`aggframe._progress.Spinner`,
+    the live line of ``af.progress()`` too). Elsewhere (a pipe, a log file) no
     live display. Either way one summary line at the end, unless ``quiet``.
     """
-
-    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-    ASCII = "|/-\\"
 
     def __init__(self, text: str, *, quiet: bool = False, stream: Any = None, interval: float = 0.1) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.text = text
-        self.stage = text
         self.quiet = quiet
-        self.live = not quiet and _is_terminal(self.stream)
         self.started = time.perf_counter()
-        encoding = (getattr(self.stream, "encoding", None) or "ascii").lower()
-        self.frames = self.FRAMES if encoding.replace("-", "") in ("utf8", "utf16") else self.ASCII
-        self.ticks = 0
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        if self.live:
-            self._draw()
-            self._thread = threading.Thread(target=self._spin, args=(interval,), daemon=True)
-            self._thread.start()
+        live = not quiet and is_terminal(self.stream)
+        self.spinner = Spinner(self.stream, text, started=self.started, interval=interval) if live else None
 
     def step(self, stage: str) -> None:
         """Name the stage now running."""
-        with self._lock:
-            self.stage = stage
-        if self.live:
-            self._draw()
-
-    def _draw(self) -> None:
-        with self._lock:
-            frame = self.frames[self.ticks % len(self.frames)]
-            self.ticks += 1
-            took = time.perf_counter() - self.started
-            self.stream.write(f"\r\x1b[K{frame} aggframe: {self.stage}... {took:.1f}s")
-            self.stream.flush()
-
-    def _spin(self, interval: float) -> None:
-        while not self._stop.wait(interval):
-            self._draw()
+        if self.spinner is not None:
+            self.spinner.set(stage)
 
     def _close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self.live:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.live = False
+        if self.spinner is not None:
+            self.spinner.stop()
+            self.spinner = None
 
     def done(self, text: str) -> None:
         self._close()
@@ -689,13 +658,6 @@ class _Progress:
 
     def failed(self) -> None:
         self._close()
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        return False
 
 
 def _one_line(exc: BaseException) -> str:
