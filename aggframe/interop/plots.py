@@ -165,6 +165,50 @@ def _spec_label(df: pl.DataFrame) -> pl.Expr:
 
 
 # ---------------------------------------------------------------------------
+# Intervals (``evaluate(..., n_boot=B)``, ``compare(..., n_boot=B)``)
+
+
+def _interval_columns(df: pl.DataFrame, value: str) -> tuple[str, str] | None:
+    """The interval of ``value``: ``ci_low``/``ci_high`` (or ``<value>_ci_low``/``_ci_high``), if present."""
+    low, high = ("ci_low", "ci_high") if value == "value" else (f"{value}_ci_low", f"{value}_ci_high")
+    return (low, high) if low in df.columns and high in df.columns else None
+
+
+def _interval_exprs(df: pl.DataFrame, value: str) -> list[pl.Expr]:
+    """``low``, ``high`` (the interval, NaN as null) and ``excludes`` (compare's ``<value>_excludes_zero``)."""
+    cols = _interval_columns(df, value)
+    if cols is None:
+        return []
+    out = [_finite(cols[0]).alias("low"), _finite(cols[1]).alias("high")]
+    if f"{value}_excludes_zero" in df.columns:
+        out.append(pl.col(f"{value}_excludes_zero").fill_null(value=False).alias("excludes"))
+    return out
+
+
+def _baseline(value: str) -> float | None:
+    """Where a compare column means "no difference": 0 for a difference, 1 for a ratio."""
+    if value.startswith("difference"):
+        return 0.0
+    if value.startswith("ratio"):
+        return 1.0
+    return None
+
+
+def _level_text(df: pl.DataFrame) -> str:
+    """``" (95% intervals)"`` when the frame says its level, else ``" (intervals)"``."""
+    if "level" in df.columns:
+        levels = df.get_column("level").drop_nulls().unique().to_list()
+        if len(levels) == 1:
+            return f" ({float(levels[0]):.0%} intervals)"
+    return " (intervals)"
+
+
+def _value_title(df: pl.DataFrame, value: str) -> str:
+    title = value.replace("_", " ")
+    return title + (_level_text(df) if _interval_columns(df, value) is not None else "")
+
+
+# ---------------------------------------------------------------------------
 # The charts
 
 
@@ -176,8 +220,15 @@ def plot_classes(
     reference: pl.DataFrame | None = None,
     operators: Sequence[str] = ("micro", "macro", "weighted"),
     convention: str = "exclude",
+    n_boot: int | None = None,
+    level: float = 0.95,
+    seed: int = 0,
 ) -> alt.LayerChart | alt.FacetChart:
     """Per-class values of one measure, with the averaged values as reference lines.
+
+    When the reference values have intervals (``n_boot=`` here, or a ``reference`` frame
+    evaluated with ``n_boot=``: columns ``ci_low``, ``ci_high``) each line is drawn over a
+    band of its interval.
 
     Parameters
     ----------
@@ -194,12 +245,14 @@ def plot_classes(
         The operators drawn as lines (with a ``Predictions``; filters ``reference`` otherwise).
     convention
         Which convention's averages to draw.
+    n_boot, level, seed
+        With a ``Predictions``: bootstrap intervals of the averages, as in ``evaluate``.
 
     Returns
     -------
     altair.LayerChart or altair.FacetChart
         Bars per class (an undefined entry is written ``undefined`` at 0), a vertical rule per
-        operator; one row of panels per group.
+        operator (over a band of its interval, if any); one row of panels per group.
 
     Examples
     --------
@@ -216,7 +269,8 @@ def plot_classes(
         ref = _frame(reference, "plot_classes(reference=...)") if reference is not None else None
     elif hasattr(data, "per_class") and hasattr(data, "evaluate"):
         per = data.per_class(measure, by=by)
-        ref = data.evaluate(measure, ops, by=by, convention=convention) if ops else None
+        boot = {"n_boot": n_boot, "level": level, "seed": seed} if n_boot is not None else {}
+        ref = data.evaluate(measure, ops, by=by, convention=convention, **boot) if ops else None
     else:
         msg = f"plot_classes takes a Predictions or a per_class frame, got {type(data).__name__}"
         raise OptionError(msg)
@@ -257,9 +311,11 @@ def plot_classes(
                 pl.lit(None, pl.Float64).alias("support"),
                 pl.lit("reference").alias("kind"),
                 pl.col("operator").cast(pl.String),
+                *_interval_exprs(ref.drop([c for c in ref.columns if c.endswith("_excludes_zero")]), "value"),
             )
         )
-    frame = pl.concat(frames, how="vertical")
+    frame = pl.concat(frames, how="diagonal")
+    interval = "low" in frame.columns
     data_ = _data(frame)
     y = alt.Y("class:N", title="class", sort=_order(bars, "class"))
     x = alt.X("value:Q", title=measure)
@@ -297,6 +353,25 @@ def plot_classes(
             .transform_filter("datum.kind == 'reference'")
         )
         layers.append(rule)
+    if interval:
+        band = (
+            alt.Chart()
+            .mark_rect(opacity=0.3)
+            .encode(
+                x=alt.X("low:Q", title=measure),
+                x2="high:Q",
+                color=alt.Color("operator:N", title="operator", scale=alt.Scale(domain=ops)),
+                tooltip=[
+                    alt.Tooltip("operator:N"),
+                    alt.Tooltip("value:Q", title=measure, format=".4f"),
+                    alt.Tooltip("low:Q", title="ci_low", format=".4f"),
+                    alt.Tooltip("high:Q", title="ci_high", format=".4f"),
+                ],
+            )
+            .transform_filter("datum.kind == 'reference' && isValid(datum.low) && isValid(datum.high)")
+        )
+        layers.insert(len(layers) - 1, band)  # over the bars, under the lines
+    title = f"{measure} per class" + (_level_text(ref) if interval and ref is not None else "")
     if keys:
         return (
             alt.layer(*layers)
@@ -309,10 +384,10 @@ def plot_classes(
                     sort=_order(frame, "group"),
                     header=alt.Header(labelAngle=0, labelAlign="left"),
                 ),
-                title=f"{measure} per class",
+                title=title,
             )
         )
-    return alt.layer(*layers, data=data_).properties(width=_WIDTH, title=f"{measure} per class")
+    return alt.layer(*layers, data=data_).properties(width=_WIDTH, title=title)
 
 
 def plot_conventions(
@@ -432,9 +507,13 @@ def plot_groups(
     by: str | Sequence[str] | None = None,
     convention: str | None = None,
     pooling: str | None = None,
+    value: str = "value",
     columns: int = 3,
 ) -> alt.FacetChart:
     """Small multiples: one panel per measure, one row per group, one mark per operator.
+
+    With intervals (a report evaluated with ``n_boot=``: columns ``ci_low``, ``ci_high``)
+    each mark gets its interval as an error bar, the operators of a group side by side.
 
     Parameters
     ----------
@@ -446,6 +525,12 @@ def plot_groups(
         Group columns. Default: the columns before ``measure``.
     convention, pooling
         Which convention / pooling to draw when the report has several.
+    value
+        The column drawn: ``"value"``, or a ``compare`` column such as
+        ``"difference_to_reference"``, ``"difference_to_overall"`` or ``"ratio_to_overall"``.
+        A difference is drawn against a dashed line at 0 (a ratio at 1), with its interval
+        (``<value>_ci_low``, ``<value>_ci_high``) when the comparison had ``n_boot=``; a mark is
+        filled where the interval excludes zero (``<value>_excludes_zero``), faint otherwise.
     columns
         Panels per row.
 
@@ -461,46 +546,110 @@ def plot_groups(
     >>> report = pr.evaluate(["f1", "mcc"], ["micro", "macro"])
     >>> type(af.plot_groups(report)).__name__
     'FacetChart'
+
+    With bootstrap intervals, and the paired differences of two models:
+
+    >>> import polars as pl
+    >>> frame = pl.DataFrame(
+    ...     {
+    ...         "model": ["A"] * 6 + ["B"] * 6,
+    ...         "example": list(range(6)) * 2,
+    ...         "y_true": [0, 1, 2, 2, 1, 0] * 2,
+    ...         "y_pred": [0, 2, 2, 1, 1, 1, 0, 1, 2, 2, 1, 1],
+    ...     }
+    ... )
+    >>> pr = af.from_labels(frame, example="example")
+    >>> chart = af.plot_groups(pr.evaluate("f1", ["micro", "macro"], by="model", n_boot=50))
+    >>> diff = pr.compare("f1", "macro", by="model", reference={"model": "A"}, n_boot=50)
+    >>> chart = af.plot_groups(diff, value="difference_to_reference")
     """
     alt = _altair()
     df = _frame(report, "plot_groups")
-    _need(df, ["measure", "operator", "value"], "plot_groups")
+    _need(df, ["measure", "operator", value], "plot_groups")
     df = _pick(df, "measure", measures, single=False, what="plot_groups")
     df = _pick(df, "operator", operators, single=False, what="plot_groups")
     df = _pick(df, "convention", convention, single=True, what="plot_groups")
     df = _pick(df, "pooling", pooling, single=True, what="plot_groups")
     keys = _keys(df, by, SPEC_COLUMNS)
     ops = df.get_column("operator").unique(maintain_order=True).to_list()
+    extra = _interval_exprs(df, value)
     frame = df.select(
         _label(keys).alias("group"),
         pl.col("measure").cast(pl.String),
         pl.col("operator").cast(pl.String),
-        _finite("value"),
+        _finite(value).alias("value"),
+        *extra,
     )
     data_ = _data(frame)
-    base = (
+    interval = bool(extra)
+    baseline = _baseline(value)
+    x_title = _value_title(df, value)
+    x = alt.X("value:Q", title=x_title, scale=alt.Scale(zero=False))
+    y = alt.Y("group:N", title=_title(keys), sort=_order(frame, "group"))
+    color = alt.Color("operator:N", title="operator", scale=alt.Scale(domain=ops))
+    tooltip = [
+        alt.Tooltip("group:N", title=_title(keys)),
+        alt.Tooltip("measure:N"),
+        alt.Tooltip("operator:N"),
+        alt.Tooltip("value:Q", title=value, format=".4f"),
+    ]
+    side = {"yOffset": alt.YOffset("operator:N", scale=alt.Scale(domain=ops))} if interval else {}
+    if interval:
+        tooltip += [
+            alt.Tooltip("low:Q", title="ci_low", format=".4f"),
+            alt.Tooltip("high:Q", title="ci_high", format=".4f"),
+        ]
+    paired = "excludes" in frame.columns  # filled where the interval excludes zero, hollow otherwise
+    fill = (
+        {
+            "fill": alt.condition(
+                "datum.excludes",
+                alt.Fill("operator:N", scale=alt.Scale(domain=ops), legend=None),
+                alt.value("white"),
+            )
+        }
+        if paired
+        else {}
+    )
+    points = (
         alt.Chart()
-        .mark_point(filled=True, size=60)
+        .mark_point(
+            size=60,
+            **({"filled": False, "strokeWidth": 1.5, "fillOpacity": 1} if paired else {"filled": True}),
+        )
         .encode(
-            x=alt.X("value:Q", title="value", scale=alt.Scale(zero=False)),
-            y=alt.Y("group:N", title=_title(keys), sort=_order(frame, "group")),
-            color=alt.Color("operator:N", title="operator", scale=alt.Scale(domain=ops)),
+            x=x,
+            y=y,
+            color=color,
             shape=alt.Shape("operator:N", title="operator", scale=alt.Scale(domain=ops)),
-            tooltip=[
-                alt.Tooltip("group:N", title=_title(keys)),
-                alt.Tooltip("measure:N"),
-                alt.Tooltip("operator:N"),
-                alt.Tooltip("value:Q", format=".4f"),
-            ],
+            tooltip=tooltip,
+            **side,
+            **fill,
         )
         .properties(width=_WIDTH // 2 + 60)
     )
-    return base.facet(
-        facet=alt.Facet("measure:N", title=None, sort=_order(frame, "measure")),
-        columns=columns,
-        data=data_,
-        title="per group",
-    ).resolve_scale(x="independent")
+    facet = alt.Facet("measure:N", title=None, sort=_order(frame, "measure"))
+    if not interval and baseline is None:  # the plain chart
+        return points.facet(facet=facet, columns=columns, data=data_, title="per group").resolve_scale(
+            x="independent"
+        )
+    layers = []
+    if baseline is not None:
+        layers.append(alt.Chart().mark_rule(color="#9a9a9a", strokeDash=[4, 4]).encode(x=alt.datum(baseline)))
+    if interval:
+        layers.append(
+            alt.Chart()
+            .mark_rule(strokeWidth=2)
+            .encode(x=alt.X("low:Q", title=x_title), x2="high:Q", y=y, color=color, tooltip=tooltip, **side)
+            .transform_filter("isValid(datum.low) && isValid(datum.high)")
+        )
+    layers.append(points)
+    return (
+        alt.layer(*layers)
+        .properties(width=_WIDTH // 2 + 60)
+        .facet(facet=facet, columns=columns, data=data_, title="per group")
+        .resolve_scale(x="independent")
+    )
 
 
 def plot_heatmap(
@@ -512,17 +661,25 @@ def plot_heatmap(
     operator: str | None = None,
     convention: str | None = None,
     pooling: str | None = None,
+    value: str = "value",
 ) -> alt.LayerChart:
     """One measure x operator as a heat map over two group columns (e.g. day x model).
+
+    With intervals (a report evaluated with ``n_boot=``) each cell also shows its interval
+    (``[low, high]`` under the value, and in the tooltip).
 
     Parameters
     ----------
     report
-        An ``evaluate`` result grouped by (at least) ``x`` and ``y``.
+        An ``evaluate`` (or ``compare``) result grouped by (at least) ``x`` and ``y``.
     x, y
         The group columns on the axes.
     measure, operator, convention, pooling
         Which rows to draw; each may be left out when the report has only one value of it.
+    value
+        The column drawn: ``"value"`` or a ``compare`` column (``"difference_to_reference"``,
+        ...). A difference is coloured on a diverging scale centred on 0 (a ratio on 1), and
+        with ``n_boot=`` the values whose interval excludes zero are written in bold.
 
     Returns
     -------
@@ -547,7 +704,7 @@ def plot_heatmap(
     """
     alt = _altair()
     df = _frame(report, "plot_heatmap")
-    _need(df, [x, y, "value"], "plot_heatmap")
+    _need(df, [x, y, value], "plot_heatmap")
     df = _pick(df, "measure", measure, single=True, what="plot_heatmap")
     df = _pick(df, "operator", operator, single=True, what="plot_heatmap")
     df = _pick(df, "convention", convention, single=True, what="plot_heatmap")
@@ -562,9 +719,10 @@ def plot_heatmap(
         raise DuplicateEntryError(msg)
     m = df.get_column("measure")[0] if "measure" in df.columns and df.height else (measure or "value")
     op = df.get_column("operator")[0] if "operator" in df.columns and df.height else (operator or "")
-    title = f"{op} {m}".strip()
+    title = f"{op} {m}".strip() + ("" if value == "value" else f" {value.replace('_', ' ')}")
+    extra = _interval_exprs(df, value)
     frame = df.sort(y, x, nulls_last=True, maintain_order=True).select(
-        _text(x).alias("x"), _text(y).alias("y"), _finite("value")
+        _text(x).alias("x"), _text(y).alias("y"), _finite(value).alias("value"), *extra
     )
     data_ = _data(frame)
     low, high = frame.get_column("value").min(), frame.get_column("value").max()
@@ -573,22 +731,54 @@ def plot_heatmap(
         x=alt.X("x:O", title=x, sort=_order(frame, "x"), axis=alt.Axis(labelAngle=0)),
         y=alt.Y("y:O", title=y, sort=_order(frame, "y")),
     )
-    cells = base.mark_rect().encode(
-        color=alt.Color("value:Q", title=title, scale=alt.Scale(scheme="viridis")),
+    tooltip = [
+        alt.Tooltip("x:O", title=x),
+        alt.Tooltip("y:O", title=y),
+        alt.Tooltip("value:Q", title=title, format=".4f"),
+    ]
+    centre = _baseline(value)
+    if centre is None:
+        scale = alt.Scale(scheme="viridis")
+        dark = f"datum.value < {middle!r}"
+    else:  # a diverging scale centred where nothing differs; white text on its dark ends
+        spread = max((abs(float(v) - centre) for v in (low, high) if isinstance(v, float)), default=0.0)
+        scale = alt.Scale(scheme="redblue", domainMid=centre)
+        dark = f"abs(datum.value - {centre!r}) > {0.6 * spread!r}"
+    cells = base.mark_rect().encode(color=alt.Color("value:Q", title=title, scale=scale), tooltip=tooltip)
+    colour = alt.condition(dark, alt.value("white"), alt.value("black"))
+    step = max(56, 9 * max(len(v) for v in _order(frame, "x")) if frame.height else 56)
+    if not extra:  # the plain chart
+        plain = base.mark_text(fontSize=11).encode(text=alt.Text("value:Q", format=".3f"), color=colour)
+        return alt.layer(cells, plain, data=data_).properties(
+            title=title, width=alt.Step(step), height=alt.Step(26)
+        )
+    cells = cells.encode(
         tooltip=[
-            alt.Tooltip("x:O", title=x),
-            alt.Tooltip("y:O", title=y),
-            alt.Tooltip("value:Q", title=title, format=".4f"),
-        ],
+            *tooltip,
+            alt.Tooltip("low:Q", title="ci_low", format=".4f"),
+            alt.Tooltip("high:Q", title="ci_high", format=".4f"),
+        ]
     )
-    text = base.mark_text(fontSize=11).encode(
-        text=alt.Text("value:Q", format=".3f"),
-        color=alt.condition(f"datum.value < {middle!r}", alt.value("white"), alt.value("black")),
+    label = (
+        "isValid(datum.value) ? format(datum.value, '.3f') + (isValid(datum.low) && isValid(datum.high)"
+        " ? '\\n[' + format(datum.low, '.2f') + ', ' + format(datum.high, '.2f') + ']' : '') : ''"
     )
-    return alt.layer(cells, text, data=data_).properties(
-        title=title,
-        width=alt.Step(max(56, 9 * max(len(v) for v in _order(frame, "x")) if frame.height else 56)),
-        height=alt.Step(26),
+
+    def text(weight: str, keep: str | None) -> Any:
+        layer = base.mark_text(fontSize=11, lineBreak="\n", fontWeight=weight).transform_calculate(
+            label=label
+        )
+        layer = layer.transform_filter(keep) if keep is not None else layer
+        return layer.encode(text=alt.Text("label:N"), color=colour)
+
+    # a compare frame says whether each difference's interval excludes zero: those in bold
+    texts = (
+        [text("bold", "datum.excludes"), text("normal", "!datum.excludes")]
+        if "excludes" in frame.columns
+        else [text("normal", None)]
+    )
+    return alt.layer(cells, *texts, data=data_).properties(
+        title=title + _level_text(df), width=alt.Step(max(step, 100)), height=alt.Step(40)
     )
 
 
