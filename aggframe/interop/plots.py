@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
-from aggframe.interop.layout import SPEC_COLUMNS
+from aggframe.interop.layout import SPEC_COLUMNS, named
 
 if TYPE_CHECKING:
     import altair as alt
@@ -101,7 +101,7 @@ def _keys(df: pl.DataFrame, by: str | Sequence[str] | None, stop: Sequence[str])
 
 def _text(column: str) -> pl.Expr:
     """A column as display text: nulls read ``null``."""
-    return pl.col(column).cast(pl.String).fill_null(NULL_LABEL)
+    return named(column).cast(pl.String).fill_null(NULL_LABEL)
 
 
 def _label(keys: Sequence[str]) -> pl.Expr:
@@ -709,7 +709,7 @@ def plot_heatmap(
     df = _pick(df, "operator", operator, single=True, what="plot_heatmap")
     df = _pick(df, "convention", convention, single=True, what="plot_heatmap")
     df = _pick(df, "pooling", pooling, single=True, what="plot_heatmap")
-    dup = df.group_by(x, y).len().filter(pl.col("len") > 1)
+    dup = df.group_by(named(x), named(y)).len().filter(pl.col("len") > 1)
     if dup.height:
         others = [c for c in _keys(df, None, SPEC_COLUMNS) if c not in (x, y)]
         msg = (
@@ -721,7 +721,7 @@ def plot_heatmap(
     op = df.get_column("operator")[0] if "operator" in df.columns and df.height else (operator or "")
     title = f"{op} {m}".strip() + ("" if value == "value" else f" {value.replace('_', ' ')}")
     extra = _interval_exprs(df, value)
-    frame = df.sort(y, x, nulls_last=True, maintain_order=True).select(
+    frame = df.sort(named(y), named(x), nulls_last=True, maintain_order=True).select(
         _text(x).alias("x"), _text(y).alias("y"), _finite(value).alias("value"), *extra
     )
     data_ = _data(frame)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from typing import Any
 
@@ -224,3 +225,163 @@ def test_without_altair_says_how_to_install(monkeypatch: pytest.MonkeyPatch, pr:
         af.plot_groups(report)
     with pytest.raises(ImportError, match=r"aggframe\[plot\]"):
         af.html_report(pr, "f1", "macro")
+
+
+# ---------------------------------------------------------------------------
+# Bootstrap intervals (evaluate / compare with n_boot=)
+
+_BOOT_COLUMNS = ["ci_low", "ci_high", "se", "n_boot", "level"]
+
+
+def _no_network(svg: str) -> None:
+    """An SVG that loads nothing: the only URL is the SVG namespace."""
+    assert "https://" not in svg
+    assert set(re.findall(r"http://[^\"' ]+", svg)) <= {
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/1999/xlink",
+    }
+
+
+def _boot_pr(key: str = KEY) -> Any:
+    frame = _frame().rename({KEY: key}).with_row_index("ex")
+    two = pl.concat(  # two models scored on the same examples: paired differences
+        [
+            frame.with_columns(pl.lit("m1").alias("model")),
+            frame.with_columns(pl.lit("m2").alias("model"), pl.col("y_true").alias("y_pred")),
+        ]
+    )
+    return af.from_labels(two, example="ex")
+
+
+def test_groups_draw_the_intervals_of_the_report(pr: Any) -> None:
+    report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[KEY, "day"], n_boot=30, seed=3)
+    chart = af.plot_groups(report)
+    values = _values(chart)
+    assert len(values) == report.height
+    for row, v in zip(report.iter_rows(named=True), values, strict=True):
+        assert _close(v["value"], row["value"])
+        assert _close(v["low"], row["ci_low"])
+        assert _close(v["high"], row["ci_high"])
+    assert any(v["group"].startswith("null") for v in values)  # a null key is a group
+    spec = chart.to_dict()
+    rules = [layer for layer in spec["spec"]["layer"] if layer["mark"]["type"] == "rule"]
+    assert [r["encoding"]["x2"]["field"] for r in rules] == ["high"]  # the error bar
+    svg = _render(chart)
+    _no_network(svg)
+    assert "95% intervals" in svg
+    # without the interval columns: the chart of a report evaluated without n_boot, unchanged
+    plain = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[KEY, "day"])
+    assert af.plot_groups(report.drop(_BOOT_COLUMNS)).to_dict() == af.plot_groups(plain).to_dict()
+    assert "low" not in json.dumps(af.plot_groups(plain).to_dict())
+
+
+def test_groups_draw_paired_differences_against_zero() -> None:
+    pr = _boot_pr()
+    diff = pr.compare("f1", ["micro", "macro"], by=["model", KEY], reference={"model": "m1"}, n_boot=30)
+    chart = af.plot_groups(diff, value="difference_to_reference")
+    values = _values(chart)
+    assert len(values) == diff.height
+    for row, v in zip(diff.iter_rows(named=True), values, strict=True):
+        assert _close(v["value"], row["difference_to_reference"])
+        assert _close(v["low"], row["difference_to_reference_ci_low"])
+        assert _close(v["high"], row["difference_to_reference_ci_high"])
+        assert v["excludes"] is bool(row["difference_to_reference_excludes_zero"])
+    # m1 against itself: zero-width intervals; m2 predicts the truth: better, excluding zero
+    assert all(v["low"] == v["high"] == 0 for v in values if v["group"].startswith("m1"))
+    assert all(v["excludes"] for v in values if v["group"].startswith("m2"))
+    layers = chart.to_dict()["spec"]["layer"]
+    assert layers[0]["mark"]["type"] == "rule"
+    assert layers[0]["encoding"]["x"] == {"datum": 0.0}  # the zero line
+    svg = _render(chart)
+    _no_network(svg)
+    assert "m2 · null" in svg
+    # without intervals (compare without n_boot): the zero line, no error bars
+    plain = af.plot_groups(
+        pr.compare("f1", "macro", by=["model", KEY], control=KEY, reference={"model": "m1"}),
+        value="difference_to_reference",
+    )
+    assert len(plain.to_dict()["spec"]["layer"]) == 2
+    with pytest.raises(af.ColumnNotFoundError, match="nope"):
+        af.plot_groups(diff, value="nope")
+
+
+def test_heatmap_writes_each_interval() -> None:
+    pr = _boot_pr()
+    report = pr.evaluate("f1", "macro", by=["model", KEY], n_boot=30)
+    chart = af.plot_heatmap(report, x=KEY, y="model")
+    got = {(v["x"], v["y"]): v for v in _values(chart)}
+    assert len(got) == report.height
+    for row in report.iter_rows(named=True):
+        v = got[(row[KEY] if row[KEY] is not None else "null", row["model"])]
+        assert _close(v["low"], row["ci_low"])
+        assert _close(v["high"], row["ci_high"])
+    svg = _render(chart)
+    _no_network(svg)
+    row = report.row(0, named=True)
+    assert f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]" in svg
+    diff = pr.compare("f1", "macro", by=["model", KEY], reference={"model": "m1"}, n_boot=30)
+    chart = af.plot_heatmap(diff, x=KEY, y="model", value="difference_to_reference")
+    spec = chart.to_dict()
+    assert spec["layer"][0]["encoding"]["color"]["scale"] == {"scheme": "redblue", "domainMid": 0.0}
+    weights = [layer["mark"].get("fontWeight") for layer in spec["layer"][1:]]
+    assert weights == ["bold", "normal"]  # differences whose interval excludes zero in bold
+    assert {v["excludes"] for v in _values(chart)} == {True, False}
+    _no_network(_render(chart))
+
+
+def test_classes_draw_bands_for_the_reference_lines() -> None:
+    pr = _boot_pr()
+    chart = af.plot_classes(pr, "recall", by=["model", KEY], n_boot=30, seed=5)
+    ref = pr.evaluate("recall", ["micro", "macro", "weighted"], by=["model", KEY], n_boot=30, seed=5)
+    lines = [v for v in _values(chart) if v["kind"] == "reference"]
+    assert len(lines) == ref.height
+    for row, v in zip(ref.iter_rows(named=True), lines, strict=True):
+        assert _close(v["low"], row["ci_low"])
+        assert _close(v["high"], row["ci_high"])
+    assert all(v["low"] is None for v in _values(chart) if v["kind"] == "class")
+    from_frames = af.plot_classes(pr.per_class("recall", by=["model", KEY]), "recall", reference=ref)
+    assert [v["low"] for v in _values(from_frames)] == [v["low"] for v in _values(chart)]
+    svg = _render(chart)
+    _no_network(svg)
+    assert "95% intervals" in svg
+    plain = af.plot_classes(pr, "recall", by=["model", KEY])
+    assert "low" not in json.dumps(plain.to_dict())
+
+
+#: hostile names (tests/strategies.py) and the chart frames' own field names
+_CHART_KEYS = ["", "*", "^x$", "^.*$", "a.b", "null", "__aggframe_x__", "__aggframe_key0__", "名前"]
+_CHART_KEYS += ["group", "low", "high", "label", "x", "y", "kind", "excludes"]
+
+
+@pytest.mark.parametrize("name", _CHART_KEYS)
+def test_intervals_with_hostile_key_names(name: str) -> None:
+    pr = _boot_pr(name)
+    report = pr.evaluate("f1", ["micro", "macro"], by=["model", name], n_boot=20)
+    assert report.get_column(name).null_count() > 0
+    charts = [
+        af.plot_groups(report),
+        af.plot_heatmap(report.filter(pl.col("operator") == "macro"), x=name, y="model"),
+        af.plot_classes(pr, "f1", by=["model", name], n_boot=20),
+    ]
+    for chart in charts:
+        assert all(
+            f
+            in {
+                "group",
+                "measure",
+                "operator",
+                "value",
+                "low",
+                "high",
+                "x",
+                "y",
+                "label",
+                "class",
+                "kind",
+                "defined",
+                "support",
+                "excludes",
+            }
+            for f in _fields(chart.to_dict())
+        )
+        _no_network(_render(chart))
