@@ -85,6 +85,9 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__aggframe_class__",
     "__aggframe_y__",
     "__aggframe_example__",
+    # stand-ins of the user's key columns while af.wide reshapes (interop/layout.py)
+    "__aggframe_key0__",
+    "__aggframe_key1__",
     # cells and cell-table columns
     "tp",
     "fp",

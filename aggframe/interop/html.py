@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import polars as pl
+import polars.selectors as cs
 
+from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.scores import Scored
 from aggframe.intake.source import package_version
-from aggframe.interop.layout import SPEC_COLUMNS, wide
+from aggframe.interop.layout import SPEC_COLUMNS, named, wide
 from aggframe.interop.plots import (
     _altair,
     _keys,
@@ -161,18 +163,22 @@ class _Page:
                 f'<script type="application/json" id="{name}-spec">{payload}</script>'
             )
 
-    def table(self, df: pl.DataFrame, *, title: str | None = None, group: str | None = None) -> None:
+    def table(
+        self, df: pl.DataFrame, *, title: str | None = None, group: str | None = None, intervals: bool = False
+    ) -> None:
+        """A great_tables table; with ``intervals``, each ``<name> value`` column shows
+        ``value [<name> ci_low, <name> ci_high]`` under the title ``<name>``."""
         self.n_tables += 1
         counts = [c for c, t in df.schema.items() if t.is_float() and c in _COUNTS]
         values = [c for c, t in df.schema.items() if t.is_float() and c != group and c not in _COUNTS]
         shown = df.with_columns(
-            pl.when(pl.col(c).is_nan()).then(None).otherwise(pl.col(c)).alias(c) for c in values
+            pl.when(named(c).is_nan()).then(None).otherwise(named(c)).alias(c) for c in values
         )
         shown = shown.with_columns(
             _text(c).alias(c)
             for c, t in shown.schema.items()
             if c not in values and c not in counts and t != pl.String
-        ).with_columns(pl.col(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
+        ).with_columns(named(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
         table = self.gt.GT(shown, groupname_col=group, id=f"table-{self.n_tables}")
         if values:
             table = table.fmt_number(columns=values, decimals=4).sub_missing(
@@ -180,6 +186,13 @@ class _Page:
             )
         if counts:
             table = table.fmt_number(columns=counts, decimals=0)
+        if intervals:
+            for column in [c for c in df.columns if c.endswith(" value")]:
+                name = column.removesuffix(" value")
+                low, high = f"{name} ci_low", f"{name} ci_high"
+                if low in df.columns and high in df.columns:
+                    table = table.cols_merge(columns=[column, low, high], pattern="{0}<< [{1}, {2}]>>")
+                    table = table.cols_label(**{column: name})
         if title:
             table = table.tab_header(title=title)
         self.add(table.as_raw_html())
@@ -227,23 +240,49 @@ def _shape(pr: Any, keys: list[str], per_class: pl.DataFrame | None) -> pl.DataF
     if "n" not in profiles.columns:
         return None
     shape = (
-        profiles.group_by(keys, maintain_order=True).agg(pl.col("n").sum().alias("examples"))
+        profiles.group_by([named(k) for k in keys], maintain_order=True).agg(
+            pl.col("n").sum().alias("examples")
+        )
         if keys
         else profiles.select(pl.col("n").sum().alias("examples"))
     )
     if per_class is not None and "class" in per_class.columns and all(k in per_class.columns for k in keys):
         classes = (
-            per_class.group_by(keys, maintain_order=True).agg(pl.col("class").n_unique().alias("classes"))
+            per_class.group_by([named(k) for k in keys], maintain_order=True).agg(
+                pl.col("class").n_unique().alias("classes")
+            )
             if keys
             else per_class.select(pl.col("class").n_unique().alias("classes"))
         )
         shape = (
-            shape.join(classes, on=keys, how="left", nulls_equal=True)
+            shape.join(classes, on=[named(k) for k in keys], how="left", nulls_equal=True)
             if keys
             else pl.concat([shape, classes], how="horizontal")
         )
     return cast(
-        "pl.DataFrame | None", shape.sort(keys, nulls_last=True, maintain_order=True) if keys else shape
+        "pl.DataFrame | None",
+        shape.sort([named(k) for k in keys], nulls_last=True, maintain_order=True) if keys else shape,
+    )
+
+
+def _interval_note(report: pl.DataFrame, seed: int | None) -> str:
+    """What the intervals are: level, replicates, seed."""
+    levels = _values(report, "level")
+    level = f"{float(levels[0]):.0%} " if len(levels) == 1 else ""
+    counts = report.get_column("n_boot").drop_nulls().to_list() if "n_boot" in report.columns else []
+    most, least = (int(max(counts)), int(min(counts))) if counts else (0, 0)
+    count = f" over {most} bootstrap replicates" if counts else ""
+    fewer = (
+        f" (as few as {least} where a value is undefined in some replicates: column n_boot)"
+        if least != most
+        else ""
+    )
+    with_seed = f", seed {seed}" if seed is not None else ""
+    return (
+        f"Intervals: {level}percentile intervals{count}{fewer}{with_seed}. Each replicate weighs every "
+        "example by a Poisson(1) draw from a seeded hash of its id (the same example has the same weight "
+        "in every group, so differences between models scored on the same examples are paired); the "
+        "charts draw them as error bars and bands, the tables as value [low, high]."
     )
 
 
@@ -314,6 +353,7 @@ def _build(
     charts: ChartMode,
     max_classes: int,
     command: str | None,
+    seed: int | None = None,
 ) -> str:
     if charts not in ("svg", "vega"):
         msg = f"charts= must be 'svg' or 'vega', got {charts!r}"
@@ -375,15 +415,25 @@ def _build(
     if poolings:
         page.add("<p>Cross-validation folds:</p>")
         _definitions(page, _POOLINGS, poolings, "a pooling")
+    intervals = "ci_low" in report.columns and "ci_high" in report.columns
+    if intervals:
+        page.add(f"<p>{html.escape(_interval_note(report, seed))}</p>")
 
     # results
     page.heading("Results")
     group_label = "group"
+    values = ["value", "ci_low", "ci_high"] if intervals else ["value"]
+    shown = " (value [interval])" if intervals else ""
     if keys:
-        results = wide(report, by=[*keys, "measure"]).with_columns(_label(keys).alias(group_label)).drop(keys)
-        page.table(results, group=group_label, title=" · ".join(keys))
+        results = wide(report, by=[*keys, "measure"], values=values).with_columns(
+            _label(keys).alias(group_label)
+        )
+        results = results.drop(cs.by_name(keys))
+        page.table(results, group=group_label, title=" · ".join(keys) + shown, intervals=intervals)
     else:
-        page.table(wide(report, by=["measure"]))
+        page.table(
+            wide(report, by=["measure"], values=values), title=shown.strip() or None, intervals=intervals
+        )
 
     # charts
     page.heading("Charts")
@@ -450,7 +500,7 @@ def _build(
         support = ["support"] if "support" in per_class.columns else []
         table = wide(per_class, by=[*pc_keys, "class", *support])
         if pc_keys:
-            table = table.with_columns(_label(pc_keys).alias(group_label)).drop(pc_keys)
+            table = table.with_columns(_label(pc_keys).alias(group_label)).drop(cs.by_name(pc_keys))
             page.table(table, group=group_label, title=" · ".join(pc_keys))
         else:
             page.table(table)
@@ -486,8 +536,12 @@ def write_html_report(
     charts: ChartMode = "svg",
     max_classes: int = 40,
     command: str | None = None,
+    seed: int | None = None,
 ) -> Path:
     """Write the HTML report of a result already evaluated (what ``aggframe report --html`` calls).
+
+    A result evaluated with ``n_boot=`` (columns ``ci_low``, ``ci_high``) is shown with its
+    intervals: ``value [low, high]`` in the tables, error bars and bands in the charts.
 
     Parameters
     ----------
@@ -509,6 +563,8 @@ def write_html_report(
         Per-class tables and charts are left out above this many classes.
     command
         The command line, shown under the title.
+    seed
+        The bootstrap seed the report was evaluated with, shown with the intervals.
 
     Returns
     -------
@@ -523,12 +579,14 @@ def write_html_report(
         charts=charts,
         max_classes=max_classes,
         command=command,
+        seed=seed,
     )
     out = Path(path)
     out.write_text(text, encoding="utf-8")
     return out
 
 
+@tracked("html_report")
 def html_report(
     pr: Any,
     measures: str | Sequence[str] | None = None,
@@ -541,6 +599,10 @@ def html_report(
     title: str | None = None,
     charts: ChartMode = "svg",
     max_classes: int = 40,
+    n_boot: int | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    cluster: str | None = None,
 ) -> str:
     """Evaluate ``pr`` and return (and, with ``path``, write) a self-contained HTML report.
 
@@ -548,6 +610,10 @@ def html_report(
     operator), charts (per group, a heat map over two group columns, the convention band, the
     folds, per class), the per-class values, the diagnostics, the conventions used, the data's
     shape and the aggframe version. It loads nothing from the network.
+
+    With ``n_boot=B`` the values get bootstrap intervals (as ``evaluate(..., n_boot=B)``): the
+    tables show ``value [low, high]``, the per-group chart error bars, the heat map each
+    interval under its value, and the per-class charts a band around each average.
 
     Parameters
     ----------
@@ -563,6 +629,8 @@ def html_report(
         ``"svg"`` (inline SVG, no script) or ``"vega"`` (Vega JavaScript inlined, tooltips).
     max_classes
         Per-class tables and charts are left out above this many classes.
+    n_boot, level, seed, cluster
+        Bootstrap intervals, as in ``Predictions.evaluate`` (default: none).
 
     Returns
     -------
@@ -576,10 +644,19 @@ def html_report(
     >>> page = af.html_report(pr, ["f1", "precision"], ["micro", "macro"])
     >>> page.startswith("<!DOCTYPE html>"), "https://" in page
     (True, False)
+
+    With bootstrap intervals:
+
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0] * 20, [0, 2, 2, 1, 1, 1] * 20)
+    >>> page = af.html_report(pr, "f1", ["micro", "macro"], n_boot=50, seed=1)
+    >>> "95% percentile intervals over 50 bootstrap replicates" in page
+    True
     """
     kwargs: dict[str, Any] = {"by": by, "convention": convention}
     if pooling is not None:
         kwargs["pooling"] = pooling
+    if n_boot is not None:
+        kwargs.update(n_boot=n_boot, level=level, seed=seed, cluster=cluster)
     report = pr.evaluate(measures, operators, **kwargs)
     text = _build(
         pr,
@@ -589,6 +666,7 @@ def html_report(
         charts=charts,
         max_classes=max_classes,
         command=None,
+        seed=seed if n_boot is not None else None,
     )
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")

@@ -356,7 +356,7 @@ def plot_classes(
     if interval:
         band = (
             alt.Chart()
-            .mark_rect(opacity=0.3)
+            .mark_rect(opacity=0.15)
             .encode(
                 x=alt.X("low:Q", title=measure),
                 x2="high:Q",
