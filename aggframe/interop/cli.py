@@ -34,6 +34,7 @@ from typing import Any, NoReturn
 
 import polars as pl
 
+from aggframe._options import parse_bootstrap
 from aggframe._progress import Spinner, is_terminal
 from aggframe.constructors import from_cells, from_labels, from_long
 from aggframe.exceptions import AggframeError, OptionError, SourceError, StoreError, UnknownNameError
@@ -68,6 +69,10 @@ FLAGS = {
     "within": "--within",
     "grouping_sets": "--grouping-sets",
     "engine": "--engine",
+    "n_boot": "--n-boot",
+    "level": "--level",
+    "seed": "--seed",
+    "cluster": "--cluster",
 }
 _KEYS = "|".join(sorted(map(re.escape, FLAGS), key=len, reverse=True))
 _WORDS = [
@@ -223,6 +228,30 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
     if args.format == "parquet" and args.output is None:
         msg = "--format parquet needs -o FILE (Parquet is not printed)"
         raise _UsageError(msg)
+    _check_boot(args, stores)
+
+
+def _check_boot(args: argparse.Namespace, stores: list[str] | None) -> None:
+    """``--n-boot`` and its options, checked before anything is read."""
+    if args.n_boot is None:
+        alone = next((f for f in ("level", "seed", "cluster") if getattr(args, f) is not None), None)
+        if alone is not None:
+            msg = f"--{alone} applies with --n-boot B (bootstrap intervals) only"
+            raise _UsageError(msg)
+        return
+    if stores is not None:
+        msg = "--n-boot needs the prediction rows: cell stores keep sums only, which cannot be resampled"
+        raise _UsageError(msg)
+    parse_bootstrap(args.n_boot, **_boot_options(args))  # a level outside (0, 1) is a usage error here
+
+
+def _boot_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--level``, ``--seed``, ``--cluster`` as ``evaluate`` takes them (its defaults when not given)."""
+    return {
+        "level": 0.95 if args.level is None else args.level,
+        "seed": 0 if args.seed is None else args.seed,
+        "cluster": args.cluster,
+    }
 
 
 def _check_html(args: argparse.Namespace) -> None:
@@ -385,7 +414,13 @@ def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
     elif fmt == "json":
         text = df.write_json()
     else:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, fmt_str_lengths=40):
+        with pl.Config(
+            tbl_rows=-1,
+            tbl_cols=-1,
+            tbl_hide_dataframe_shape=True,
+            fmt_str_lengths=40,
+            tbl_width_chars=10_000,
+        ):
             text = str(df)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -401,6 +436,7 @@ _REPORT_EXAMPLES = """examples:
   aggframe report 'logs/*.parquet' --by model --html report.html -o report.csv --format csv
   aggframe report multilabel.parquet --form long --example doc --class label --y y --p p
   aggframe report cv.parquet --fold fold --pooling pooled,averaged --convention exclude,zero
+  aggframe report preds.parquet --example id --by model --n-boot 200 --html report.html   # intervals
   aggframe report 'cells/*' --by model --grouping-sets rollup   # stores written by `aggframe cells`
 """
 
@@ -473,6 +509,36 @@ def _parser() -> argparse.ArgumentParser:
         choices=["rollup", "cube"],
         default=None,
         help="with --by: add the rolled-up rows, e.g. --by model,day --grouping-sets rollup",
+    )
+    rep.add_argument(
+        "--n-boot",
+        metavar="B",
+        type=_positive_int,
+        default=None,
+        help="bootstrap intervals from B Poisson replicates (columns ci_low, ci_high, se, n_boot, level; "
+        "in the --html charts and tables too), e.g. --n-boot 200 (pass --example so that the models "
+        "of one example pair up)",
+    )
+    rep.add_argument(
+        "--level",
+        metavar="L",
+        type=float,
+        default=None,
+        help="with --n-boot: the intervals' coverage, e.g. --level 0.9 (default: 0.95)",
+    )
+    rep.add_argument(
+        "--seed",
+        metavar="N",
+        type=int,
+        default=None,
+        help="with --n-boot: the seed of the replicate weights, e.g. --seed 7 (default: 0)",
+    )
+    rep.add_argument(
+        "--cluster",
+        metavar="COL",
+        default=None,
+        help="with --n-boot: resample the values of this column (users, sessions) instead of examples, "
+        "e.g. --cluster user_id",
     )
     rep.add_argument(
         "--format",
@@ -717,8 +783,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stores is not None:
             progress.step(f"reading and rolling up {len(stores)} cell store(s)")
         pr.cell_tables(list(request.by), engine=args.engine)
-        progress.step("evaluating")
-        result = pr.evaluate(_split(args.measures), _split(args.operators), **options, engine=args.engine)
+        boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
+        progress.step("evaluating" if not boot else f"evaluating {args.n_boot} bootstrap replicates")
+        result = pr.evaluate(
+            _split(args.measures), _split(args.operators), **options, **boot, engine=args.engine
+        )
         assert isinstance(result, pl.DataFrame)
     except _UsageError as exc:
         return _fail("usage", str(exc))
@@ -759,7 +828,14 @@ def _write_html(
     try:
         from aggframe.interop.html import write_html_report
 
-        write_html_report(args.html, pr, result, by=_split(args.by), command=shlex.join(["aggframe", *words]))
+        write_html_report(
+            args.html,
+            pr,
+            result,
+            by=_split(args.by),
+            command=shlex.join(["aggframe", *words]),
+            seed=None if args.n_boot is None else _boot_options(args)["seed"],
+        )
     except ImportError as exc:
         return _fail("usage", f"--html needs the plot extra: {exc}")
     except OSError as exc:
