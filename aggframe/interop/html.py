@@ -179,7 +179,14 @@ class _Page:
             for c, t in shown.schema.items()
             if c not in values and c not in counts and t != pl.String
         ).with_columns(named(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
+        # great_tables reads column names with pl.col: "*" and "^x$" go in under stand-in names
+        stand_in = {c: f"__aggframe_col{i}__" for i, c in enumerate(shown.columns) if _pattern_like(c)}
+        shown = shown.rename(stand_in)
+        values = [stand_in.get(c, c) for c in values]
+        counts = [stand_in.get(c, c) for c in counts]
         table = self.gt.GT(shown, groupname_col=group, id=f"table-{self.n_tables}")
+        if stand_in:
+            table = table.cols_label(**{v: k for k, v in stand_in.items()})
         if values:
             table = table.fmt_number(columns=values, decimals=4).sub_missing(
                 columns=values, missing_text="undefined"
@@ -208,6 +215,11 @@ class _Page:
             f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
             f"{body}\n{script}\n</body>\n</html>\n"
         )
+
+
+def _pattern_like(name: str) -> bool:
+    """A column name ``pl.col`` would read as a pattern (``*``, ``^...$``)."""
+    return name == "*" or (name.startswith("^") and name.endswith("$"))
 
 
 def _unique_ids(svg: str, prefix: str) -> str:

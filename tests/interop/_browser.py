@@ -48,6 +48,8 @@ class PageResult:
     marks: int = 0
     screenshot: bytes = b""
     seconds: float = 0.0
+    #: the JSON value of ``open_page(..., ask=...)``, evaluated once the charts are drawn
+    probed: Any = None
 
 
 class _DevTools:
@@ -167,8 +169,11 @@ _PROBE = """JSON.stringify({
 })"""
 
 
-def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0) -> PageResult:
-    """Load ``path`` in headless Chromium and report what happened (see the module docstring)."""
+def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0, ask: str | None = None) -> PageResult:
+    """Load ``path`` in headless Chromium and report what happened (see the module docstring).
+
+    ``ask``: a JavaScript expression whose value (JSON-serialisable) is kept in ``probed``.
+    """
     binary = find_chromium()
     if binary is None:
         msg = "no Chromium found"
@@ -203,6 +208,12 @@ def open_page(path: Path, *, width: int = 1280, timeout: float = 60.0) -> PageRe
                     break
                 time.sleep(0.2)
             result.charts, result.drawn, result.marks = probe["charts"], probe["drawn"], probe["marks"]
+            if ask is not None:
+                expression = f"JSON.stringify({ask})"
+                reply = dt.call(
+                    "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
+                )
+                result.probed = json.loads(reply["result"]["value"])
             size = dt.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
             shot = dt.call(
                 "Page.captureScreenshot",

@@ -273,3 +273,66 @@ def test_help_prints_examples(command: str, capsys: pytest.CaptureFixture[str]) 
     assert "examples:" in out
     assert f"aggframe {command} " in out.split("examples:")[1]
     assert "--quiet" in out
+
+
+# ---------------------------------------------------------------------------
+# --n-boot: bootstrap intervals in the table and in --html
+
+
+@needs_html
+def test_n_boot_intervals_in_the_table_and_the_html(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    key = "model [v1.2] *"
+    frame = FRAME.with_columns(
+        pl.when(pl.col("day") == "2026-11-01").then(None).otherwise(pl.col("model")).alias(key)
+    ).drop("model")
+    frame.write_parquet(tmp_path / "in.parquet")
+    out = tmp_path / "report.html"
+    argv = [
+        "report",
+        str(tmp_path / "in.parquet"),
+        "--by",
+        f"{key},day",
+        "--measures",
+        "f1",
+        "--operators",
+        "macro",
+    ]
+    boot = ["--n-boot", "20", "--seed", "4", "--level", "0.9", "--format", "csv"]
+    assert main([*argv, *boot, "--html", str(out)]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={key: pl.String, "day": pl.String})
+    want = af.from_labels(frame).evaluate("f1", "macro", by=[key, "day"], n_boot=20, seed=4, level=0.9)
+    assert got.columns == want.columns
+    assert got.get_column("ci_low").to_list() == pytest.approx(want.get_column("ci_low").to_list())
+    assert got.get_column(key).null_count() > 0  # the null key is a group
+    text = out.read_text(encoding="utf-8")
+    assert "Intervals: 90% percentile intervals over 20 bootstrap replicates, seed 4." in text
+    row = want.row(0, named=True)
+    assert f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
+    assert "90% intervals" in text  # the charts
+    assert "https://" not in text
+
+
+def test_n_boot_options_are_checked_before_reading(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    broken = _extra_fields(tmp_path)  # would fail only when read
+    for flag, value in (("--level", "0.9"), ("--seed", "3"), ("--cluster", "user")):
+        line = fails(capsys, ["report", broken, flag, value], "usage")
+        assert f"{flag} applies with --n-boot B" in line
+    line = fails(capsys, ["report", broken, "--n-boot", "10", "--level", "1.5"], "usage")
+    assert "`--level`" in line
+    assert "(0, 1)" in line
+    fails(capsys, ["report", broken, "--n-boot", "0"], "usage")
+    store = af.from_labels(FRAME).write_cells(tmp_path / "store", by="model")
+    line = fails(capsys, ["report", str(store), "--n-boot", "10"], "usage")
+    assert "cell stores keep sums only" in line
+
+
+def test_n_boot_names_its_stage_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, terminal: FakeTerminal, slow_scan: None
+) -> None:
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["report", PREDICTIONS, "--by", "model,day", "--measures", "f1", "--n-boot", "10"]) == 0
+    assert "aggframe: evaluating 10 bootstrap replicates... " in terminal.getvalue()

@@ -278,3 +278,111 @@ def test_score_report_in_headless_chromium(score_page: Path) -> None:
     assert all(url.startswith("file://") for url in page.requests), page.requests
     assert page.charts >= 3
     assert page.drawn == page.charts
+
+
+# ---------------------------------------------------------------------------
+# Bootstrap intervals (html_report(n_boot=...), aggframe report --n-boot)
+
+
+def _paired_frame(key: str = KEY) -> pl.DataFrame:
+    """Two models scored on the same examples (a null key among the days)."""
+    base = _frame(seed=4, n=600).drop(KEY).with_row_index("example")
+    base = base.with_columns(
+        pl.when(pl.col("day") == "2026-11-03").then(None).otherwise(pl.col("day")).alias("day")
+    )
+    return pl.concat(
+        [
+            base.with_columns(pl.lit("base").alias(key)),
+            base.with_columns(pl.lit("new").alias(key), pl.col("y_true").alias("y_pred")),
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def interval_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("intervals")
+    pr = af.from_labels(_paired_frame(), example="example")
+    paths = {}
+    for mode in ("svg", "vega"):
+        paths[mode] = out / f"intervals_{mode}.html"
+        af.html_report(
+            pr,
+            ["f1", "recall"],
+            ["micro", "macro"],
+            by=[KEY, "day"],
+            n_boot=30,
+            seed=2,
+            path=paths[mode],
+            charts=mode,
+        )
+    return paths
+
+
+def test_report_shows_the_intervals(interval_pages: dict[str, Path]) -> None:
+    text = interval_pages["svg"].read_text(encoding="utf-8")
+    assert "Intervals: 95% percentile intervals over 30 bootstrap replicates, seed 2." in text
+    pr = af.from_labels(_paired_frame(), example="example")
+    report = pr.evaluate(["f1", "recall"], ["micro", "macro"], by=[KEY, "day"], n_boot=30, seed=2)
+    # the results table: value [low, high], the null day a group
+    for row in report.filter(pl.col("day").is_null()).iter_rows(named=True):
+        assert f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
+    assert "base · null" in text
+    assert "(value [interval])" in text
+    # the charts: per group with error bars, the heat map with each interval, per class with bands
+    assert text.count("95% intervals") >= 4
+    macro = report.filter((pl.col("measure") == "f1") & (pl.col("operator") == "macro")).row(0, named=True)
+    assert f"[{macro['ci_low']:.2f}, {macro['ci_high']:.2f}]" in text
+    assert _network_refs(text) == []
+    # without n_boot: no intervals anywhere
+    plain = af.html_report(pr, "f1", "macro", by=[KEY, "day"])
+    assert "Intervals:" not in plain
+    assert "intervals)" not in plain
+
+
+@pytest.mark.parametrize("name", ["*", "^x$", "", "__aggframe_key0__", "名前"])
+def test_intervals_with_hostile_key_names(name: str) -> None:
+    pr = af.from_labels(_paired_frame(name), example="example")
+    text = af.html_report(pr, "f1", ["micro", "macro"], by=[name, "day"], n_boot=10)
+    report = pr.evaluate("f1", ["micro", "macro"], by=[name, "day"], n_boot=10)
+    row = report.filter(pl.col("day").is_null() & (pl.col("operator") == "macro")).row(0, named=True)
+    assert f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
+    assert "new · null" in text
+    assert _network_refs(text) == []
+
+
+#: per chart that says it draws intervals: its horizontal data rules (error bars) and data rects (bands)
+_INTERVAL_PROBE = """Array.from(document.querySelectorAll("div.chart"))
+  .filter((d) => d.textContent.includes("95% intervals"))
+  .map((d) => ({
+    bars: Array.from(d.querySelectorAll("g.mark-rule.role-mark line"))
+      .filter((l) => l.getBoundingClientRect().width > 2 && l.getBoundingClientRect().height < 1).length,
+    texts: Array.from(d.querySelectorAll("g.mark-text.role-mark tspan"))
+      .filter((t) => /^\\[-?\\d\\.\\d\\d, -?\\d\\.\\d\\d\\]$/.test(t.textContent)).length,
+    bands: Array.from(d.querySelectorAll("g.mark-rect.role-mark path"))
+      .filter((r) => r.getBoundingClientRect().width > 0).length,
+  }))"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    find_chromium() is None,
+    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
+)
+@pytest.mark.parametrize("mode", ["svg", "vega"])
+def test_interval_charts_in_headless_chromium(interval_pages: dict[str, Path], mode: str) -> None:
+    page = open_page(interval_pages[mode], ask=_INTERVAL_PROBE)
+    assert page.console_errors == []
+    assert page.exceptions == []
+    assert page.log_errors == []
+    assert all(url.startswith("file://") for url in page.requests), page.requests
+    assert page.drawn == page.charts
+    groups, *heatmaps_and_classes = page.probed
+    report = af.from_labels(_paired_frame(), example="example").evaluate(
+        ["f1", "recall"], ["micro", "macro"], by=[KEY, "day"], n_boot=30, seed=2
+    )
+    wide = report.filter(pl.col("ci_high") - pl.col("ci_low") > 0.02)  # the "new" model is always right
+    assert wide.height == 12
+    assert groups["bars"] == wide.height  # an error bar per value (a zero-width interval is a point)
+    texts = [c["texts"] for c in heatmaps_and_classes]
+    assert texts[:2] == [6, 6]  # the two heat maps: an interval under each model x day value
+    assert all(c["bands"] > 0 for c in heatmaps_and_classes[2:])  # per class: a band per average
