@@ -10,7 +10,8 @@ replaced only with ``--overwrite``); stores of several days passed together to
 a column (``day=2026-11-30/`` gives ``day``: ``af.scan(paths, hive=True)``).
 
 ``--html OUT.html`` also writes a self-contained HTML report (tables, charts,
-diagnostics; the ``plot`` extra). On a terminal, a spinner on stderr names the stage
+diagnostics; the ``plot`` extra). ``--n-boot B`` (with ``--level``, ``--seed``,
+``--cluster``) adds bootstrap intervals to the table and the HTML report. On a terminal, a spinner on stderr names the stage
 (scanning, rolling up cell stores, evaluating, writing) and the time it has taken;
 ``--quiet`` silences stderr except for errors.
 

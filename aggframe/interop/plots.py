@@ -15,6 +15,12 @@ renders offline through vl-convert).
 :func:`plot_calibration`  reliability diagrams (the tidy tables of ``calibration``)
 ========================  ==================================================================
 
+A frame evaluated with ``n_boot=`` (columns ``ci_low``, ``ci_high``) gets its bootstrap
+intervals drawn: error bars in :func:`plot_groups`, ``[low, high]`` in each cell of
+:func:`plot_heatmap`, a band around each reference line of :func:`plot_classes`; with
+``value="difference_to_reference"`` (a ``compare`` column) the paired differences are drawn
+against zero. Without those columns the charts are unchanged.
+
 Column names of your data never become Vega-Lite field names: the charts are built on a
 small frame with fixed internal names, and your names appear only as titles and
 labels. A group column may therefore be called anything (``"a.b [0]"``), and a null group
