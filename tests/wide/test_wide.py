@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,7 +39,7 @@ def _same(a: float | None, b: float | None) -> bool:
 
 def _check_spread(report: pl.DataFrame, out: pl.DataFrame, keys: list[str], name_of) -> None:
     """Every tidy value sits in the wide frame at its keys and column; nothing else is there."""
-    groups = report.select(keys).unique(maintain_order=True) if keys else None
+    groups = report.select(cs.by_name(keys)).unique(maintain_order=True) if keys else None
     assert out.height == (groups.height if groups is not None else 1)
     assert out.columns[: len(keys)] == keys
     names = {name_of(row) for row in report.iter_rows(named=True)}
@@ -47,7 +48,8 @@ def _check_spread(report: pl.DataFrame, out: pl.DataFrame, keys: list[str], name
     for row in report.iter_rows(named=True):
         match = out
         for k in keys:
-            match = match.filter(pl.col(k).is_null() if row[k] is None else pl.col(k) == row[k])
+            col = cs.by_name(k).as_expr()  # literally: a key may be "*" or "^x$"
+            match = match.filter(col.is_null() if row[k] is None else col == row[k])
         assert match.height == 1
         assert _same(match.get_column(name_of(row)).item(), row["value"])
 
@@ -84,6 +86,19 @@ def test_keys_named_anything_stay_first() -> None:
     report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[key, "day"])
     out = af.wide(report)
     assert out.columns == [key, "day", "f1 micro", "f1 macro", "mcc micro", "mcc macro"]
+
+
+@pytest.mark.parametrize("key", ["*", "^x$", "^.*$", "", "__name__", "__v__", "__aggframe_key1__"])
+def test_keys_that_polars_reads_as_patterns(key: str) -> None:
+    """``pl.col("*")`` is every column and ``pl.col("^x$")`` a pattern: keys are picked literally."""
+    pr = af.from_labels(_frame(6, key=key, null_keys=True), y_true="y_true", y_pred="y_pred")
+    report = pr.evaluate("f1", ["micro", "macro"], by=[key, "day"])
+    out = af.wide(report)
+    assert out.columns == [key, "day", "f1 micro", "f1 macro"]
+    assert out.get_column(key).null_count() == 2  # the null key is a group, on each day
+    _check_spread(report, out, [key, "day"], lambda row: f"f1 {row['operator']}")
+    both = af.wide(pr.evaluate("f1", "macro", by=[key, "day"], n_boot=10), values=["value", "ci_low"])
+    assert both.columns == [key, "day", "f1 macro value", "f1 macro ci_low"]
 
 
 def test_spec_column_in_by_is_a_row_key() -> None:
