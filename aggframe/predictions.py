@@ -431,8 +431,9 @@ class Predictions:
             Bootstrap the result: ``n_boot`` Poisson(1) resamples of the examples
             (each example's weight a seeded hash of its id, so the same on every
             engine, whatever the row order), computed in the same plan as one more
-            key of the cell tables; every measure, operator, convention, pooling
-            and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
+            key of the cell tables; every measure of the cells under every
+            operator (``multiclass``: all but the weighted kappas), convention,
+            pooling and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
             ``se`` (standard deviation over the replicates), ``n_boot`` (the
             replicates whose value is defined) and ``level``. Without an
             ``example`` column (label form) a row's position is its id: Polars only,
@@ -564,10 +565,11 @@ class Predictions:
                 )
                 raise OptionError(msg)
             return self._score_report(request, lazy=lazy, engine=engine)
-        if boot is not None and request.matrix_measures:
+        if boot is not None and request.needs_pairs:
             msg = (
-                "n_boot= intervals cover the four-cell operators (micro, macro, weighted, exemplar, binary, "
-                "target); the multiclass operator has none yet: evaluate it without n_boot"
+                "n_boot= intervals of the multiclass operator cover the measures of the matrix's margins "
+                "(mcc, kappa, balanced accuracy, accuracy); the weighted kappas read every confusion count "
+                "and have none yet: evaluate them without n_boot"
             )
             raise OptionError(msg)
         if boot is not None:

@@ -312,14 +312,15 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_ok",
     "rate",
     "n_classes",
-    # the score kernels (operators/curves.py, wide/ranking.py)
+    # the score kernels (operators/score_tables.py, curves.py, calibration.py, score_values.py;
+    # wide/ranking.py)
     "_A",
     "_L",
     "_M",
     "_P",
     "_R",
-    "__aggframe_curves_all__",
-    "__aggframe_gid__",
+    "__af_curves_all",
+    "__af_gid",
     "_ap",
     "_auc2",
     "_base",

@@ -215,6 +215,10 @@ class Cells:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
     ) -> pl.DataFrame: ...
@@ -233,6 +237,10 @@ class Cells:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
@@ -251,6 +259,10 @@ class Cells:
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
         grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -261,7 +273,11 @@ class Cells:
         up exactly), and every operator, convention, pooling (with folds),
         ``within`` (with targets), class subset and grouping set works. The one
         thing stored cells cannot give is ``parts(m, "exemplar")`` (one value per
-        example): they keep the profiles, not the examples.
+        example): they keep the profiles, not the examples. For the same reason
+        ``n_boot`` (bootstrap intervals weight each example) and the measures on
+        scores (``auroc``, ``log_loss``, ...: they read the scores) are refused with
+        an :class:`OptionError` that says so; ``level``, ``seed`` and ``cluster``
+        belong to ``n_boot``.
 
         Examples
         --------
@@ -280,6 +296,13 @@ class Cells:
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
         """
+        if n_boot is not None:
+            msg = (
+                "n_boot= weights each example, and cells hold sums over the examples: bootstrap the "
+                "predictions (pr.evaluate(..., n_boot=...)) before reducing them to cells"
+            )
+            raise OptionError(msg)
+        del level, seed, cluster  # options of n_boot
         source = self.source()
         if classes is not None and labels is not None:
             msg = "give the class subset once: classes= (or its scikit-learn spelling labels=), not both"
@@ -297,6 +320,12 @@ class Cells:
             has_folds=bool(source.fold_keys()),
             has_target=source.target is not None,
         )
+        if request.scores:
+            msg = (
+                "the measures on scores (" + ", ".join(request.scores) + ") read the scores, and cells hold "
+                "the decisions' sums only: evaluate them on the predictions (from_scores)"
+            )
+            raise OptionError(msg)
         tables = source.tables(request.by)
         if request.matrix_measures:
             self._check_matrix("the weighted kappas" if request.needs_pairs else "the multiclass operator")

@@ -1153,7 +1153,7 @@ def plot_calibration(
     table
         A reliability table: ``by..., [operator], [class], bin, [lower, upper], mean_score,
         frequency, count`` (``Predictions.calibration`` and
-        :func:`aggframe.operators.curves.calibration` give it; ``observed`` is read in place
+        :func:`aggframe.operators.calibration.calibration` give it; ``observed`` is read in place
         of ``frequency``, and ``count`` is optional).
     by
         Group columns: one panel each. Default: the columns before the first of

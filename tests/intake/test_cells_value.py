@@ -114,6 +114,20 @@ def test_evaluate_has_the_signature_of_predictions_evaluate() -> None:
     assert inspect.signature(af.Cells.evaluate) == inspect.signature(af.Predictions.evaluate)
 
 
+def test_cells_refuse_what_needs_examples_or_scores() -> None:
+    """Bootstrap weights examples and measures on scores read scores: cells have neither, and say so."""
+    cells = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]).to_cells()
+    with pytest.raises(af.OptionError, match="cells hold sums over the examples"):
+        cells.evaluate("f1", "macro", n_boot=10)
+    frame = pl.DataFrame(
+        {"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "score": [0.8, 0.2, 0.3, 0.7], "y": [1, 0, 0, 1]}
+    )
+    scored = af.from_scores(frame, decision="argmax").to_cells()
+    with pytest.raises(af.OptionError, match="measures on scores"):
+        scored.evaluate(["auroc", "f1"], "macro")
+    assert scored.evaluate("f1", "macro")["value"].item() == 1.0
+
+
 @pytest.mark.parametrize(
     "options",
     [

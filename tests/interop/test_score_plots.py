@@ -12,7 +12,8 @@ import polars as pl
 import pytest
 
 import aggframe as af
-from aggframe.operators.curves import calibration, pr_curve, roc_curve
+from aggframe.operators.calibration import calibration
+from aggframe.operators.curves import pr_curve, roc_curve
 
 alt = pytest.importorskip("altair", reason="the plot extra (altair) is not installed")
 vlc = pytest.importorskip("vl_convert", reason="the plot extra (vl-convert-python) is not installed")

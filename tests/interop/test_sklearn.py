@@ -572,3 +572,97 @@ def test_classification_report_labels() -> None:
 def test_classification_report_rejects_impossible_labels() -> None:
     with pytest.raises(af.OptionError, match="labels"):
         classification_report([0, 1], [0, 1], labels=["zero"])
+
+
+# ---------------------------------------------------------------------------
+# The rows of the table for the functions on scores (from_scores)
+
+
+def _scores(seed: int, n: int = 80, m: int = 4) -> tuple[np.ndarray, np.ndarray, pl.DataFrame]:
+    """Single-label truth, probability rows on a 1/20 grid (ties), every class present; the long frame."""
+    rng = np.random.default_rng(seed)
+    y = np.concatenate([np.arange(m), rng.integers(0, m, n - m)])
+    counts = np.array([rng.multinomial(20, rng.dirichlet(np.ones(m) + 2.0 * (np.arange(m) == t))) for t in y])
+    P = counts / 20.0
+    frame = pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "score": P.ravel(),
+            "y": np.eye(m, dtype=np.int64)[y].ravel(),
+        }
+    )
+    return y, P, frame
+
+
+def _value(out: pl.DataFrame, measure: str, operator: str) -> float:
+    row = out.filter((pl.col("measure") == measure) & (pl.col("operator") == operator))
+    return float(row["value"].item())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_of_the_score_functions(seed: int) -> None:
+    """roc_auc_score, average_precision_score, log_loss, brier_score_loss, label ranking AP: the table's calls."""
+    y, P, frame = _scores(seed)
+    Y = np.eye(P.shape[1], dtype=np.int64)[y]
+    pr = af.from_scores(frame, decision="argmax")
+    out = pr.evaluate(["auroc", "average_precision"], ["micro", "macro", "weighted", "exemplar"])
+    for average in ("macro", "weighted"):
+        ovr = skm.roc_auc_score(y, P, multi_class="ovr", average=average)
+        assert _value(out, "auroc", average) == pytest.approx(ovr, abs=1e-12)
+    assert _value(out, "auroc", "micro") == pytest.approx(skm.roc_auc_score(Y, P, average="micro"), abs=1e-12)
+    assert _value(out, "auroc", "exemplar") == pytest.approx(
+        skm.roc_auc_score(Y, P, average="samples"), abs=1e-12
+    )
+    for average in ("micro", "macro", "weighted"):
+        ap = skm.average_precision_score(Y, P, average=average)
+        assert _value(out, "average_precision", average) == pytest.approx(ap, abs=1e-12)
+    lrap = skm.label_ranking_average_precision_score(Y, P)
+    assert _value(out, "average_precision", "exemplar") == pytest.approx(lrap, abs=1e-12)
+    whole = pr.evaluate(["log_loss", "brier"], "multiclass")
+    labels = list(range(P.shape[1]))
+    assert _value(whole, "log_loss", "multiclass") == pytest.approx(
+        skm.log_loss(y, P, labels=labels), rel=1e-12
+    )
+    brier = skm.brier_score_loss(y, P, labels=labels)
+    assert _value(whole, "brier", "multiclass") == pytest.approx(brier, rel=1e-12)
+
+
+def test_rows_of_the_binary_score_functions() -> None:
+    """One score column (class_=None): roc_auc_score(y, s), average_precision_score, log_loss, brier_score_loss."""
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 300)
+    s = np.round(np.clip(0.3 * y + 0.7 * rng.random(300), 0.01, 0.99), 2)
+    pr = af.from_scores(pl.DataFrame({"y": y, "score": s}), class_=None)
+    out = pr.evaluate(["auroc", "average_precision", "log_loss", "brier"], "micro")
+    assert _value(out, "auroc", "micro") == pytest.approx(skm.roc_auc_score(y, s), abs=1e-12)
+    assert _value(out, "average_precision", "micro") == pytest.approx(
+        skm.average_precision_score(y, s), abs=1e-12
+    )
+    assert _value(out, "log_loss", "micro") == pytest.approx(skm.log_loss(y, s), rel=1e-12)
+    assert _value(out, "brier", "micro") == pytest.approx(skm.brier_score_loss(y, s), rel=1e-12)
+
+
+def test_rows_of_the_curves_and_calibration() -> None:
+    """roc_curve(drop_intermediate=False), precision_recall_curve, calibration_curve: per class, as frames."""
+    y, P, frame = _scores(3)
+    pr = af.from_scores(frame, decision="argmax")
+    roc, prc = pr.curve("roc"), pr.curve("pr")
+    for c in range(P.shape[1]):
+        fpr, tpr, thr = skm.roc_curve(y == c, P[:, c], drop_intermediate=False)
+        mine = roc.filter(pl.col("class") == c)
+        np.testing.assert_allclose(mine["fpr"].to_numpy(), fpr, atol=1e-12)
+        np.testing.assert_allclose(mine["tpr"].to_numpy(), tpr, atol=1e-12)
+        np.testing.assert_allclose(mine["threshold"].to_numpy(), thr, atol=1e-12)
+        precision, recall, _ = skm.precision_recall_curve(y == c, P[:, c])
+        mine = prc.filter(pl.col("class") == c).sort("threshold")
+        np.testing.assert_allclose(mine["precision"].to_numpy(), precision, atol=1e-12)
+        np.testing.assert_allclose(mine["recall"].to_numpy(), recall, atol=1e-12)
+    from sklearn.calibration import calibration_curve
+
+    table = pr.calibration(bins=5, strategy="quantile")
+    for c in range(P.shape[1]):
+        truth, mean = calibration_curve(y == c, P[:, c], n_bins=5, strategy="quantile")
+        mine = table.filter(pl.col("class") == c).sort("bin")
+        np.testing.assert_allclose(mine["frequency"].to_numpy(), truth, atol=1e-12)
+        np.testing.assert_allclose(mine["mean_score"].to_numpy(), mean, atol=1e-12)

@@ -810,5 +810,33 @@ def test_scores_decisions_bootstrap_as_labels_and_refusals() -> None:
     assert_frame_equal(got, expected, abs_tol=1e-12)
     with pytest.raises(af.OptionError, match="measures on scores"):
         pr.evaluate(["auroc"], "macro", n_boot=10)
-    with pytest.raises(af.OptionError, match="multiclass operator has none"):
-        labels.evaluate(["mcc"], "multiclass", n_boot=10)
+    with pytest.raises(af.OptionError, match="weighted kappas read every confusion count"):
+        labels.evaluate(["mcc", "kappa_quadratic"], "multiclass", n_boot=10)
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_multiclass_replicates_are_sklearn_with_sample_weight(seed: int) -> None:
+    """The multiclass operator's margin measures per replicate: scikit-learn's with the replicate weights."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef
+
+    frame = _labels(80, m=4, seed=seed, acc=0.6, ids=np.arange(80) * 3 + 5)
+    boot = Bootstrap(n_boot=12, seed=seed)
+    pr = af.from_labels(frame, example="example")
+    oracle = {
+        "mcc": matthews_corrcoef,
+        "kappa": cohen_kappa_score,
+        "balanced_accuracy": balanced_accuracy_score,
+        "accuracy": accuracy_score,
+    }
+    got = _replicates(pr, list(oracle), "multiclass", boot)
+    weights = np.array(reference_weights(frame["example"].to_list(), seed, 12), dtype=float)
+    yt, yp = frame["y_true"].to_numpy(), frame["y_pred"].to_numpy()
+    for b in range(-1, 12):
+        w = np.ones(len(frame)) if b == -1 else weights[:, b]
+        rows = got.filter(pl.col(REP) == b)
+        for name, fn in oracle.items():
+            value = rows.filter(pl.col("measure") == name)["value"].item()
+            assert value == pytest.approx(fn(yt, yp, sample_weight=w), abs=1e-12), (b, name)
+    summary = pr.evaluate(list(oracle), "multiclass", n_boot=12, seed=seed)
+    assert summary["n_boot"].to_list() == [12] * len(oracle)
+    assert (summary["ci_low"] <= summary["ci_high"]).all()

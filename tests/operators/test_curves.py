@@ -1,9 +1,9 @@
 """Measures on scores (issue #14 kernels): differential tests against scikit-learn 1.9.
 
-The kernels are internal (aggframe.wide.ranking: the Narwhals wide step; aggframe.operators.curves:
-the Polars narrow step; aggframe.operators.scores.reduce_entries: the reduction through the one
-convention resolution); these tests drive them directly: private column names, keys with nulls,
-Polars eager/lazy/streaming and DuckDB. tests/operators/test_score_measures.py tests the public API.
+The kernels are internal (aggframe.wide.ranking: the Narwhals wide step; aggframe.operators.curves,
+calibration and score_values: the Polars narrow step; aggframe.operators.scores.reduce_entries: the
+reduction through the one convention resolution); these tests drive them directly: private column
+names, keys with nulls, Polars eager/lazy/streaming and DuckDB. tests/operators/test_score_measures.py tests the public API.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 
 from aggframe.measures.registry import get_measure
+from aggframe.operators import calibration as cal
 from aggframe.operators import curves as cv
+from aggframe.operators import score_values as sv
 from aggframe.operators.scores import reduce_entries
 from aggframe.wide.ranking import example_stats, score_counts, score_rows
 
@@ -125,8 +127,8 @@ def entries(
     frame: pl.DataFrame, keys: list[str], measures: tuple[str, ...], **kw: Any
 ) -> dict[str, pl.LazyFrame]:
     return {
-        "classes": cv.class_entries(counts(frame, keys), keys, C, measures, **kw),
-        "pooled": cv.pooled_entries(counts(frame, keys, pooled=True), keys, measures, **kw),
+        "classes": sv.class_entries(counts(frame, keys), keys, C, measures, **kw),
+        "pooled": sv.pooled_entries(counts(frame, keys, pooled=True), keys, measures, **kw),
     }
 
 
@@ -139,7 +141,7 @@ def values(table: pl.DataFrame, measure: str) -> dict[Any, float | None]:
 @pytest.mark.parametrize("decimals", [1, 2])
 def test_per_class_ranking_equals_sklearn(seed: int, decimals: int) -> None:
     Ys, Ss = multilabel(seed, decimals=decimals)
-    table = collect(cv.class_entries(counts(long_frame(Ys, Ss), []), [], C, ("auroc", "average_precision")))
+    table = collect(sv.class_entries(counts(long_frame(Ys, Ss), []), [], C, ("auroc", "average_precision")))
     auroc, ap = values(table, "auroc"), values(table, "average_precision")
     for c in range(Ys.shape[1]):
         y, s = Ys[:, c], Ss[:, c]
@@ -203,10 +205,10 @@ def test_one_sort_ranking_equals_sklearn_micro_and_per_class(seed: int, decimals
         Ss = np.random.default_rng(seed).random(Ss.shape)
         Ss[:10, 1] = Ss[:10, 2]  # ties across classes only
     frame, keys = long_frame(Ys, Ss, np.array([None, 1], dtype=object)[np.arange(len(Ys)) % 2]), [K]
-    got = {name: collect(lf) for name, lf in cv.ranking_entries(counts(frame, keys), keys, C).items()}
+    got = {name: collect(lf) for name, lf in sv.ranking_entries(counts(frame, keys), keys, C).items()}
     ranking = ("auroc", "average_precision")
-    expected_classes = collect(cv.class_entries(counts(frame, keys), keys, C, ranking))
-    expected_pooled = collect(cv.pooled_entries(counts(frame, keys, pooled=True), keys, ranking))
+    expected_classes = collect(sv.class_entries(counts(frame, keys), keys, C, ranking))
+    expected_pooled = collect(sv.pooled_entries(counts(frame, keys, pooled=True), keys, ranking))
     assert_frame_equal(got["classes"], expected_classes, **TOL)
     assert_frame_equal(got["pooled"], expected_pooled, **TOL)
     for key, rows in ((None, np.arange(0, len(Ys), 2)), (1, np.arange(1, len(Ys), 2))):
@@ -229,8 +231,8 @@ def test_rows_path_equals_counts_path(seed: int, decimals: int | None) -> None:
     frame = long_frame(Ys, Ss, np.array([None, 1, 2], dtype=object)[np.arange(len(Ys)) % 3])
     rows = score_rows(nw.from_native(frame.lazy()), [K], score=S, y=Y, class_=C).to_native()
     for unit_rows in (True, False):
-        got = cv.ranking_entries(rows, [K], C, unit_rows=unit_rows)
-        expected = cv.ranking_entries(counts(frame, [K]), [K], C)
+        got = sv.ranking_entries(rows, [K], C, unit_rows=unit_rows)
+        expected = sv.ranking_entries(counts(frame, [K]), [K], C)
         for name in ("classes", "pooled"):
             assert_frame_equal(collect(got[name]), collect(expected[name]), **TOL)
 
@@ -238,7 +240,7 @@ def test_rows_path_equals_counts_path(seed: int, decimals: int | None) -> None:
 def test_pooled_counts_equal_the_pooled_wide_step() -> None:
     frame, *_ = _grouped_frame(4)
     for bins in (None, 7):
-        got = collect(cv.pooled_counts(counts(frame, [K], bins=bins), [K]))
+        got = collect(sv.pooled_counts(counts(frame, [K], bins=bins), [K]))
         expected = collect(counts(frame, [K], pooled=True, bins=bins))
         order = [K, "score"]
         assert_frame_equal(got.sort(order, nulls_last=True), expected.sort(order, nulls_last=True), **TOL)
@@ -249,7 +251,7 @@ def test_binary_label_form_is_one_class() -> None:
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 200)
     s = np.round(np.clip(0.3 * y + 0.7 * rng.random(200), 0, 1), 2)
-    e = entries(long_frame(y[:, None], s[:, None]), [], cv.CLASS_MEASURES)
+    e = entries(long_frame(y[:, None], s[:, None]), [], sv.CLASS_MEASURES)
     out = collect(reduce_entries([], operators=["micro", "macro"], **e))
     got = {(r["measure"], r["operator"]): r["value"] for r in out.iter_rows(named=True)}
     expected = {
@@ -273,7 +275,7 @@ def test_exemplar_equals_sklearn_ranking(seed: int) -> None:
     Ys[:, 3] = (np.random.default_rng(seed).random(len(Ys)) < 0.5).astype(
         np.int64
     )  # some examples all-negative
-    ex = cv.example_entries(stats(long_frame(Ys, Ss), []), [])
+    ex = sv.example_entries(stats(long_frame(Ys, Ss), []), [])
     out = collect(reduce_entries([], operators=["exemplar"], conventions=["exclude", "one"], examples=ex))
     got = {(r["measure"], r["convention"]): r for r in out.iter_rows(named=True)}
     # LRAP: scikit-learn scores an example without a positive, or all positive, 1
@@ -320,7 +322,7 @@ def test_losses_per_class_micro_and_multiclass(seed: int) -> None:
     # the multiclass operator: scikit-learn's whole-distribution numbers
     y = Ys.argmax(1)
     m = Ys.shape[1]
-    multi = collect(cv.multiclass_entries(counts(frame, []), [], C, n_classes=m))
+    multi = collect(sv.multiclass_entries(counts(frame, []), [], C, n_classes=m))
     got_m = dict(zip(multi["measure"], multi["value"], strict=True))
     assert got_m["log_loss"] == pytest.approx(skm.log_loss(y, Ps, labels=list(range(m))), rel=1e-12)
     assert got_m["brier"] == pytest.approx(skm.brier_score_loss(y, Ps, labels=list(range(m))), rel=1e-12)
@@ -328,7 +330,7 @@ def test_losses_per_class_micro_and_multiclass(seed: int) -> None:
 
 def test_multiclass_brier_two_classes_is_halved() -> None:
     Ys, Ps = multiclass(7, m=2)
-    multi = collect(cv.multiclass_entries(counts(long_frame(Ys, Ps), []), [], C, n_classes=2))
+    multi = collect(sv.multiclass_entries(counts(long_frame(Ys, Ps), []), [], C, n_classes=2))
     got = dict(zip(multi["measure"], multi["value"], strict=True))
     assert got["brier"] == pytest.approx(skm.brier_score_loss(Ys.argmax(1), Ps), rel=1e-12)
     assert got["log_loss"] == pytest.approx(skm.log_loss(Ys.argmax(1), Ps), rel=1e-12)
@@ -411,8 +413,8 @@ def test_calibration_equals_calibration_curve(seed: int, strategy: str, bins: in
     Ys, Ss = multilabel(seed, n=90, m=4, decimals=2)
     Ys[:5, 0] = 1  # calibration_curve needs no positives, but keep one class with a few
     frame = long_frame(Ys, Ss)
-    table = collect(cv.calibration(counts(frame, []), [C], bins=bins, strategy=strategy))
-    ece = collect(cv.class_entries(counts(frame, []), [], C, ("ece",), ece_bins=bins, ece_strategy=strategy))
+    table = collect(cal.calibration(counts(frame, []), [C], bins=bins, strategy=strategy))
+    ece = collect(sv.class_entries(counts(frame, []), [], C, ("ece",), ece_bins=bins, ece_strategy=strategy))
     for c in range(Ys.shape[1]):
         prob_true, prob_pred = calibration_curve(Ys[:, c], Ss[:, c], n_bins=bins, strategy=strategy)
         rows = table.filter(pl.col(C) == c)
@@ -422,7 +424,7 @@ def test_calibration_equals_calibration_curve(seed: int, strategy: str, bins: in
         assert values(ece, "ece")[c] == pytest.approx(
             _ece_reference(Ys[:, c], Ss[:, c], bins, strategy), abs=1e-12
         )
-    pooled = collect(cv.calibration(counts(frame, [], pooled=True), [], bins=bins, strategy=strategy))
+    pooled = collect(cal.calibration(counts(frame, [], pooled=True), [], bins=bins, strategy=strategy))
     prob_true, prob_pred = calibration_curve(Ys.ravel(), Ss.ravel(), n_bins=bins, strategy=strategy)
     np.testing.assert_allclose(pooled["frequency"].to_numpy(), prob_true, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(pooled["mean_score"].to_numpy(), prob_pred, rtol=1e-12, atol=1e-12)
@@ -433,7 +435,7 @@ def test_quantile_edges_are_numpy_percentiles() -> None:
     p = np.round(rng.random(37) ** 2, 2)
     frame = long_frame(rng.integers(0, 2, (37, 1)), p[:, None])
     for bins in (2, 3, 7, 15, 40):
-        table = collect(cv.calibration(counts(frame, []), [], bins=bins, strategy="quantile"))
+        table = collect(cal.calibration(counts(frame, []), [], bins=bins, strategy="quantile"))
         edges = np.percentile(p, np.linspace(0, 1, bins + 1) * 100)
         ids = table["bin"].to_numpy()
         np.testing.assert_array_equal(table["lower"].to_numpy(), edges[ids])  # bit for bit
@@ -500,30 +502,30 @@ def _everything(frame: pl.DataFrame, keys: list[str], engine: str = "lazy") -> d
     per_class = counts(frame, keys, engine=engine)
     pooled = counts(frame, keys, pooled=True, engine=engine)
     e = {
-        "classes": cv.class_entries(per_class, keys, C),
-        "pooled": cv.pooled_entries(pooled, keys),
-        "examples": cv.example_entries(stats(frame, keys, engine=engine), keys),
-        "multiclass": cv.multiclass_entries(per_class, keys, C, n_classes=4),
+        "classes": sv.class_entries(per_class, keys, C),
+        "pooled": sv.pooled_entries(pooled, keys),
+        "examples": sv.example_entries(stats(frame, keys, engine=engine), keys),
+        "multiclass": sv.multiclass_entries(per_class, keys, C, n_classes=4),
     }
     ops = ["micro", "macro", "weighted", "exemplar", "multiclass"]
     rows = score_rows(nw.from_native(native(frame, engine)).lazy(), keys, score=S, y=Y, class_=C).to_native()
     if not isinstance(rows, pl.LazyFrame):  # DuckDB: the rows path is for Polars; read them over
         rows = rows.pl().lazy()
-    fast = cv.ranking_entries(per_class, keys, C)
-    from_rows = cv.ranking_entries(rows, keys, C, unit_rows=True)
+    fast = sv.ranking_entries(per_class, keys, C)
+    from_rows = sv.ranking_entries(rows, keys, C, unit_rows=True)
     binned = counts(frame, keys, bins=8, engine=engine)
     return {
         "ranking_classes": fast["classes"],
         "ranking_pooled": fast["pooled"],
         "rows_classes": from_rows["classes"],
         "rows_pooled": from_rows["pooled"],
-        "binned": cv.class_entries(binned, keys, C),
+        "binned": sv.class_entries(binned, keys, C),
         "binned_bound": cv.auroc_bin_bound(binned, [*keys, C]),
         "values": reduce_entries(keys, operators=ops, conventions=["exclude", "zero", "one", "nan"], **e),
         "roc": cv.roc_curve(per_class, [*keys, C]),
         "pr": cv.pr_curve(pooled, keys),
         "macro_roc": cv.macro_roc_curve(per_class, keys, C),
-        "calibration": cv.calibration(per_class, [*keys, C], bins=5, strategy="quantile"),
+        "calibration": cal.calibration(per_class, [*keys, C], bins=5, strategy="quantile"),
         "best": cv.best_threshold(per_class, [*keys, C], get_measure("f1").expr()),
     }
 
@@ -567,8 +569,8 @@ def test_binned_is_exact_on_quantised_scores_and_bounded(seed: int, bins: int) -
     ranking = ("auroc", "average_precision")
     # the binned table is the exact table of the quantised scores
     assert_frame_equal(
-        collect(cv.class_entries(binned, [], C, ranking)),
-        collect(cv.class_entries(exact_q, [], C, ranking)),
+        collect(sv.class_entries(binned, [], C, ranking)),
+        collect(sv.class_entries(exact_q, [], C, ranking)),
         **TOL,
     )
     assert_frame_equal(collect(cv.roc_curve(binned, [C])), collect(cv.roc_curve(exact_q, [C])), **TOL)
@@ -576,12 +578,12 @@ def test_binned_is_exact_on_quantised_scores_and_bounded(seed: int, bins: int) -
     losses = ("log_loss", "brier")
     exact = counts(frame, [])
     assert_frame_equal(
-        collect(cv.class_entries(binned, [], C, losses)),
-        collect(cv.class_entries(exact, [], C, losses)),
+        collect(sv.class_entries(binned, [], C, losses)),
+        collect(sv.class_entries(exact, [], C, losses)),
         **TOL,
     )
     # the AUROC error is within the bound computed from the binned table
-    got = values(collect(cv.class_entries(binned, [], C, ("auroc",))), "auroc")
+    got = values(collect(sv.class_entries(binned, [], C, ("auroc",))), "auroc")
     bound = collect(cv.auroc_bin_bound(binned, [C])).sort(C)["bound"].to_list()
     for c in range(3):
         err = abs(got[c] - skm.roc_auc_score(Ys[:, c], Ss[:, c]))
@@ -594,8 +596,8 @@ def test_binned_calibration_with_nested_edges_equals_exact() -> None:
     Ys = (rng.random((400, 2)) < 0.4).astype(np.int64)
     Ss = rng.random((400, 2)) * 0.999 + 0.0005
     frame = long_frame(Ys, Ss)
-    got = collect(cv.calibration(counts(frame, [], bins=60), [C], bins=15))
-    expected = collect(cv.calibration(counts(frame, []), [C], bins=15))
+    got = collect(cal.calibration(counts(frame, [], bins=60), [C], bins=15))
+    expected = collect(cal.calibration(counts(frame, []), [C], bins=15))
     assert_frame_equal(got, expected, **TOL)
 
 
@@ -627,7 +629,7 @@ def test_property_one_sort_ranking_with_ties(
     )
     rows = score_rows(nw.from_native(frame.lazy()), [K], score=S, y=Y, class_=C).to_native()
     table = rows if unit_rows else counts(frame, [K])
-    got = {name: collect(lf) for name, lf in cv.ranking_entries(table, [K], C, unit_rows=unit_rows).items()}
+    got = {name: collect(lf) for name, lf in sv.ranking_entries(table, [K], C, unit_rows=unit_rows).items()}
     for name, group in (("classes", [K, C]), ("pooled", [K])):
         for row in got[name].iter_rows(named=True):
             mask = np.ones(frame.height, dtype=bool)
@@ -654,7 +656,7 @@ def test_property_auroc_ap_per_group(data: list[tuple[int, int]], keys: list[int
     y = np.array([d[0] for d in data])
     s = np.array([d[1] for d in data]) / 5.0
     frame = long_frame(y[:, None], s[:, None], np.array(keys[: len(y)], dtype=object))
-    table = collect(cv.class_entries(counts(frame, [K]), [K], C, ("auroc", "average_precision")))
+    table = collect(sv.class_entries(counts(frame, [K]), [K], C, ("auroc", "average_precision")))
     for row in table.iter_rows(named=True):
         key = row[K]
         mask = np.array([k == key for k in keys[: len(y)]])
