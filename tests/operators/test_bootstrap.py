@@ -488,6 +488,8 @@ def test_engines_agree(case: str, engine: str, request: pytest.FixtureRequest) -
     assert_frame_equal(got, expected, abs_tol=1e-12, rel_tol=0, check_dtypes=False)
 
 
+@pytest.mark.slow  # a JVM: tens of seconds (CI runs it; the quick loop leaves it out)
+@pytest.mark.engines
 @pytest.mark.parametrize("case", ["labels", "long"])
 def test_spark_agrees(case: str, request: pytest.FixtureRequest) -> None:
     expected = _evaluate_on("eager", case, request)
