@@ -28,12 +28,9 @@ from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.scores import Scored
 from aggframe.intake.source import package_version
+from aggframe.interop.charts.frames import _altair, _keys, _label, _text
 from aggframe.interop.layout import SPEC_COLUMNS, named, wide
 from aggframe.interop.plots import (
-    _altair,
-    _keys,
-    _label,
-    _text,
     plot_calibration,
     plot_classes,
     plot_conventions,
