@@ -88,7 +88,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     # stand-ins of the user's key columns while af.wide reshapes (interop/layout.py)
     "__aggframe_key0__",
     "__aggframe_key1__",
-    # stand-ins of column names pl.col reads as patterns, in the HTML report's tables (interop/html.py)
+    # stand-ins of column names pl.col reads as patterns, in the HTML report's tables (interop/html_tables.py)
     "__aggframe_col0__",
     "__aggframe_col1__",
     # cells and cell-table columns
