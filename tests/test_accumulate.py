@@ -68,6 +68,7 @@ def same(got: pl.DataFrame, expected: pl.DataFrame, tol: float = 1e-12) -> None:
 # Any split accumulates to the whole
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_label_batches_add_up_to_the_whole(case: LabelCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -82,6 +83,7 @@ def test_label_batches_add_up_to_the_whole(case: LabelCase, data: st.DataObject,
     assert acc.n_rows == case.frame.height
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(
     case=label_frames(folds=True, repeat=True, example=True),
@@ -103,6 +105,7 @@ def test_folds_grouping_sets_and_group_universes_add_up(
     same(acc.compute(**rolled), whole.evaluate(**rolled, by=case.by))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(target=True), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_targets_add_up(case: LabelCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -128,6 +131,7 @@ def test_binary_task_adds_up(case: LabelCase, data: st.DataObject, k: int) -> No
     same(acc.compute(**kw), expected)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=long_frames(folds=True), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_long_batches_add_up(case: LongCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -157,6 +161,7 @@ def test_long_targets_add_up() -> None:
         same(acc.compute(**kw), whole.evaluate(**kw, by="g"))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(data=st.data(), k=st.integers(1, 4))
 def test_scores_batches_add_up(data: st.DataObject, k: int) -> None:

@@ -65,12 +65,14 @@ def test_multilabel_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]
     _compare_all(af.from_indicator(Y, P), am.IndicatorMatrix(Y, P, task="multilabel"))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_masked_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     Y, P, mask = data
     _compare_all(af.from_indicator(Y, P, mask=mask), am.IndicatorMatrix(Y, P, task="multilabel", mask=mask))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("tnorm", ["product", "godel", "lukasiewicz"])
 @given(data=indicator_matrices(soft=True))
 def test_soft_labels_match_aggmetrics(tnorm: str, data: tuple[np.ndarray, np.ndarray, None]) -> None:
@@ -79,6 +81,7 @@ def test_soft_labels_match_aggmetrics(tnorm: str, data: tuple[np.ndarray, np.nda
     _compare_all(af.from_indicator(Y, P, tnorm=tnorm), im)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(soft=True, masked=True), st.floats(0.0, 4.0))
 def test_hamacher_gamma_one_is_product_and_any_gamma_is_a_tnorm(
     data: tuple[np.ndarray, np.ndarray, np.ndarray], gamma: float

@@ -134,6 +134,7 @@ _TAKEN |= {
 }
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("name", [n for n in HOSTILE_NAMES if n not in _TAKEN][::9])
 def test_hostile_key_names_and_null_keys(name: str, tmp_path: Path) -> None:
     log = io.StringIO()

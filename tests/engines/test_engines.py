@@ -32,6 +32,7 @@ def _variants(frame: pl.DataFrame, build) -> list[pl.DataFrame]:  # type: ignore
     ]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_long_form_eager_lazy_streaming_identical(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     Y, P, mask = data
@@ -41,6 +42,7 @@ def test_long_form_eager_lazy_streaming_identical(data: tuple[np.ndarray, np.nda
         assert_frame_equal(results[0], other)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays())
 def test_label_form_eager_lazy_streaming_identical(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -50,6 +52,7 @@ def test_label_form_eager_lazy_streaming_identical(data: tuple[np.ndarray, np.nd
         assert_frame_equal(results[0], other)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True), st.randoms(use_true_random=False))
 def test_sparse_equals_dense(data: tuple[np.ndarray, np.ndarray, np.ndarray], rnd) -> None:  # type: ignore[no-untyped-def]
     Y, P, mask = data
@@ -88,6 +91,7 @@ def test_label_form_equals_one_hot_long_form(data: tuple[np.ndarray, np.ndarray,
     assert long.accuracy() == pytest.approx(af.from_labels(yt, yp, n_classes=m).accuracy())
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(
     st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=60)
 )

@@ -72,6 +72,7 @@ FRAME = pl.DataFrame(
 # Sums equal the rows together
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(folds=True, example=True), data=st.data(), k=st.integers(1, 4))
 def test_label_cells_add_up(case: LabelCase, data: st.DataObject, k: int) -> None:
@@ -88,6 +89,7 @@ def test_label_cells_add_up(case: LabelCase, data: st.DataObject, k: int) -> Non
     same(total.evaluate(**EVAL, by=case.by[:1]), whole.evaluate(**EVAL, by=case.by[:1]))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(target=True), data=st.data(), k=st.integers(1, 3))
 def test_target_cells_add_up(case: LabelCase, data: st.DataObject, k: int) -> None:
@@ -99,6 +101,7 @@ def test_target_cells_add_up(case: LabelCase, data: st.DataObject, k: int) -> No
     same(total.evaluate(**kw, by=case.by), whole.evaluate(**kw, by=case.by))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=long_frames(folds=True), data=st.data(), k=st.integers(1, 3))
 def test_long_cells_add_up(case: LongCase, data: st.DataObject, k: int) -> None:
@@ -304,6 +307,7 @@ def test_write_cells_refuses_an_existing_store_unless_overwrite(tmp_path: Path) 
 AVOID = ["y_true", "y_pred", "example", *RESULT_NAMES["evaluate"], *RESULT_NAMES["cells_class"], "n"]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False, max_keys=2), data=st.data(), k=st.integers(1, 3))
 def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: int) -> None:
@@ -326,6 +330,7 @@ def _shard_cells(shard: pl.DataFrame) -> af.Cells:
     return af.from_labels(shard).to_cells(by="model")
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_cells_computed_in_other_processes_add_up() -> None:
     # as Spark tasks or worker processes would: each returns its shard's cells, pickled
     import multiprocessing as mp
@@ -356,6 +361,7 @@ MATRIX: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False), data=st.data(), k=st.integers(1, 3))
 def test_the_multiclass_operator_adds_up(case: LabelCase, data: st.DataObject, k: int) -> None:

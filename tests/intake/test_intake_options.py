@@ -46,6 +46,7 @@ def sparse_logs(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     return dense, sparse, m
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=40, deadline=None)
 @given(sparse_logs())
 def test_declared_examples_equal_the_dense_frame(data: tuple[pl.DataFrame, pl.DataFrame, int]) -> None:

@@ -85,6 +85,7 @@ def test_scanner_sees_network_references() -> None:
     assert _network_refs('<a href="#chart-1">') == []
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_no_network_reference(pages: dict[str, Path], mode: str) -> None:
     text = pages[mode].read_text(encoding="utf-8")

@@ -77,6 +77,7 @@ def _check_all(
 SOME = st.lists(st.sampled_from(MEASURES), min_size=2, max_size=2, unique=True)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_aggregate_every_measure_on_a_fixed_case() -> None:
     rng = np.random.default_rng(7)
     Y, P = rng.integers(0, 2, (12, 4)), rng.integers(0, 2, (12, 4))
@@ -85,6 +86,7 @@ def test_aggregate_every_measure_on_a_fixed_case() -> None:
     _check_all(Y, P)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(label_arrays(max_n=25), SOME)
 def test_aggregate_multiclass(data: tuple[np.ndarray, np.ndarray, int], measures: list[str]) -> None:
@@ -92,6 +94,7 @@ def test_aggregate_multiclass(data: tuple[np.ndarray, np.ndarray, int], measures
     _check_all(_one_hot(yt, m), _one_hot(yp, m), measures=measures)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(indicator_matrices(), SOME)
 def test_aggregate_multilabel(data: tuple[np.ndarray, np.ndarray, None], measures: list[str]) -> None:
@@ -99,6 +102,7 @@ def test_aggregate_multilabel(data: tuple[np.ndarray, np.ndarray, None], measure
     _check_all(Y, P, measures=measures)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(indicator_matrices(masked=True), SOME)
 def test_aggregate_masked(data: tuple[np.ndarray, np.ndarray, np.ndarray], measures: list[str]) -> None:
@@ -106,6 +110,7 @@ def test_aggregate_masked(data: tuple[np.ndarray, np.ndarray, np.ndarray], measu
     _check_all(Y, P, mask, measures=measures)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(indicator_matrices(soft=True), SOME)
 def test_aggregate_soft_combines_by_the_product(

@@ -359,6 +359,7 @@ _CHART_KEYS = ["", "*", "^x$", "^.*$", "a.b", "null", "__aggframe_x__", "__aggfr
 _CHART_KEYS += ["group", "low", "high", "label", "x", "y", "kind", "excludes"]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("name", _CHART_KEYS)
 def test_intervals_with_hostile_key_names(name: str) -> None:
     pr = _boot_pr(name)

@@ -509,6 +509,7 @@ def _gap_by_weights(pr: af.Predictions, name: str) -> float:
     return float(((w - 1 / len(values)) * values).sum())
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=5))
 def test_gap_identity_on_labels(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data

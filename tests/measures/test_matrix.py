@@ -208,6 +208,7 @@ def test_measures_match_sklearn_per_group(data: dict[str, Any], keys: tuple[str,
             check_against_sklearn(ours[name], name, yt, refs[name])
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=25, deadline=None)
 @given(data=labelled(), target=st.lists(st.sampled_from(["t1", "t2", None]), min_size=40, max_size=40))
 def test_universe_per_target(data: dict[str, Any], target: list[Any]) -> None:

@@ -117,6 +117,7 @@ def test_hash_is_the_reference_on_every_engine(kind: str, engine: str) -> None:
     assert got == expected
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_weights_are_poisson_and_independent() -> None:
     """Moments, frequencies and correlations of 5 x 10^4 ids x 40 replicates (integer and string ids)."""
     n, b = 50_000, 40
@@ -480,6 +481,7 @@ def _evaluate_on(engine: str, case: str, request: pytest.FixtureRequest) -> pl.D
     )
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("case", ["labels", "long"])
 @pytest.mark.parametrize("engine", ["lazy", "streaming", "duckdb"])
 def test_engines_agree(case: str, engine: str, request: pytest.FixtureRequest) -> None:

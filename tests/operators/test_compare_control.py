@@ -68,6 +68,7 @@ def _per_level(case: LabelCase, control: list[str], rest: list[str], **kwargs: A
 # The oracle: each control level alone
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @SETTINGS
 @given(case=label_frames(min_keys=2, max_keys=3, max_n=20, max_m=3), data=st.data())
 def test_control_equals_each_level_alone(case: LabelCase, data: st.DataObject) -> None:

@@ -38,6 +38,7 @@ def _aggmetrics_folds(frame: pl.DataFrame, m: int, k: int) -> list[am.IndicatorM
     ]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(folded_labels())
 def test_label_folds_match_aggmetrics_fold_aggregate(data: tuple[pl.DataFrame, int, int]) -> None:
     frame, m, k = data
@@ -95,6 +96,7 @@ def test_fold_aggregate_seed_parity(data: tuple[pl.DataFrame, int, int]) -> None
         assert ours == pytest.approx(am.fold_aggregate(ims, measure, how, pooling), nan_ok=True)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(folded_labels())
 def test_pooled_is_the_union_and_the_denominator_weighted_fold_average(
     data: tuple[pl.DataFrame, int, int],

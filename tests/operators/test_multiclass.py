@@ -80,6 +80,7 @@ def test_matrix_measures_per_group_match_sklearn(case: LabelCase, data: st.DataO
         _check_group(mine, case.frame.filter(group_filter(case.by, values)), universe)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=40, max_m=4, folds=True, min_keys=0, max_keys=1))
 def test_folds_pooled_and_averaged_match_sklearn(case: LabelCase) -> None:
@@ -142,6 +143,7 @@ def test_target_within_multiclass_is_the_mean_of_each_target(case: LabelCase) ->
             assert mine["n_entries"].item() == len(per_target)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=40, deadline=None)
 @given(
     yt=st.lists(st.sampled_from(["n", "p"]), min_size=1, max_size=30),
@@ -208,6 +210,7 @@ def test_masked_one_hot_long_reads_observed_classes() -> None:
     assert cm.select("y_true", "y_pred", "count").rows() == [(1, 1, 1), (2, 2, 1)]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=30, max_m=4, min_keys=1, max_keys=2, folds=True))
 def test_cell_store_keeps_the_counts(case: LabelCase, tmp_path_factory: pytest.TempPathFactory) -> None:

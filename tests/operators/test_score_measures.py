@@ -557,6 +557,7 @@ def test_softmax_scores_without_a_decision_warn() -> None:
 # groups: null keys, hostile names, filtering
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=15, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**16))
 def test_per_group_equals_filtering(data: st.DataObject, seed: int) -> None:
@@ -588,6 +589,7 @@ def test_per_group_equals_filtering(data: st.DataObject, seed: int) -> None:
         assert_frame_equal(curves.filter(group_filter(by, group)).drop(by), alone_curve)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_any_names(data: st.DataObject) -> None:
@@ -667,6 +669,7 @@ def _engine_frame() -> pl.DataFrame:
     return long_scores(Y, P, g=np.array([None, "a", "b"], dtype=object)[np.arange(60) % 3])
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("decision", ["argmax", "top_k"])
 def test_eager_lazy_streaming_duckdb_agree(decision: str) -> None:
     duckdb = pytest.importorskip("duckdb")

@@ -52,6 +52,7 @@ def subset(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int, list[int]]:
     return yt, yp, m, labels
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted"])
 @given(data=subset())
 def test_label_subsets_against_sklearn(

@@ -52,6 +52,7 @@ def multi_output(draw: st.DrawFn) -> tuple[list[tuple[list[int], list[int]]], li
     return targets, ms
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(multi_output())
 def test_block_operators_match_aggmetrics_on_the_stacked_matrix(data: tuple[list, list[int]]) -> None:
     targets, ms = data
@@ -71,6 +72,7 @@ def test_block_operators_match_aggmetrics_on_the_stacked_matrix(data: tuple[list
         assert row["value"] == pytest.approx(ref, rel=1e-9, abs=1e-12, nan_ok=True), row
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(multi_output())
 def test_target_operator_is_the_mean_of_per_target_values(data: tuple[list, list[int]]) -> None:
     targets, ms = data
@@ -103,6 +105,7 @@ def test_target_operator_is_the_mean_of_per_target_values(data: tuple[list, list
         assert row["value"] == pytest.approx(expected, nan_ok=True), row
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(multi_output())
 def test_theorem_1_on_blocks(data: tuple[list, list[int]]) -> None:
     # block micro = target-wise micro weighted by each target's denominator, and for

@@ -111,6 +111,7 @@ def _collect(pr: af.Predictions, path: str) -> object:
     return plan.collect(engine="streaming")
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("path", ["evaluate", "compute", "streaming", "lazy-plan", "lazy-plan-streaming"])
 @pytest.mark.parametrize("lazy_source", [False, True], ids=["DataFrame", "LazyFrame"])
 @pytest.mark.parametrize("case", list(DATA_ERRORS))
