@@ -29,7 +29,14 @@ from aggframe.interop.cli import main
 from aggframe.measures.matrix import MATRIX_MEASURES
 from tests.engines.test_engines import _counting_source
 from tests.measures.test_matrix import check_against_sklearn, sklearn_values
-from tests.strategies import LabelCase, distinct_names, group_filter, label_frames, rename_columns
+from tests.strategies import (
+    RESULT_NAMES,
+    LabelCase,
+    distinct_names,
+    group_filter,
+    label_frames,
+    rename_columns,
+)
 
 FEW = settings(max_examples=15, deadline=None)
 
@@ -453,7 +460,7 @@ def test_confusion_matrix_matches_sklearn_per_group(case: LabelCase, data: st.Da
 @FEW
 @given(case=label_frames(max_n=20, max_m=3, min_keys=1, max_keys=2), data=st.data())
 def test_confusion_matrix_hostile_key_names(case: LabelCase, data: st.DataObject) -> None:
-    taken = ("y_true", "y_pred", "count", "rate", "example")
+    taken = ("y_true", "y_pred", "count", "rate", "example", *RESULT_NAMES["evaluate"])
     names = data.draw(distinct_names(len(case.by), avoid=taken))
     frame = rename_columns(case.frame, dict(zip(case.by, names, strict=True)))
     pr = af.from_labels(frame, y_true="y_true", y_pred="y_pred")
