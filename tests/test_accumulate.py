@@ -393,6 +393,7 @@ def test_compute_rolls_up_and_the_state_stays_small() -> None:
 AVOID = ["y_true", "y_pred", "example", *RESULT_NAMES["evaluate"]]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False, max_keys=2), data=st.data(), k=st.integers(1, 3))
 def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: int) -> None:
@@ -426,6 +427,7 @@ def test_broken_batches_are_named() -> None:
         indicator.flush()
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_the_multiclass_operator_accumulates(

@@ -45,6 +45,7 @@ def _compare_all(pr: af.Predictions, im: am.IndicatorMatrix) -> None:
         assert value == pytest.approx(ref, rel=1e-9, abs=1e-12, nan_ok=True), (measure, op, conv, value, ref)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays())
 def test_multiclass_labels_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -59,6 +60,7 @@ def test_binary_task_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]
     _compare_all(af.from_labels(yt, yp, task="binary", pos_label=1), im)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices())
 def test_multilabel_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     Y, P, _ = data
@@ -153,6 +155,7 @@ def test_micro_convention_applies_to_the_pooled_entry() -> None:
 # -- scikit-learn -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted"])
 @given(data=label_arrays())
 def test_precision_recall_f_against_sklearn(average: str, data: tuple[np.ndarray, np.ndarray, int]) -> None:
@@ -166,6 +169,7 @@ def test_precision_recall_f_against_sklearn(average: str, data: tuple[np.ndarray
     assert out["value"].to_list() == pytest.approx([p, r, f, f2, f05], abs=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted", "samples"])
 @given(data=indicator_matrices())
 def test_multilabel_against_sklearn(average: str, data: tuple[np.ndarray, np.ndarray, None]) -> None:

@@ -32,6 +32,7 @@ def _reference(findings: list) -> set[tuple[str, str | None]]:  # type: ignore[t
     return {(f.code, f.detail.get("measure")) for f in findings}
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=5), st.booleans())
 def test_multiclass_findings_match_aggmetrics(
     data: tuple[np.ndarray, np.ndarray, int], explicit: bool
@@ -48,6 +49,7 @@ def test_multiclass_findings_match_aggmetrics(
         )
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=False, max_m=4))
 def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     Y, P, _ = data
@@ -63,6 +65,7 @@ def test_multilabel_findings_match_aggmetrics(data: tuple[np.ndarray, np.ndarray
         assert row["value"] == pytest.approx(f.detail["exclude"], nan_ok=True)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=False, max_m=4))
 def test_per_example_hull_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     # hull="exemplar" (aggmetrics' aggregation="exemplar"): micro against the per-example values

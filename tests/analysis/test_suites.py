@@ -397,6 +397,7 @@ def test_default_size_and_pairs_with_operators() -> None:
     assert s.volume == pytest.approx(suite_rank(data, list(s.items)).volume, rel=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_ten_classes_full_registry_is_fast_and_greedy_reaches_the_rank() -> None:
     y, p = _labels(0, 3000, 10)
     data = SuiteInput("multiclass", _confusion(y, p, 10))

@@ -80,6 +80,7 @@ def test_enum_class_column_declares_the_universe() -> None:
     assert cells.row(2, named=True) == {"class": "c", "tp": 0.0, "fp": 0.0, "fn": 0.0, "tn": 2.0}
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays())
 def test_label_form_equals_one_hot_long_form(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data

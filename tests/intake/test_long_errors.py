@@ -258,6 +258,7 @@ def test_long_same_entry_in_two_by_groups_is_fine_but_duplicate_without_by() -> 
         pr.evaluate()
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=80, deadline=None)
 @given(
     st.lists(

@@ -33,6 +33,7 @@ def cumulative(idx: np.ndarray, m: int) -> np.ndarray:
 # from_ordinal
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=6))
 def test_ordinal_equals_the_cumulative_indicator_matrices(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -44,6 +45,7 @@ def test_ordinal_equals_the_cumulative_indicator_matrices(data: tuple[np.ndarray
     np.testing.assert_allclose(ours["value"], ref["value"], rtol=1e-12, equal_nan=True)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=6))
 def test_ordinal_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -381,6 +383,7 @@ def model_pairs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, in
     return np.array(draw(labels)), np.array(draw(labels)), np.array(draw(labels)), m
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(model_pairs())
 def test_pareto_dominance_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, np.ndarray, int]) -> None:
     yt, pa, pb, m = data

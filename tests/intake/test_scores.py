@@ -67,6 +67,7 @@ def assert_same_cells(pr: af.Predictions, Y: np.ndarray, P: np.ndarray) -> None:
 # -- decisions against NumPy ------------------------------------------------------------
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(data=score_matrices(), t=st.sampled_from(GRID))
 def test_threshold_matches_numpy(data: tuple[np.ndarray, np.ndarray], t: float) -> None:
     Y, S = data
@@ -109,6 +110,7 @@ def test_argmax_with_ties_matches_numpy(data: tuple[np.ndarray, np.ndarray]) -> 
     assert_same_cells(pr, Y, P)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(data=score_matrices(values=[0.0, 0.25, 0.5, 1.0]), k=st.integers(1, 5))
 def test_top_k_with_ties_matches_numpy(data: tuple[np.ndarray, np.ndarray], k: int) -> None:
     Y, S = data
@@ -174,6 +176,7 @@ def test_per_class_thresholds_on_named_classes(dtype: pl.DataType) -> None:
         from_scores(frame, threshold={"a": 0.2, "b": 0.7, "c": 0.5, "d": 0.5}, classes=["a", "b", "c"])
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(data=score_matrices())
 def test_keep_soft_equals_soft_indicator_matrices(data: tuple[np.ndarray, np.ndarray]) -> None:
     Y, S = data

@@ -237,6 +237,7 @@ def test_writing_a_store_onto_a_file(tmp_path: Path) -> None:
     store_error(exc, tmp_path / "file")
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=15, deadline=None)
 @given(
     cuts=st.lists(st.integers(1, len(FRAME) - 1), min_size=1, max_size=3, unique=True),

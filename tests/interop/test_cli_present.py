@@ -69,6 +69,7 @@ def slow_scan(monkeypatch: pytest.MonkeyPatch) -> None:
 # --html
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @needs_html
 def test_html_report_next_to_the_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     key = "model [v1.2] *"
@@ -195,6 +196,7 @@ def test_spinner_on_a_terminal(
     assert threading.active_count() == threads  # the spinner's thread is gone
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_spinner_names_the_store_roll_up(
     monkeypatch: pytest.MonkeyPatch, terminal: FakeTerminal, slow_scan: None, tmp_path: Path
 ) -> None:
@@ -220,6 +222,7 @@ def test_spinner_is_cleared_before_an_error(
     assert "(--fold)" in last
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_quiet_on_a_terminal_and_an_ascii_terminal(monkeypatch: pytest.MonkeyPatch, slow_scan: None) -> None:
     fake = FakeTerminal()
     monkeypatch.setattr("sys.stderr", fake)

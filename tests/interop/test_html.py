@@ -246,6 +246,7 @@ def score_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_score_predictions_get_curves_and_reliability(score_page: Path) -> None:
     text = score_page.read_text(encoding="utf-8")
     assert "<h2>Scores</h2>" in text
@@ -319,6 +320,7 @@ def interval_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_report_shows_the_intervals(interval_pages: dict[str, Path]) -> None:
     text = interval_pages["svg"].read_text(encoding="utf-8")
     assert "Intervals: 95% percentile intervals over 30 bootstrap replicates, seed 2." in text
@@ -340,6 +342,7 @@ def test_report_shows_the_intervals(interval_pages: dict[str, Path]) -> None:
     assert "intervals)" not in plain
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("name", ["*", "^x$", "", "__aggframe_key0__", "名前"])
 def test_intervals_with_hostile_key_names(name: str) -> None:
     pr = af.from_labels(_paired_frame(name), example="example")

@@ -145,6 +145,7 @@ def test_row_labels(data: tuple[np.ndarray, np.ndarray, int], subset: list[int])
     assert score(yt, yp, "precision", "macro", labels=subset) == pytest.approx(expected_p, abs=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize(("zero_division", "convention"), [(0.0, "zero"), (1.0, "one"), (np.nan, "exclude")])
 @FEW
 @given(data=label_arrays(max_n=12))
@@ -363,6 +364,7 @@ def iris() -> tuple[np.ndarray, np.ndarray, object]:
     return X, y, make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize(
     ("measure", "operator", "sklearn_scoring"),
     [
@@ -487,6 +489,7 @@ def test_make_scorer_needs_no_sklearn(monkeypatch: pytest.MonkeyPatch) -> None:
     assert make_scorer("f1")(_Fixed([0, 1]), None, [0, 1]) == 1.0
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 def test_make_scorer_multiclass_in_cross_val_score(iris: tuple) -> None:
     from sklearn.model_selection import cross_val_score
 

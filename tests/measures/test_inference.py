@@ -428,6 +428,7 @@ def test_registered_measures_match_aggmetrics_under_every_operator(
         assert row["value"] == pytest.approx(ref, rel=1e-9, abs=1e-12, nan_ok=True), row
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(soft=True, max_m=4))
 def test_registered_measures_on_every_engine(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     Y, P, _ = data
@@ -532,6 +533,7 @@ def test_gap_identity_on_labels(data: tuple[np.ndarray, np.ndarray, int]) -> Non
         assert row["covariance_gap"] == pytest.approx(_gap_by_weights(pr, row["measure"]), abs=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True, max_m=4))
 def test_gap_matches_aggmetrics_micro_macro_gap(
     data: tuple[np.ndarray, np.ndarray, np.ndarray | None],

@@ -191,6 +191,7 @@ KEYSETS = st.sampled_from([(), ("_g",), ("_g", "_h")])
 # Measures against scikit-learn
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=40, deadline=None)
 @given(data=labelled(), keys=KEYSETS)
 def test_measures_match_sklearn_per_group(data: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -368,6 +369,7 @@ def test_two_classes_equal_binary_measures(yt: list[str], yp: list[str], g: list
 # Confusion matrix against scikit-learn
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=40, deadline=None)
 @given(data=labelled(), keys=KEYSETS, normalize=st.sampled_from([None, "true", "pred", "all"]))
 def test_confusion_matrix_matches_sklearn(

@@ -64,6 +64,7 @@ def test_theorem_2_micro_collapse_on_single_label_data(data: tuple[np.ndarray, n
     assert pr.compute("recall", "weighted") == pytest.approx(acc)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_conventions_are_ordered_zero_exclude_one(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     # For a measure in [0, 1]: filling undefined entries with 0 can only lower the
@@ -84,6 +85,7 @@ def test_conventions_are_ordered_zero_exclude_one(data: tuple[np.ndarray, np.nda
             assert np.isnan(row["value"])
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_n_undefined_counts_the_parts(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     Y, P, mask = data

@@ -284,6 +284,7 @@ def test_floor_trap_values() -> None:
 # Theorem 4: MAE and MSE are costs
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=7))
 def test_theorem_4_mae_and_mse_are_costs(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -317,6 +318,7 @@ def dominated_pairs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return yt, pa, pb, m
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(dominated_pairs())
 def test_dominance_orders_every_monotone_measure(
     data: tuple[np.ndarray, np.ndarray, np.ndarray, int],

@@ -165,6 +165,7 @@ def test_row_order_does_not_matter() -> None:
 # The replicates against oracles
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_replicates_are_sklearn_with_sample_weight(seed: int) -> None:
     """Every replicate of precision, recall, F1 (micro, macro, weighted) is scikit-learn's with the weights."""
@@ -685,6 +686,7 @@ def test_null_clusters_are_one_cluster() -> None:
 # Null keys, hostile names
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=15)
 @given(case=label_frames(example=True, max_n=25), names=distinct_names(7), seed=st.integers(0, 3))
 def test_null_keys_and_hostile_names(case: Any, names: list[str], seed: int) -> None:

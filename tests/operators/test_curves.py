@@ -406,6 +406,7 @@ def _ece_reference(y: np.ndarray, p: np.ndarray, bins: int, strategy: str) -> fl
     return float(np.sum(total[nz] / len(p) * np.abs(true[nz] / total[nz] - pred[nz] / total[nz])))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 @pytest.mark.parametrize("bins", [1, 4, 10, 15])

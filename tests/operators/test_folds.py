@@ -57,6 +57,7 @@ def test_label_folds_match_aggmetrics_fold_aggregate(data: tuple[pl.DataFrame, i
         assert row["value"] == pytest.approx(ref, rel=1e-9, abs=1e-12, nan_ok=True), row
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True, max_n=20), st.integers(2, 3))
 def test_long_form_folds_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> None:
     Y, P, mask = data

@@ -72,6 +72,7 @@ def _check_group(result: pl.DataFrame, rows: pl.DataFrame, universe: list[Any]) 
 # Against scikit-learn, per group
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=40, max_m=5), data=st.data())
 def test_matrix_measures_per_group_match_sklearn(case: LabelCase, data: st.DataObject) -> None:
@@ -113,6 +114,7 @@ def test_folds_pooled_and_averaged_match_sklearn(case: LabelCase) -> None:
             assert averaged["n_entries"].item() == len(folds)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=30, max_m=4, min_keys=2, max_keys=2))
 def test_grouping_sets_equal_direct_evaluation(case: LabelCase) -> None:
@@ -127,6 +129,7 @@ def test_grouping_sets_equal_direct_evaluation(case: LabelCase) -> None:
         assert_frame_equal(part, direct, check_dtypes=False, abs_tol=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=25, max_m=4, target=True, min_keys=0, max_keys=1))
 def test_target_within_multiclass_is_the_mean_of_each_target(case: LabelCase) -> None:
@@ -186,6 +189,7 @@ def _one_hot_long(frame: pl.DataFrame, classes: list[Any], by: list[str]) -> pl.
     )
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=25, max_m=4, min_keys=0, max_keys=2, example=False))
 def test_long_one_hot_equals_label_form(case: LabelCase) -> None:
@@ -433,6 +437,7 @@ def test_undefined_values_follow_the_convention() -> None:
 # The tidy confusion matrix
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(max_n=30, max_m=4, min_keys=0, max_keys=2), data=st.data())
 def test_confusion_matrix_matches_sklearn_per_group(case: LabelCase, data: st.DataObject) -> None:

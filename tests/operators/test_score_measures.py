@@ -137,6 +137,7 @@ def test_multilabel_every_measure_and_operator(seed: int) -> None:
     assert set(rows["n_entries"]) == {m}
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("absent", [False, True])
 def test_multiclass_every_measure_and_operator(seed: int, absent: bool) -> None:
@@ -230,6 +231,7 @@ def test_exemplar_is_label_ranking(seed: int) -> None:
     assert n_undef.item() == int((~ok).sum())
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @settings(max_examples=30, deadline=None)
 @given(
     data=st.lists(
@@ -755,6 +757,7 @@ def test_bad_truth_and_nulls_are_named() -> None:
         ).evaluate("f1")
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("names", [("*", "a.b", "select", "'", 'g"x'), ("^x$", "NULL", "class", "y", " ")])
 def test_duckdb_hostile_names_and_the_binary_layout(names: tuple[str, ...]) -> None:
     duckdb = pytest.importorskip("duckdb")

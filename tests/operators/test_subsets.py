@@ -15,6 +15,7 @@ import aggframe as af
 from tests.strategies import label_arrays
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays(max_m=2))
 def test_binary_operator_is_sklearns_binary_average(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, _ = data
