@@ -15,7 +15,7 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, overload
 
 import numpy as np
@@ -106,21 +106,16 @@ class Predictions:
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
             tables = self.source.tables(by_cols)
-            parts = [tables.classes, tables.profiles]
-            if tables.block_profiles is not None:
-                parts.append(tables.block_profiles)
+            parts = {"classes": tables.classes, "profiles": tables.profiles}
+            for name in ("block_profiles", "groups", "universe", "pairs"):
+                lf = getattr(tables, name)
+                if lf is not None:
+                    parts[name] = lf
             # one collect: the grains share one read of the input
             with reading(self.source.origin):
-                got = pl.collect_all(parts, engine=engine)
-            self.source.check_collected(got[1])
-            self._cache[by_cols] = CellTables(
-                classes=got[0].lazy(),
-                profiles=got[1].lazy(),
-                keys=tables.keys,
-                block_profiles=got[2].lazy() if len(got) > 2 else None,
-                target=tables.target,
-                names=tables.names,
-            )
+                got = dict(zip(parts, pl.collect_all(list(parts.values()), engine=engine), strict=True))
+            self.source.check_collected(got["profiles"])
+            self._cache[by_cols] = replace(tables, **{name: frame.lazy() for name, frame in got.items()})
         return self._cache[by_cols]
 
     def key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:

@@ -2,15 +2,26 @@
 
 A cell store is a directory::
 
-    classes.parquet          keys..., class, tp, fp, fn, tn
+    classes.parquet          keys..., class, tp, fp, fn, tn   (the (group, class) pairs that occur)
+    groups.parquet           keys..., n_examples, n_classes, n_absent, tp, fp, fn, tn
+    universe.parquet         universe keys..., class          (the class universe)
     profiles.parquet         keys..., tp, fp, fn, tn, n
     block_profiles.parquet   (with targets) per-example cells over all targets
-    meta.json                the key columns and roles
+    meta.json                the key columns and roles, the universe's keys
+
+A store holds what occurs: a class absent from a group is counted in
+``groups.parquet`` (its cells are known: no positives, every example a true
+negative), not written out, and the universe is stored once
+(:mod:`aggframe.tables.cells`). Stores of the formats before (``aggframe-cells/1``
+and ``/2``, which wrote every (group, class) of the universe) are still read.
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
 :mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
 ``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
 Stores of the first format (keys under the user's names) are still read.
+Stores read together share one universe: the union of theirs (a class seen in
+one store only is absent from the others' groups, as if their rows had been
+evaluated together).
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -51,7 +62,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -63,13 +74,17 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
-from aggframe.tables.cells import CellTables, renamed, rollup_tables
+from aggframe.tables.cells import CellTables, filled_classes, group_table, renamed, rollup_tables
 
 __all__ = ["FORMAT", "StoredSource", "read_store", "stored_source", "write_store"]
 
-FORMAT = "aggframe-cells/2"
-#: the first format stored the keys under the user's names
-_FORMATS = (FORMAT, "aggframe-cells/1")
+FORMAT = "aggframe-cells/3"
+#: the first format stored the keys under the user's names; the first two every (group, class)
+_FORMATS = (FORMAT, "aggframe-cells/2", "aggframe-cells/1")
+#: the formats that store the pairs that occur, the groups and the universe
+_SPARSE = (FORMAT,)
+#: the key telling apart the stores read together (summed away by StoredSource.tables)
+STORE_KEY = "__af_store"
 
 
 def write_store(
@@ -84,14 +99,25 @@ def write_store(
         msg = STORE_ON_FILE.format(path=str(out))
         raise StoreError(msg)
     out.mkdir(parents=True, exist_ok=True)
+    tables = sparse_tables(tables)
+    assert tables.groups is not None
+    assert tables.universe is not None
     tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
+    tables.groups.drop(KEY_ALL, strict=False).sink_parquet(out / "groups.parquet")
+    tables.universe.drop(KEY_ALL, strict=False).sink_parquet(out / "universe.parquet")
     tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
     if tables.block_profiles is not None:
         tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
     else:
         # a store written here before with targets must not lend this one its block table
         (out / "block_profiles.parquet").unlink(missing_ok=True)
-    info = {"format": FORMAT, "by": list(by), **meta, **_identity(tables, origin)}
+    info = {
+        "format": FORMAT,
+        "by": list(by),
+        **meta,
+        "universe_keys": [c for c in tables.universe_keys if c != KEY_ALL],
+        **_identity(tables, origin),
+    }
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
 
@@ -117,7 +143,7 @@ def _meta(path: Path) -> dict[str, Any]:
     if not isinstance(info.get("by"), list):
         msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
         raise StoreError(msg)
-    _check_tables(path)
+    _check_tables(path, sparse=info["format"] in _SPARSE)
     return info
 
 
@@ -138,13 +164,19 @@ STORE_OVERLAP = (
 STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
 STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
 STORE_ON_FILE = "cannot write a cell store to {path!r}: it is a file (a cell store is a directory)"
-TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet")
+TABLES = (
+    "classes.parquet",
+    "profiles.parquet",
+    "block_profiles.parquet",
+    "groups.parquet",
+    "universe.parquet",
+)
 #: the keys of meta.json that must agree for stores to be read together
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
-def _check_tables(path: Path) -> None:
-    for name in TABLES:
+def _check_tables(path: Path, *, sparse: bool) -> None:
+    for name in TABLES if sparse else TABLES[:3]:
         table = path / name
         if name == "block_profiles.parquet" and not table.exists():
             continue
@@ -158,7 +190,7 @@ def _check_tables(path: Path) -> None:
 def _cells_fingerprint(tables: CellTables) -> str:
     """sha256 of the cell tables, sorted, as CSV (in memory: they are small and already collected)."""
     digest = hashlib.sha256()
-    for lf in (tables.classes, tables.profiles, tables.block_profiles):
+    for lf in (tables.classes, tables.profiles, tables.block_profiles, tables.groups, tables.universe):
         if lf is None:
             continue
         df = lf.drop(KEY_ALL, strict=False).collect()
@@ -285,27 +317,107 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
             msg = f"cell store {d} has another layout than {dirs[0]}: {layouts[0]} vs {layouts[1]}"
             raise OptionError(msg)
     names = _private_names(first)
+    parts = [_store_tables(d, m, names) for d, m in zip(dirs, metas, strict=True)]
+    tables = parts[0] if len(parts) == 1 else _together(parts)
+    return tables, first
+
+
+def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> CellTables:
+    """One store's tables under private key names (a store of an older format made sparse)."""
     keys = list(names)
-    renames = [{} if m["format"] == FORMAT else {v: k for k, v in names.items()} for m in metas]
+    rename = (
+        {}
+        if meta["format"] in _SPARSE or meta["format"] == "aggframe-cells/2"
+        else {v: k for k, v in names.items()}
+    )
 
     def scan(name: str) -> pl.LazyFrame:
-        lf = pl.concat(
-            [pl.scan_parquet(d / name).rename(r) for d, r in zip(dirs, renames, strict=True)],
-            how="vertical_relaxed",
-        )
-        return lf if first["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
+        lf = pl.scan_parquet(path / name).rename(rename)
+        return lf if meta["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
 
-    table_keys = keys if first["by"] else [KEY_ALL, *keys]
-    block = scan("block_profiles.parquet") if (dirs[0] / "block_profiles.parquet").exists() else None
+    table_keys = keys if meta["by"] else [KEY_ALL, *keys]
+    block = scan("block_profiles.parquet") if (path / "block_profiles.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
         keys=tuple(table_keys),
         block_profiles=block,
-        target=TARGET if first.get("target") is not None else None,
+        target=TARGET if meta.get("target") is not None else None,
         names=names,
     )
-    return tables, first
+    if meta["format"] not in _SPARSE:
+        return sparse_tables(tables)
+    universe = pl.scan_parquet(path / "universe.parquet")
+    return replace(
+        tables,
+        groups=scan("groups.parquet"),
+        universe=universe,
+        universe_keys=tuple(meta.get("universe_keys", [])),
+    )
+
+
+def sparse_tables(tables: CellTables) -> CellTables:
+    """Tables with ``groups`` and a universe; complete ones (no ``groups``) get each group's classes as its universe."""
+    if tables.groups is not None and tables.universe is not None:
+        return tables
+    keys = list(tables.keys)
+    return replace(
+        tables,
+        groups=group_table(tables),
+        universe=tables.classes.select(*keys, CLASS).unique(),
+        universe_keys=tuple(keys),
+    )
+
+
+def _together(parts: list[CellTables]) -> CellTables:
+    """Stores read together: tagged apart by :data:`STORE_KEY`, one universe (the union of theirs).
+
+    Each store's groups are recounted against the union: a class of another
+    store's universe is absent from this store's groups (``n_examples`` more
+    true negatives each).
+    """
+    ukeys = parts[0].universe_keys
+    if any(p.universe_keys != ukeys for p in parts):
+        # universes of different shapes (a store of an older format among them):
+        # every group's classes filled in, each group its own universe
+        parts = [
+            sparse_tables(replace(p, classes=filled_classes(p), groups=None, universe=None)) for p in parts
+        ]
+        ukeys = parts[0].universe_keys
+    uk = list(ukeys)
+    universes = [p.universe for p in parts if p.universe is not None]
+    universe = pl.concat([u.select(*uk, CLASS) for u in universes], how="vertical_relaxed").unique()
+    m = (
+        universe.group_by(uk).agg(pl.len().cast(pl.Int64).alias("_m"))
+        if uk
+        else universe.select(pl.len().cast(pl.Int64).alias("_m"))
+    )
+
+    def tag(lf: pl.LazyFrame, i: int) -> pl.LazyFrame:
+        return lf.with_columns(pl.lit(i, dtype=pl.Int64).alias(STORE_KEY))
+
+    def stacked(name: str) -> pl.LazyFrame:
+        frames = [getattr(p, name) for p in parts]
+        return pl.concat([tag(f, i) for i, f in enumerate(frames)], how="vertical_relaxed")
+
+    groups = stacked("groups")
+    groups = groups.join(m, on=uk, how="left", nulls_equal=True) if uk else groups.join(m, how="cross")
+    more = pl.col("_m") - pl.col("n_classes")
+    groups = groups.with_columns(
+        pl.col("_m").alias("n_classes"),
+        (pl.col("n_absent") + more).alias("n_absent"),
+        (pl.col("tn") + more.cast(pl.Float64) * pl.col("n_examples").cast(pl.Float64)).alias("tn"),
+    ).drop("_m")
+    first = parts[0]
+    return replace(
+        first,
+        classes=stacked("classes"),
+        profiles=stacked("profiles"),
+        block_profiles=None if first.block_profiles is None else stacked("block_profiles"),
+        groups=groups,
+        universe=universe,
+        keys=(STORE_KEY, *first.keys),
+    )
 
 
 def _private_names(meta: dict[str, Any]) -> dict[str, str]:
@@ -354,11 +466,11 @@ class StoredSource(Source):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)
 
-    def tables(self, by: Sequence[str]) -> CellTables:
+    def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
         self.check_by(by)
         stored = [by_key(i) for i in range(len(self.stored_by))]
         kept = [by_key(self.stored_by.index(c)) for c in by]
-        tables = rollup_tables(self.stored, stored, kept)
+        tables = rollup_tables(self.stored, [*stored, STORE_KEY], kept)
         # the requested by-columns take the private names of their position in `by`
         renames = {old: by_key(i) for i, old in enumerate(kept)}
         names = {**self.stored.names, **{by_key(i): c for i, c in enumerate(by)}}
@@ -376,7 +488,7 @@ def stored_source(paths: Any) -> StoredSource:
     tables, meta = read_store(paths)
     folds = list(meta.get("folds", []))
     # the key columns under the user's names stand in for the frame (for column checks)
-    frame = nw.from_native(tables.classes.select(pl.col(k).alias(u) for k, u in tables.names.items()))
+    frame = nw.from_native(tables.groups.select(pl.col(k).alias(u) for k, u in tables.names.items()))
     return StoredSource(
         frame=frame,
         origin=meta["origin"],

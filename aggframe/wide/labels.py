@@ -1,8 +1,9 @@
-"""The label form's wide step: one row per example, reduced to the (y_true, y_pred) confusion counts.
+"""The label form's wide step: one row per example, reduced to per-class margins per group.
 
-Never an n x m expansion: per class tp, #true and #pred follow from the counts,
-and per example only whether it is right (:func:`label_row_cells`). Written with
-Narwhals, on the projected frame (private names).
+Never an n x m expansion: per class tp, #true and #pred are one group-by over the
+rows read as true and as predicted labels, and per example only whether it is
+right matters (:func:`label_row_cells`). Written with Narwhals, on the projected
+frame (private names).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import narwhals as nw
 
-from aggframe._columns import CELLS
+from aggframe._columns import CELLS, CLASS
 from aggframe.wide.engines import shared
 from aggframe.wide.keys import keyed, row_keys
 
@@ -30,22 +31,41 @@ class LabelRoles:
 
 
 def label_grains(
-    lf: nw.LazyFrame[Any], roles: LabelRoles, keys: Sequence[str]
+    lf: nw.LazyFrame[Any], roles: LabelRoles, keys: Sequence[str], *, pairs: bool = False
 ) -> dict[str, nw.LazyFrame[Any]]:
-    """Raw grains of the label form: the confusion counts per group.
+    """Raw grains of the label form: the per-class margins per group (or the confusion counts).
 
-    ``conf`` (keys, y_true, y_pred, n) holds everything: per class tp, #true and
-    #pred, and per example only whether it is right. No n x m expansion. With an
-    example column, ``examples`` (keys, n_examples, dup_examples, null_example)
-    checks that each example appears once per group.
+    ``margins`` (keys, ``class``, ``_t``, ``_p``, ``tp``): per group and class the
+    number of examples of that true class, of that predicted class, and of both,
+    from one group-by over the rows unpivoted (each row once as its true label,
+    once as its predicted one): the (y_true, y_pred) pairs are never formed, so
+    its size is the (group, class) pairs that occur, whatever the number of classes. With
+    ``pairs=True``, ``conf`` (keys, y_true, y_pred, n) instead: the confusion
+    counts, for what needs the whole matrix (the margins follow from them). No
+    n x m expansion either way. With an example column, ``examples`` (keys,
+    n_examples, dup_examples, null_example) checks that each example appears once
+    per group.
     """
     k = list(keys)
     rk = row_keys(k)
     if roles.example is not None:
         lf = shared(lf.select(*rk, roles.y_true, roles.y_pred, roles.example))
-    out: dict[str, nw.LazyFrame[Any]] = {
-        "conf": keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
-    }
+    out: dict[str, nw.LazyFrame[Any]] = {}
+    if pairs:
+        out["conf"] = keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
+    else:
+        right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64)
+        # each row once as its true label and once as its predicted one (one read of the rows)
+        stacked = lf.select(*rk, roles.y_true, roles.y_pred, right.alias("_right")).unpivot(
+            on=[roles.y_true, roles.y_pred], index=[*rk, "_right"], variable_name="_role", value_name=CLASS
+        )
+        t = (nw.col("_role") == roles.y_true).cast(nw.Int64)
+        out["margins"] = keyed(
+            stacked.group_by([*rk, CLASS]).agg(
+                t.sum().alias("_t"), (1 - t).sum().alias("_p"), (t * nw.col("_right")).sum().alias("tp")
+            ),
+            k,
+        )
     if roles.example is not None:
         out["rows"] = keyed(lf, k)
         ex = keyed(lf.group_by([*rk, roles.example]).agg(nw.len().alias("_n")), k)

@@ -81,7 +81,14 @@ def long_grains(
     # buffered by Polars' streaming engine, and that buffer grows with the input
     # (measured at 10^8 rows: 1.99 GiB cached against 1.40 GiB read twice). The
     # per-example hash table is the only state that grows, with the number of examples.
-    used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask is not None else [])]
+    used = [
+        *rk,
+        roles.example,
+        roles.class_,
+        roles.y,
+        roles.p,
+        *([roles.mask] if roles.mask is not None else []),
+    ]
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
     distinct = distinct_classes(lf, roles.class_, declared)
