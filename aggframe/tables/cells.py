@@ -216,7 +216,17 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
             absent.alias("n_absent"),
             *[pl.col(c).fill_null(0.0) for c in ("tp", "fp", "fn")],
             (pl.col("tn").fill_null(0.0) + absent * pl.col("n_examples")).alias("tn"),
+        ).cache()
+        # every example gains the coarser universe's new classes as true negatives
+        grown = groups.join(summed.select(*k, "n_classes"), on=k, how="inner", nulls_equal=True, suffix="_c")
+        grown = grown.select(
+            *fine, (pl.col("n_classes_c") - pl.col("n_classes")).cast(pl.Float64).alias("_more")
         )
+        profiles = _grown(tables.profiles, grown, fine, k)
+        if tables.block_profiles is not None:
+            fine_block = [c for c in fine if c != tables.target]
+            per_block = grown.group_by(fine_block).agg(pl.col("_more").sum())
+            block = _grown(tables.block_profiles, per_block, fine_block, [c for c in k if c != tables.target])
     return replace(
         tables,
         classes=classes,
@@ -227,6 +237,17 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
         universe=universe,
         universe_keys=universe_keys,
         pairs=None,
+    )
+
+
+def _grown(profiles: pl.LazyFrame, more: pl.LazyFrame, fine: list[str], keys: list[str]) -> pl.LazyFrame:
+    """Profiles with ``_more`` true negatives per example of each fine group, summed to ``keys``."""
+    return (
+        _keyed(profiles, keys)
+        .join(more, on=fine, how="left", nulls_equal=True)
+        .with_columns(pl.col("tn") + pl.col("_more").fill_null(0.0))
+        .group_by([*keys, *CELLS])
+        .agg(pl.col("n").sum())
     )
 
 

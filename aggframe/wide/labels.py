@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import narwhals as nw
+import polars as pl
 
 from aggframe._columns import CELLS, CLASS
 from aggframe.wide.engines import shared
@@ -54,18 +55,7 @@ def label_grains(
     if pairs:
         out["conf"] = keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
     else:
-        right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64)
-        # each row once as its true label and once as its predicted one (one read of the rows)
-        stacked = lf.select(*rk, roles.y_true, roles.y_pred, right.alias("_right")).unpivot(
-            on=[roles.y_true, roles.y_pred], index=[*rk, "_right"], variable_name="_role", value_name=CLASS
-        )
-        t = (nw.col("_role") == roles.y_true).cast(nw.Int64)
-        out["margins"] = keyed(
-            stacked.group_by([*rk, CLASS]).agg(
-                t.sum().alias("_t"), (1 - t).sum().alias("_p"), (t * nw.col("_right")).sum().alias("tp")
-            ),
-            k,
-        )
+        out["margins"] = keyed(_margins(lf, roles, rk), k)
     if roles.example is not None:
         out["rows"] = keyed(lf, k)
         ex = keyed(lf.group_by([*rk, roles.example]).agg(nw.len().alias("_n")), k)
@@ -79,6 +69,32 @@ def label_grains(
             .alias("null_example"),
         )
     return out
+
+
+def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.LazyFrame[Any]:
+    """Per (group, class): ``_t`` (#true), ``_p`` (#predicted), ``tp``; each row read as both labels.
+
+    On Polars the rows are unpivoted (one read); other engines stack two selects
+    of the rows (DuckDB's unpivot through Narwhals cannot read a relation of
+    another connection), which their planners read once each.
+    """
+    right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64)
+    if isinstance(nw.to_native(lf), pl.LazyFrame):
+        stacked = lf.select(*rk, roles.y_true, roles.y_pred, right.alias("_right")).unpivot(
+            on=[roles.y_true, roles.y_pred], index=[*rk, "_right"], variable_name="_role", value_name=CLASS
+        )
+        t = (nw.col("_role") == roles.y_true).cast(nw.Int64)
+        sums = [t.sum().alias("_t"), (1 - t).sum().alias("_p"), (t * nw.col("_right")).sum().alias("tp")]
+        return stacked.group_by([*rk, CLASS]).agg(*sums)
+    one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+    trues = lf.select(
+        *rk, nw.col(roles.y_true).alias(CLASS), one.alias("_t"), zero.alias("_p"), right.alias("tp")
+    )
+    preds = lf.select(
+        *rk, nw.col(roles.y_pred).alias(CLASS), zero.alias("_t"), one.alias("_p"), zero.alias("tp")
+    )
+    stacked = nw.concat([trues, preds], how="vertical")
+    return stacked.group_by([*rk, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
 
 
 def label_row_cells(
