@@ -186,11 +186,12 @@ def tidy(wide: Wide) -> pl.LazyFrame:
     values = [pl.col(value_col(j)) for j in range(n)]
     entries = [pl.col(entries_col(j)) for j in range(n)]
     undefined = [pl.col(undefined_col(j)) for j in range(n)]
+    # fixed-width arrays explode by a reshape of the values (concat_list builds offsets row by row)
     rows = wide.frame.select(
         *blocks,
-        pl.concat_list(values).alias("value"),
-        pl.concat_list(entries).alias("n_entries"),
-        pl.concat_list(undefined).alias("n_undefined"),
+        pl.concat_arr(values).alias("value"),
+        pl.concat_arr(entries).alias("n_entries"),
+        pl.concat_arr(undefined).alias("n_undefined"),
     ).explode(["value", "n_entries", "n_undefined"])
     position = (pl.int_range(pl.len(), dtype=pl.UInt32) % n).alias("_slot")
 
@@ -255,21 +256,23 @@ def reduce_wide(
     ms = list(measures)
     ops = list(operators)
     sources = {_SOURCE[op] for op in ops}
+    # one row per group, every group (the pooled cells and the absent classes' sums)
+    pooled = _pooled_sums(tables, k, ms, absent="class" in sources).sort(k, nulls_last=True).cache()
+    every = pooled.select(k)
     parts: list[pl.LazyFrame] = []
     if sources & {"pooled", "class"}:
-        parts.append(_pooled_sums(tables, k, ms, absent="class" in sources))
+        parts.append(pooled)
     if "class" in sources:
-        parts.append(_class_sums(tables, k, ms, weighted="weighted" in ops))
+        parts.append(_class_sums(tables, k, ms, every, weighted="weighted" in ops))
     if "profile" in sources:
-        parts.append(_profile_sums(tables, k, ms))
+        parts.append(_profile_sums(tables, k, ms, every))
     if "positive" in sources:
         if class_dtype is None:
             msg = "the binary operator needs the class dtype"
             raise OptionError(msg)
         parts.append(_positive_values(tables, k, ms, pos_label, class_dtype))
-    base = parts[0].sort(k, nulls_last=True)
-    for part in parts[1:]:
-        base = base.join(part, on=k, how="left", nulls_equal=True, maintain_order="left")
+    # every part has one row per group, sorted by the keys: side by side, no join
+    base = pl.concat([parts[0], *[p.sort(k, nulls_last=True).drop(k) for p in parts[1:]]], how="horizontal")
     slots: list[Slot] = []
     columns: list[pl.Expr] = []
     f64 = pl.Float64
@@ -334,34 +337,40 @@ def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent:
     return g.select(*k, *sums, *[_expr(m).alias(f"_pv{i}") for i, m in enumerate(ms)])
 
 
-def _class_sums(tables: CellTables, k: list[str], ms: list[Measure], *, weighted: bool) -> pl.LazyFrame:
-    """Per group, over the classes that occur: count (``_cn``), support, and per measure the sums."""
-    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64).alias("_s")
-    values = [_expr(m).alias(f"_cv{i}") for i, m in enumerate(ms)]
-    entries = tables.classes.select(*k, support, *values)
-    aggs = [pl.len().alias("_cn"), pl.col("_s").sum().alias("_cw")]
-    for i in range(len(ms)):
-        v = pl.col(f"_cv{i}")
-        aggs += [v.count().alias(f"_cd{i}"), v.sum().alias(f"_cs{i}")]
+def _class_sums(
+    tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
+) -> pl.LazyFrame:
+    """Per group, over the classes that occur: count (``_cn``), support, and per measure the sums.
+
+    The per-entry terms are columns before the group-by, so it only sums (Polars'
+    fast path); ``every`` adds one empty row per group, so no group is missing.
+    """
+    f64 = pl.Float64
+    support = (pl.col("tp") + pl.col("fn")).cast(f64)
+    values = [_expr(m) for m in ms]
+    terms = [pl.lit(1.0, dtype=f64).alias("_cn"), support.alias("_cw")]
+    for i, v in enumerate(values):
+        terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
         if weighted:
-            s = pl.col("_s")
-            aggs += [s.filter(v.is_not_null()).sum().alias(f"_cwd{i}"), (v * s).sum().alias(f"_cws{i}")]
-    return entries.group_by(k).agg(*aggs)
+            terms += [
+                pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
+                (v * support).alias(f"_cws{i}"),
+            ]
+    entries = tables.classes.select(*k, *terms)
+    stacked = pl.concat([entries, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
 
 
-def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure]) -> pl.LazyFrame:
+def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame) -> pl.LazyFrame:
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
-    n = pl.col("n").cast(pl.Float64).alias("_n")
-    values = [_expr(m).alias(f"_xv{i}") for i, m in enumerate(ms)]
-    entries = tables.profiles.select(*k, n, *values)
-    aggs = [pl.col("_n").sum().alias("_en")]
-    for i in range(len(ms)):
-        v = pl.col(f"_xv{i}")
-        aggs += [
-            pl.col("_n").filter(v.is_not_null()).sum().alias(f"_ed{i}"),
-            (v * pl.col("_n")).sum().alias(f"_es{i}"),
-        ]
-    return entries.group_by(k).agg(*aggs)
+    n = pl.col("n").cast(pl.Float64)
+    terms = [n.alias("_en")]
+    for i, m in enumerate(ms):
+        v = _expr(m)
+        terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
+    entries = tables.profiles.select(*k, *terms)
+    stacked = pl.concat([entries, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
 
 
 def _positive_values(
