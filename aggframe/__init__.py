@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe.accumulate import Accumulator
 from aggframe.analysis.coordinates import (
     canonical_coordinates,
     degrees_of_freedom,
@@ -21,7 +22,7 @@ from aggframe.analysis.coordinates import (
     pareto_dominance,
 )
 from aggframe.analysis.costs import cost, cost_matrix
-from aggframe.analysis.diagnostics import MeasureWarning, diagnose
+from aggframe.analysis.diagnostics import MeasureWarning, diagnose, uniform_error_deviation
 from aggframe.analysis.gap import micro_macro_gap
 from aggframe.analysis.parity import fold_aggregate, multioutput_aggregate
 from aggframe.analysis.suite_frames import (
@@ -44,6 +45,7 @@ from aggframe.constructors import (
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
+    DecisionWarning,
     DuplicateEntryError,
     EmptyInputError,
     InvalidValueError,
@@ -56,11 +58,21 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
+from aggframe.interop import numpy
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
-from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
+from aggframe.interop.plots import (
+    plot_calibration,
+    plot_classes,
+    plot_conventions,
+    plot_curve,
+    plot_folds,
+    plot_groups,
+    plot_heatmap,
+)
 from aggframe.interop.sklearn import classification_report, make_scorer, score
 from aggframe.measures.inference import InferredProperties
 from aggframe.measures.measure import Measure
@@ -73,14 +85,17 @@ from aggframe.measures.registry import (
 )
 from aggframe.measures.verify import infer_properties, verify_inference
 from aggframe.predictions import OrdinalPredictions, Predictions
-from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, product
+from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, marginal_defect, product
 
 __version__ = package_version()  # the version lives in pyproject.toml alone
 
 __all__ = [
+    "Accumulator",
     "AggframeError",
     "AggframeNamespace",
+    "Cells",
     "ColumnNotFoundError",
+    "DecisionWarning",
     "DuplicateEntryError",
     "EmptyInputError",
     "InferredProperties",
@@ -124,12 +139,16 @@ __all__ = [
     "list_measures",
     "lukasiewicz",
     "make_scorer",
+    "marginal_defect",
     "micro_macro_gap",
     "multioutput_aggregate",
+    "numpy",
     "ops",
     "pareto_dominance",
+    "plot_calibration",
     "plot_classes",
     "plot_conventions",
+    "plot_curve",
     "plot_folds",
     "plot_groups",
     "plot_heatmap",
@@ -142,6 +161,7 @@ __all__ = [
     "suite_jacobian",
     "suite_rank",
     "suite_ranks",
+    "uniform_error_deviation",
     "unregister_measure",
     "verify_inference",
     "wide",

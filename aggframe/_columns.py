@@ -25,12 +25,15 @@ import polars as pl
 from aggframe.exceptions import OptionError
 
 __all__ = [
+    "BOOT_COLUMNS",
     "CELLS",
     "CLASS",
+    "CLUSTER",
     "EXAMPLE",
     "FOLD",
     "KEY_ALL",
     "MASK",
+    "REP",
     "REPEAT",
     "RESULT_COLUMNS",
     "TARGET",
@@ -59,6 +62,10 @@ Y_PRED = f"{PREFIX}y_pred"
 FOLD = f"{PREFIX}fold"
 REPEAT = f"{PREFIX}repeat"
 TARGET = f"{PREFIX}target"
+#: The resampling unit of a clustered bootstrap (``cluster=``), projected like a role.
+CLUSTER = f"{PREFIX}cluster"
+#: The bootstrap replicate: one more key of the cell tables (``-1`` is the data itself, weight 1).
+REP = f"{PREFIX}rep"
 #: Key column standing in for "no by columns", dropped from every result.
 KEY_ALL = f"{PREFIX}all"
 
@@ -68,6 +75,8 @@ CELLS = ("tp", "fp", "fn", "tn")
 CLASS = "class"
 #: The columns of :meth:`~aggframe.Predictions.evaluate` after the keys.
 RESULT_COLUMNS = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
+#: The columns a bootstrap (``n_boot=``) adds to :meth:`~aggframe.Predictions.evaluate`.
+BOOT_COLUMNS = ("ci_low", "ci_high", "se", "n_boot", "level")
 
 
 def by_key(i: int) -> str:

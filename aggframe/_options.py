@@ -10,6 +10,8 @@ Nothing below this module parses an option string again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, Literal, TypeVar, get_args
 
 from aggframe.exceptions import OptionError, UnknownNameError
@@ -19,8 +21,11 @@ __all__ = [
     "DECISIONS",
     "OPERATORS",
     "POOLINGS",
+    "REPEAT_POOLINGS",
+    "Bootstrap",
     "ClassUniverse",
     "Convention",
+    "CurveKind",
     "Decision",
     "Engine",
     "Grain",
@@ -29,25 +34,53 @@ __all__ = [
     "Operator",
     "Pooling",
     "ReportOperator",
+    "Strategy",
     "TNormName",
+    "Within",
     "listify",
+    "parse_bootstrap",
     "parse_class_universe",
     "parse_convention",
+    "parse_curve",
     "parse_decision",
     "parse_operator",
     "parse_pooling",
     "parse_report_operator",
+    "parse_strategy",
+    "parse_within",
     "unique_in_order",
 ]
 
 #: The four averaging operators over one set of cell tables.
 Operator = Literal["micro", "macro", "weighted", "exemplar"]
 #: What ``evaluate(operators=...)`` takes: the four, plus the positive class alone
-#: (``binary``, two classes only) and the mean over targets (``target``, with a target role).
-ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "target"]
+#: (``binary``, two classes only), the mean over targets (``target``, with a target role)
+#: and the whole confusion matrix of single-label data (``multiclass``: scikit-learn's
+#: ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``, ``accuracy_score``;
+#: and of scores, the whole-distribution ``log_loss`` and ``brier``).
+ReportOperator = Literal["micro", "macro", "weighted", "exemplar", "binary", "target", "multiclass"]
+#: The operator inside each target of the ``target`` operator: the four, or ``multiclass``.
+Within = Literal["micro", "macro", "weighted", "exemplar", "multiclass"]
 Convention = Literal["exclude", "zero", "one", "nan"]
-Pooling = Literal["pooled", "averaged", "fold", "min", "max", "std"]
+#: ``pooled`` .. ``std``: over the folds; ``repeat_*``: pool the folds of each repeat, then over repeats.
+Pooling = Literal[
+    "pooled",
+    "averaged",
+    "fold",
+    "min",
+    "max",
+    "std",
+    "repeat_pooled",
+    "repeat",
+    "repeat_min",
+    "repeat_max",
+    "repeat_std",
+]
 Decision = Literal["threshold", "argmax", "top_k"]
+#: How calibration bins are placed (``calibration_curve``'s ``strategy``).
+Strategy = Literal["uniform", "quantile"]
+#: The two curves of :meth:`~aggframe.Predictions.curve`.
+CurveKind = Literal["roc", "pr"]
 TNormName = Literal["product", "godel", "minimum", "lukasiewicz", "hamacher"]
 Engine = Literal["auto", "in-memory", "streaming"]
 ClassUniverse = Literal["global", "group"]
@@ -60,7 +93,11 @@ Grain = Literal["class", "pooled", "profiles"]
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
 CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
+#: The poolings that need a repeat column (``repeat=``).
+REPEAT_POOLINGS: tuple[Pooling, ...] = tuple(p for p in POOLINGS if p.startswith("repeat"))
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+CURVES: tuple[CurveKind, ...] = get_args(CurveKind)
 
 _OPERATOR_ALIASES: dict[str, Operator] = {"samples": "exemplar", "example": "exemplar"}
 _DECISION_ALIASES: dict[str, Decision] = {"topk": "top_k", "top": "top_k", "top-k": "top_k"}
@@ -79,19 +116,29 @@ def parse_operator(name: object) -> Operator:
     if key not in OPERATORS:
         msg = (
             f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
-            "exemplar), binary (two classes: the positive class alone), target (with a target column)"
+            "exemplar), binary (two classes: the positive class alone), target (with a target column), "
+            "multiclass (the whole confusion matrix of single-label data; log_loss and brier of scores)"
         )
         raise UnknownNameError(msg)
     return key
 
 
 def parse_report_operator(name: object) -> ReportOperator:
-    """An operator of :meth:`~aggframe.Predictions.evaluate`: the four, ``binary`` or ``target``."""
+    """An operator of :meth:`~aggframe.Predictions.evaluate`: the four, ``binary``, ``target`` or ``multiclass``."""
     key = _key(name)
     if key == "binary":
         return "binary"
     if key == "target":
         return "target"
+    if key == "multiclass":
+        return "multiclass"
+    return parse_operator(name)
+
+
+def parse_within(name: object) -> Within:
+    """The operator inside each target: the four, or ``multiclass`` (the whole matrix of each target)."""
+    if _key(name) == "multiclass":
+        return "multiclass"
     return parse_operator(name)
 
 
@@ -111,11 +158,63 @@ def parse_pooling(name: object) -> Pooling:
     return key
 
 
+@dataclass(frozen=True)
+class Bootstrap:
+    """A Poisson bootstrap, parsed (:func:`parse_bootstrap`): see :mod:`aggframe.wide.bootstrap`."""
+
+    n_boot: int
+    level: float = 0.95
+    seed: int = 0
+    #: the user's column whose values are resampled instead of the examples (a clustered bootstrap)
+    cluster: str | None = None
+
+
+def parse_bootstrap(
+    n_boot: Any, *, level: Any = 0.95, seed: Any = 0, cluster: Any = None
+) -> Bootstrap | None:
+    """``n_boot=None`` -> None (no bootstrap); otherwise a checked :class:`Bootstrap`."""
+    if n_boot is None:
+        if cluster is not None:
+            msg = "cluster= resamples clusters in a bootstrap: pass n_boot= (the number of replicates) too"
+            raise OptionError(msg)
+        return None
+    if isinstance(n_boot, bool) or not isinstance(n_boot, Integral) or n_boot < 2:
+        msg = f"Expected `n_boot` to be an integer >= 2 (the number of bootstrap replicates), got {n_boot!r}"
+        raise OptionError(msg)
+    if isinstance(level, bool) or not isinstance(level, Real) or not 0 < float(level) < 1:
+        msg = f"Expected `level` to be a number in (0, 1) (e.g. 0.95), got {level!r}"
+        raise OptionError(msg)
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        msg = f"Expected `seed` to be a non-negative integer, got {seed!r}"
+        raise OptionError(msg)
+    if cluster is not None and not isinstance(cluster, str):
+        msg = f"Expected `cluster` to name a column (a string), got {cluster!r}"
+        raise OptionError(msg)
+    return Bootstrap(n_boot=int(n_boot), level=float(level), seed=int(seed), cluster=cluster)
+
+
 def parse_decision(name: object) -> Decision:
     key = _key(name).replace("-", "_")
     key = _DECISION_ALIASES.get(key, key)
     if key not in DECISIONS:
         msg = f"unknown decision {name!r}; valid decisions: {', '.join(DECISIONS)}"
+        raise UnknownNameError(msg)
+    return key
+
+
+def parse_strategy(name: object) -> Strategy:
+    key = _key(name)
+    if key not in STRATEGIES:
+        msg = f"Expected `strategy` to be 'uniform' or 'quantile', got {name!r}"
+        raise UnknownNameError(msg)
+    return key
+
+
+def parse_curve(name: object) -> CurveKind:
+    key = _key(name).replace("-", "_")
+    key = {"precision_recall": "pr", "roc_curve": "roc", "pr_curve": "pr"}.get(key, key)
+    if key not in CURVES:
+        msg = f"unknown curve {name!r}; valid curves: roc, pr (precision-recall)"
         raise UnknownNameError(msg)
     return key
 

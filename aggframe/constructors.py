@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aggframe._options import ClassUniverse, LabelTask, LongTask
+from aggframe._options import ClassUniverse, LabelTask, LongTask, TNormName
+from aggframe.exceptions import OptionError
+from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
 from aggframe.intake.scores import scores_source
 from aggframe.intake.source import scan
-from aggframe.intake.stored import stored_source
+from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import TNorm
 
@@ -35,7 +37,7 @@ def from_long(
     target: str | None = None,
     n_classes: int | dict[Any, int] | None = None,
     classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
-    tnorm: str | TNorm | None = None,
+    tnorm: TNormName | TNorm | None = None,
     class_universe: ClassUniverse = "global",
     task: LongTask | None = None,
     examples: int | Any | None = None,
@@ -183,7 +185,7 @@ def from_indicator(
     P: Any,
     *,
     mask: Any = None,
-    tnorm: str | TNorm | None = None,
+    tnorm: TNormName | TNorm | None = None,
     task: LongTask | None = None,
 ) -> Predictions:
     """Indicator matrices ``Y`` (truth) and ``P`` (predictions), n x m (1-D = one column).
@@ -206,12 +208,19 @@ def from_indicator(
 
 
 def from_cells(paths: Any) -> Predictions:
-    """Predictions from stored cell tables (:meth:`Predictions.write_cells`): no raw rows needed.
+    """Predictions from cell tables: stores (:meth:`Predictions.write_cells`) or :class:`~aggframe.Cells` values.
 
     ``paths`` is one store directory or a list of them with the same layout (for
     example one per day): rows of the same group add up, so the result equals an
-    evaluation of all their predictions together. Any subset of the stored ``by``
-    columns can be evaluated; every operator, convention and grouping set works.
+    evaluation of all their predictions together. Several stores are read into
+    memory (they are small) and added as :class:`~aggframe.Cells` are: a class a
+    store never saw counts its examples as true negatives (label form), as the
+    rows together would. It may instead be an
+    :class:`~aggframe.Cells` (from :meth:`Predictions.to_cells`, an
+    :class:`~aggframe.Accumulator` or :meth:`Cells.read <aggframe.Cells.read>`) or a
+    list of them, which are added with ``+`` (see :class:`~aggframe.Cells`). Any
+    subset of the stored ``by`` columns can be evaluated; every operator,
+    convention and grouping set works.
 
     Examples
     --------
@@ -220,48 +229,80 @@ def from_cells(paths: Any) -> Predictions:
     >>> store = pr.write_cells(tempfile.mkdtemp())
     >>> round(af.from_cells(store).compute("f1", "macro"), 4)
     0.5222
+    >>> round(af.from_cells(pr.to_cells()).compute("f1", "macro"), 4)
+    0.5222
     """
+    if isinstance(paths, Cells):
+        return Predictions(paths.source())
+    items = list(paths) if isinstance(paths, (list, tuple)) else None
+    if items and any(isinstance(c, Cells) for c in items):
+        if not all(isinstance(c, Cells) for c in items):
+            msg = (
+                "from_cells takes store paths or af.Cells values, not both; read the stores first: "
+                "af.Cells.read(paths) + cells"
+            )
+            raise OptionError(msg)
+        total = items[0]
+        for cells in items[1:]:
+            total = total + cells
+        return Predictions(total.source())
+    if len(expand_stores(paths)) > 1:
+        # several stores: read and added as Cells are, so the classes a store did not see are
+        # completed (label form) or refused (long form) as the rows together would be
+        return Predictions(Cells.read(paths).source())
     return Predictions(stored_source(paths))
 
 
 def from_scores(
     frame: Any,
     *,
-    example: str = "example",
-    class_: str = "class",
+    example: str | None = None,
+    class_: str | None = "class",
     score: str = "score",
     y: str = "y",
-    decision: str = "threshold",
+    decision: str | None = None,
     threshold: float | Mapping[Any, float] = 0.5,
     k: int | None = None,
     logits: bool = False,
     n_classes: int | None = None,
     classes: Sequence[Any] | None = None,
     mask: str | None = None,
-    keep_soft: str | TNorm | None = None,
+    keep_soft: TNormName | TNorm | None = None,
     over: str | Sequence[str] | None = None,
+    bins: int | None = None,
 ) -> Predictions:
-    """Predictions from per (example, class) scores: thresholded, argmax or top-k.
+    """Predictions with scores: the scores themselves, and decisions made from them.
 
-    The decision is made lazily with Polars expressions (window functions over
-    the example) and the derived frame, with the decision in column ``p``, goes
-    to :func:`~aggframe.from_long`: every operator, ``by=`` and engine works as
-    on long-form predictions.
+    Two readings of one frame, in every evaluation's one plan: the **measures on
+    scores** (``auroc``, ``average_precision``, ``log_loss``, ``brier``, ``ece``
+    in :meth:`~Predictions.evaluate`, and :meth:`~Predictions.curve`,
+    :meth:`~Predictions.calibration`, :meth:`~Predictions.best_threshold`) read
+    the scores; every other measure reads the **decisions** (threshold, argmax
+    or top-k), made lazily on the engine. Runs on Polars, DuckDB and Spark
+    (the wide step is Narwhals).
 
     Parameters
     ----------
     frame
-        A Polars DataFrame or LazyFrame (or a frame Narwhals supports, which is
-        converted to Polars), one row per (example, class) entry.
+        A Polars DataFrame or LazyFrame, or any frame Narwhals supports (DuckDB,
+        Spark). The **long layout**: one row per (example, class) entry. The
+        **binary layout** (``class_=None``): one row per example.
     example, class_, score, y
-        Role columns: the example id, the class, the model's score for that
-        class, and the truth (0/1 or booleans; soft only with ``keep_soft``).
+        Role columns: the example id (default ``"example"``), the class, the
+        model's score for that class, and the truth (0/1 or booleans; soft only
+        with ``keep_soft``). ``class_=None`` reads the binary layout: ``y`` the
+        0/1 truth and ``score`` the positive class's score, a binary task with
+        the positive class ``1`` as its one class (no example column).
     decision
         ``"threshold"`` (multilabel: ``score > threshold``, strictly),
         ``"argmax"`` (multiclass: exactly one class per example) or ``"top_k"``
         (the ``k`` best classes). Ties go to the smallest class in sort order
         (numbers ascending, strings lexicographically, ``Enum`` categories in
-        declared order; ``Categorical`` as strings).
+        declared order; ``Categorical`` as strings). Not stated (no
+        ``decision``, ``threshold``, ``k`` or ``keep_soft``): a 0.5 threshold,
+        and a :class:`~aggframe.DecisionWarning` when the scores of every
+        example sum to one over its classes (softmax probabilities, for which
+        ``decision="argmax"`` is usually meant).
     threshold
         A probability in [0, 1], or a dict ``{class: threshold}`` that names
         every class of the data (and only known classes). Threshold decision only.
@@ -272,10 +313,11 @@ def from_scores(
         of them; absent entries are never predicted. Top-k decision only.
     logits
         The scores are logits (or any real-valued scores). A threshold then
-        applies to ``sigmoid(score)`` (computed exactly as
-        ``score > log(t / (1 - t))``); argmax and top-k use the raw scores (they
-        never need probabilities, with or without this flag); ``keep_soft``
-        keeps ``sigmoid(score)``.
+        applies to ``sigmoid(score)`` (computed exactly as ``score > log(t / (1 -
+        t))``); argmax and top-k use the raw scores; ``keep_soft`` keeps
+        ``sigmoid(score)``. The measures on scores read ``sigmoid(score)`` (the
+        same order, so AUROC and AP are the raw scores' except where the
+        sigmoid rounds two large logits to the same float).
     n_classes, classes, mask
         As in :func:`~aggframe.from_long`. The mask does not change the
         decision: a masked entry can still be the argmax.
@@ -285,30 +327,41 @@ def from_scores(
         that t-norm instead of deciding (no ``decision``/``k`` then).
     over
         Columns that, with ``example``, identify one example, when several
-        groups (models, days, ...) reuse the same example ids: the argmax and
-        top-k windows run over ``(over..., example)``. Evaluate with ``by=``
-        those columns.
+        groups (models, days, ...) reuse the same example ids. An example is
+        identified by ``example`` within each ``by=`` group, so evaluations
+        must group by these columns (checked).
+    bins
+        ``None`` (exact: every distinct score is a threshold) or ``N``: the
+        measures on scores and the curves read the scores quantised to ``N``
+        cells of [0, 1] (bounded memory on huge inputs). Cell ``q`` holds the
+        scores in ``[q/N, (q+1)/N)`` and its threshold is ``q/N``: the curves
+        are the exact curves sampled at those thresholds, log loss, Brier and
+        ECE stay exact, and only pairs of entries in one cell lose their order,
+        so ``|AUROC_binned - AUROC| <= sum_q pos_q neg_q / (2 P N)``
+        (:meth:`~Predictions.auroc_bound`); the same pairs bound AP's error.
 
     Returns
     -------
     Predictions
-        Long-form predictions (column ``p``, or a private name if the frame
-        already has an unrelated ``p``).
+        Long-form predictions (``form == "long"``), or for the binary layout the
+        label form of the binary task (``form == "labels"``).
 
     Raises
     ------
     NullValueError
-        Null or NaN scores.
+        Null or NaN scores, null truth, null examples or classes.
     InvalidValueError
-        Scores outside [0, 1] where probabilities are required (threshold or
-        ``keep_soft`` without ``logits``), or a non-numeric score column.
+        Scores outside [0, 1] where probabilities are required (threshold,
+        ``keep_soft`` or ``bins`` without ``logits``), a truth other than 0/1,
+        or a non-numeric score column.
     OptionError
         ``k`` below 1 or above the number of classes, a threshold outside
         [0, 1], a threshold dict missing classes of the data, or options that
         do not go together.
     DuplicateEntryError
-        Argmax or top-k with an (example, class) entry repeated within ``over``
-        (several groups reuse the example ids: pass ``over=``).
+        At the first evaluation: argmax or top-k with an (example, class)
+        entry repeated within a ``by`` group (several groups reuse the example
+        ids: group by them, and name them in ``over=``).
     UnknownClassError
         A threshold dict naming classes outside the universe (or, without a
         declared universe, absent from the data).
@@ -317,9 +370,16 @@ def from_scores(
 
     Notes
     -----
-    Besides the lazy decision, construction runs **one** small aggregate query
-    over the scores for the data checks (bad-row counts and one offending row
-    each); evaluation reads the source once more.
+    The measures on scores read the entries present: in a sparse frame (a
+    declared universe, absent entries) an absent entry has no score and takes
+    no part in them (per example, the ranking is over the entries present); a
+    class of the universe without any entry in a group is undefined there.
+
+    Construction runs **one** small aggregate query over the scores for the
+    data checks (bad-row counts; an offending row is fetched only to name it);
+    evaluation then reads the source as its grains need. With Polars, argmax is
+    one aggregation per example (no window); top-k ranks the entries of each
+    example with a window.
 
     Examples
     --------
@@ -331,6 +391,18 @@ def from_scores(
     0.5
     >>> af.from_scores(df, decision="threshold", threshold=0.3).compute("precision", "micro")
     0.6666666666666666
+    >>> pr.evaluate(["f1", "auroc"], ["micro", "macro"]).select("measure", "operator", "value")
+    shape: (4, 3)
+    ┌─────────┬──────────┬──────────┐
+    │ measure ┆ operator ┆ value    │
+    │ ---     ┆ ---      ┆ ---      │
+    │ str     ┆ str      ┆ f64      │
+    ╞═════════╪══════════╪══════════╡
+    │ f1      ┆ micro    ┆ 0.5      │
+    │ f1      ┆ macro    ┆ 0.333333 │
+    │ auroc   ┆ micro    ┆ 0.9375   │
+    │ auroc   ┆ macro    ┆ 1.0      │
+    └─────────┴──────────┴──────────┘
     """
     return Predictions(
         scores_source(
@@ -348,6 +420,7 @@ def from_scores(
             mask=mask,
             keep_soft=keep_soft,
             over=over,
+            bins=bins,
         )
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "AggframeError",
     "ColumnNotFoundError",
+    "DecisionWarning",
     "DuplicateEntryError",
     "EmptyInputError",
     "InvalidValueError",
@@ -81,4 +82,14 @@ class StoreError(SourceError, OptionError):
     whose recorded sources overlap (reading them together would count rows twice).
 
     Also an :class:`OptionError`, as a missing store was before it had its own class.
+    """
+
+
+class DecisionWarning(UserWarning):
+    """Scores were turned into decisions by a rule the data suggest was not meant.
+
+    :func:`~aggframe.from_scores` warns when no decision was stated and the
+    scores of every example sum to one over its classes (softmax probabilities):
+    the default decision, ``score > 0.5`` per entry, is a multilabel reading of
+    them, where ``decision="argmax"`` is usually what is meant.
     """

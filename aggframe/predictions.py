@@ -14,6 +14,8 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 
 from __future__ import annotations
 
+import html
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, overload
@@ -30,19 +32,53 @@ from aggframe._columns import (
     check_result_names,
     restore,
 )
-from aggframe._options import Engine, Grain, listify, parse_operator, unique_in_order
+from aggframe._options import (
+    Bootstrap,
+    CurveKind,
+    Engine,
+    Grain,
+    Strategy,
+    listify,
+    parse_bootstrap,
+    parse_convention,
+    parse_curve,
+    parse_operator,
+    parse_strategy,
+    unique_in_order,
+)
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
+from aggframe.intake.cells_value import Cells, cells_of
+from aggframe.intake.scores import Scored
 from aggframe.intake.source import reading
-from aggframe.intake.stored import write_store
+from aggframe.intake.stored import StoredSource, origin_covers, source_meta, write_store
+from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
+from aggframe.operators.bootstrap import compare_boot, summarize
 from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
-from aggframe.operators.compare import compare_report
+from aggframe.operators.compare import compare_keys, compare_report
+from aggframe.operators.matrix import confusion_frame
 from aggframe.operators.report import ReportRequest, build_report
+from aggframe.operators.scores import (
+    best_threshold_frame,
+    bound_frame,
+    calibration_frame,
+    check_score_request,
+    curve_frame,
+    merged_report,
+    regrouped,
+    score_grains,
+    score_report,
+)
+from aggframe.tables.bootstrap import stack
 from aggframe.tables.cells import CellTables, sorted_table
+from aggframe.wide.ranking import ScoreFrame
 
-__all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions"]
+__all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
+
+#: "not given" (the bare ``confusion_matrix()`` call keeps its old result for one release)
+_UNSET: Any = object()
 
 MeasureLike = str | Measure
 #: The columns of :meth:`Predictions.per_class` after the keys.
@@ -52,6 +88,23 @@ _GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
     "pooled": CELLS,
     "profiles": (*CELLS, "n"),
 }
+#: The cell tables beside ``classes`` and ``profiles`` that a grouping may have (collected with them).
+_OPTIONAL_TABLES = ("block_profiles", "groups", "universe", "pairs", "order")
+
+
+def summary_html(title: str, rows: dict[str, str]) -> str:
+    """A small two-column HTML table (what notebooks show for aggframe's objects).
+
+    Examples
+    --------
+    >>> summary_html("X", {"a": "<1>"})
+    '<table><caption style="text-align:left"><b>X</b></caption><tr><th style="text-align:left">a</th><td style="text-align:left">&lt;1&gt;</td></tr></table>'
+    """
+    left = ' style="text-align:left"'
+    body = "".join(
+        f"<tr><th{left}>{html.escape(k)}</th><td{left}>{html.escape(v)}</td></tr>" for k, v in rows.items()
+    )
+    return f"<table><caption{left}><b>{html.escape(title)}</b></caption>{body}</table>"
 
 
 @dataclass
@@ -66,6 +119,7 @@ class Predictions:
 
     source: Source
     _cache: dict[tuple[str, ...], CellTables] = field(default_factory=dict, repr=False)
+    _boot_cache: dict[tuple[tuple[str, ...], Bootstrap], CellTables] = field(default_factory=dict, repr=False)
 
     # -- what these predictions are ------------------------------------------------------
     @property
@@ -96,27 +150,135 @@ class Predictions:
         # the profiles are read only if the source infers its reading from them
         return self.source.single_label(lambda: self.cell_tables().profiles.collect())  # noqa: PLW0108
 
+    # -- in a notebook ---------------------------------------------------------------------
+    def summary(self) -> dict[str, str]:
+        """What these predictions are, in a few words, without reading the data.
+
+        ``form``, ``task``, ``roles`` (role -> your column), ``classes`` (the
+        universe: its size if declared or already read), ``source`` (files,
+        cell stores or a frame) and ``read`` (the groupings scanned so far). A
+        task or a class count that only the data can tell says so rather than
+        scanning. What a notebook shows (``_repr_html_``).
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 1, 2, 2], [0, 2, 2, 1], n_classes=3)
+        >>> pr.summary()["classes"], pr.summary()["roles"]
+        ('3 (declared)', "y_true='y_true', y_pred='y_pred'")
+        """
+        src = self.source
+        read = next(iter(self._cache.values()), None)
+        if not src.kind_inferred():
+            task: str = self.kind
+        elif () in self._cache:
+            task = f"{self.kind} (inferred from the data)"
+        else:
+            task = "multiclass or multilabel: inferred from the data when first read"
+        universe = src.universe
+        if isinstance(universe, dict):
+            classes = f"{sum(len(v) for v in universe.values())} over {len(universe)} targets (declared)"
+        elif universe is not None:
+            classes = f"{len(universe)} (declared)"
+        elif read is not None:
+            n = read.classes.select(pl.col(CLASS).n_unique()).collect().item()
+            classes = f"{n} (seen in the data)"
+        else:
+            classes = "those seen in the data (not read yet)"
+        roles = ", ".join(f"{k.removeprefix('__af_')}={v!r}" for k, v in src.roles().items())
+        read_by = ["(all)" if not k else ", ".join(map(repr, k)) for k in self._cache]
+        return {
+            "form": self.form,
+            "task": task,
+            "roles": roles or "(the cell store's)",
+            "classes": classes,
+            "source": str(src.origin),
+            "read": "; ".join(read_by) if read_by else "nothing yet",
+        }
+
+    def _repr_html_(self) -> str:
+        return summary_html(type(self).__name__, self.summary())
+
     # -- cell tables ----------------------------------------------------------------------
-    def cell_tables(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> CellTables:
+    def cell_tables(
+        self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto", pairs: bool = False
+    ) -> CellTables:
         """The validated cell tables of a grouping, collected once (one scan) and kept.
 
         Keyed by private key columns; ``tables.names`` gives the user's names.
-        The accessor the analyses build on.
+        The accessor the analyses build on. ``pairs=True`` asks for the confusion
+        counts too (single-label data: the label form counts them in the same
+        scan; tables kept without them get them from one more grouped query).
         """
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
-            tables = self.source.tables(by_cols)
-            parts = {"classes": tables.classes, "profiles": tables.profiles}
-            for name in ("block_profiles", "groups", "universe", "pairs"):
-                lf = getattr(tables, name)
-                if lf is not None:
-                    parts[name] = lf
-            # one collect: the grains share one read of the input
+            self._collect_tables(by_cols, [], engine=engine, pairs=pairs)
+        tables = self._cache[by_cols]
+        if pairs and tables.pairs is None:
+            # kept without the confusion counts (or a form that has none at hand): one more
+            # grouped query, kept with the tables
+            return self.with_pairs(tables, by_cols)
+        return tables
+
+    def _collect_tables(
+        self, by: tuple[str, ...], extra: Sequence[pl.LazyFrame], *, engine: Engine, pairs: bool = False
+    ) -> list[pl.DataFrame]:
+        """Collect the cell tables of ``by`` and ``extra`` frames in one collect (one read); keep the tables."""
+        tables = self.source.tables(by, pairs=pairs)
+        given = {name: getattr(tables, name) for name in _OPTIONAL_TABLES}
+        optional = {name: lf for name, lf in given.items() if lf is not None}
+        parts = [tables.classes, tables.profiles, *optional.values()]
+        # one collect: the grains share one read of the input
+        with reading(self.source.origin):
+            got = pl.collect_all([*parts, *extra], engine=engine)
+        self.source.check_collected(got[1])
+        more = {name: frame.lazy() for name, frame in zip(optional, got[2 : len(parts)], strict=True)}
+        self._cache[by] = replace(
+            tables,
+            classes=got[0].lazy(),
+            profiles=got[1].lazy(),
+            block_profiles=more.get("block_profiles"),
+            groups=more.get("groups"),
+            universe=more.get("universe"),
+            pairs=more.get("pairs"),
+            order=more.get("order"),
+        )
+        return got[len(parts) :]
+
+    def boot_tables(
+        self, by: str | Sequence[str] | None, boot: Bootstrap, *, engine: Engine = "auto", lazy: bool = False
+    ) -> CellTables:
+        """Bootstrap cell tables: keys ``REP`` (the replicate) and the grouping's keys, collected once and kept.
+
+        Replicate ``-1`` is the data (:meth:`cell_tables`), ``0 .. n_boot - 1`` the
+        Poisson-weighted resamples (:mod:`aggframe.tables.bootstrap`): the weighted
+        sums come from one more read of the input, whatever ``n_boot``.
+        ``lazy=True`` returns the whole plan (both reads) uncollected.
+        """
+        by_cols = tuple(listify(by))
+        if lazy:
+            base = self.source.tables(by_cols)
+            return stack(base, self.source.boot_tables(by_cols, boot, base))
+        key = (by_cols, boot)
+        if key not in self._boot_cache:
+            base = self.cell_tables(by_cols, engine=engine)
+            reps = self.source.boot_tables(by_cols, boot, base)
+            named = {"classes": reps.classes, "profiles": reps.profiles}
+            named.update(
+                {n: lf for n in ("block_profiles", "groups") if (lf := getattr(reps, n)) is not None}
+            )
             with reading(self.source.origin):
-                got = dict(zip(parts, pl.collect_all(list(parts.values()), engine=engine), strict=True))
-            self.source.check_collected(got["profiles"])
-            self._cache[by_cols] = replace(tables, **{name: frame.lazy() for name, frame in got.items()})
-        return self._cache[by_cols]
+                got = dict(zip(named, pl.collect_all(list(named.values()), engine=engine), strict=True))
+            block, groups = got.get("block_profiles"), got.get("groups")
+            reps = replace(
+                reps,
+                classes=got["classes"].lazy(),
+                profiles=got["profiles"].lazy(),
+                block_profiles=None if block is None else block.lazy(),
+                groups=None if groups is None else groups.lazy(),
+            )
+            self._boot_cache[key] = stack(base, reps)
+        return self._boot_cache[key]
 
     def key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:
         """The user's names of the tables' keys, checked against a result's other ``columns``."""
@@ -158,6 +320,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
     ) -> pl.DataFrame: ...
@@ -176,6 +342,10 @@ class Predictions:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
@@ -193,6 +363,10 @@ class Predictions:
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
         grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -201,7 +375,12 @@ class Predictions:
         Parameters
         ----------
         measures
-            Names, aliases or :class:`Measure` objects; default: all 21 registered.
+            Names, aliases or :class:`Measure` objects; default: all 21 registered
+            (and, for ``multiclass``, its seven). A named measure must exist under
+            every operator asked for. With scores (:func:`from_scores`), also the
+            measures on scores ``auroc``, ``average_precision``, ``log_loss``,
+            ``brier`` and ``ece`` (one-vs-rest per class, pooled, per example; see
+            :func:`from_scores`), in the same frame.
         operators
             ``micro``, ``macro``, ``weighted``, ``exemplar`` (default: all four).
             With a ``target`` role they apply to the block matrix of all targets
@@ -210,6 +389,18 @@ class Predictions:
             ``within`` (reported as ``target:<within>``). ``binary`` reports the
             positive class only (``pos_label``) and raises unless there are
             exactly two classes (scikit-learn's ``average='binary'``).
+            ``multiclass`` evaluates the measures defined on the whole confusion
+            matrix of single-label data, as scikit-learn does: ``mcc``
+            (``matthews_corrcoef``), ``kappa``, ``kappa_linear``,
+            ``kappa_quadratic`` (``cohen_kappa_score`` with ``weights``),
+            ``balanced_accuracy``, ``balanced_accuracy_adjusted``
+            (``balanced_accuracy_score``) and ``accuracy``; one entry per group,
+            resolved by the convention as a micro value (scikit-learn's ``mcc``
+            is 0 where undefined: ``convention="zero"``). Not with targets (use
+            ``target`` with ``within="multiclass"``), nor on multilabel, soft or
+            ``task="binary"`` data.
+            With scores, ``multiclass`` also gives the whole-distribution
+            ``log_loss`` and ``brier`` (scikit-learn's ``log_loss(y, P)``).
         by
             Columns to group by (model, day, segment, ...): one query, no loop.
         convention
@@ -221,9 +412,14 @@ class Predictions:
             by fold size), ``fold`` (the per-fold values), ``min``, ``max``,
             ``std`` (their spread; the folds share training data, so the spread
             understates the uncertainty: a lower bound, not a confidence
-            interval). A list puts them side by side, in a ``pooling`` column.
+            interval). With a ``repeat`` role too (repeated cross-validation):
+            ``repeat_pooled`` (the folds of each repeat pooled, then the mean over
+            the repeats), ``repeat`` (the per-repeat pooled values),
+            ``repeat_min``, ``repeat_max``, ``repeat_std`` (their spread). A list
+            puts them side by side, in a ``pooling`` column.
         within
-            Operator(s) inside each target for the ``target`` operator.
+            Operator(s) inside each target for the ``target`` operator (the four,
+            or ``multiclass``: each target's whole-matrix value).
         classes, labels
             Evaluate over this subset of classes only (``labels=`` is
             scikit-learn's spelling of the same option): micro then pools the
@@ -241,6 +437,24 @@ class Predictions:
             overall row) and ``grouping_id`` is SQL's ``GROUPING_ID`` (bit
             ``n - 1 - i`` set when the ``i``-th by-column is rolled up), so a
             rolled-up key (null) is told apart from a real null key.
+        n_boot
+            Bootstrap the result: ``n_boot`` Poisson(1) resamples of the examples
+            (each example's weight a seeded hash of its id, so the same on every
+            engine, whatever the row order), computed in the same plan as one more
+            key of the cell tables; every measure, operator, convention, pooling
+            and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
+            ``se`` (standard deviation over the replicates), ``n_boot`` (the
+            replicates whose value is defined) and ``level``. Without an
+            ``example`` column (label form) a row's position is its id: Polars only,
+            and no pairing across models.
+        level
+            The interval's coverage (default 0.95).
+        seed
+            The bootstrap's seed: the same seed gives the same replicates.
+        cluster
+            Resample this column's values (users, documents, sessions) instead of
+            the examples, when examples of one cluster are not independent; every
+            row of an example needs the same cluster.
         lazy
             Return the whole computation as one ``LazyFrame`` (validation runs
             when it is collected) instead of collecting.
@@ -250,7 +464,8 @@ class Predictions:
         Returns
         -------
         polars.DataFrame
-            by..., measure, operator, convention, value, n_entries, n_undefined.
+            by..., measure, operator, convention, value, n_entries, n_undefined
+            (with ``n_boot``: ci_low, ci_high, se, n_boot, level).
             ``n_entries`` counts the values averaged (1 for micro, classes for
             macro/weighted, examples for exemplar) and ``n_undefined`` how many
             of them were undefined.
@@ -271,6 +486,20 @@ class Predictions:
         │ mcc     ┆ micro    ┆ 0.25     │
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
+
+        A bootstrap interval (200 Poisson resamples of the examples, in the same plan):
+
+        >>> pr = af.from_labels([0, 1, 2, 2, 1, 0] * 50, [0, 2, 2, 1, 1, 1] * 50)
+        >>> out = pr.evaluate("f1", "macro", n_boot=200, seed=0)
+        >>> out.select(pl.col("value", "ci_low", "ci_high").round(3), "n_boot")
+        shape: (1, 4)
+        ┌───────┬────────┬─────────┬────────┐
+        │ value ┆ ci_low ┆ ci_high ┆ n_boot │
+        │ ---   ┆ ---    ┆ ---     ┆ ---    │
+        │ f64   ┆ f64    ┆ f64     ┆ i64    │
+        ╞═══════╪════════╪═════════╪════════╡
+        │ 0.522 ┆ 0.467  ┆ 0.57    ┆ 200    │
+        └───────┴────────┴─────────┴────────┘
         """
         request = self.request(
             measures,
@@ -283,7 +512,10 @@ class Predictions:
             pos_label=pos_label,
             grouping_sets=grouping_sets,
         )
-        report, names = self.report(request, lazy=lazy, engine=engine)
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        report, names = self.report(request, lazy=lazy, engine=engine, boot=boot)
+        if boot is not None:
+            report = summarize(report, boot)
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
@@ -318,14 +550,47 @@ class Predictions:
         )
 
     def report(
-        self, request: ReportRequest, *, lazy: bool = False, engine: Engine = "auto"
+        self,
+        request: ReportRequest,
+        *,
+        lazy: bool = False,
+        engine: Engine = "auto",
+        boot: Bootstrap | None = None,
     ) -> tuple[pl.LazyFrame, dict[str, str]]:
         """The report of a request with private key columns (lazy), and the user's names of those keys.
 
         ``lazy=True`` builds it on the lazy cell tables (the scan runs when the
-        result is collected); otherwise on the collected, kept ones.
+        result is collected); otherwise on the collected, kept ones. With
+        ``boot`` the report has one more key, the replicate ``REP`` (``-1``: the
+        data), from :meth:`boot_tables`; :func:`~aggframe.operators.bootstrap.summarize`
+        turns it into intervals.
         """
-        tables = self.source.tables(request.by) if lazy else self.cell_tables(request.by, engine=engine)
+        if request.scores:
+            if boot is not None:
+                msg = (
+                    "n_boot= intervals cover the measures of the cells; the measures on scores ("
+                    + ", ".join(request.scores)
+                    + ") have none yet: evaluate them without n_boot"
+                )
+                raise OptionError(msg)
+            return self._score_report(request, lazy=lazy, engine=engine)
+        if boot is not None and request.matrix_measures:
+            msg = (
+                "n_boot= intervals cover the four-cell operators (micro, macro, weighted, exemplar, binary, "
+                "target); the multiclass operator has none yet: evaluate it without n_boot"
+            )
+            raise OptionError(msg)
+        if boot is not None:
+            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+        elif lazy:
+            tables = self.source.tables(request.by, pairs=request.needs_pairs)
+        else:
+            # the confusion counts only when the weighted kappas ask (the label form: same scan)
+            tables = self.cell_tables(request.by, engine=engine, pairs=request.needs_pairs)
+        if request.needs_pairs:
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+        elif request.matrix_measures:
+            self.check_single_label("the multiclass operator")  # its margins are the class cells
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -336,15 +601,436 @@ class Predictions:
         keys = {*(by_key(i) for i in range(len(request.by))), *self.source.fold_keys()}
         return out, {k: v for k, v in tables.names.items() if k in keys}
 
+    def check_single_label(self, what: str) -> None:
+        """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel)."""
+        if self.source.binary:
+            msg = (
+                f"{what} needs every class of single-label data, but these predictions keep the positive "
+                "class only (task='binary'); build them with task=None (one-hot over all classes): on two "
+                "classes the multiclass 'mcc' equals the binary 'mcc'"
+            )
+            raise OptionError(msg)
+        if self.source.soft:
+            msg = (
+                f"{what} needs crisp single-label data; these predictions are soft (a t-norm was given), "
+                "so an example has no one true and one predicted class to count"
+            )
+            raise OptionError(msg)
+        if isinstance(self.source, StoredSource):
+            if not self.source.meta.get("single_label"):
+                msg = (
+                    f"{what} needs single-label data (one true and one predicted class per example); these "
+                    "stored cells are not of such data (or their store does not say so)"
+                )
+                raise OptionError(msg)
+            return
+        if isinstance(self, OrdinalPredictions):
+            msg = (
+                f"{what} needs single-label data; ordinal predictions are read as m - 1 cumulative "
+                "thresholds: use their single-label view, pr.labels (e.g. pr.labels.compute("
+                "'kappa_quadratic', 'multiclass'))"
+            )
+            raise OptionError(msg)
+        if not self._single_label():
+            msg = (
+                f"{what} needs single-label data (one true and one predicted class per example); these "
+                "predictions are multilabel (some example has other than one true or one predicted class), "
+                "so there is no m x m confusion matrix: use micro, macro, weighted or exemplar"
+            )
+            raise OptionError(msg)
+
+    def with_pairs(
+        self, tables: CellTables, by: Sequence[str], *, lazy: bool = False, what: str = "the confusion matrix"
+    ) -> CellTables:
+        """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
+
+        The label form's tables carry them (from its one scan); the long form counts
+        them in one more grouped query over the rows, kept with the tables.
+        """
+        self.check_single_label(what)
+        if tables.pairs is not None:
+            return tables
+        if self.form == "cells":
+            msg = (
+                f"{what} needs the confusion counts, and these stored cells hold none: a store keeps them "
+                "when written from single-label data by this version of aggframe (write it again with "
+                "pr.write_cells); the other whole-matrix measures need only the cells"
+            )
+            raise OptionError(msg)
+        pairs = self.source.pair_table(by)
+        if lazy:
+            return replace(tables, pairs=pairs)
+        with reading(self.source.origin):
+            collected = pairs.collect().lazy()
+        out = replace(tables, pairs=collected)
+        self._cache[tuple(by)] = out
+        return out
+
+    # -- measures on scores ------------------------------------------------------------------
+    def _scored(self, what: str) -> Scored:
+        """The source's scores, or an error saying where scores come from."""
+        if not isinstance(self.source, Scored):
+            msg = (
+                f"{what} needs predictions that carry scores: build them with from_scores(frame, "
+                "score='<column>', ...) (these predictions are in the "
+                f"{self.source.form!r} form, without scores)"
+            )
+            raise OptionError(msg)
+        return self.source
+
+    def _score_report(
+        self, request: ReportRequest, *, lazy: bool, engine: Engine
+    ) -> tuple[pl.LazyFrame, dict[str, str]]:
+        """A report with measures on scores: their rows from the scores, merged with the cell measures'.
+
+        One collect reads the source for both: the score grains of every grouping
+        set and, when not kept yet, the cell tables (``lazy=True``: one plan).
+        """
+        source = self._scored("measures on scores (" + ", ".join(request.scores) + ")")
+        if self.source.fold_keys() or self.source.target is not None or request.classes is not None:
+            msg = "measures on scores take by= and grouping_sets=, not folds, targets or classes="
+            raise OptionError(msg)
+        score_ops = list(request.operators)
+        check_score_request(request.scores, score_ops)
+        probabilities = [m for m in request.scores if m in ("log_loss", "brier", "ece")]
+        if probabilities:
+            source.check_probabilities(", ".join(probabilities))
+        sets = request.grouping_sets
+        frames = (
+            [(None, source.score_frame(request.by))]
+            if sets is None
+            else [(keep, regrouped(source.score_frame(keep), keep, request.by)) for keep in sets]
+        )
+        grains = [score_grains(sf, request.scores, score_ops) for _, sf in frames]
+        # the cell measures' operators (multiclass: the whole-matrix measures, when some are asked)
+        cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures)
+        cell_request = replace(request, operators=cell_ops, scores=())
+        tables: CellTables | None = None
+        if request.measures or request.matrix_measures:
+            if lazy:
+                tables = self.source.tables(request.by, pairs=request.needs_pairs)
+            else:
+                tables, grains = self._collect_with(
+                    request.by, grains, engine=engine, pairs=request.needs_pairs
+                )
+            if request.needs_pairs:
+                tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+            elif request.matrix_measures:
+                self.check_single_label("the multiclass operator")
+        elif not lazy:
+            grains = self._collect_grains(grains, engine=engine)
+        parts = [(keep, sf, g) for (keep, sf), g in zip(frames, grains, strict=True)]
+        scores = score_report(
+            parts,
+            by=request.by,
+            measures=request.scores,
+            operators=score_ops,
+            conventions=request.conventions,
+        )
+        cells = None
+        if tables is not None:
+            cells = build_report(tables, cell_request, folds=[], class_dtype=None)
+        out = merged_report(
+            cells,
+            scores,
+            by=request.by,
+            order=request.names(),
+            operators=score_ops,
+            conventions=request.conventions,
+            sets=sets,
+        )
+        return out, {by_key(i): c for i, c in enumerate(request.by)}
+
+    def _collect_grains(
+        self, grains: list[dict[str, pl.LazyFrame]], *, engine: Engine
+    ) -> list[dict[str, pl.LazyFrame]]:
+        _, collected = self._collect_with(None, grains, engine=engine)
+        return collected
+
+    def _collect_with(
+        self,
+        by: Sequence[str] | None,
+        grains: list[dict[str, pl.LazyFrame]],
+        *,
+        engine: Engine,
+        pairs: bool = False,
+    ) -> tuple[CellTables, list[dict[str, pl.LazyFrame]]]:
+        """The score grains collected in one collect with the cell tables of ``by`` (kept, as :meth:`cell_tables`)."""
+        flat = [(i, name, lf) for i, g in enumerate(grains) for name, lf in g.items()]
+        frames = [lf for _, _, lf in flat]
+        by_cols = tuple(listify(by)) if by is not None else None
+        if by_cols is not None and by_cols not in self._cache:
+            got = self._collect_tables(by_cols, frames, engine=engine, pairs=pairs)
+        else:
+            with reading(self.source.origin):
+                got = pl.collect_all(frames, engine=engine)
+        collected: list[dict[str, pl.LazyFrame]] = [{} for _ in grains]
+        for (i, name, _), frame in zip(flat, got, strict=True):
+            collected[i][name] = frame.lazy()
+        kept = self._cache[by_cols] if by_cols is not None else CellTables(pl.LazyFrame(), pl.LazyFrame(), ())
+        return kept, collected
+
+    def curve(
+        self,
+        kind: CurveKind = "roc",
+        operator: str | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        engine: Engine = "auto",
+    ) -> pl.DataFrame:
+        """The ROC or precision-recall curve per group, as a tidy frame.
+
+        Parameters
+        ----------
+        kind
+            ``"roc"`` (columns ``fpr``, ``tpr``) or ``"pr"`` (``precision``, ``recall``).
+        operator
+            ``None``: one curve per class (one-vs-rest), with a ``class`` column;
+            ``"micro"``: the curve of the pooled (flattened) entries; ``"macro"``:
+            the classes' curves averaged. A macro ROC curve interpolates every
+            class's tpr linearly at the union of all classes' fpr values (as
+            ``np.interp`` in scikit-learn's ROC example; at a vertical step, its
+            top) and averages over the classes with positives and negatives. A
+            macro PR curve reads every class's precision as average precision
+            does (at recall ``r``, the precision of the highest threshold
+            reaching ``r``) at the union of the recall values, averaged over the
+            classes with positives, so that its step area is the macro AP. Both
+            have ``n_classes`` (the classes averaged) and no threshold.
+        by
+            Group columns: one curve per group (a null key is a group).
+
+        Returns
+        -------
+        polars.DataFrame
+            by..., [class], threshold, fpr, tpr (or precision, recall), in
+            descending threshold order. Per class and micro, the points are
+            scikit-learn's: ``roc_curve(drop_intermediate=False)`` (first row at
+            threshold ``inf``, (0, 0)) and ``precision_recall_curve`` (its last
+            point, precision 1 and recall 0, is the row of threshold ``inf``); a
+            prediction is positive when ``score >= threshold``. A curve without
+            negatives (positives) has null fpr (tpr, recall) where scikit-learn
+            has NaN. With ``bins=N`` the points are the exact curve's at the
+            thresholds ``q/N``.
+
+        Examples
+        --------
+        >>> import polars as pl, aggframe as af
+        >>> df = pl.DataFrame({"example": [0, 0, 1, 1, 2, 2], "class": [0, 1] * 3,
+        ...                    "score": [0.8, 0.2, 0.4, 0.6, 0.3, 0.7], "y": [1, 0, 0, 1, 1, 0]})
+        >>> af.from_scores(df, decision="argmax").curve("roc", "micro")
+        shape: (7, 3)
+        ┌───────────┬──────────┬──────────┐
+        │ threshold ┆ fpr      ┆ tpr      │
+        │ ---       ┆ ---      ┆ ---      │
+        │ f64       ┆ f64      ┆ f64      │
+        ╞═══════════╪══════════╪══════════╡
+        │ inf       ┆ 0.0      ┆ 0.0      │
+        │ 0.8       ┆ 0.0      ┆ 0.333333 │
+        │ 0.7       ┆ 0.333333 ┆ 0.333333 │
+        │ 0.6       ┆ 0.333333 ┆ 0.666667 │
+        │ 0.4       ┆ 0.666667 ┆ 0.666667 │
+        │ 0.3       ┆ 0.666667 ┆ 1.0      │
+        │ 0.2       ┆ 1.0      ┆ 1.0      │
+        └───────────┴──────────┴──────────┘
+        """
+        source = self._scored("curve()")
+        chosen = parse_curve(kind)
+        op = None if operator is None else parse_operator(operator)
+        if op not in (None, "micro", "macro"):
+            msg = f"curve() takes operator=None (per class), 'micro' or 'macro', got {operator!r}"
+            raise OptionError(msg)
+        sf = source.score_frame(listify(by))
+        with reading(self.source.origin):
+            out = curve_frame(sf, chosen, op).collect(engine=engine)
+        return self._restored(out, sf, "curve")
+
+    def calibration(
+        self,
+        bins: int = 15,
+        strategy: Strategy = "uniform",
+        *,
+        operator: str | None = None,
+        by: str | Sequence[str] | None = None,
+        engine: Engine = "auto",
+    ) -> pl.DataFrame:
+        """The reliability table per group (and class), as ``sklearn.calibration.calibration_curve``.
+
+        Parameters
+        ----------
+        bins, strategy
+            scikit-learn's ``n_bins`` and ``strategy``: ``"uniform"`` (edges
+            ``np.linspace(0, 1, bins + 1)``) or ``"quantile"`` (edges at the
+            scores' percentiles, NumPy's linear interpolation, bit for bit).
+        operator
+            ``None``: one table per class (the one-vs-rest column); ``"micro"``:
+            the pooled entries.
+        by
+            Group columns.
+
+        Returns
+        -------
+        polars.DataFrame
+            by..., [class], bin, lower, upper, mean_score (``prob_pred``),
+            frequency (``prob_true``), count; empty bins are left out. The
+            expected calibration error is ``sum(count * |frequency - mean_score|)
+            / sum(count)`` (the ``ece`` measure, with 15 uniform bins). With
+            ``from_scores(bins=N)``, a quantisation cell goes to the calibration
+            bin of its mean score (exact when every calibration edge is a cell
+            edge, e.g. uniform calibration bins whose count divides ``N``).
+
+        Examples
+        --------
+        >>> import polars as pl, aggframe as af
+        >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.35, 0.8, 0.9], "y": [0, 0, 1, 1, 1]})
+        >>> af.from_scores(df, class_=None).calibration(bins=2).drop("class")
+        shape: (2, 6)
+        ┌─────┬───────┬───────┬────────────┬───────────┬───────┐
+        │ bin ┆ lower ┆ upper ┆ mean_score ┆ frequency ┆ count │
+        │ --- ┆ ---   ┆ ---   ┆ ---        ┆ ---       ┆ ---   │
+        │ i64 ┆ f64   ┆ f64   ┆ f64        ┆ f64       ┆ i64   │
+        ╞═════╪═══════╪═══════╪════════════╪═══════════╪═══════╡
+        │ 0   ┆ 0.0   ┆ 0.5   ┆ 0.25       ┆ 0.333333  ┆ 3     │
+        │ 1   ┆ 0.5   ┆ 1.0   ┆ 0.85       ┆ 1.0       ┆ 2     │
+        └─────┴───────┴───────┴────────────┴───────────┴───────┘
+        """
+        source = self._scored("calibration()")
+        source.check_probabilities("calibration()")
+        if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+            msg = f"Expected `bins` to be a positive integer, got {bins!r}"
+            raise OptionError(msg)
+        how = parse_strategy(strategy)
+        op = None if operator is None else parse_operator(operator)
+        if op not in (None, "micro"):
+            msg = f"calibration() takes operator=None (per class) or 'micro', got {operator!r}"
+            raise OptionError(msg)
+        sf = source.score_frame(listify(by))
+        with reading(self.source.origin):
+            out = calibration_frame(sf, bins=bins, strategy=how, operator=op).collect(engine=engine)
+        return self._restored(out, sf, "calibration")
+
+    def best_threshold(
+        self,
+        measure: MeasureLike,
+        operator: str | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        per_class: bool = False,
+        convention: str = "exclude",
+        engine: Engine = "auto",
+    ) -> pl.DataFrame:
+        """The score threshold that maximises a measure, and the measure's value there.
+
+        The candidates are every distinct score and ``inf`` (nothing predicted);
+        a prediction is positive when ``score >= threshold``. The cells at every
+        threshold are the cumulative sums of the ROC curve, so this is one more
+        small aggregation over the per-score table.
+
+        Parameters
+        ----------
+        measure
+            Any registered measure of the four cells (name, alias or
+            :class:`Measure`).
+        operator
+            ``"micro"`` (default): one threshold for the pooled entries;
+            ``"macro"`` / ``"weighted"``: one threshold for all classes,
+            maximising the (support-weighted) mean of the per-class values, with
+            undefined class values resolved by ``convention``.
+        by
+            Group columns: one threshold per group.
+        per_class
+            One threshold per class instead, each maximising its class's value
+            (no ``operator`` then).
+        convention
+            For ``macro`` / ``weighted``: ``exclude``, ``zero``, ``one`` or ``nan``.
+
+        Returns
+        -------
+        polars.DataFrame
+            by..., [class], threshold, value, and for micro and per class the
+            cells there (tp, fp, fn, tn). Undefined values are never chosen;
+            when several thresholds reach the maximum the **largest** wins (the
+            fewest positive predictions); a group where the measure is undefined
+            everywhere gets nulls. ``from_scores(decision="threshold")`` predicts
+            ``score > threshold``: pass a value just below this one (the next
+            lower score, or any value between) to reproduce the decisions.
+
+        Examples
+        --------
+        >>> import polars as pl, aggframe as af
+        >>> df = pl.DataFrame({"score": [0.2, 0.7, 0.4, 0.9], "y": [1, 1, 0, 1]})
+        >>> af.from_scores(df, class_=None).best_threshold("f1").select("threshold", "value")
+        shape: (1, 2)
+        ┌───────────┬──────────┐
+        │ threshold ┆ value    │
+        │ ---       ┆ ---      │
+        │ f64       ┆ f64      │
+        ╞═══════════╪══════════╡
+        │ 0.2       ┆ 0.857143 │
+        └───────────┴──────────┘
+        """
+        source = self._scored("best_threshold()")
+        meas = get_measure(measure)
+        conv = parse_convention(convention)
+        if per_class and operator is not None:
+            msg = "per_class=True picks one threshold per class; operator= does not apply"
+            raise OptionError(msg)
+        op = "micro" if operator is None else parse_operator(operator)
+        if op == "exemplar":
+            msg = "best_threshold() takes operator 'micro', 'macro' or 'weighted' (a threshold is per entry)"
+            raise OptionError(msg)
+        sf = source.score_frame(listify(by))
+        frame = best_threshold_frame(sf, meas, operator=op, per_class=per_class, convention=conv)
+        with reading(self.source.origin):
+            out = frame.collect(engine=engine)
+        return self._restored(out, sf, "best_threshold")
+
+    def auroc_bound(
+        self, operator: str | None = None, *, by: str | Sequence[str] | None = None, engine: Engine = "auto"
+    ) -> pl.DataFrame:
+        """The bound on the AUROC error of ``from_scores(bins=N)``, per group (and class).
+
+        Quantisation changes only pairs of a positive and a negative entry in
+        one cell (their 1, 0 or 1/2 becomes 1/2), so ``|AUROC_binned - AUROC| <=
+        sum_q pos_q neg_q / (2 P N)``, computed from the binned table itself.
+        Exact predictions (no ``bins``) give 0. ``operator``: ``None`` (per
+        class, the macro entries) or ``"micro"`` (the pooled entries).
+
+        Returns
+        -------
+        polars.DataFrame
+            by..., [class], bound (null where the AUROC is undefined).
+        """
+        source = self._scored("auroc_bound()")
+        op = None if operator is None else parse_operator(operator)
+        if op not in (None, "micro"):
+            msg = f"auroc_bound() takes operator=None (per class) or 'micro', got {operator!r}"
+            raise OptionError(msg)
+        sf = source.score_frame(listify(by))
+        with reading(self.source.origin):
+            out = bound_frame(sf, operator=op).collect(engine=engine)
+        if sf.bins is None:
+            out = out.with_columns(pl.when(pl.col("bound").is_not_null()).then(0.0).alias("bound"))
+        return self._restored(out, sf, "auroc_bound")
+
+    def _restored(self, out: pl.DataFrame, sf: ScoreFrame, what: str) -> pl.DataFrame:
+        names = {k: sf.names[k] for k in sf.row_keys}
+        check_result_names(names.values(), [c for c in out.columns if c not in names], what)
+        return cast("pl.DataFrame", restore(out, names))
+
     def compare(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
         operators: str | Sequence[str] | None = None,
         *,
         by: str | Sequence[str],
+        control: str | Sequence[str] | None = None,
         convention: str | Sequence[str] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
     ) -> pl.DataFrame:
         """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
 
@@ -355,6 +1041,27 @@ class Predictions:
         ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
         ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
         denominator are null. One scan (the overall row is a grouping set).
+
+        ``control=`` (fairlearn's ``control_features``) compares within each
+        level of the control columns: with ``by=["model", "segment"],
+        control="model"`` each segment is held against its own model's overall,
+        not the all-models overall; a reference names the compared columns only
+        and is taken within each level (null where a level lacks it), and the
+        summary has one row per level. A control column not in ``by`` is added
+        in front of it; a null control key is a level. Still one scan (grouping
+        sets ``[by, control]``).
+
+        With ``n_boot`` (and ``level``, ``seed``, ``cluster``: see :meth:`evaluate`)
+        every value, difference and ratio gets a bootstrap interval
+        (``<column>_ci_low``, ``<column>_ci_high``, ``<column>_se``; the value's are
+        ``ci_low``, ``ci_high``, ``se``) from the same replicates, so a difference
+        between two models scored on the same examples is paired (an example has
+        one weight in both: pass ``example=`` when building the predictions);
+        ``difference_to_reference_excludes_zero`` and
+        ``difference_to_overall_excludes_zero`` say whether the interval excludes
+        zero. ``reference`` may then name some of the ``by`` columns: the others
+        are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
+        model with A on the same day).
 
         Examples
         --------
@@ -370,14 +1077,36 @@ class Predictions:
         │ a   ┆ 1.0   ┆ 0.75    │
         │ b   ┆ 0.5   ┆ 0.75    │
         └─────┴───────┴─────────┘
+
+        Within each level of a control column:
+
+        >>> df = df.with_columns(m=pl.Series(["x", "y", "x", "y"]))
+        >>> got = af.from_labels(df).compare("recall", "micro", by="g", control="m")
+        >>> got.select("m", "g", "value", "overall").sort("m", "g").rows()
+        [('x', 'a', 1.0, 0.5), ('x', 'b', 0.0, 0.5), ('y', 'a', 1.0, 1.0), ('y', 'b', 1.0, 1.0)]
         """
-        keys = listify(by)
+        ctrl = listify(control)
+        keys = compare_keys(listify(by), ctrl) if listify(by) else []
         if not keys:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
-        request = self.request(measures, operators, by=keys, convention=convention, grouping_sets=[keys, []])
+        request = self.request(
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
+        )
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        if boot is not None:
+            if summary or ctrl:
+                msg = (
+                    "summary=True and control= with n_boot= are not supported: compare the groups "
+                    "against the overall (summary=False, no control)"
+                )
+                raise OptionError(msg)
+            report, names = self.report(request, boot=boot)
+            return compare_boot(report.collect(), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
-        return compare_report(report.collect(), names, keys, reference=reference, summary=summary)
+        return compare_report(
+            report.collect(), names, keys, reference=reference, summary=summary, control=ctrl
+        )
 
     def compute(
         self,
@@ -417,6 +1146,12 @@ class Predictions:
 
         Undefined entries have a null ``value`` and ``defined = False``.
         """
+        if str(operator).strip().lower() == "multiclass":
+            msg = (
+                "the multiclass operator gives one whole-matrix value per group; it has no parts "
+                "(its input is pr.confusion_matrix())"
+            )
+            raise OptionError(msg)
         meas = get_measure(measure)
         op = parse_operator(operator)
         by_cols = listify(by)
@@ -445,7 +1180,8 @@ class Predictions:
         """Per-class values of any measures, with support: scikit-learn's ``average=None``.
 
         One tidy frame: by..., class, measure, value (null where undefined),
-        defined, support (``tp + fn``), tp, fp, fn, tn.
+        defined, support (``tp + fn``), tp, fp, fn, tn. The counts are Int64
+        on crisp data and Float64 on soft data (:attr:`crisp`).
 
         Examples
         --------
@@ -456,18 +1192,33 @@ class Predictions:
         ┌───────┬──────────┬─────────┐
         │ class ┆ value    ┆ support │
         │ ---   ┆ ---      ┆ ---     │
-        │ i64   ┆ f64      ┆ f64     │
+        │ i64   ┆ f64      ┆ i64     │
         ╞═══════╪══════════╪═════════╡
-        │ 0     ┆ 0.5      ┆ 2.0     │
-        │ 1     ┆ 0.666667 ┆ 2.0     │
-        │ 2     ┆ 1.0      ┆ 3.0     │
+        │ 0     ┆ 0.5      ┆ 2       │
+        │ 1     ┆ 0.666667 ┆ 2       │
+        │ 2     ┆ 1.0      ┆ 3       │
         └───────┴──────────┴─────────┘
         """
         names = listify(measures, scalar=(str, Measure)) or list_measures()
         ms = unique_in_order(get_measure(m) for m in names)
         tables = self.cell_tables(by)
         out = self.per_class_table(tables, ms, _class_subset(classes, labels)).collect()
+        if self.crisp:
+            out = out.with_columns(pl.col("support", *CELLS).round().cast(pl.Int64))
         return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
+
+    @property
+    def crisp(self) -> bool:
+        """Whether every cell is a count (no t-norm): per-class counts are then integers.
+
+        Stored cells are crisp when their store says so (stores written before it
+        did are taken as possibly soft).
+        """
+        if self.source.soft:
+            return False
+        if isinstance(self.source, StoredSource):
+            return self.source.meta.get("soft") is False
+        return True
 
     def per_class_table(
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
@@ -512,11 +1263,10 @@ class Predictions:
         return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
-        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n``.
+        """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n`` (pairs with n > 0).
 
-        For the label form and for one-hot long data (each example has exactly
-        one true and one predicted class). One grouped query, run where the rows
-        are: only the counts cross to Polars.
+        For the label form (the counts of its one scan) and for one-hot long data
+        (one grouped query, run where the rows are: only the counts cross to Polars).
         """
         counts, tables = self.confusion_table(listify(by))
         return cast(
@@ -529,25 +1279,181 @@ class Predictions:
         if self.source.binary or not self._single_label():
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
-        return self.source.confusion_counts(by), tables
+        if tables.pairs is None:
+            return self.source.confusion_counts(by), tables
+        # the label form's counts, summed over the target and fold keys (as the rows' query would)
+        by_keys = [by_key(i) for i in range(len(by))]
+        counts = (
+            tables.pairs.group_by([*by_keys, "_yt", "_yp"])
+            .agg(pl.col("n").sum().cast(pl.Int64))
+            .rename({"_yt": "true", "_yp": "pred"})
+            .sort(*by_keys, "true", "pred", nulls_last=True)
+            .collect()
+        )
+        return counts, tables
 
-    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]:
-        """``(C, classes)`` with ``C[j, k]`` = examples of true class j predicted k (single-label only)."""
-        classes = self.cells("class")[CLASS].to_list()
-        counts, _ = self.confusion_table([])
-        return matrix(counts, classes), classes
+    @overload
+    def confusion_matrix(self) -> tuple[np.ndarray, list[Any]]: ...
+
+    @overload
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None, normalize: Normalize | None = ...
+    ) -> pl.DataFrame: ...
+
+    @overload
+    def confusion_matrix(
+        self, *, by: str | Sequence[str] | None = ..., normalize: Normalize | None
+    ) -> pl.DataFrame: ...
+
+    def confusion_matrix(
+        self, *, by: Any = _UNSET, normalize: Any = _UNSET
+    ) -> pl.DataFrame | tuple[np.ndarray, list[Any]]:
+        """The confusion matrix per group, tidy: by..., ``y_true``, ``y_pred``, ``count`` [, ``rate``].
+
+        Every ``(y_true, y_pred)`` pair of the group's class universe is a row,
+        zeros included, the classes in universe order (the declared order, else
+        sorted). Single-label data only. With a target or fold role, they are keys
+        too (one matrix per target and fold; sum ``count`` over the folds for the
+        pooled matrix). The frame has groups x m^2 rows: with thousands of classes,
+        :meth:`confusion_counts` gives only the pairs that occur.
+
+        Parameters
+        ----------
+        by
+            Group columns: one matrix per group (a null key is a group); None: one matrix.
+        normalize
+            ``"true"`` (each row sums to 1: recall per class on the diagonal),
+            ``"pred"`` (each column: precision) or ``"all"`` (the group), as in
+            scikit-learn; adds a Float64 ``rate`` column, null where the row,
+            column or group is empty (scikit-learn gives 0 there). None: counts only.
+
+        Returns
+        -------
+        polars.DataFrame
+            As soon as ``by`` or ``normalize`` is given (``by=None`` for one matrix).
+            Called with no argument at all, it still returns the ``(array, classes)``
+            pair of aggframe 0.1, with a ``FutureWarning``, for this release; that
+            pair is :meth:`confusion_array`, and the bare call will return the frame.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels(["a", "b", "b", "c"], ["a", "b", "a", "a"])
+        >>> pr.confusion_matrix(normalize="true").filter(pl.col("y_true") == "b")
+        shape: (3, 4)
+        ┌────────┬────────┬───────┬──────┐
+        │ y_true ┆ y_pred ┆ count ┆ rate │
+        │ ---    ┆ ---    ┆ ---   ┆ ---  │
+        │ str    ┆ str    ┆ i64   ┆ f64  │
+        ╞════════╪════════╪═══════╪══════╡
+        │ b      ┆ a      ┆ 1     ┆ 0.5  │
+        │ b      ┆ b      ┆ 1     ┆ 0.5  │
+        │ b      ┆ c      ┆ 0     ┆ 0.0  │
+        └────────┴────────┴───────┴──────┘
+        """
+        if by is _UNSET and normalize is _UNSET:
+            warnings.warn(
+                "pr.confusion_matrix() without arguments returns (array, classes) for one more release and "
+                "will then return the tidy frame: call pr.confusion_array() for the array, or "
+                "pr.confusion_matrix(by=None) (or by=..., normalize=...) for the tidy frame",
+                FutureWarning,
+                stacklevel=2,
+            )
+            C, classes = self.confusion_array()
+            return C.astype(float), classes  # as aggframe 0.1 gave it
+        by = None if by is _UNSET else by
+        normalize = None if normalize is _UNSET else normalize
+        return self._confusion_frame(by, normalize)
+
+    def _confusion_frame(self, by: str | Sequence[str] | None, normalize: Normalize | None) -> pl.DataFrame:
+        if normalize is not None and normalize not in ("true", "pred", "all"):
+            msg = f"Expected `normalize` to be 'true', 'pred', 'all' or None, got {normalize!r}"
+            raise OptionError(msg)
+        by_cols = listify(by)
+        tables = self.with_pairs(self.cell_tables(by_cols), by_cols, what="the confusion matrix")
+        columns = ["y_true", "y_pred", "count", *(["rate"] if normalize is not None else [])]
+        names = self.key_names(tables, columns, "confusion_matrix")
+        return cast("pl.DataFrame", restore(confusion_frame(tables, normalize).collect(), names))
+
+    def confusion_array(self) -> tuple[np.ndarray, list[Any]]:
+        """``(C, classes)``: ``C[j, k]`` examples of true class j predicted k, classes in universe order.
+
+        The NumPy view of :meth:`confusion_matrix` (one group, no target or fold
+        role); single-label data only. This was ``confusion_matrix()`` in aggframe 0.1.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> C, classes = af.from_labels([0, 1, 1, 2], [0, 1, 0, 0]).confusion_array()
+        >>> C.tolist(), classes
+        ([[1, 0, 0], [1, 1, 0], [1, 0, 0]], [0, 1, 2])
+        """
+        if self.source.fold_keys() or self.source.target is not None:
+            msg = (
+                "confusion_array() gives one m x m matrix; these predictions have fold or target roles: use "
+                "confusion_matrix(), which keys each matrix by target and fold"
+            )
+            raise OptionError(msg)
+        frame = self._confusion_frame(None, None)
+        classes = frame["y_true"].unique(maintain_order=True).to_list()
+        m = len(classes)
+        return frame["count"].to_numpy().reshape(m, m), classes
 
     # -- stores -----------------------------------------------------------------------------
-    def write_cells(self, path: str | Any, *, by: str | Sequence[str] | None = None) -> Any:
+    def write_cells(
+        self, path: str | Any, *, by: str | Sequence[str] | None = None, overwrite: bool = False
+    ) -> Any:
         """Write the cell tables (per ``by`` group) to a directory, for :func:`from_cells`.
 
         The store holds sums only, so stores of different days or shards add
-        up exactly when read together. Returns the directory path.
+        up exactly when read together. On single-label data it also keeps the
+        confusion counts (for the ``multiclass`` operator and the confusion
+        matrix; one more grouped query for the long form). An existing cell store
+        at ``path`` is refused unless ``overwrite=True`` (then it is replaced); so
+        is a file, and a directory that is neither empty nor a store is always
+        refused (a :class:`~aggframe.exceptions.StoreError`). Returns the directory path.
         """
         keys = listify(by)
-        tables = self.cell_tables(keys)
-        meta = {**self.source.store_meta(), "single_label": self._single_label()}
-        return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin)
+        tables = self.store_tables(keys)
+        meta = source_meta(self.source, single_label=self._single_label())
+        return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
+
+    def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
+        """The cell tables a store (or :class:`~aggframe.Cells`) keeps: with the confusion counts on single-label data."""
+        # (a lambda: the label form answers without collecting anything)
+        single = self.source.single_label(lambda: self.cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
+        wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
+        return self.cell_tables(by, engine=engine, pairs=wanted)
+
+    def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
+        """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
+
+        ``a + b`` and ``sum([...])`` add cells of different parts of the data
+        (days, shards, Spark tasks) exactly; :meth:`Cells.evaluate
+        <aggframe.Cells.evaluate>` evaluates them as :meth:`evaluate` would the
+        rows. One scan (the cell tables of this grouping are kept); on
+        single-label data the confusion counts too, as :meth:`write_cells` keeps them.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> a = af.from_labels([0, 1, 1], [0, 1, 0]).to_cells()
+        >>> b = af.from_labels([2, 1, 0], [2, 1, 1]).to_cells()
+        >>> round((a + b).evaluate("f1", "macro")["value"][0], 4)
+        0.7222
+        >>> round(af.from_labels([0, 1, 1, 2, 1, 0], [0, 1, 0, 2, 1, 1]).compute("f1", "macro"), 4)
+        0.7222
+        """
+        keys = listify(by)
+        tables = self.store_tables(keys, engine=engine)
+        # whether the examples are single-label, from this grouping's profiles (no second scan)
+        single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
+        return cells_of(
+            tables,
+            by=keys,
+            layout=source_meta(self.source, single_label=single),
+            covers=origin_covers(self.source.origin),
+        )
 
     # -- the NumPy suite module --------------------------------------------------------------
     def check_suite_data(self) -> None:

@@ -107,8 +107,16 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_p",
     "_yt",
     "_yp",
+    # bootstrap replicates and scores (issues #14, #16)
+    "__aggframe_negated_score__",
+    "_cat",
+    "_hmax",
+    "_pp",
+    "_split",
+    "_tt",
     # the closed form of absent classes and the blocks of report rows (issue #19)
-    "__af_store",
+    "__af_part",
+    "_repeats",
     "_cn",
     "_cw",
     "_deficit",
@@ -299,6 +307,18 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_y_true",
     "__af_example",
     "__af_all",
+    # Polars' null hive partition (intake/source.py; a value, listed as the scan finds it)
+    "__HIVE_DEFAULT_PARTITION__",
+    # adding af.Cells (intake/cells_value.py)
+    "_part",
+    "_u",
+    # the multiclass operator's and the masked cost's helpers (issue #15)
+    "_np",
+    "_nt",
+    "_obs",
+    "_ok",
+    "rate",
+    "n_classes",
     # the score kernels (operators/curves.py, wide/ranking.py)
     "_A",
     "_L",
@@ -335,6 +355,20 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_y",
     "_y0",
     "_y1",
+    # compare(control=) and the reprs
+    "_o",
+    "_row",
+    # measures on scores (#14): the decisions' and the report's helper columns
+    "_cid",
+    "_classes",
+    "_code",
+    "_copies",
+    "_hit",
+    "_not_one",
+    "_npred",
+    "_pred",
+    "_ranked",
+    "_tp",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has
@@ -371,7 +405,7 @@ RESULT_NAMES: dict[str, tuple[str, ...]] = {
         "difference_to_overall",
         "ratio_to_overall",
     ),
-    "diagnose": ("code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
+    "diagnose": ("scope", "code", "severity", "measure", "operator", "message", "value", "lower", "upper"),
     "micro_macro_gap": (
         "measure",
         "decomposable",

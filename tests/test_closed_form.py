@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import aggframe as af
@@ -486,6 +486,8 @@ def test_stores_read_together_equal_the_rows_together(
     frame, by, _ = data
     k = int(cut * frame.height)
     halves = [frame[:k], frame[k:]]
+    # two frames with identical cell tables are refused as the same frame written twice
+    assume(not halves[0].sort(pl.all()).equals(halves[1].sort(pl.all())))
     base = tmp_path_factory.mktemp("stores")
     paths = []
     for i, half in enumerate(halves):
@@ -553,8 +555,8 @@ def test_label_pairs_on_request() -> None:
     assert source.tables(["g"]).pairs is None
     with_pairs = source.tables(["g"], pairs=True)
     assert with_pairs.pairs is not None
-    pairs = with_pairs.pairs.collect().sort("true", "pred")
-    assert pairs.select("true", "pred", "n").rows() == [(0, 0, 1), (1, 1, 1), (1, 2, 1), (2, 2, 1)]
+    pairs = with_pairs.pairs.collect().sort("_yt", "_yp")
+    assert pairs.select("_yt", "_yp", "n").rows() == [(0, 0, 1), (1, 1, 1), (1, 2, 1), (2, 2, 1)]
     # the same cells either way
     a = with_pairs.classes.collect().sort(pl.all())
     b = source.tables(["g"]).classes.collect().sort(pl.all())

@@ -1,8 +1,9 @@
 """Measures on scores (issue #14 kernels): differential tests against scikit-learn 1.9.
 
-The kernels are internal (aggframe._ranking: the Narwhals wide step; aggframe._curves:
-the Polars narrow step); these tests drive them the way the public API will: private
-column names, keys with nulls, Polars eager/lazy/streaming and DuckDB.
+The kernels are internal (aggframe.wide.ranking: the Narwhals wide step; aggframe.operators.curves:
+the Polars narrow step; aggframe.operators.scores.reduce_entries: the reduction through the one
+convention resolution); these tests drive them directly: private column names, keys with nulls,
+Polars eager/lazy/streaming and DuckDB. tests/test_score_measures.py tests the public API.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sklearn.calibration import calibration_curve
 
 from aggframe.measures.registry import get_measure
 from aggframe.operators import curves as cv
+from aggframe.operators.scores import reduce_entries
 from aggframe.wide.ranking import example_stats, score_counts, score_rows
 
 duckdb = pytest.importorskip("duckdb")
@@ -160,7 +162,7 @@ def test_multilabel_averages_equal_sklearn(seed: int, average: str) -> None:
     """Undefined classes are excluded (scikit-learn raises on them: it is given the others)."""
     Ys, Ss = multilabel(seed, m=6)
     e = entries(long_frame(Ys, Ss), [], ("auroc", "average_precision"))
-    out = collect(cv.reduce_entries([], operators=[average], conventions=["exclude", "zero"], **e))
+    out = collect(reduce_entries([], operators=[average], conventions=["exclude", "zero"], **e))
     both = (Ys.sum(0) > 0) & (Ys.sum(0) < len(Ys))
     cols = np.flatnonzero(both) if average != "micro" else np.arange(Ys.shape[1])
     got = {(r["measure"], r["convention"]): r["value"] for r in out.iter_rows(named=True)}
@@ -182,7 +184,7 @@ def test_multiclass_ovr_equals_sklearn(seed: int, average: str) -> None:
     Ys, Ps = multiclass(seed)
     y = Ys.argmax(1)
     e = entries(long_frame(Ys, Ps), [], ("auroc", "average_precision"))
-    out = collect(cv.reduce_entries([], operators=[average], **e))
+    out = collect(reduce_entries([], operators=[average], **e))
     got = dict(zip(out["measure"], out["value"], strict=True))
     assert got["auroc"] == pytest.approx(
         skm.roc_auc_score(y, Ps, multi_class="ovr", average=average), abs=1e-12
@@ -248,7 +250,7 @@ def test_binary_label_form_is_one_class() -> None:
     y = rng.integers(0, 2, 200)
     s = np.round(np.clip(0.3 * y + 0.7 * rng.random(200), 0, 1), 2)
     e = entries(long_frame(y[:, None], s[:, None]), [], cv.CLASS_MEASURES)
-    out = collect(cv.reduce_entries([], operators=["micro", "macro"], **e))
+    out = collect(reduce_entries([], operators=["micro", "macro"], **e))
     got = {(r["measure"], r["operator"]): r["value"] for r in out.iter_rows(named=True)}
     expected = {
         "auroc": skm.roc_auc_score(y, s),
@@ -272,7 +274,7 @@ def test_exemplar_equals_sklearn_ranking(seed: int) -> None:
         np.int64
     )  # some examples all-negative
     ex = cv.example_entries(stats(long_frame(Ys, Ss), []), [])
-    out = collect(cv.reduce_entries([], operators=["exemplar"], conventions=["exclude", "one"], examples=ex))
+    out = collect(reduce_entries([], operators=["exemplar"], conventions=["exclude", "one"], examples=ex))
     got = {(r["measure"], r["convention"]): r for r in out.iter_rows(named=True)}
     # LRAP: scikit-learn scores an example without a positive, or all positive, 1
     lrap = skm.label_ranking_average_precision_score(Ys, Ss)
@@ -309,7 +311,7 @@ def test_losses_per_class_micro_and_multiclass(seed: int) -> None:
         br = skm.brier_score_loss(Ys[:, c], Ps[:, c], pos_label=1)
         assert values(table, "log_loss")[c] == pytest.approx(ll, rel=1e-12)
         assert values(table, "brier")[c] == pytest.approx(br, rel=1e-12)
-    out = collect(cv.reduce_entries([], operators=["micro", "macro"], **e))
+    out = collect(reduce_entries([], operators=["micro", "macro"], **e))
     got = {(r["measure"], r["operator"]): r["value"] for r in out.iter_rows(named=True)}
     assert got["log_loss", "micro"] == pytest.approx(skm.log_loss(Ys.ravel(), Ps.ravel()), rel=1e-12)
     assert got["brier", "micro"] == pytest.approx(skm.brier_score_loss(Ys.ravel(), Ps.ravel()), rel=1e-12)
@@ -517,7 +519,7 @@ def _everything(frame: pl.DataFrame, keys: list[str], engine: str = "lazy") -> d
         "rows_pooled": from_rows["pooled"],
         "binned": cv.class_entries(binned, keys, C),
         "binned_bound": cv.auroc_bin_bound(binned, [*keys, C]),
-        "values": cv.reduce_entries(keys, operators=ops, conventions=["exclude", "zero", "one", "nan"], **e),
+        "values": reduce_entries(keys, operators=ops, conventions=["exclude", "zero", "one", "nan"], **e),
         "roc": cv.roc_curve(per_class, [*keys, C]),
         "pr": cv.pr_curve(pooled, keys),
         "macro_roc": cv.macro_roc_curve(per_class, keys, C),

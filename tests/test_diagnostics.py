@@ -129,7 +129,7 @@ def test_per_group_findings_and_warnings() -> None:
     frame = pl.read_parquet("examples/predictions.parquet")
     out = af.diagnose(af.from_labels(frame), ["precision", "mcc"], by="model")
     assert set(out["model"].drop_nulls()) == {"baseline", "gbm", "transformer"}
-    assert list(out.columns[:3]) == ["model", "code", "severity"]
+    assert list(out.columns[:4]) == ["model", "scope", "code", "severity"]
     with pytest.warns(af.MeasureWarning):
         af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["specificity"], emit_warnings=True)
     with warnings.catch_warnings():
@@ -161,3 +161,81 @@ def test_the_former_aggregation_option_still_works_with_a_warning() -> None:
     with pytest.warns(FutureWarning, match="hull="):
         old = af.diagnose(pr, aggregation="exemplar")
     assert old.equals(af.diagnose(pr, hull="exemplar"))
+
+
+# ---------------------------------------------------------------------------
+# Scope and order: what holds for every group comes once; warnings first
+
+
+def _by_model_day() -> af.Predictions:
+    return af.from_labels(pl.read_parquet("examples/predictions.parquet"))
+
+
+def test_findings_about_every_group_come_once() -> None:
+    pr = _by_model_day()
+    grouped = af.diagnose(pr, by=["model", "day"])
+    alone = af.diagnose(pr)
+    every = grouped.filter(pl.col("scope") == "all")
+    # data-independent codes, and those that depend only on the (shared) class count
+    assert set(every["code"]) == {"degenerate_optimum", "inflated_floor"}
+    assert every.select("model", "day").null_count().row(0) == (every.height, every.height)
+    assert every.drop("model", "day").equals(alone.filter(pl.col("scope") == "all"))
+    groups = grouped.filter(pl.col("scope") == "group")
+    assert groups.select("model", "day").null_count().row(0) == (0, 0)
+    # no finding of a group repeats one stated for every group
+    assert not set(groups["code"]) & set(every["code"])
+    # 12 groups: the data-independent rows did not multiply by 12
+    assert every.height == alone.filter(pl.col("scope") == "all").height
+
+
+def test_a_null_group_is_told_from_every_group() -> None:
+    frame = pl.DataFrame(
+        {
+            "*": [None, None, None, "a", "a", "a"],
+            "y_true": [0, 1, 2, 0, 1, 2],
+            "y_pred": [1, 2, 0, 0, 1, 1],
+        }
+    )
+    out = af.diagnose(af.from_labels(frame), ["recall", "specificity", "f1"], by="*")
+    key = out.to_series(0)  # the column "*", read by position (pl.col("*") is every column)
+    null_group = out.filter(key.is_null() & (out["scope"] == "group"))
+    collapse = null_group.filter(pl.col("code") == "micro_collapse")
+    assert collapse["value"].to_list() == pytest.approx([0.0])  # every prediction of the null group is wrong
+    every = out.filter(pl.col("scope") == "all")
+    assert every.to_series(0).null_count() == every.height
+    assert {"degenerate_optimum", "inflated_floor"} <= set(every["code"])
+    with pytest.raises(af.OptionError, match="'scope' collides"):
+        af.diagnose(af.from_labels(frame.rename({"*": "scope"})), by="scope")
+
+
+def test_per_group_class_counts_keep_per_group_findings() -> None:
+    frame = pl.DataFrame(
+        {"g": ["a"] * 3 + ["b"] * 4, "y_true": [0, 1, 2, 0, 1, 2, 3], "y_pred": [1, 2, 0, 1, 2, 3, 0]}
+    )
+    out = af.diagnose(af.from_labels(frame, class_universe="group"), ["specificity"], by="g")
+    floors = out.filter(pl.col("code") == "inflated_floor").sort("g")
+    assert floors.select("g", "scope").rows() == [("a", "group"), ("b", "group")]
+    assert floors["value"].to_list() == pytest.approx(
+        [af.get_measure("specificity").attainable_floor(m) for m in (3, 4)]
+    )
+
+
+def test_findings_are_ranked() -> None:
+    out = af.diagnose(_by_model_day(), by=["model", "day"])
+    rank = {"warning": 0, "note": 1}
+    order = [
+        (rank[s], c, scope != "all") for s, c, scope in out.select("severity", "code", "scope").iter_rows()
+    ]
+    assert order == sorted(order)
+    assert out["severity"][0] == "warning"
+    assert out["severity"][-1] == "note"
+
+
+def test_degenerate_optimum_reads_as_one() -> None:
+    out = af.diagnose(af.from_labels([0, 1, 1, 0], [0, 1, 0, 0]), ["recall", "specificity", "f1"])
+    messages = dict(out.filter(pl.col("code") == "degenerate_optimum").select("measure", "message").rows())
+    assert messages["recall"] == (
+        "recall is maximised by predicting every instance positive (threshold 0): a degenerate optimum"
+    )
+    assert "every instance negative (threshold 1)" in messages["specificity"]
+    assert "0.000" not in " ".join(out["message"])

@@ -19,6 +19,8 @@ from .conftest import CONVENTIONS, MEASURES, OPERATORS, dense_long
 
 duckdb = pytest.importorskip("duckdb")
 
+pytestmark = pytest.mark.engines
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 

@@ -40,6 +40,8 @@ def test_example_runs(script: Path, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, f"{script.name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert done.stdout.strip(), f"{script.name} printed nothing"
+    if script.name == "running_report.py":
+        assert "merged workers = one worker = all rows at once" in done.stdout
     if script.name == "daily_log_html.py":
         page = tmp_path / "daily_report.html"
         assert page.exists()

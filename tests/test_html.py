@@ -206,3 +206,100 @@ def test_browser_probe_sees_what_goes_wrong(tmp_path: Path) -> None:
     assert any("undefinedFunction" in e for e in page.exceptions)
     assert any(url.startswith("http://127.0.0.1:9") for url in page.requests)
     assert (page.charts, page.drawn) == (1, 0)
+
+
+# ---------------------------------------------------------------------------
+# Predictions from scores: ROC, precision-recall and reliability charts
+
+
+def _score_frame(seed: int = 3, n: int = 240) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    classes = ["cat", "dog", "emu"]
+    truth = rng.integers(0, 3, n)
+    rows = []
+    for i in range(n):
+        raw = rng.random(3) + 0.4 * (np.arange(3) == truth[i])
+        for c, s in zip(classes, raw / raw.sum(), strict=True):
+            rows.append(
+                (i, None if i % 5 == 0 else f"m{i % 2}", c, float(round(s, 3)), int(c == classes[truth[i]]))
+            )
+    return pl.DataFrame(
+        rows,
+        schema=[
+            ("example", pl.Int64),
+            (KEY, pl.String),
+            ("class", pl.String),
+            ("score", pl.Float64),
+            ("y", pl.Int64),
+        ],
+        orient="row",
+    )
+
+
+def _with_score_frames(pr: Any, frame: pl.DataFrame) -> Any:
+    """Give ``pr`` the ``curve(kind, by=)`` and ``calibration(by=)`` accessors, from the curve kernels."""
+    from aggframe.operators.curves import calibration, pr_curve, roc_curve
+
+    def counts(by: list[str]) -> pl.LazyFrame:
+        return (
+            frame.lazy()
+            .group_by([*by, "class", "score"])
+            .agg(pl.col("y").sum().alias("pos"), (1 - pl.col("y")).sum().alias("neg"))
+        )
+
+    def curve(kind: str, *, by: Any = None) -> pl.DataFrame:
+        keys = [by] if isinstance(by, str) else list(by or [])
+        kernel = roc_curve if kind == "roc" else pr_curve
+        return kernel(counts(keys), [*keys, "class"]).collect()
+
+    def calib(*, by: Any = None) -> pl.DataFrame:
+        keys = [by] if isinstance(by, str) else list(by or [])
+        return calibration(counts(keys), [*keys, "class"], bins=6).collect()
+
+    pr.curve = curve
+    pr.calibration = calib
+    return pr
+
+
+@pytest.fixture(scope="module")
+def score_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    frame = _score_frame()
+    pr = _with_score_frames(af.from_scores(frame, decision="argmax"), frame)
+    path = tmp_path_factory.mktemp("scores") / "scores.html"
+    af.html_report(pr, ["f1", "recall"], ["micro", "macro"], by=KEY, path=path)
+    return path
+
+
+def test_score_predictions_get_curves_and_reliability(score_page: Path) -> None:
+    text = score_page.read_text(encoding="utf-8")
+    assert "<h2>Scores</h2>" in text
+    for title in ("ROC curve", "precision-recall curve", "reliability diagram"):
+        assert f">{title}</text>" in text, title
+    assert _network_refs(text) == []
+
+
+def test_score_charts_wait_for_the_accessors(tmp_path: Path) -> None:
+    frame = _score_frame()
+    pr = af.from_scores(frame, decision="argmax")
+    if hasattr(pr, "curve") or hasattr(pr, "calibration"):
+        pytest.skip("the predictions have curve()/calibration() now: the other score tests cover them")
+    text = af.html_report(pr, "f1", "macro", by=KEY)
+    assert "<h2>Scores</h2>" in text
+    assert "ROC curves: not available in this version of aggframe." in text
+    plain = af.html_report(af.from_labels(_frame()), "f1", "macro")
+    assert "<h2>Scores</h2>" not in plain  # label predictions have no scores
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    find_chromium() is None,
+    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
+)
+def test_score_report_in_headless_chromium(score_page: Path) -> None:
+    page = open_page(score_page)
+    assert page.console_errors == []
+    assert page.exceptions == []
+    assert page.log_errors == []
+    assert all(url.startswith("file://") for url in page.requests), page.requests
+    assert page.charts >= 3
+    assert page.drawn == page.charts

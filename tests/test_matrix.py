@@ -271,6 +271,56 @@ def test_eager_equals_streaming(data: dict[str, Any]) -> None:
     assert_frame_equal(cm.collect(engine="in-memory"), cm.collect(engine="streaming"))
 
 
+@settings(max_examples=30, deadline=None)
+@given(data=labelled(), keys=KEYSETS)
+def test_margins_from_the_class_cells_give_the_same_values(
+    data: dict[str, Any], keys: tuple[str, ...]
+) -> None:
+    """``cells=``: the one-vs-rest class cells (every class of the universe, zeros included) hold the margins."""
+    key_cols = {"_g": data["g"], "_h": data["h"]}
+    conf, classes, rows = tables(data["yt"], data["yp"], {k: key_cols[k] for k in keys}, data["universe"])
+    k = list(keys)
+    universe = classes.select("class")
+    groups = rows.lazy().select(k).unique() if k else pl.LazyFrame({"_x": [0]})
+    grid = groups.join(universe, how="cross")
+    t = conf.group_by(*k, pl.col("_yt").alias("class")).agg(pl.col("n").sum().alias("t"))
+    p = conf.group_by(*k, pl.col("_yp").alias("class")).agg(pl.col("n").sum().alias("p"))
+    d = (
+        conf.filter(pl.col("_yt") == pl.col("_yp"))
+        .group_by(*k, pl.col("_yt").alias("class"))
+        .agg(pl.col("n").sum().alias("tp"))
+    )
+    size = (
+        conf.group_by(k).agg(pl.col("n").sum().alias("_N"))
+        if k
+        else conf.select(pl.col("n").sum().alias("_N"))
+    )
+    on = [*k, "class"]
+    joined = (
+        grid.join(t, on=on, how="left", nulls_equal=True)
+        .join(p, on=on, how="left", nulls_equal=True)
+        .join(d, on=on, how="left", nulls_equal=True)
+        .with_columns(pl.col("t", "p", "tp").fill_null(0))
+    )
+    joined = joined.join(size, on=k, how="left", nulls_equal=True) if k else joined.join(size, how="cross")
+    cells = joined.select(
+        *k,
+        "class",
+        "tp",
+        (pl.col("p") - pl.col("tp")).alias("fp"),
+        (pl.col("t") - pl.col("tp")).alias("fn"),
+        (pl.col("_N") - pl.col("t") - pl.col("p") + pl.col("tp")).alias("tn"),
+    )
+    from_pairs = matrix_values(conf, classes, k, [], MATRIX_MEASURES).collect()
+    from_cells = matrix_values(conf, classes, k, [], MATRIX_MEASURES, cells=cells).collect()
+    assert_frame_equal(from_cells, from_pairs)  # exact: sums of the same integers
+    unweighted = [m for m in MATRIX_MEASURES if m not in ("kappa_linear", "kappa_quadratic")]
+    alone = matrix_values(None, classes, k, [], unweighted, cells=cells).collect()
+    assert_frame_equal(alone, from_pairs.filter(pl.col("measure").is_in(unweighted)))
+    with pytest.raises(OptionError, match="confusion counts"):
+        matrix_values(None, classes, k, [], ["kappa_linear"], cells=cells)
+
+
 # ---------------------------------------------------------------------------
 # Two classes: the whole-matrix measure is the binary measure of the positive class
 

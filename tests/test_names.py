@@ -52,6 +52,10 @@ from .test_spark import spark, spark_jvm  # noqa: F401 (fixtures, shared with te
 
 duckdb = pytest.importorskip("duckdb")
 
+
+#: property tests over every entry point with generated names, and a Spark run: minutes (CI runs them; the quick loop, -m "not slow", leaves them out)
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(
     max_examples=30,
     deadline=None,
@@ -518,7 +522,11 @@ def _cli_by_name(name: str) -> bool:
 @given(case=label_frames(nulls=False, max_keys=2, min_keys=0, example=None), data=st.data())
 def test_cli_any_names(case: LabelCase, data: st.DataObject) -> None:
     frame = with_junk(case.frame)
-    mapping = draw_mapping(data, frame.columns, allowed=lambda s: "\r" not in s and "\n" not in s)
+    # the test reads the CSV back with Polars, whose reader turns a quoted header '""""' into ''
+    # (the CLI writes it right): names with a double quote are left to the Parquet paths
+    mapping = draw_mapping(
+        data, frame.columns, allowed=lambda s: "\r" not in s and "\n" not in s and '"' not in s
+    )
     by = [mapping[k] for k in case.by]
     assume(all(_cli_by_name(b) for b in by))
     with tempfile.TemporaryDirectory() as tmp:

@@ -41,11 +41,8 @@ def long_scores(Y: np.ndarray, S: np.ndarray) -> pl.DataFrame:
 
 def decided(pr: af.Predictions, shape: tuple[int, int]) -> np.ndarray:
     """The derived prediction column, back as an n x m matrix."""
-    assert pr.source.long_roles is not None
-    import narwhals as nw
-
-    frame = nw.to_native(pr.source.frame).collect().sort("example", "class")
-    return frame[pr.source.long_roles.p].to_numpy().reshape(shape)
+    frame = pr.source.decisions().sort("example", "class")  # type: ignore[attr-defined]
+    return frame["p"].to_numpy().reshape(shape)
 
 
 def np_top_k(S: np.ndarray, k: int) -> np.ndarray:
@@ -146,11 +143,8 @@ def test_top_1_is_argmax_and_top_m_predicts_everything() -> None:
 
 
 def _predicted(pr: af.Predictions) -> set[str]:
-    import narwhals as nw
-
-    assert pr.source.long_roles is not None
-    out = nw.to_native(pr.source.frame).collect()
-    return set(out.filter(pl.col(pr.source.long_roles.p) == 1)["class"].cast(pl.String).to_list())
+    out = pr.source.decisions()  # type: ignore[attr-defined]
+    return set(out.filter(pl.col("p") == 1)["class"].cast(pl.String).to_list())
 
 
 @pytest.mark.parametrize(
@@ -277,11 +271,12 @@ def test_over_keeps_groups_apart() -> None:
         assert got.filter(pl.col("model") == model)["value"].to_list() == pytest.approx(
             ref["value"].to_list()
         )
-    # without over=, one window would span both models: refused at construction
+    # without by=, one example would span both models: refused at the first evaluation (the check
+    # rides on the per-example aggregation; a construction-time check cost a hash of every row)
     with pytest.raises(af.DuplicateEntryError, match=r"480 rows repeat an \(example, class\) entry.*over="):
-        from_scores(both, decision="argmax")
+        from_scores(both, decision="argmax").evaluate(["f1"], OPERATORS)
     with pytest.raises(af.DuplicateEntryError, match="top_k decides per example"):
-        from_scores(both, decision="top_k", k=2)
+        from_scores(both, decision="top_k", k=2).evaluate(["f1"], OPERATORS)
     # a threshold decides entry by entry: no window, so by= alone keeps the models apart
     got = from_scores(both, threshold=0.5).evaluate(["f1"], OPERATORS, by="model")
     ref = from_scores(frames[0], threshold=0.5).evaluate(["f1"], OPERATORS)
@@ -308,7 +303,8 @@ def test_a_column_named_p_is_left_alone() -> None:
     assert (decided(pr, S.shape) == np_argmax(S)).all()
 
 
-def test_the_scores_are_read_once_for_the_checks() -> None:
+@pytest.mark.parametrize(("decision", "reads"), [("top_k", 3), ("argmax", 2), ("threshold", 2)])
+def test_the_scores_are_read_once_for_the_checks(decision: str, reads: int) -> None:
     from polars.io.plugins import register_io_source
 
     _, _, frame = _frame()
@@ -319,10 +315,12 @@ def test_the_scores_are_read_once_for_the_checks() -> None:
         yield frame if with_columns is None else frame.select(with_columns)
 
     lf = register_io_source(source, schema=frame.schema)
-    pr = from_scores(lf, decision="top_k", k=2, threshold=0.5)
+    pr = from_scores(lf, decision=decision, k=2 if decision == "top_k" else None, threshold=0.5)
     assert calls[0] == 1  # one check query, whatever the number of checks
     pr.evaluate(["f1"], OPERATORS)
-    assert calls[0] == 3  # plus the long form's one read per grain (class, example)
+    # then the grains, one read each: per class and per example (argmax, threshold); top-k reads
+    # the rows once more per best class after the first (k = 2 here: each pass sets the found aside)
+    assert calls[0] == 1 + reads
 
 
 # -- bad input ----------------------------------------------------------------------------

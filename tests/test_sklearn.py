@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
 import aggframe as af
@@ -215,7 +216,120 @@ def test_row_balanced_accuracy(data: tuple[np.ndarray, np.ndarray, int]) -> None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ba = skm.balanced_accuracy_score(yt, yp)
+        adjusted = skm.balanced_accuracy_score(yt, yp, adjusted=True)
+    assert score(yt, yp, "balanced_accuracy", "multiclass") == pytest.approx(ba, abs=1e-12)
     assert score(yt, yp, "recall", "macro", convention="exclude") == pytest.approx(ba, abs=1e-12)
+    ours = score(yt, yp, "balanced_accuracy_adjusted", "multiclass", convention="exclude")
+    if len(set(yt.tolist())) > 1:
+        assert ours == pytest.approx(adjusted, abs=1e-12)
+    else:  # one true class: scikit-learn divides by zero (NaN or -inf), aggframe says undefined
+        assert np.isnan(ours)
+
+
+# -- the whole-matrix rows (operator "multiclass"): the naming trap --------------------------
+
+
+@FEW
+@given(data=label_arrays(max_n=30))
+def test_row_matthews_corrcoef(data: tuple[np.ndarray, np.ndarray, int]) -> None:
+    yt, yp, m = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcc = skm.matthews_corrcoef(yt, yp)
+    # scikit-learn returns 0 where the value is undefined: convention "zero"
+    assert score(yt, yp, "mcc", "multiclass", convention="zero", n_classes=m) == pytest.approx(mcc, abs=1e-12)
+    assert af.make_scorer("mcc", "multiclass")(_Fixed(yp), None, yt) == pytest.approx(mcc, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("measure", "weights"), [("kappa", None), ("kappa_linear", "linear"), ("kappa_quadratic", "quadratic")]
+)
+@FEW
+@given(data=label_arrays(max_n=30))
+def test_row_cohen_kappa_score(
+    measure: str, weights: str | None, data: tuple[np.ndarray, np.ndarray, int]
+) -> None:
+    yt, yp, m = data
+    labels = list(range(m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kappa = skm.cohen_kappa_score(yt, yp, labels=labels, weights=weights)
+        kappa0 = skm.cohen_kappa_score(yt, yp, labels=labels, weights=weights, replace_undefined_by=0.0)
+    ours = score(yt, yp, measure, "multiclass", convention="exclude", n_classes=m)
+    assert ours == pytest.approx(kappa, abs=1e-12, nan_ok=True)
+    assert score(yt, yp, measure, "multiclass", convention="zero", n_classes=m) == pytest.approx(
+        kappa0, abs=1e-12
+    )
+
+
+@FEW
+@given(data=label_arrays(max_n=30))
+def test_row_accuracy_and_hamming_loss_of_labels(data: tuple[np.ndarray, np.ndarray, int]) -> None:
+    yt, yp, m = data
+    accuracy = score(yt, yp, "accuracy", "multiclass", n_classes=m)
+    assert accuracy == pytest.approx(skm.accuracy_score(yt, yp), abs=1e-12)
+    assert af.from_labels(yt, yp).accuracy() == pytest.approx(accuracy, abs=1e-12)
+    assert 1 - accuracy == pytest.approx(skm.hamming_loss(yt, yp), abs=1e-12)
+    if m > 2 and (yt != yp).any():
+        # the trap: "hamming_loss" is the label-wise error over one-hot cells, another number
+        assert score(yt, yp, "hamming_loss", "micro", n_classes=m) != pytest.approx(skm.hamming_loss(yt, yp))
+
+
+@FEW
+@given(data=indicator_matrices())
+def test_row_accuracy_score_of_indicator_matrices(data: tuple[np.ndarray, np.ndarray, None]) -> None:
+    Y, P, _ = data
+    if Y.shape[1] == 1:
+        return
+    assert af.from_indicator(Y, P).subset_accuracy() == pytest.approx(skm.accuracy_score(Y, P), abs=1e-12)
+
+
+@pytest.mark.parametrize("normalize", [None, "true", "pred", "all"])
+@FEW
+@given(data=label_arrays(max_n=30))
+def test_row_confusion_matrix(normalize: str | None, data: tuple[np.ndarray, np.ndarray, int]) -> None:
+    yt, yp, m = data
+    labels = list(range(m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = skm.confusion_matrix(yt, yp, labels=labels, normalize=normalize)
+    got = af.from_labels(yt, yp, n_classes=m).confusion_matrix(by=None, normalize=normalize)
+    column = "count" if normalize is None else "rate"
+    assert got[column].fill_null(0.0).to_numpy().reshape(m, m) == pytest.approx(ref, abs=1e-12)
+
+
+def test_row_classification_report_of_predictions() -> None:
+    yt, yp = np.array([0, 0, 1, 1, 2, 2, 2]), np.array([0, 1, 1, 1, 2, 2, 0])
+    pr = af.from_labels(yt, yp)
+    assert_frame_equal(classification_report(pr), classification_report(yt, yp))
+    with pytest.raises(af.OptionError, match="n_classes"):
+        classification_report(pr, n_classes=3)
+    with pytest.raises(af.OptionError, match="y_pred"):
+        classification_report(pr, yp)
+    report = classification_report(
+        pr, measures=["precision", "mcc", "kappa_quadratic", "accuracy"], operators=["macro", "multiclass"]
+    )
+    assert report["operator"].to_list() == [None, None, None, "macro", "multiclass"]
+    whole = report.filter(pl.col("operator") == "multiclass").row(0, named=True)
+    assert whole["precision"] is None
+    assert whole["mcc"] == pytest.approx(skm.matthews_corrcoef(yt, yp))
+    assert whole["kappa_quadratic"] == pytest.approx(skm.cohen_kappa_score(yt, yp, weights="quadratic"))
+    assert whole["accuracy"] == pytest.approx(skm.accuracy_score(yt, yp))
+    assert report.filter(pl.col("operator").is_null())["kappa_quadratic"].null_count() == 3
+    with pytest.raises(af.OptionError, match="whole-matrix definition"):
+        classification_report(pr, operators=["macro", "multiclass"])
+    with pytest.raises(af.OptionError, match="'multiclass'"):
+        classification_report(pr, measures=["kappa_linear"])
+
+
+class _Fixed:
+    """An estimator with predict only: no fit, no get_params, no scikit-learn tags."""
+
+    def __init__(self, predictions: Any) -> None:
+        self.predictions = np.asarray(predictions)
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.predictions
 
 
 def test_lodestar_example_through_score() -> None:
@@ -339,10 +453,50 @@ def test_make_scorer_options_and_pickling(iris: tuple) -> None:
         make_scorer("f1", convention="warn")
 
 
-def test_make_scorer_without_sklearn(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_make_scorer_works_on_an_estimator_with_predict_only() -> None:
+    # scikit-learn 1.9's own scorers read the estimator's __sklearn_tags__ and fail here
+    yt, yp = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
+    est = _Fixed(yp)
+    with pytest.raises(AttributeError, match="__sklearn_tags__"):
+        skm.make_scorer(skm.f1_score, average="macro")(est, None, yt)
+    assert make_scorer("f1", "macro")(est, None, yt) == pytest.approx(skm.f1_score(yt, yp, average="macro"))
+    assert make_scorer("error_rate", "micro")(est, None, yt) == pytest.approx(
+        -score(yt, yp, "error_rate", "micro")
+    )
+    assert make_scorer("kappa_quadratic", "multiclass")(est, None, yt) == pytest.approx(
+        skm.cohen_kappa_score(yt, yp, weights="quadratic")
+    )
+    with pytest.raises(af.OptionError, match="sample_weight"):
+        make_scorer("f1")(est, None, yt, sample_weight=[1.0] * 5)
+    assert (
+        repr(make_scorer("f1", "macro", n_classes=3))
+        == "make_scorer('f1', 'macro', convention='zero', n_classes=3)"
+    )
+
+
+def test_make_scorer_refuses_early() -> None:
+    with pytest.raises(af.OptionError, match="no whole-matrix definition"):
+        make_scorer("precision", "multiclass")
+    with pytest.raises(af.OptionError, match="'multiclass'"):
+        make_scorer("kappa_linear", "macro")
+    with pytest.raises(af.OptionError, match="target column"):
+        make_scorer("f1", "target")
+
+
+def test_make_scorer_needs_no_sklearn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sklearn.metrics", None)
-    with pytest.raises(af.OptionError, match="pip install scikit-learn"):
-        make_scorer("f1")
+    assert make_scorer("f1")(_Fixed([0, 1]), None, [0, 1]) == 1.0
+
+
+def test_make_scorer_multiclass_in_cross_val_score(iris: tuple) -> None:
+    from sklearn.model_selection import cross_val_score
+
+    X, y, clf = iris
+    got = cross_val_score(clf, X, y, scoring=make_scorer("mcc", "multiclass"), cv=3)
+    expected = cross_val_score(clf, X, y, scoring="matthews_corrcoef", cv=3)
+    assert got == pytest.approx(expected, abs=1e-12)
+    balanced = cross_val_score(clf, X, y, scoring=make_scorer("balanced_accuracy", "multiclass"), cv=3)
+    assert balanced == pytest.approx(cross_val_score(clf, X, y, scoring="balanced_accuracy", cv=3), abs=1e-12)
 
 
 # -- classification_report ------------------------------------------------------------------

@@ -40,6 +40,9 @@ import aggframe as af
 
 from .conftest import CONVENTIONS, MEASURES, OPERATORS, dense_long
 
+#: a JVM per session: minutes, not seconds (the quick loop, -m "not slow", leaves them out)
+pytestmark = [pytest.mark.engines, pytest.mark.slow]
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PREDICTIONS = EXAMPLES / "predictions.parquet"
 LOOPBACK = "127.0.0.1"
@@ -102,14 +105,47 @@ def spark(spark_jvm: tuple[Any, int, str]) -> Any:
     return spark_jvm[0]
 
 
+def _connect_client(port: int, token: str) -> Any:
+    """A Spark Connect client of ``127.0.0.1:port``: local credentials and the token, no proxy, no name lookup.
+
+    pyspark's own builder sends a token over a plain channel only to the host name
+    ``localhost``, which leaves the address to a resolver (and gRPC honours
+    ``http_proxy``): the channel here names the loopback address itself and turns the
+    proxy off, and the client retries for seconds, not pyspark's default ten minutes,
+    so a Connect server that cannot be reached fails its tests at once.
+    """
+    import grpc
+    from pyspark.sql.connect.client import DefaultChannelBuilder
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    class LoopbackChannel(DefaultChannelBuilder):  # type: ignore[misc]
+        def toChannel(self) -> grpc.Channel:
+            creds = grpc.composite_channel_credentials(
+                grpc.local_channel_credentials(grpc.LocalConnectionType.LOCAL_TCP),
+                grpc.access_token_call_credentials(token),
+            )
+            return self._secure_channel(self.endpoint, creds)
+
+    builder = LoopbackChannel(f"sc://{LOOPBACK}:{port}/;token={token};grpc_keepalive_enabled=false")
+    builder.setChannelOption("grpc.enable_http_proxy", 0)
+    session = RemoteSparkSession.builder.channelBuilder(builder).getOrCreate()
+    session.client.set_retry_policies([DefaultPolicy(max_retries=4, max_backoff=2000)])
+    return session
+
+
 @pytest.fixture(scope="session")
 def spark_connect(spark_jvm: tuple[Any, int, str]) -> Iterator[Any]:
     """A Spark Connect client of the server in the test JVM (gRPC on loopback, with a token)."""
-    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
-
     _, port, token = spark_jvm
-    # "localhost" (not the address): a token over a plain channel is allowed to localhost only
-    session = RemoteSparkSession.builder.remote(f"sc://localhost:{port}/;token={token}").getOrCreate()
+    session = _connect_client(port, token)
+    try:
+        session.range(1).collect()  # one round trip: an unreachable server fails here, with why
+    except Exception as exc:
+        proxies = {k: v for k, v in os.environ.items() if "proxy" in k.lower()}
+        pytest.fail(
+            f"Spark Connect on {LOOPBACK}:{port} does not answer ({type(exc).__name__}: {exc}); proxy environment: {proxies}"
+        )
     yield session
     session.stop()
 
@@ -293,6 +329,68 @@ def test_confusion_counts_and_cells_on_spark(spark: Any) -> None:
         af.from_long(spark.createDataFrame(one_hot.to_arrow())).confusion_counts(),
         af.from_long(one_hot).confusion_counts(),
     )
+
+
+def test_multiclass_operator_and_confusion_matrix_on_spark(spark: Any) -> None:
+    # the label form's counts come from its one Spark job; the long form's from one more
+    frame = pl.read_parquet(PREDICTIONS)
+    expected, got = af.from_labels(frame), af.from_labels(spark.read.parquet(str(PREDICTIONS)))
+    kw: dict[str, Any] = {"by": "model", "convention": ["exclude", "zero"]}
+    _same(
+        got.evaluate(None, ["micro", "multiclass"], **kw),
+        expected.evaluate(None, ["micro", "multiclass"], **kw),
+    )
+    _same(
+        got.confusion_matrix(by="model", normalize="true"),
+        expected.confusion_matrix(by="model", normalize="true"),
+    )
+    one_hot = dense_long(np.eye(4)[[0, 1, 2, 3, 1]], np.eye(4)[[0, 2, 2, 3, 0]])
+    long = af.from_long(spark.createDataFrame(one_hot.to_arrow()))
+    _same(long.evaluate(None, "multiclass"), af.from_long(one_hot).evaluate(None, "multiclass"))
+
+
+def _scores_frame() -> pl.DataFrame:
+    rng = np.random.default_rng(14)
+    n, m = 40, 3
+    y = rng.integers(0, m, n)
+    counts = np.array([rng.multinomial(10, rng.dirichlet(np.ones(m) + 2.0 * (np.arange(m) == t))) for t in y])
+    return pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "score": (counts / 10.0).ravel(),  # a grid: ties inside and across examples
+            "y": np.eye(m, dtype=np.int64)[y].ravel(),
+            "g": [None if e % 3 == 0 else str(e % 2) for e in np.repeat(np.arange(n), m)],
+        }
+    )
+
+
+def _scores_everything(pr: af.Predictions) -> list[pl.DataFrame]:
+    measures = ["auroc", "average_precision", "log_loss", "brier", "ece", "f1", "mcc"]
+    return [
+        pr.evaluate(measures, ["micro", "macro", "weighted"], by="g", convention=["exclude", "one"]),
+        pr.evaluate(["auroc", "average_precision", "log_loss", "f1"], "exemplar", by="g"),
+        pr.curve("roc", by="g"),
+        pr.curve("pr", "macro", by="g"),
+        pr.calibration(bins=4, strategy="quantile", by="g"),
+        pr.best_threshold("f1", "macro", by="g"),
+    ]
+
+
+@pytest.mark.parametrize("engine", ["spark", "spark_connect"])
+@pytest.mark.parametrize(("decision", "bins"), [("argmax", None), ("top_k", 4)])
+def test_scores_on_spark(
+    engine: str, decision: str, bins: int | None, request: pytest.FixtureRequest
+) -> None:
+    """from_scores on Spark: the decisions (windows), the measures on scores, curves, calibration, thresholds."""
+    frame = _scores_frame()
+    k = 2 if decision == "top_k" else None
+    expected = _scores_everything(af.from_scores(frame, decision=decision, k=k, bins=bins))
+    got = _scores_everything(
+        af.from_scores(_native(engine, frame, request), decision=decision, k=k, bins=bins)
+    )
+    for g, e in zip(got, expected, strict=True):
+        _same(g, e)
 
 
 # ---------------------------------------------------------------------------

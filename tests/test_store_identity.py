@@ -223,7 +223,7 @@ def test_rewriting_a_store_without_targets_drops_the_old_block_table(tmp_path: P
     af.from_labels(targets, example="example", target="target").write_cells(tmp_path / "s")
     assert (tmp_path / "s" / "block_profiles.parquet").exists()
     plain = af.from_labels(FRAME)
-    af.from_labels(FRAME).write_cells(tmp_path / "s")
+    af.from_labels(FRAME).write_cells(tmp_path / "s", overwrite=True)
     assert not (tmp_path / "s" / "block_profiles.parquet").exists()
     assert af.from_cells(tmp_path / "s").compute("f1", "exemplar") == pytest.approx(
         plain.compute("f1", "exemplar")

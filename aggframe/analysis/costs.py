@@ -12,10 +12,11 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CLASS, KEY_ALL, restore
+from aggframe._columns import CLASS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, P, Y, restore
 from aggframe._options import listify
 from aggframe.exceptions import (
     InvalidValueError,
@@ -24,8 +25,10 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.source import reading
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.tables.cells import CellTables
+from aggframe.tables.errors import first_row
 
 __all__ = ["COST_OPERATORS", "class_cells", "cost", "cost_matrix", "no_roles", "single_label", "with_group"]
 
@@ -116,8 +119,12 @@ def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal:
     return M
 
 
-def single_label(pr: Any, what: str) -> tuple[Predictions, list[Any]]:
-    """The single-label predictions behind ``pr`` and their class order."""
+def single_label(pr: Any, what: str, *, masked_ok: bool = False) -> tuple[Predictions, list[Any]]:
+    """The single-label predictions behind ``pr`` and their class order.
+
+    ``masked_ok``: accept crisp masked long data too (whose observed entries may
+    not be one-hot; :func:`masked_counts` checks them).
+    """
     if not isinstance(pr, Predictions):
         msg = f"{what}: expected an af.Predictions (from_labels, from_ordinal, ...), got {type(pr).__name__}"
         raise OptionError(msg)
@@ -125,7 +132,7 @@ def single_label(pr: Any, what: str) -> tuple[Predictions, list[Any]]:
         assert pr.labels is not None
         return pr.labels, list(pr.order)
     no_roles(pr, what)
-    if pr.form == "cells" or pr.kind != "multiclass":
+    if pr.form == "cells" or (pr.kind != "multiclass" and not (masked_ok and masked_single_label(pr))):
         msg = (
             f"{what} needs single-label predictions (one true and one predicted class per example: "
             "af.from_labels, af.from_ordinal or one-hot long data); these are multilabel, soft, binary "
@@ -133,6 +140,56 @@ def single_label(pr: Any, what: str) -> tuple[Predictions, list[Any]]:
         )
         raise OptionError(msg)
     return pr, pr.cells("class")[CLASS].to_list()
+
+
+def masked_single_label(pr: Predictions) -> bool:
+    """Crisp long-form data with a mask, which may hide a true or predicted entry (checked by the counts)."""
+    return pr.form == "long" and pr.source.masked and not pr.source.soft
+
+
+def masked_counts(pr: Predictions, by: list[str]) -> pl.DataFrame:
+    """Confusion counts of masked single-label data: by-keys, ``true``, ``pred``, ``n`` (observed costs).
+
+    Each example's classes are read off all its entries (its one ``y = 1`` and
+    its one ``p = 1``, observed or not), and its cost counts when its predicted
+    entry is observed, as aggmetrics masks the cost (``(Y C) * P * mask``). One
+    grouped query where the rows are.
+    """
+    source = pr.source
+    proj = source.project(by)
+    y, p = nw.col(Y).cast(nw.Float64), nw.col(P).cast(nw.Float64)
+    observed = nw.col(MASK).cast(nw.Float64) == 1
+    per_example = proj.frame.group_by([*proj.by_keys, EXAMPLE]).agg(
+        (y == 1).cast(nw.Int64).sum().alias("_nt"),
+        (p == 1).cast(nw.Int64).sum().alias("_np"),
+        nw.when(y == 1).then(nw.col(CLASS_ROLE)).max().alias("true"),
+        nw.when(p == 1).then(nw.col(CLASS_ROLE)).max().alias("pred"),
+        nw.when((p == 1) & observed).then(1).otherwise(0).max().alias("_obs"),
+    )
+    one_hot = (nw.col("_nt") == 1) & (nw.col("_np") == 1)
+    counts = (
+        per_example.with_columns(one_hot.alias("_ok"))
+        .group_by([*proj.by_keys, "_ok", "true", "pred"])
+        .agg(nw.len().alias("_n"), nw.col("_obs").sum().alias("n"))
+    )
+    with reading(source.origin):
+        table = counts.collect(backend="polars").to_native()
+    bad = table.filter(~pl.col("_ok"))
+    if bad.height:
+        shown = {**proj.names, "_nt": "true classes", "_np": "predicted classes"}
+        row = first_row(per_example, ~one_hot, [*proj.by_keys, EXAMPLE, "_nt", "_np"], shown)
+        msg = (
+            f"{int(bad['_n'].sum())} example(s) do not have exactly one true (y = 1) and one predicted "
+            f"(p = 1) class among their entries, masked or not (e.g. {row}): a cost needs single-label "
+            "predictions"
+        )
+        raise InvalidValueError(msg)
+    out: pl.DataFrame = (
+        table.filter(pl.col("n") > 0)
+        .select(*proj.by_keys, "true", "pred", pl.col("n").cast(pl.Int64))
+        .sort(*proj.by_keys, "true", "pred", nulls_last=True)
+    )
+    return out
 
 
 def no_roles(pr: Predictions, what: str) -> None:
@@ -187,7 +244,12 @@ def cost(
     ----------
     pr
         Single-label predictions (:func:`~aggframe.from_labels`, one-hot long
-        data, or :func:`from_ordinal`, whose ``m``-class matrix is used).
+        data, or :func:`from_ordinal`, whose ``m``-class matrix is used). Masked
+        long data count too when each example has one true and one predicted
+        class among all its entries: an example's cost counts when its predicted
+        entry is observed (aggmetrics' ``(Y C) * P * mask``) and the others are
+        left out (aggmetrics counts them as zero cost: its ``exemplar`` divides
+        the same total by every example).
     C
         An ``m x m`` array-like of finite, non-negative costs, rows and columns
         in the class order (``classes``, else the ordinal ``order``, else the
@@ -243,7 +305,7 @@ def cost(
     │ total    ┆ 3.0      │
     └──────────┴──────────┘
     """
-    base, order = single_label(pr, "cost")
+    base, order = single_label(pr, "cost", masked_ok=True)
     if classes is not None:
         given = list(classes)
         if len(given) != len(order) or set(given) != set(order):
@@ -266,7 +328,10 @@ def cost(
     ops = _cost_operators(operators)
     # the work runs on private key columns; the user's names come back at the end
     cells, keys, tables = class_cells(base, listify(by))
-    counts, _ = base.confusion_table(listify(by))
+    if base.kind != "multiclass" and masked_single_label(base):
+        counts = masked_counts(base, listify(by))
+    else:
+        counts, _ = base.confusion_table(listify(by))
     dtype = cells[CLASS].dtype
     values = pl.Series(order).cast(dtype, strict=True)
     costs = pl.DataFrame(

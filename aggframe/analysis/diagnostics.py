@@ -20,6 +20,14 @@ row fires when it does not (codes as in aggmetrics 0.2.0):
 
 All checks come from the cell tables of one scan (and, for the drift check on
 single-label data, the confusion counts): group-bys, not loops over groups.
+
+Scope: a finding about the measures or the task alone (``degenerate_optimum``,
+``not_erm_consistent``, ``inferred_task``), or one that depends only on the number of
+classes when every group has the same classes (``inflated_floor``,
+``redundant_suite``), is reported once with ``scope`` ``"all"`` and null by-keys; a
+finding about the data of one group has ``scope`` ``"group"`` and that group's keys
+(which may be null: a null key is a group). Rows come ranked: warnings before notes,
+then by code, then ``"all"`` before the groups, then by keys.
 """
 
 from __future__ import annotations
@@ -30,15 +38,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from aggframe._columns import CLASS, by_key, check_result_names, restore
-from aggframe._options import parse_report_operator
+from aggframe._columns import CLASS, KEY_ALL, by_key, check_result_names, restore
+from aggframe._options import listify, parse_report_operator
 from aggframe.exceptions import OptionError
+from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
+from aggframe.operators.matrix import confusion_frame
+from aggframe.tables.cells import CellTables, group_table, sum_to
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
-__all__ = ["DIAGNOSTIC_COLUMNS", "MeasureWarning", "diagnose"]
+__all__ = ["DIAGNOSTIC_COLUMNS", "MeasureWarning", "deviation_frame", "diagnose", "uniform_error_deviation"]
 
 DEFAULT_MEASURES = (
     "precision",
@@ -50,8 +61,22 @@ DEFAULT_MEASURES = (
     "label_accuracy",
     "specificity",
 )
-DIAGNOSTIC_COLUMNS = ("code", "severity", "measure", "operator", "message", "value", "lower", "upper")
+DIAGNOSTIC_COLUMNS = (
+    "scope",
+    "code",
+    "severity",
+    "measure",
+    "operator",
+    "message",
+    "value",
+    "lower",
+    "upper",
+)
 DRIFTING = ("specificity", "balanced_accuracy", "gmean", "informedness")
+#: the order of the findings: warnings first
+SEVERITIES = ("warning", "note")
+#: ``scope`` of a finding about every group at once / about one group
+ALL, GROUP = "all", "group"
 
 
 class MeasureWarning(UserWarning):
@@ -64,7 +89,7 @@ def _fmt(x: pl.Expr) -> pl.Expr:
 
 def diagnose(
     pr: Predictions,
-    measures: Sequence[str] | None = None,
+    measures: Sequence[str | Measure] | None = None,
     *,
     by: str | Sequence[str] | None = None,
     operators: str | Sequence[str] | None = None,
@@ -74,9 +99,14 @@ def diagnose(
 ) -> pl.DataFrame:
     """Findings about the given measures on these predictions, one row each.
 
-    Returns a tidy frame: by..., ``code``, ``severity`` (``warning`` or
-    ``note``), ``measure``, ``operator``, ``message``, and the numbers behind it
-    (``value``, ``lower``, ``upper``). With ``emit_warnings=True`` every
+    Returns a tidy frame: by..., ``scope``, ``code``, ``severity`` (``warning``
+    or ``note``), ``measure``, ``operator``, ``message``, and the numbers behind
+    it (``value``, ``lower``, ``upper``). ``scope`` is ``"all"`` for a finding
+    stated once for every group (about the measures or the task, or one that
+    depends only on the number of classes when every group has the same), with
+    null by-keys, and ``"group"`` for a finding about one group's data (whose
+    keys may be null too: a null key is a group). Warnings come first, then the
+    rows are ordered by code, scope and keys. With ``emit_warnings=True`` every
     ``warning`` row is also raised as a :class:`MeasureWarning`, so a pipeline
     or a test suite can fail on it.
 
@@ -93,6 +123,8 @@ def diagnose(
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     >>> "micro_collapse" in af.diagnose(pr)["code"].to_list()
     True
+    >>> af.diagnose(pr, ["recall"]).filter(code="degenerate_optimum")["message"].item()
+    'recall is maximised by predicting every instance positive (threshold 0): a degenerate optimum'
     """
     if aggregation is not None:
         warnings.warn(
@@ -113,24 +145,40 @@ def diagnose(
         else [parse_report_operator(o) for o in ([operators] if isinstance(operators, str) else operators)]
     )
     explicit = measures is not None
-    names = [get_measure(m).name for m in (measures or DEFAULT_MEASURES)]
-    names = list(dict.fromkeys(names))
+    # Measure objects are kept as given: an unregistered af.Measure works as a registered one
+    measure_of: dict[str, Measure] = {}
+    for m in listify(measures, scalar=(str, Measure)) or DEFAULT_MEASURES:
+        found = get_measure(m)
+        measure_of.setdefault(found.name, found)
+    names = list(measure_of)
     user_keys = [by] if isinstance(by, str) else list(by or [])
     # the work runs on private key columns; the user's names come back at the end
     keys = [by_key(i) for i in range(len(user_keys))]
-    request = pr.request(names, ["micro", "macro", "exemplar"], by=user_keys, convention=["exclude", "zero"])
+    request = pr.request(
+        list(measure_of.values()),
+        ["micro", "macro", "exemplar"],
+        by=user_keys,
+        convention=["exclude", "zero"],
+    )
     report_lf, key_names = pr.report(request)
     report = report_lf.collect()
     tables = pr.cell_tables(user_keys)
-    per_class = pr.per_class_table(tables, [get_measure(n) for n in names]).collect()
+    per_class = pr.per_class_table(tables, list(measure_of.values())).collect()
     classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
+    key_types = {k: report.schema[k] for k in keys}
+    # a finding that depends on the number of classes only is stated once when every group has the same
+    shared = classes.get_column("_m").n_unique() <= 1
+    by_classes, classes_scope = (classes.head(1), ALL) if shared else (classes, GROUP)
     kind = pr.kind
     single, binary = kind == "multiclass", kind == "binary"
     rows: list[pl.DataFrame] = []
 
-    def finding(frame: pl.DataFrame, code: str, severity: str, operator: str | None) -> pl.DataFrame:
+    def finding(
+        frame: pl.DataFrame, code: str, severity: str, operator: str | None, scope: str = GROUP
+    ) -> pl.DataFrame:
         return frame.select(
-            *keys,
+            *[pl.col(k) if scope == GROUP else pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
+            pl.lit(scope).alias("scope"),
             pl.lit(code).alias("code"),
             pl.lit(severity).alias("severity"),
             "measure",
@@ -149,7 +197,7 @@ def diagnose(
         profiles = tables.profiles
         columns = {f"_v{i}": n for i, n in enumerate(names)}
         entries = (
-            profiles.select(*keys, *[get_measure(n).expr().alias(c) for c, n in columns.items()])
+            profiles.select(*keys, *[measure_of[n].expr().alias(c) for c, n in columns.items()])
             .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
             .with_columns(
                 pl.col("measure").replace_strict(columns, return_dtype=pl.String),
@@ -191,18 +239,18 @@ def diagnose(
     )
     # 2. tn-dependent measures on one-hot data with more than two classes
     if single and not binary:
-        tn_dependent = [n for n in names if get_measure(n).tn_dependent_at_zero]
+        tn_dependent = [n for n in names if measure_of[n].tn_dependent_at_zero]
         sizes = [int(m) for m in classes["_m"].unique().to_list() if int(m) > 2]
         floors = pl.DataFrame(
             [
-                {"measure": n, "_m": m, "value": get_measure(n).attainable_floor(m)}
+                {"measure": n, "_m": m, "value": measure_of[n].attainable_floor(m)}
                 for n in tn_dependent
                 for m in sizes
             ],
             schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
         )
         if floors.height:
-            grid = classes.join(floors, on="_m", nulls_equal=True)
+            grid = by_classes.join(floors, on="_m", nulls_equal=True)
             rows.append(
                 finding(
                     grid.with_columns(
@@ -218,6 +266,7 @@ def diagnose(
                     "inflated_floor",
                     "warning",
                     "micro",
+                    classes_scope,
                 )
             )
     # 3. micro collapse on single-label data
@@ -270,7 +319,7 @@ def diagnose(
     # 5. measures whose optimum is not the Bayes rule for 0/1 loss (data-independent)
     erm: list[dict[str, Any]] = []
     for n in names:
-        m = get_measure(n)
+        m = measure_of[n]
         t = m.bayes_threshold()
         if m.erm_consistent() is False and t is not None:
             degenerate = t <= 1e-9 or t >= 1 - 1e-9
@@ -281,11 +330,11 @@ def diagnose(
                     "severity": "warning" if degenerate else "note",
                     "measure": n,
                     "message": (
-                        f"{n!r} is maximised at threshold {t:.3f}. This is degenerate: the optimum is to "
-                        f"predict every instance {side}."
+                        f"{n} is maximised by predicting every instance {side} (threshold {round(t):d}): "
+                        "a degenerate optimum"
                         if degenerate
-                        else f"{n!r} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
-                        "not target it."
+                        else f"{n} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
+                        "not target it"
                     ),
                     "value": t,
                 }
@@ -311,27 +360,14 @@ def diagnose(
         )
     # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
     if single and not binary and any(n in names for n in DRIFTING):
-        counts, _ = pr.confusion_table(user_keys)
-        group = keys or []
-        universe = per_class.select(*group, CLASS).unique()
-        grid = (
-            universe.rename({CLASS: "true"}).join(
-                universe.rename({CLASS: "pred"}), on=group, how="inner", nulls_equal=True
-            )
-            if group
-            else universe.rename({CLASS: "true"}).join(universe.rename({CLASS: "pred"}), how="cross")
-        )
-        full = grid.join(counts, on=[*group, "true", "pred"], how="left", nulls_equal=True).with_columns(
-            pl.col("n").fill_null(0)
-        )
-        rates = full.with_columns(
-            (pl.col("n") / pl.col("n").sum().over([*group, "true"]).clip(lower_bound=1)).alias("_r")
-        ).filter(pl.col("true") != pl.col("pred"))
+        # per by-group (targets and folds summed, as the counts of this check always were)
+        with_pairs = pr.with_pairs(tables, user_keys, what="the ovr_skew_drift check")
+        summed = sum_to(with_pairs, keys or [KEY_ALL])
         dev = (
-            rates.group_by([*group, "pred"])
-            .agg(pl.col("_r").std(ddof=1).fill_null(0.0).alias("_s"))
-            .group_by(group or pl.lit(0).alias("_all"))
-            .agg(pl.col("_s").mean().alias("value"), pl.len().alias("_m"))
+            deviation_frame(summed)
+            .drop(KEY_ALL, strict=False)
+            .rename({"n_classes": "_m"})
+            .collect()
             .filter((pl.col("_m") > 2) & (pl.col("value") >= 0.01))
             .with_columns(
                 pl.lit("specificity, balanced_accuracy").alias("measure"),
@@ -346,7 +382,7 @@ def diagnose(
     # 7. more measures than degrees of freedom
     if explicit:
         kind = "binary" if binary else ("multiclass" if single else "multilabel")
-        dof = classes.with_columns(
+        dof = by_classes.with_columns(
             (
                 pl.lit(2)
                 if kind == "binary"
@@ -370,6 +406,7 @@ def diagnose(
                 "redundant_suite",
                 "note",
                 None,
+                classes_scope,
             )
         )
     out = (
@@ -388,7 +425,8 @@ def diagnose(
         },
     )
     notes = notes.select(
-        *[pl.lit(None).alias(k) for k in keys],
+        *[pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
+        pl.lit(ALL).alias("scope"),
         "code",
         "severity",
         "measure",
@@ -401,9 +439,100 @@ def diagnose(
     result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
     if kept_operators is not None:
         result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
+    # ranked: warnings first, then by code; the findings about every group before the groups'
+    rank = pl.col("severity").replace_strict(SEVERITIES, list(range(len(SEVERITIES))), return_dtype=pl.Int8)
+    result = result.sort(
+        [rank, "code", pl.col("scope") != ALL, *keys, "measure", "operator"],
+        nulls_last=True,
+        maintain_order=True,
+    )
     check_result_names(key_names.values(), DIAGNOSTIC_COLUMNS, "diagnose")
     result = restore(result, key_names)
     if emit_warnings:
         for message in result.filter(pl.col("severity") == "warning")["message"].to_list():
             warnings.warn(message, MeasureWarning, stacklevel=2)
     return cast("pl.DataFrame", result)
+
+
+def deviation_frame(tables: CellTables) -> pl.LazyFrame:
+    """The mean uniform-error deviation per group of tables with confusion counts: keys..., value, n_classes.
+
+    ``R[k, j]`` is the share of class ``k``'s examples predicted ``j`` (0 for a
+    class without examples); per predicted class ``j`` the sample standard
+    deviation (``ddof=1``) of ``R[k, j]`` over ``k != j``; their mean over ``j``.
+    0 with at most two classes (as in aggmetrics).
+    """
+    keys = list(tables.keys)
+    rate = pl.col("rate").fill_null(0.0)
+    matrix = confusion_frame(tables, "true")
+    per_pred = (
+        matrix.filter(pl.col("y_true") != pl.col("y_pred"))
+        .group_by([*keys, "y_pred"])
+        .agg(rate.std(ddof=1).fill_null(0.0).alias("_s"))
+        .group_by(keys)
+        .agg(pl.col("_s").mean().alias("value"))
+    )
+    sizes = group_table(tables).select(*keys, pl.col("n_classes").cast(pl.Int64))
+    return (
+        sizes.join(per_pred, on=keys, how="left", nulls_equal=True)
+        .select(
+            *keys,
+            pl.when(pl.col("n_classes") > 2)
+            .then(pl.col("value"))
+            .otherwise(0.0)
+            .cast(pl.Float64)
+            .alias("value"),
+            "n_classes",
+        )
+        .sort(keys, nulls_last=True)
+    )
+
+
+def uniform_error_deviation(pr: Predictions, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
+    """The mean uniform-error deviation of single-label predictions, per group (Proposition 6(2)).
+
+    One-vs-rest specificity (and so macro balanced accuracy) is free of the class
+    priors exactly when the error rates into each class are uniform:
+    ``R[k, j] = P(predicted j | true k)`` the same for every ``k != j``. The
+    deviation is the mean over predicted classes ``j`` of the sample standard
+    deviation of ``R[k, j]`` over ``k != j`` (0: no drift; ``diagnose`` reports
+    ``ovr_skew_drift`` from 0.01). aggmetrics' ``uniform_error_deviation``, per group.
+
+    Parameters
+    ----------
+    pr
+        Single-label predictions (the label form, or one-hot long data).
+    by
+        Group columns (a null key is a group). Target and fold roles are keys too.
+
+    Returns
+    -------
+    polars.DataFrame
+        by..., ``value``, ``n_classes`` (0 with at most two classes, as in aggmetrics).
+
+    Raises
+    ------
+    OptionError
+        Multilabel, soft or ``task="binary"`` data (aggmetrics returns 0 for them;
+        they have no m x m confusion matrix).
+
+    Examples
+    --------
+    >>> import aggframe as af
+    >>> pr = af.from_labels([0, 0, 1, 1, 2, 2], [0, 1, 1, 1, 2, 0])
+    >>> af.uniform_error_deviation(pr)
+    shape: (1, 2)
+    ┌──────────┬───────────┐
+    │ value    ┆ n_classes │
+    │ ---      ┆ ---       │
+    │ f64      ┆ i64       │
+    ╞══════════╪═══════════╡
+    │ 0.235702 ┆ 3         │
+    └──────────┴───────────┘
+    """
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    tables = pr.with_pairs(pr.cell_tables(by_cols), by_cols, what="the uniform error deviation")
+    out = deviation_frame(tables).collect()
+    return cast(
+        "pl.DataFrame", restore(out, pr.key_names(tables, ["value", "n_classes"], "uniform_error_deviation"))
+    )

@@ -57,6 +57,7 @@ from aggframe.analysis.jacobian import FloatArray, IntArray, Pair, SuiteInput, j
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
+from aggframe.predictions import summary_html
 
 __all__ = ["SuiteInput", "SuiteRank", "SuiteSelection", "select_suite", "suite_jacobian", "suite_rank"]
 
@@ -113,6 +114,39 @@ class SuiteRank:
         """True if the suite does not have full row rank."""
         return self.rank < len(self.items)
 
+    def __repr__(self) -> str:
+        """One screen: long tuples (parameters, singular values) are cut, the attributes keep everything.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels(list(range(20)) * 3, list(range(20)) * 2 + list(range(1, 20)) + [0])
+        >>> r = af.suite_rank(pr, ["precision", "recall", "f1"], "macro")
+        >>> len(r.parameters), len(repr(r)) < 400
+        (380, True)
+        """
+        return (
+            f"SuiteRank(items={_short_items(self.items)}, rank={self.rank}, "
+            f"degrees_of_freedom={self.degrees_of_freedom}, volume={self.volume:.6g}, "
+            f"singular_values={_short_numbers(self.singular_values)}, flat={_short_items(self.flat)}, "
+            f"parameters={_short_names(self.parameters)})"
+        )
+
+    def _repr_html_(self) -> str:
+        return summary_html(
+            "SuiteRank",
+            {
+                "items": _short_items(self.items, html=True),
+                "rank": f"{self.rank} of {len(self.items)} measures"
+                + (" (redundant)" if self.redundant else ""),
+                "degrees of freedom": str(self.degrees_of_freedom),
+                "volume": f"{self.volume:.6g}",
+                "singular values": _short_numbers(self.singular_values),
+                "flat": _short_items(self.flat, html=True) if self.flat else "none",
+                "parameters": _short_names(self.parameters),
+            },
+        )
+
 
 @dataclass(frozen=True)
 class SuiteSelection:
@@ -135,6 +169,50 @@ class SuiteSelection:
     volume: float
     rank: int
     method: Literal["exhaustive", "greedy"]
+
+    def __repr__(self) -> str:
+        return (
+            f"SuiteSelection(items={_short_items(self.items)}, volume={self.volume:.6g}, rank={self.rank}, "
+            f"method={self.method!r})"
+        )
+
+    def _repr_html_(self) -> str:
+        return summary_html(
+            "SuiteSelection",
+            {
+                "items": _short_items(self.items, html=True),
+                "volume": f"{self.volume:.6g}",
+                "rank": str(self.rank),
+                "method": self.method,
+            },
+        )
+
+
+_SHOWN = 6  # items of a long tuple shown in a repr: the first ones and the last
+
+
+def _cut(parts: list[str]) -> list[str]:
+    if len(parts) <= _SHOWN + 1:
+        return parts
+    return [*parts[: _SHOWN - 1], f"... {len(parts) - _SHOWN} more ...", parts[-1]]
+
+
+def _short_items(items: tuple[Pair, ...], *, html: bool = False) -> str:
+    """``(('f1', 'macro'), ...)`` cut to a few; ``f1 (macro), ...`` for a table."""
+    if html:
+        return ", ".join(_cut([f"{m} ({o})" for m, o in items]))
+    parts = _cut([repr(it) for it in items])
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
+
+
+def _short_numbers(values: FloatArray) -> str:
+    return f"[{', '.join(_cut([f'{float(v):.4g}' for v in np.asarray(values).ravel()]))}]"
+
+
+def _short_names(names: tuple[str, ...]) -> str:
+    if len(names) <= _SHOWN + 1:
+        return repr(names)
+    return f"<{len(names)} names: {', '.join(_cut(list(names)))}>"
 
 
 def _as_input(data: object) -> SuiteInput:

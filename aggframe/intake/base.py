@@ -24,13 +24,14 @@ from typing import Any, ClassVar, Literal
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import FOLD, KEY_ALL, REPEAT, TARGET, by_key
-from aggframe._options import ClassUniverse
+from aggframe._columns import CLUSTER, EXAMPLE, FOLD, KEY_ALL, REPEAT, TARGET, by_key
+from aggframe._options import Bootstrap, ClassUniverse
 from aggframe.exceptions import ColumnNotFoundError, OptionError
 from aggframe.intake.source import FRAME, Origin, reading
 from aggframe.tables.cells import CellTables
 from aggframe.tables.universe import universe_frame
-from aggframe.wide.engines import project_columns
+from aggframe.wide.engines import project_columns, to_polars
+from aggframe.wide.keys import keyed, row_keys
 
 __all__ = ["Form", "Kind", "Projection", "Source"]
 
@@ -116,17 +117,18 @@ class Source(ABC):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)
 
-    def project(self, by: Sequence[str]) -> Projection:
+    def project(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
         """The rows with only the role and by-columns, under private names (:mod:`aggframe._columns`).
 
         A select of each column under its private alias
         (:func:`~aggframe.wide.engines.project_columns`): a name is never read as
         a pattern (``*``, ``^x$``) or a qualified name (``a.b``), and the user's
         other columns are not carried, so they never meet an internal column.
+        ``extra`` projects more columns (private name -> the user's column).
         """
         self.check_by(by)
         by_keys = [by_key(i) for i in range(len(by))]
-        names = {**self.roles(), **dict(zip(by_keys, by, strict=True))}
+        names = {**self.roles(), **dict(zip(by_keys, by, strict=True)), **(extra or {})}
         frame = project_columns(self.frame, names)
         return Projection(frame=frame, by_keys=by_keys, keys=self.keys(by_keys), names=names)
 
@@ -173,6 +175,45 @@ class Source(ABC):
         the label form never forms the pairs. Other forms have no pairs (None).
         """
 
+    def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
+        """Bootstrap cell tables (one more key, the replicate ``REP``) of this grouping: one lazy plan.
+
+        ``base`` are the (validated) unweighted tables of the same grouping: the
+        universe of each group comes from them. See :mod:`aggframe.tables.bootstrap`.
+        """
+        msg = (
+            "a bootstrap reweights the examples, so it needs the prediction rows; stored cells hold only "
+            "their sums (evaluate the original frame)"
+        )
+        raise OptionError(msg)
+
+    def boot_projection(self, by: Sequence[str], boot: Bootstrap) -> tuple[Projection, str, str]:
+        """The projection of a bootstrap, the column of its unit ids and that column's user name.
+
+        The unit is the example (``EXAMPLE``), or the cluster column with
+        ``cluster=`` (projected as ``CLUSTER``).
+        """
+        if boot.cluster is None:
+            proj = self.project(by)
+            return proj, EXAMPLE, proj.names.get(EXAMPLE, "row")
+        self.check_cluster(boot.cluster)
+        return self.project(by, {CLUSTER: boot.cluster}), CLUSTER, boot.cluster
+
+    def check_cluster(self, cluster: str) -> None:
+        """``cluster=`` names a column of the frame that is not a label role."""
+        available = self.columns()
+        if cluster not in available:
+            msg = f"cluster column {cluster!r} is not in the frame; available columns: {available}"
+            raise ColumnNotFoundError(msg)
+        labels = {u: p.removeprefix("__af_") for p, u in self.role_columns().items() if p != EXAMPLE}
+        labels.update(self.derived_from)
+        if cluster in labels:
+            msg = (
+                f"cluster column {cluster!r} is the {labels[cluster]!r} role column of these predictions; "
+                "a cluster groups examples (a user, a document, a session)"
+            )
+            raise OptionError(msg)
+
     def check_collected(self, profiles: pl.DataFrame) -> None:  # noqa: B027 (a hook: most forms check nothing)
         """A check on the collected profiles (the long form's stated task)."""
 
@@ -206,10 +247,27 @@ class Source(ABC):
         )
         raise OptionError(msg)
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
-        """One row per example with its true and predicted class (``true``, ``pred``); single-label only."""
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
+        """One row per example with its true and predicted class (``true``, ``pred``); single-label only.
+
+        ``keys``: the row-level key columns to keep (default: the by-keys).
+        """
         msg = "the confusion counts needs the prediction rows; stored cells hold only their sums (use the original frame)"
         raise OptionError(msg)
+
+    def pair_table(self, by: Sequence[str]) -> pl.LazyFrame:
+        """Single-label confusion counts keyed like the cell tables: ``keys..., _yt, _yp, n``.
+
+        The keys are the cell tables' (the by-keys or the stand-in, the target, the
+        folds), so the counts roll up and pool over folds as the cells do. One
+        grouped query over the rows (for the forms whose cell tables do not carry them).
+        """
+        proj = self.project(by)
+        rk = row_keys(proj.keys)
+        counts = self.confusion_pairs(proj, rk).group_by([*rk, "true", "pred"]).agg(nw.len().alias("n"))
+        return to_polars(keyed(counts, proj.keys)).select(
+            *proj.keys, pl.col("true").alias("_yt"), pl.col("pred").alias("_yp"), pl.col("n").cast(pl.Int64)
+        )
 
     def confusion_counts(self, by: Sequence[str]) -> pl.DataFrame:
         """Single-label confusion counts with private by-keys: ``true``, ``pred``, ``n`` (one grouped query)."""

@@ -15,7 +15,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, EXAMPLE, KEY_ALL, Y_PRED, Y_TRUE
-from aggframe._options import ClassUniverse, LabelTask
+from aggframe._options import Bootstrap, ClassUniverse, LabelTask
 from aggframe.exceptions import OptionError
 from aggframe.intake.base import Projection, Source
 from aggframe.intake.checks import (
@@ -27,10 +27,11 @@ from aggframe.intake.checks import (
     resolve_universe,
 )
 from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
+from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
 from aggframe.wide.engines import to_polars
-from aggframe.wide.labels import LabelRoles, label_grains
+from aggframe.wide.labels import LabelRoles, label_boot_grains, label_grains
 
 __all__ = ["LabelSource", "label_source"]
 
@@ -63,8 +64,8 @@ class LabelSource(Source):
     def binary(self) -> bool:
         return self.task == "binary"
 
-    def project(self, by: Sequence[str]) -> Projection:
-        proj = super().project(by)
+    def project(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
+        proj = super().project(by, extra)
         if self.cast is None:
             return proj
         frame = proj.frame.with_columns(nw.col(Y_TRUE).cast(self.cast), nw.col(Y_PRED).cast(self.cast))
@@ -91,6 +92,44 @@ class LabelSource(Source):
             group_universe=proj.by_keys if self.class_universe == "group" else [],
         )
 
+    def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
+        proj, unit, what = self.boot_projection(by, boot)
+        frame = proj.frame
+        if unit == EXAMPLE and self.label_roles.example is None:
+            # no example ids: a row is an example, and its position its id (Polars keeps row order)
+            native = nw.to_native(frame)
+            if not isinstance(native, pl.LazyFrame):
+                msg = (
+                    "a bootstrap of the label form without example ids numbers the rows, which only Polars "
+                    "keeps in order; pass example='<column>' (it also pairs the examples of several models)"
+                )
+                raise OptionError(msg)
+            frame = nw.from_native(
+                native.with_row_index(EXAMPLE).with_columns(pl.col(EXAMPLE).cast(pl.Int64))
+            )
+        roles = self._private_roles()
+        raw = label_boot_grains(
+            frame,
+            roles,
+            proj.keys,
+            boot,
+            unit=unit,
+            what=what,
+            target=self.target_key(),
+            task=self.task,
+            pos_label=self.pos_label,
+        )
+        return finish_label_boot(
+            raw,
+            base,
+            n_boot=boot.n_boot,
+            y_true=Y_TRUE,
+            y_pred=Y_PRED,
+            task=self.task,
+            pos_label=self.pos_label,
+            cluster=boot.cluster,
+        )
+
     def single_label(self, profiles: Callable[[], pl.DataFrame]) -> bool:
         return self.task == "multiclass"
 
@@ -107,9 +146,11 @@ class LabelSource(Source):
         cells = row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
         return cells.select(*proj.keys, EXAMPLE, *CELLS), proj.keys
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
         return projection.frame.select(
-            *projection.by_keys, nw.col(Y_TRUE).alias("true"), nw.col(Y_PRED).alias("pred")
+            *(projection.by_keys if keys is None else keys),
+            nw.col(Y_TRUE).alias("true"),
+            nw.col(Y_PRED).alias("pred"),
         )
 
     def store_meta(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, MASK, P, Y
-from aggframe._options import ClassUniverse, LongTask
+from aggframe._options import Bootstrap, ClassUniverse, LongTask
 from aggframe.exceptions import (
     ColumnNotFoundError,
     EmptyInputError,
@@ -35,10 +35,13 @@ from aggframe.intake.checks import (
     resolve_universe,
 )
 from aggframe.intake.source import as_lazy, origin_of
+from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables
 from aggframe.tables.long import finish_long
+from aggframe.wide.bootstrap import unit_hash, weight_columns
 from aggframe.wide.engines import to_polars
-from aggframe.wide.long import LongRoles, long_grains
+from aggframe.wide.keys import keyed, row_keys
+from aggframe.wide.long import LongRoles, long_boot_grains, long_grains
 from aggframe.wide.tnorms import TNorm, resolve_tnorm
 
 __all__ = ["ONE_HOT", "LongSource", "indicator_frame", "long_source"]
@@ -97,6 +100,49 @@ class LongSource(Source):
             group_universe=proj.by_keys if self.class_universe == "group" else [],
             examples=examples,
         )
+
+    def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
+        proj, unit, what = self.boot_projection(by, boot)
+        declared = None
+        if self.examples is not None:
+            declared = self._boot_declared(proj, boot)
+        raw = long_boot_grains(
+            proj.frame,
+            self._private_roles(),
+            proj.keys,
+            boot,
+            unit=unit,
+            what=what,
+            tnorm=self.tnorm,
+            n_classes=self.universe_sizes(),
+            target=self.target_key(),
+        )
+        return finish_long_boot(
+            raw,
+            base,
+            n_boot=boot.n_boot,
+            class_=CLASS_ROLE,
+            soft=self.tnorm is not None,
+            cluster=boot.cluster,
+            declared=declared,
+        )
+
+    def _boot_declared(self, proj: Projection, boot: Bootstrap) -> pl.LazyFrame:
+        """The declared examples' weight sums per group (keys, _w0 ..): unlogged examples are weighted too."""
+        if boot.cluster is not None or not isinstance(self.examples, pl.LazyFrame):
+            msg = (
+                "a bootstrap with declared examples needs their ids (examples= a frame of ids, not a count) "
+                "and resamples examples (not with cluster=): an unlogged example gets the weights of its id"
+            )
+            raise OptionError(msg)
+        ids = self._examples(proj)
+        assert isinstance(ids, pl.LazyFrame)
+        rk = row_keys(proj.keys)
+        hashed = unit_hash(nw.from_native(ids), EXAMPLE, boot.seed, "_h", what=proj.names[EXAMPLE])
+        frame, weights = weight_columns(hashed, "_h", boot)
+        sums = [nw.col(c).sum() for c in weights]
+        totals = frame.group_by(rk).agg(*sums) if rk else frame.select(*sums)
+        return to_polars(keyed(totals, proj.keys))
 
     def _grains(
         self, proj: Projection, examples: pl.LazyFrame | int | None = None
@@ -166,10 +212,15 @@ class LongSource(Source):
         frame = to_polars(raw["examples"].select(*proj.keys, EXAMPLE, *CELLS))
         return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), proj.keys
 
-    def confusion_pairs(self, projection: Projection) -> nw.LazyFrame[Any]:
+    def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
         y, p = nw.col(Y).cast(nw.Float64), nw.col(P).cast(nw.Float64)
+        if self.long_roles.mask is not None:
+            # an unobserved entry is no cell: the classes are read off the observed entries
+            observed = nw.col(MASK).cast(nw.Float64) == 1
+            y, p = nw.when(observed).then(y), nw.when(observed).then(p)
+        group = [*(projection.by_keys if keys is None else keys), EXAMPLE]
         # each example has one true and one predicted class (the caller checked)
-        return projection.frame.group_by([*projection.by_keys, EXAMPLE]).agg(
+        return projection.frame.group_by(group).agg(
             nw.when(y == 1).then(nw.col(CLASS_ROLE)).max().alias("true"),
             nw.when(p == 1).then(nw.col(CLASS_ROLE)).max().alias("pred"),
         )

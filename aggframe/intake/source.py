@@ -22,6 +22,7 @@ as its coverage.
 
 from __future__ import annotations
 
+import datetime as dt
 import glob as globbing
 import hashlib
 import re
@@ -34,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 import narwhals as nw
 import numpy as np
@@ -56,8 +58,11 @@ __all__ = [
     "SCHEMA_TYPES",
     "Origin",
     "file_records",
+    "keep_origin",
     "mixed_label_message",
     "origin_of",
+    "partition_dtype",
+    "partition_value",
     "reading",
     "scan",
 ]
@@ -137,6 +142,14 @@ _ORIGINS: dict[int, tuple[Any, Origin]] = {}
 def _remember(lf: pl.LazyFrame, origin: Origin) -> None:
     key = id(lf)
     _ORIGINS[key] = (weakref.ref(lf, lambda _: _ORIGINS.pop(key, None)), origin)
+
+
+def keep_origin(derived: pl.LazyFrame, frame: Any) -> pl.LazyFrame:
+    """``derived`` (e.g. ``frame`` with columns added) remembered with the :class:`Origin` of ``frame``."""
+    origin = origin_of(frame)
+    if origin.kind != "frame":
+        _remember(derived, origin)
+    return derived
 
 
 def origin_of(frame: Any) -> Origin:
@@ -324,21 +337,123 @@ def _parquet_schema(files: list[Path]) -> pl.Schema | None:
     return pl.Schema(unified)
 
 
-def _scan_parquet(names: list[str], schema: pl.Schema | None) -> pl.LazyFrame:
+def _scan_parquet(
+    names: list[str],
+    schema: pl.Schema | None,
+    *,
+    hive: bool | None = None,
+    hive_schema: dict[str, pl.DataType] | None = None,
+) -> pl.LazyFrame:
     if schema is None:
-        return pl.scan_parquet(names, hive_partitioning=None)
+        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema)
     with warnings.catch_warnings():
         # schema= and cast_options= are marked unstable in Polars 2.x
         warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
         cast = pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
-        return pl.scan_parquet(names, hive_partitioning=None, schema=schema, cast_options=cast)
+        return pl.scan_parquet(
+            names, hive_partitioning=hive, hive_schema=hive_schema, schema=schema, cast_options=cast
+        )
 
 
-def scan(paths: Any) -> pl.LazyFrame:
+#: Polars' value of a null hive partition
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+HIVE_KEYS = (
+    "the hive partition keys of {path!r} ({keys}) differ from those of {first!r} ({first_keys}); "
+    "the files of one data set need the same key=value folders"
+)
+HIVE_CLASH = (
+    "column {column!r} is both a column of {path!r} and a hive partition key of its path "
+    "({column}=...); rename the column or the folder"
+)
+
+
+def partition_dtype(values: Sequence[str]) -> pl.DataType:
+    """The type of a partition key from its values as text: ``Int64``, ``Date`` or ``String``.
+
+    ``Int64`` when every value is a plain integer that fits (``-`` is the only sign;
+    no leading zero, so ``01234`` keeps its zero as text), ``Date`` when every value
+    is an ISO date ``YYYY-MM-DD``, ``String`` otherwise. Polars' null partition
+    (``__HIVE_DEFAULT_PARTITION__``) is left out.
+
+    Examples
+    --------
+    >>> from aggframe.intake.source import partition_dtype
+    >>> partition_dtype(["2026-11-30", "2026-12-01"]), partition_dtype(["7", "-2"]), partition_dtype(["01234"])
+    (Date, Int64, String)
+    """
+    seen = [v for v in values if v != _HIVE_NULL]
+    if seen and all(_INTEGER.fullmatch(v) and -(2**63) <= int(v) < 2**63 for v in seen):
+        return pl.Int64()
+    if seen and all(_DATE.fullmatch(v) and _is_date(v) for v in seen):
+        return pl.Date()
+    return pl.String()
+
+
+def partition_value(text: str) -> Any:
+    """One partition key value typed as :func:`partition_dtype` types it (an int, a date or the text)."""
+    dtype = partition_dtype([text])
+    if dtype == pl.Int64:
+        return int(text)
+    if dtype == pl.Date:
+        return dt.date.fromisoformat(text)
+    return text
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _hive_pairs(path: Path) -> list[tuple[str, str]]:
+    """The ``key=value`` folders of a file's path, as given (the file name is not a folder)."""
+    return [tuple(part.split("=", 1)) for part in path.parts[:-1] if "=" in part]  # type: ignore[misc]
+
+
+def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
+    """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
+    pairs = [_hive_pairs(f) for f in files]
+    keys = [k for k, _ in pairs[0]]
+    for path, kv in zip(files[1:], pairs[1:], strict=True):
+        if [k for k, _ in kv] != keys:
+            msg = HIVE_KEYS.format(
+                path=str(path),
+                keys=[k for k, _ in kv] or "none",
+                first=str(files[0]),
+                first_keys=keys or "none",
+            )
+            raise SourceError(msg)
+    given = [str(f) for f in files]
+    if not keys:
+        return _scan_parquet(given, schema, hive=False)
+    if len(set(keys)) != len(keys):
+        msg = f"the path {str(files[0])!r} repeats a hive partition key ({keys}); each key=value folder once"
+        raise SourceError(msg)
+    columns = schema if schema is not None else pl.Schema(pl.read_parquet_schema(files[0]))
+    for key in keys:
+        if key in columns:
+            raise SourceError(HIVE_CLASH.format(column=key, path=str(files[0])))
+    hive_schema = {k: partition_dtype([unquote(kv[i][1]) for kv in pairs]) for i, k in enumerate(keys)}
+    return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
+
+
+def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
 
     Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
-    keys as columns) or CSV (``.csv``). Nothing is read until evaluation, which
+    keys below it as columns) or CSV (``.csv``). With ``hive=True`` every
+    ``key=value`` folder of each Parquet file's path *as given* becomes a column,
+    the folders of the path you passed included: ``data/day=2026-11-30`` (a
+    directory, a file in it, or a glob under it) gives a ``day`` column. A key is
+    typed ``Int64`` when every value is a plain integer (no sign but ``-``, no
+    leading zero: ``01234`` stays text), ``Date`` when every value is an ISO date
+    (``2026-11-30``), and ``String`` otherwise (:func:`partition_dtype`); a key that
+    is also a column of the files, or files whose paths have different keys, are a
+    :class:`~aggframe.exceptions.SourceError`. Nothing is read until evaluation, which
     streams the files with bounded memory. What is cheap is checked now, with a
     :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
     glob without a match, an empty directory or one without Parquet files, a
@@ -377,9 +492,11 @@ def scan(paths: Any) -> pl.LazyFrame:
             msg = FILE_EMPTY.format(path=name)
             raise SourceError(msg)
     origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
-    if kinds == {".parquet"}:
+    if kinds == {".parquet"} and hive and files and not remote:
+        lf = _scan_hive(files, _parquet_schema(files))
+    elif kinds == {".parquet"}:
         # remote files keep the engine's own checks (their footers are not read here)
-        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None)
+        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None, hive=hive)
     else:
         for f in files:
             if f.stat().st_size == 0:

@@ -7,21 +7,28 @@ A cell store is a directory::
     universe.parquet         universe keys..., class          (the class universe)
     profiles.parquet         keys..., tp, fp, fn, tn, n
     block_profiles.parquet   (with targets) per-example cells over all targets
+    pairs.parquet            (single-label data) the confusion counts: keys..., _yt, _yp, n
+    order.parquet            (a declared class universe) its order: [target,] class, _pos
     meta.json                the key columns and roles, the universe's keys
 
 A store holds what occurs: a class absent from a group is counted in
 ``groups.parquet`` (its cells are known: no positives, every example a true
 negative), not written out, and the universe is stored once
 (:mod:`aggframe.tables.cells`). Stores of the formats before (``aggframe-cells/1``
-and ``/2``, which wrote every (group, class) of the universe) are still read.
+and ``/2``, which wrote every (group, class) of the universe) are still read:
+each group's universe is then the classes written for it.
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
 :mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
-``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included.
-Stores of the first format (keys under the user's names) are still read.
+``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included,
+and the options the cells were computed with (:data:`OPTIONS`: the task, the
+positive class, the t-norm, the mask, the class universe and whether it was
+declared), which :class:`~aggframe.Cells` checks before adding cells. Stores of
+the first format (keys under the user's names) are still read. A store is
+written onto an existing one only with ``overwrite=True`` (:func:`write_store`).
 Stores read together share one universe: the union of theirs (a class seen in
 one store only is absent from the others' groups, as if their rows had been
-evaluated together).
+evaluated together; :func:`~aggframe.tables.cells.add_tables`).
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -74,52 +81,97 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
-from aggframe.tables.cells import CellTables, filled_classes, group_table, renamed, rollup_tables
+from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
 
-__all__ = ["FORMAT", "StoredSource", "read_store", "stored_source", "write_store"]
+__all__ = [
+    "FORMAT",
+    "OPTIONS",
+    "StoredSource",
+    "coverage_keys",
+    "expand_stores",
+    "is_store",
+    "origin_covers",
+    "prepare_output",
+    "read_store",
+    "source_meta",
+    "stored_source",
+    "tables_source",
+    "write_store",
+]
 
 FORMAT = "aggframe-cells/3"
 #: the first format stored the keys under the user's names; the first two every (group, class)
 _FORMATS = (FORMAT, "aggframe-cells/2", "aggframe-cells/1")
 #: the formats that store the pairs that occur, the groups and the universe
 _SPARSE = (FORMAT,)
-#: the key telling apart the stores read together (summed away by StoredSource.tables)
-STORE_KEY = "__af_store"
 
 
 def write_store(
-    tables: CellTables, path: str | Path, *, by: Sequence[str], meta: dict[str, Any], origin: Origin = FRAME
+    tables: CellTables,
+    path: str | Path,
+    *,
+    by: Sequence[str],
+    meta: dict[str, Any],
+    origin: Origin = FRAME,
+    overwrite: bool = False,
+    covers: dict[str, Any] | None = None,
 ) -> Path:
     """Write the (collected) cell tables and meta.json (layout, identity, coverage) to ``path``.
 
-    An existing store there is replaced; a file there is a :class:`StoreError`.
+    An existing cell store there is refused unless ``overwrite=True`` (then its
+    files are replaced); a file there is refused unless ``overwrite=True`` (then it
+    is removed); a directory that is neither empty nor a cell store is always
+    refused (nothing of the user's is deleted). Each a :class:`StoreError`.
+    ``covers`` replaces the coverage record derived from ``origin``.
     """
     out = Path(path)
-    if out.is_file():
-        msg = STORE_ON_FILE.format(path=str(out))
-        raise StoreError(msg)
+    prepare_output(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
-    tables = sparse_tables(tables)
+    tables = with_groups(tables)
     assert tables.groups is not None
     assert tables.universe is not None
     tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
     tables.groups.drop(KEY_ALL, strict=False).sink_parquet(out / "groups.parquet")
     tables.universe.drop(KEY_ALL, strict=False).sink_parquet(out / "universe.parquet")
     tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
-    if tables.block_profiles is not None:
-        tables.block_profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "block_profiles.parquet")
-    else:
-        # a store written here before with targets must not lend this one its block table
-        (out / "block_profiles.parquet").unlink(missing_ok=True)
-    info = {
-        "format": FORMAT,
-        "by": list(by),
-        **meta,
-        "universe_keys": [c for c in tables.universe_keys if c != KEY_ALL],
-        **_identity(tables, origin),
+    optional = {
+        "block_profiles.parquet": tables.block_profiles,
+        "pairs.parquet": tables.pairs,
+        "order.parquet": tables.order,
     }
+    for name, table in optional.items():
+        if table is not None:
+            table.drop(KEY_ALL, strict=False).sink_parquet(out / name)
+        else:
+            # a store written here before must not lend this one its optional tables
+            (out / name).unlink(missing_ok=True)
+    identity = _identity(tables, origin)
+    if covers is not None:
+        identity["covers"] = covers
+    universe_keys = [c for c in tables.universe_keys if c != KEY_ALL]
+    info = {"format": FORMAT, "by": list(by), **meta, "universe_keys": universe_keys, **identity}
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
+
+
+def prepare_output(out: Path, *, overwrite: bool) -> None:
+    """Check where a store goes (see :func:`write_store`) and, with ``overwrite``, clear it."""
+    if out.is_file():
+        if not overwrite:
+            msg = STORE_ON_FILE.format(path=str(out))
+            raise StoreError(msg)
+        out.unlink()
+        return
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not is_store(out):
+        msg = STORE_ON_OTHER.format(path=str(out))
+        raise StoreError(msg)
+    if not overwrite:
+        msg = STORE_EXISTS.format(path=str(out))
+        raise StoreError(msg)
+    for name in (*TABLES, "meta.json"):
+        (out / name).unlink(missing_ok=True)
 
 
 def _meta(path: Path) -> dict[str, Any]:
@@ -163,22 +215,36 @@ STORE_OVERLAP = (
 )
 STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
 STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
-STORE_ON_FILE = "cannot write a cell store to {path!r}: it is a file (a cell store is a directory)"
+STORE_ON_FILE = (
+    "cannot write a cell store to {path!r}: it is a file (a cell store is a directory; "
+    "overwrite=True replaces the file)"
+)
+STORE_EXISTS = "{path!r} is an existing cell store; pass overwrite=True to replace it"
+STORE_ON_OTHER = (
+    "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
+    "pick a new directory"
+)
 TABLES = (
     "classes.parquet",
     "profiles.parquet",
     "block_profiles.parquet",
+    "pairs.parquet",
+    "order.parquet",
     "groups.parquet",
     "universe.parquet",
 )
+#: the tables of the formats before the groups and the universe were stored
+_FILLED_TABLES = TABLES[:5]
+#: the tables a store may lack (block profiles without targets, the rest for other than single-label data)
+_OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
 #: the keys of meta.json that must agree for stores to be read together
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
 def _check_tables(path: Path, *, sparse: bool) -> None:
-    for name in TABLES if sparse else TABLES[:3]:
+    for name in TABLES if sparse else _FILLED_TABLES:
         table = path / name
-        if name == "block_profiles.parquet" and not table.exists():
+        if name in _OPTIONAL and not table.exists():
             continue
         try:
             pl.read_parquet_schema(table)
@@ -199,19 +265,23 @@ def _cells_fingerprint(tables: CellTables) -> str:
     return digest.hexdigest()
 
 
-def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
-    """The store's id, write time, aggframe version and what it covers."""
-
-    covers: dict[str, Any]
+def origin_covers(origin: Origin) -> dict[str, Any] | None:
+    """What a source of files or stores covers (its coverage record); None for a frame."""
     if origin.kind == "files":
-        covers = {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
-    elif origin.kind == "stores":
+        return {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
+    if origin.kind == "stores":
         stores = zip(origin.files, origin.stores, strict=True)
-        covers = {
+        return {
             "kind": "stores",
             "stores": [{"id": m.get("id"), "path": p, "covers": m.get("covers")} for p, m in stores],
         }
-    else:
+    return None
+
+
+def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
+    """The store's id, write time, aggframe version and what it covers."""
+    covers = origin_covers(origin)
+    if covers is None:
         covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
     return {
         "id": str(uuid.uuid4()),
@@ -219,6 +289,11 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
         "aggframe_version": package_version(),
         "covers": covers,
     }
+
+
+def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
+    """What a coverage record covers, as keys (two records that share a key overlap), with texts."""
+    return _coverage(covers)
 
 
 def is_store(path: str | Path) -> bool:
@@ -300,8 +375,11 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
 def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, dict[str, Any]]:
     """Lazy scans of one or more stores with the same layout (rows of a group add up).
 
-    ``paths``: store directories or quoted globs of them. The meta returned is the
-    first store's, with ``"origin"``: the :class:`Origin` of all of them.
+    ``paths``: store directories or quoted globs of them. Several stores are added
+    as :func:`~aggframe.tables.cells.add_tables` adds cell tables (one universe:
+    the union of theirs); :class:`~aggframe.Cells` checks first that their
+    universes may be united. The meta returned is the first store's, with
+    ``"origin"``: the :class:`Origin` of all of them.
     """
     dirs = expand_stores(paths)
     if not dirs:
@@ -318,7 +396,7 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
             raise OptionError(msg)
     names = _private_names(first)
     parts = [_store_tables(d, m, names) for d, m in zip(dirs, metas, strict=True)]
-    tables = parts[0] if len(parts) == 1 else _together(parts)
+    tables = add_tables(parts)
     return tables, first
 
 
@@ -337,6 +415,8 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
 
     table_keys = keys if meta["by"] else [KEY_ALL, *keys]
     block = scan("block_profiles.parquet") if (path / "block_profiles.parquet").exists() else None
+    pairs = scan("pairs.parquet") if (path / "pairs.parquet").exists() else None
+    order = pl.scan_parquet(path / "order.parquet") if (path / "order.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
@@ -344,79 +424,17 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
         block_profiles=block,
         target=TARGET if meta.get("target") is not None else None,
         names=names,
+        pairs=pairs,
+        order=order,
     )
     if meta["format"] not in _SPARSE:
-        return sparse_tables(tables)
+        return with_groups(tables)
     universe = pl.scan_parquet(path / "universe.parquet")
     return replace(
         tables,
         groups=scan("groups.parquet"),
         universe=universe,
         universe_keys=tuple(meta.get("universe_keys", [])),
-    )
-
-
-def sparse_tables(tables: CellTables) -> CellTables:
-    """Tables with ``groups`` and a universe; complete ones (no ``groups``) get each group's classes as its universe."""
-    if tables.groups is not None and tables.universe is not None:
-        return tables
-    keys = list(tables.keys)
-    return replace(
-        tables,
-        groups=group_table(tables),
-        universe=tables.classes.select(*keys, CLASS).unique(),
-        universe_keys=tuple(keys),
-    )
-
-
-def _together(parts: list[CellTables]) -> CellTables:
-    """Stores read together: tagged apart by :data:`STORE_KEY`, one universe (the union of theirs).
-
-    Each store's groups are recounted against the union: a class of another
-    store's universe is absent from this store's groups (``n_examples`` more
-    true negatives each).
-    """
-    ukeys = parts[0].universe_keys
-    if any(p.universe_keys != ukeys for p in parts):
-        # universes of different shapes (a store of an older format among them):
-        # every group's classes filled in, each group its own universe
-        parts = [
-            sparse_tables(replace(p, classes=filled_classes(p), groups=None, universe=None)) for p in parts
-        ]
-        ukeys = parts[0].universe_keys
-    uk = list(ukeys)
-    universes = [p.universe for p in parts if p.universe is not None]
-    universe = pl.concat([u.select(*uk, CLASS) for u in universes], how="vertical_relaxed").unique()
-    m = (
-        universe.group_by(uk).agg(pl.len().cast(pl.Int64).alias("_m"))
-        if uk
-        else universe.select(pl.len().cast(pl.Int64).alias("_m"))
-    )
-
-    def tag(lf: pl.LazyFrame, i: int) -> pl.LazyFrame:
-        return lf.with_columns(pl.lit(i, dtype=pl.Int64).alias(STORE_KEY))
-
-    def stacked(name: str) -> pl.LazyFrame:
-        frames = [getattr(p, name) for p in parts]
-        return pl.concat([tag(f, i) for i, f in enumerate(frames)], how="vertical_relaxed")
-
-    groups = stacked("groups")
-    groups = groups.join(m, on=uk, how="left", nulls_equal=True) if uk else groups.join(m, how="cross")
-    more = pl.col("_m") - pl.col("n_classes")
-    groups = groups.with_columns(
-        pl.col("_m").alias("n_classes"),
-        (pl.col("n_absent") + more).alias("n_absent"),
-        (pl.col("tn") + more.cast(pl.Float64) * pl.col("n_examples").cast(pl.Float64)).alias("tn"),
-    ).drop("_m")
-    first = parts[0]
-    return replace(
-        first,
-        classes=stacked("classes"),
-        profiles=stacked("profiles"),
-        block_profiles=None if first.block_profiles is None else stacked("block_profiles"),
-        groups=groups,
-        universe=universe,
-        keys=(STORE_KEY, *first.keys),
     )
 
 
@@ -470,7 +488,7 @@ class StoredSource(Source):
         self.check_by(by)
         stored = [by_key(i) for i in range(len(self.stored_by))]
         kept = [by_key(self.stored_by.index(c)) for c in by]
-        tables = rollup_tables(self.stored, [*stored, STORE_KEY], kept)
+        tables = rollup_tables(self.stored, stored, kept)
         # the requested by-columns take the private names of their position in `by`
         renames = {old: by_key(i) for i, old in enumerate(kept)}
         names = {**self.stored.names, **{by_key(i): c for i, c in enumerate(by)}}
@@ -486,16 +504,65 @@ class StoredSource(Source):
 def stored_source(paths: Any) -> StoredSource:
     """A :class:`StoredSource` over one or more stores (rows of a group add up)."""
     tables, meta = read_store(paths)
+    return tables_source(tables, meta, meta["origin"])
+
+
+def tables_source(tables: CellTables, meta: dict[str, Any], origin: Origin) -> StoredSource:
+    """A :class:`StoredSource` over cell tables (lazy or collected) and their layout (``meta``)."""
     folds = list(meta.get("folds", []))
     # the key columns under the user's names stand in for the frame (for column checks)
+    tables = with_groups(tables)
+    assert tables.groups is not None
     frame = nw.from_native(tables.groups.select(pl.col(k).alias(u) for k, u in tables.names.items()))
+    pos_label = meta.get("pos_label")
     return StoredSource(
         frame=frame,
-        origin=meta["origin"],
+        origin=origin,
         fold=folds[-1] if folds else None,
         repeat=folds[0] if len(folds) > 1 else None,
         target=meta.get("target"),
+        pos_label=1 if pos_label is None else pos_label,
+        class_universe="group" if meta.get("class_universe") == "group" else "global",
         stored=tables,
         stored_by=tuple(meta["by"]),
         meta=meta,
     )
+
+
+#: What cell tables record of their source besides the keys (``meta.json``, and the
+#: layout of :class:`~aggframe.Cells`); tables add up only when these agree.
+OPTIONS = (
+    "task",
+    "pos_label",
+    "single_label",
+    "tnorm",
+    "masked",
+    "class_universe",
+    "universe",
+    "stated_task",
+)
+
+
+def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:
+    """What a store (or an :class:`~aggframe.Cells`) records of a source besides its tables and keys.
+
+    ``task`` (``"long"``, or the label form's ``"multiclass"``/``"binary"``),
+    ``pos_label``, ``single_label``, ``soft``, the t-norm's name (``tnorm``, None
+    when crisp), ``masked``, ``class_universe`` (``"global"``/``"group"``),
+    ``universe`` (``"declared"``: ``classes=``, ``n_classes=``, an Enum column or
+    the binary task; ``"observed"``: the classes seen) and the long form's stated
+    task (``stated_task``). Stores written before these were recorded give None.
+    """
+    meta = {**source.store_meta(), "single_label": single_label}
+    if isinstance(source, StoredSource):
+        return {**meta, **{k: source.meta.get(k) for k in OPTIONS if k not in meta}}
+    tnorm = getattr(source, "tnorm", None)
+    return {
+        **meta,
+        "soft": source.soft,
+        "tnorm": None if tnorm is None else str(getattr(tnorm, "__name__", "custom")),
+        "masked": source.masked,
+        "class_universe": source.class_universe,
+        "universe": "declared" if source.universe is not None or source.binary else "observed",
+        "stated_task": getattr(source, "task", None) if source.form == "long" else None,
+    }

@@ -4,7 +4,15 @@
 long form with ``--form long``), or cell stores written by ``cells``, evaluates
 measures x operators per ``--by`` group in one scan, and prints or writes the
 tidy report. ``cells`` writes the mergeable cell tables of the predictions to a
-directory; stores of several days passed together to ``report`` add up exactly.
+directory (``--with KEY=VALUE`` adds constant key columns; an existing store is
+replaced only with ``--overwrite``); stores of several days passed together to
+``report`` add up exactly. Every ``key=value`` folder of a Parquet input's path is
+a column (``day=2026-11-30/`` gives ``day``: ``af.scan(paths, hive=True)``).
+
+``--html OUT.html`` also writes a self-contained HTML report (tables, charts,
+diagnostics; the ``plot`` extra). On a terminal, a spinner on stderr names the stage
+(scanning, rolling up cell stores, evaluating, writing) and the time it has taken;
+``--quiet`` silences stderr except for errors.
 
 Every failure is one line on stderr and exit code 2, worded by what was wrong:
 ``usage error`` (an option, or options that do not go together), ``input error``
@@ -17,7 +25,9 @@ from __future__ import annotations
 import argparse
 import glob as globbing
 import re
+import shlex
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,9 +36,9 @@ from typing import Any, NoReturn
 import polars as pl
 
 from aggframe.constructors import from_cells, from_labels, from_long
-from aggframe.exceptions import AggframeError, OptionError, SourceError, UnknownNameError
-from aggframe.intake.source import _has_glob, scan
-from aggframe.intake.stored import TABLES, is_store
+from aggframe.exceptions import AggframeError, OptionError, SourceError, StoreError, UnknownNameError
+from aggframe.intake.source import _has_glob, keep_origin, partition_dtype, partition_value, scan
+from aggframe.intake.stored import is_store
 from aggframe.predictions import Predictions
 
 __all__ = ["FLAGS", "cli_words", "main"]
@@ -199,6 +209,7 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
         msg = "--pos-label applies with --task binary or --operators binary only"
         raise _UsageError(msg)
     if not report:
+        _check_with(args, stores)
         return
     if stores is None and args.pooling is not None and args.fold is None:
         msg = "--pooling needs --fold COLUMN (the test fold of each row)"
@@ -214,8 +225,53 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
         raise _UsageError(msg)
 
 
+def _check_html(args: argparse.Namespace) -> None:
+    """``--html PATH``: the plot extra is installed and the file can go there, before anything is read."""
+    if getattr(args, "html", None) is None:
+        return
+    try:
+        from aggframe.interop.html import _deps
+
+        _deps()
+    except ImportError as exc:
+        msg = f"--html needs the plot extra: {exc}"
+        raise _UsageError(msg) from exc
+    out = Path(args.html)
+    if not out.parent.is_dir():
+        msg = f"--html {args.html!r}: the directory {str(out.parent)!r} does not exist"
+        raise _OutputError(msg)
+    if out.is_dir():
+        msg = f"--html {args.html!r} is a directory; give a file name for the HTML report"
+        raise _OutputError(msg)
+    if args.output is not None and Path(args.output).resolve() == out.resolve():
+        msg = f"--html {args.html!r} and -o name the same file; give each its own"
+        raise _UsageError(msg)
+
+
+def _with_columns(args: argparse.Namespace) -> dict[str, str]:
+    """``cells --with KEY=VALUE`` (repeatable): the constant key columns, as text."""
+    out: dict[str, str] = {}
+    for item in getattr(args, "with_keys", None) or []:
+        if "=" not in item:
+            msg = f"--with {item!r}: expected KEY=VALUE, e.g. --with day=2026-11-30"
+            raise _UsageError(msg)
+        key, value = item.split("=", 1)
+        if key in out:
+            msg = f"--with names the column {key!r} twice"
+            raise _UsageError(msg)
+        out[key] = value
+    return out
+
+
+def _check_with(args: argparse.Namespace, stores: list[str] | None) -> None:
+    if _with_columns(args) and stores is not None:
+        msg = "--with adds key columns to prediction files; cell stores keep the keys they were written with"
+        raise _UsageError(msg)
+
+
 def _check_output(args: argparse.Namespace) -> None:
     """Where the result goes, checked before anything is computed."""
+    _check_html(args)
     if args.output is None:
         return
     out = Path(args.output)
@@ -238,16 +294,6 @@ def _check_output(args: argparse.Namespace) -> None:
         if not args.overwrite:
             msg = f"-o {args.output!r} is an existing cell store; pass --overwrite to replace it"
             raise _OutputError(msg)
-
-
-def _clear_output(args: argparse.Namespace) -> None:
-    """With --overwrite: remove what ``cells -o`` replaces (a file, or the files of a store)."""
-    out = Path(args.output)
-    if out.is_file():
-        out.unlink()
-    elif out.is_dir():
-        for name in (*TABLES, "meta.json"):
-            (out / name).unlink(missing_ok=True)
 
 
 def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: list[str]) -> list[Any]:
@@ -275,7 +321,20 @@ def _parses(text: str, kind: type) -> bool:
 def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predictions:
     if stores is not None:
         return from_cells(stores)
-    lf = scan(args.paths)  # checks the paths; the predictions know their files through it
+    # checks the paths; the predictions know their files through it. Every key=value folder
+    # of a Parquet file's path (as given) is a column: day=2026-11-30/ gives `day`
+    lf = scan(args.paths, hive=True)
+    constants = _with_columns(args)
+    if constants:
+        present = lf.collect_schema().names()
+        clash = next((k for k in constants if k in present), None)
+        if clash is not None:
+            msg = f"--with {clash}=...: the input already has a column {clash!r} (a column of the files or a hive key of their path)"
+            raise _UsageError(msg)
+        added = [
+            pl.lit(partition_value(v), dtype=partition_dtype([v])).alias(k) for k, v in constants.items()
+        ]
+        lf = keep_origin(lf.with_columns(added), lf)
     if args.form == "long":
         return from_long(
             lf,
@@ -310,6 +369,12 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
     )
 
 
+def _cells_by(args: argparse.Namespace) -> list[str]:
+    """The store's key columns: ``--by``, then the ``--with`` columns not named there."""
+    by = _split(args.by) or []
+    return [*by, *(k for k in _with_columns(args) if k not in by)]
+
+
 def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
     if fmt == "parquet":
         assert out is not None  # checked up front
@@ -331,14 +396,44 @@ def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
 # ---------------------------------------------------------------------------
 # The parser
 
+_REPORT_EXAMPLES = """examples:
+  aggframe report preds.parquet --by model,day --measures f1,mcc --operators micro,macro
+  aggframe report 'logs/*.parquet' --by model --html report.html -o report.csv --format csv
+  aggframe report multilabel.parquet --form long --example doc --class label --y y --p p
+  aggframe report cv.parquet --fold fold --pooling pooled,averaged --convention exclude,zero
+  aggframe report 'cells/*' --by model --grouping-sets rollup   # stores written by `aggframe cells`
+"""
+
+_CELLS_EXAMPLES = """examples:
+  aggframe cells day1.parquet --by model -o cells/2026-11-29
+  aggframe cells 'log/day=2026-11-29' --by model,day -o cells/2026-11-29   # day: a column from the path
+  aggframe cells day1.csv --by model --with day=2026-11-29 -o cells/2026-11-29
+  aggframe cells multilabel.parquet --form long --by model -o cells/ml --overwrite
+  aggframe report 'cells/*' --by model   # the stores of several days add up exactly
+"""
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="aggframe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("report", help="evaluate measures x operators per group")
-    cel = sub.add_parser("cells", help="write the mergeable cell tables to a directory")
+    rep = sub.add_parser(
+        "report",
+        help="evaluate measures x operators per group",
+        description="Evaluate measures x operators per --by group in one scan and print or write the tidy "
+        "report (one row per group x measure x operator x convention).",
+        epilog=_REPORT_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cel = sub.add_parser(
+        "cells",
+        help="write the mergeable cell tables to a directory",
+        description="Write the cell tables of the predictions (per --by group) to a directory: a cell store. "
+        "Stores of several days or shards passed together to `aggframe report` add up exactly.",
+        epilog=_CELLS_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     for p in (rep, cel):
         _inputs(p)
     rep.add_argument(
@@ -350,7 +445,9 @@ def _parser() -> argparse.ArgumentParser:
         "--operators",
         metavar="LIST",
         help="comma-separated operators, e.g. micro,macro (default: micro,macro,weighted,exemplar; "
-        "also binary, and target with --target)",
+        "also binary, multiclass (the whole confusion matrix of single-label data: scikit-learn's mcc, "
+        "kappa, balanced accuracy; measures mcc,kappa,kappa_linear,kappa_quadratic,balanced_accuracy,"
+        "balanced_accuracy_adjusted,accuracy), and target with --target)",
     )
     rep.add_argument(
         "--convention",
@@ -369,7 +466,7 @@ def _parser() -> argparse.ArgumentParser:
         "--within",
         metavar="LIST",
         help="with --target: operator(s) inside each target for the 'target' operator, e.g. macro "
-        "(default: micro)",
+        "or multiclass (default: micro)",
     )
     rep.add_argument(
         "--grouping-sets",
@@ -386,6 +483,13 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "-o", "--output", metavar="PATH", default=None, help="write the report to this file, e.g. report.csv"
     )
+    rep.add_argument(
+        "--html",
+        metavar="PATH",
+        default=None,
+        help="also write a self-contained HTML report (tables, charts, diagnostics; opens offline) to this "
+        "file, e.g. report.html (needs the plot extra: pip install 'aggframe[plot]')",
+    )
     cel.add_argument(
         "-o",
         "--output",
@@ -394,7 +498,18 @@ def _parser() -> argparse.ArgumentParser:
         help="directory of the cell store, e.g. cells/2026-11-29",
     )
     cel.add_argument(
-        "--overwrite", action="store_true", help="replace an existing cell store (or file) at -o"
+        "--overwrite",
+        action="store_true",
+        help="replace an existing cell store (or file) at -o, e.g. -o cells/2026-11-29 --overwrite",
+    )
+    cel.add_argument(
+        "--with",
+        dest="with_keys",
+        metavar="KEY=VALUE",
+        action="append",
+        default=None,
+        help="add a constant key column to every row and to --by, e.g. --with day=2026-11-30 (repeatable; "
+        "typed as a hive key: an integer, an ISO date, else text)",
     )
     return parser
 
@@ -410,14 +525,20 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "--form",
         choices=["labels", "long"],
         default=None,
-        help="labels: one row per example (default); long: one row per (example, class)",
+        help="labels: one row per example (default); long: one row per (example, class), e.g. --form long",
     )
     p.add_argument("--by", metavar="COLS", help="comma-separated group columns, e.g. model,day")
     p.add_argument(
-        "--y-true", metavar="COL", default=None, help="label form: true class column (default: y_true)"
+        "--y-true",
+        metavar="COL",
+        default=None,
+        help="label form: true class column, e.g. --y-true label (default: y_true)",
     )
     p.add_argument(
-        "--y-pred", metavar="COL", default=None, help="label form: predicted class column (default: y_pred)"
+        "--y-pred",
+        metavar="COL",
+        default=None,
+        help="label form: predicted class column, e.g. --y-pred prediction (default: y_pred)",
     )
     p.add_argument(
         "--example",
@@ -430,13 +551,19 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         metavar="COL",
         dest="class_col",
         default=None,
-        help="long form: class column (default: class)",
+        help="long form: class column, e.g. --class label (default: class)",
     )
     p.add_argument(
-        "--y", metavar="COL", default=None, help="long form: truth column, 0/1 or in [0, 1] (default: y)"
+        "--y",
+        metavar="COL",
+        default=None,
+        help="long form: truth column, 0/1 or in [0, 1], e.g. --y truth (default: y)",
     )
     p.add_argument(
-        "--p", metavar="COL", default=None, help="long form: prediction column, 0/1 or in [0, 1] (default: p)"
+        "--p",
+        metavar="COL",
+        default=None,
+        help="long form: prediction column, 0/1 or in [0, 1], e.g. --p predicted (default: p)",
     )
     p.add_argument(
         "--mask",
@@ -460,7 +587,7 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "--task",
         choices=["multiclass", "binary"],
         default=None,
-        help="label form: binary keeps the positive class only (default: multiclass)",
+        help="label form: binary keeps the positive class only, e.g. --task binary (default: multiclass)",
     )
     p.add_argument(
         "--pos-label",
@@ -482,6 +609,12 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         default="streaming",
         help="Polars engine, e.g. in-memory (default: streaming)",
     )
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress or summary on stderr (errors still are), e.g. in a cron job: --quiet",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -489,23 +622,80 @@ def _inputs(p: argparse.ArgumentParser) -> None:
 
 
 class _Progress:
-    """Progress on stderr as one line: live on a terminal, else written once the job is done."""
+    """Progress on stderr.
 
-    def __init__(self, text: str) -> None:
+    On a terminal: one line, redrawn every ``interval`` seconds by a background
+    thread while the main thread waits on Polars (which releases the GIL): a
+    spinner, the stage (``scanning 3 input(s)``, ``evaluating`` ...) and the time
+    taken so far; cleared when the job ends. Elsewhere (a pipe, a log file) no
+    live display. Either way one summary line at the end, unless ``quiet``.
+    """
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    ASCII = "|/-\\"
+
+    def __init__(self, text: str, *, quiet: bool = False, stream: Any = None, interval: float = 0.1) -> None:
+        self.stream = sys.stderr if stream is None else stream
         self.text = text
-        self.live = sys.stderr.isatty()
+        self.stage = text
+        self.quiet = quiet
+        self.live = not quiet and _is_terminal(self.stream)
         self.started = time.perf_counter()
+        encoding = (getattr(self.stream, "encoding", None) or "ascii").lower()
+        self.frames = self.FRAMES if encoding.replace("-", "") in ("utf8", "utf16") else self.ASCII
+        self.ticks = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         if self.live:
-            sys.stderr.write(f"aggframe: {text}...")
-            sys.stderr.flush()
+            self._draw()
+            self._thread = threading.Thread(target=self._spin, args=(interval,), daemon=True)
+            self._thread.start()
+
+    def step(self, stage: str) -> None:
+        """Name the stage now running."""
+        with self._lock:
+            self.stage = stage
+        if self.live:
+            self._draw()
+
+    def _draw(self) -> None:
+        with self._lock:
+            frame = self.frames[self.ticks % len(self.frames)]
+            self.ticks += 1
+            took = time.perf_counter() - self.started
+            self.stream.write(f"\r\x1b[K{frame} aggframe: {self.stage}... {took:.1f}s")
+            self.stream.flush()
+
+    def _spin(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            self._draw()
+
+    def _close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self.live:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.live = False
 
     def done(self, text: str) -> None:
-        took = f"{text} in {time.perf_counter() - self.started:.1f}s"
-        sys.stderr.write(f" {took}\n" if self.live else f"aggframe: {self.text}: {took}\n")
+        self._close()
+        if not self.quiet:
+            took = time.perf_counter() - self.started
+            self.stream.write(f"aggframe: {self.text}: {text} in {took:.1f}s\n")
 
     def failed(self) -> None:
-        if self.live:
-            sys.stderr.write("\r\x1b[K")
+        self._close()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def _one_line(exc: BaseException) -> str:
@@ -541,30 +731,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress: _Progress | None = None
     try:
         pr = _predictions(args, stores)
-        progress = _Progress(f"scanning {len(stores or args.paths)} input(s)")
+        scanning = f"scanning {len(stores or args.paths)} input(s)"
+        progress = _Progress(scanning, quiet=args.quiet)
         if args.command == "cells":
-            pr.cell_tables(
-                _split(args.by) or [], engine=args.engine
-            )  # reads the source: input errors stop here
+            by = _cells_by(args)
+            pr.cell_tables(by, engine=args.engine)  # reads the source: input errors stop here
             try:
-                if args.overwrite:
-                    _clear_output(args)
-                out = pr.write_cells(args.output, by=_split(args.by))  # the cached tables
-            except (pl.exceptions.PolarsError, OSError) as exc:
+                out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
+            except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
                 progress.failed()
                 return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
             progress.done(f"wrote cell store {out}")
             return 0
-        result = pr.evaluate(
-            _split(args.measures),
-            _split(args.operators),
-            by=_split(args.by),
-            convention=_split(args.convention) or "exclude",
-            pooling=_split(args.pooling),
-            within=_split(args.within) or "micro",
-            grouping_sets=args.grouping_sets,
-            engine=args.engine,
-        )
+        options: dict[str, Any] = {
+            "by": _split(args.by),
+            "convention": _split(args.convention) or "exclude",
+            "pooling": _split(args.pooling),
+            "within": _split(args.within) or "micro",
+            "grouping_sets": args.grouping_sets,
+        }
+        # the options first (a usage error comes before a long scan), then the one scan, kept
+        request = pr.request(_split(args.measures), _split(args.operators), **options)
+        if stores is not None:
+            progress.step(f"reading and rolling up {len(stores)} cell store(s)")
+        pr.cell_tables(list(request.by), engine=args.engine)
+        progress.step("evaluating")
+        result = pr.evaluate(_split(args.measures), _split(args.operators), **options, engine=args.engine)
         assert isinstance(result, pl.DataFrame)
     except _UsageError as exc:
         return _fail("usage", str(exc))
@@ -581,12 +773,39 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress.failed()
         return _fail("internal", f"{_one_line(exc)} (please report this)")
 
+    if args.html is not None:
+        progress.step("writing the HTML report")
+        code = _write_html(args, pr, result, argv)
+        if code:
+            progress.failed()
+            return code
     try:
         _write(result, args.format, args.output)
     except (pl.exceptions.PolarsError, OSError) as exc:
         progress.failed()
         return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
-    progress.done(f"{result.height} rows")
+    rows = f"{result.height} row{'' if result.height == 1 else 's'}"
+    progress.done(rows + (f", HTML report {args.html}" if args.html is not None else ""))
+    return 0
+
+
+def _write_html(
+    args: argparse.Namespace, pr: Predictions, result: pl.DataFrame, argv: Sequence[str] | None
+) -> int:
+    """Write ``--html``; 0, or the exit code of the failure (already reported)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        from aggframe.interop.html import write_html_report
+
+        write_html_report(args.html, pr, result, by=_split(args.by), command=shlex.join(["aggframe", *words]))
+    except ImportError as exc:
+        return _fail("usage", f"--html needs the plot extra: {exc}")
+    except OSError as exc:
+        return _fail("output", f"could not write the HTML report {args.html!r}: {_one_line(exc)}")
+    except AggframeError as exc:
+        return _library_error(exc)
+    except pl.exceptions.PolarsError as exc:  # the report's diagnostics read the input again
+        return _fail("input", f"could not read the input: {_one_line(exc)}")
     return 0
 
 

@@ -31,8 +31,10 @@ from aggframe.interop.plots import (
     _keys,
     _label,
     _text,
+    plot_calibration,
     plot_classes,
     plot_conventions,
+    plot_curve,
     plot_folds,
     plot_groups,
     plot_heatmap,
@@ -45,6 +47,9 @@ _INSTALL = "pip install 'aggframe[plot]'"
 _MAX_GROUP_PANELS = 12
 _MAX_HEATMAPS = 4
 _MAX_CLASS_CHARTS = 3
+_MAX_SCORE_LINES = 12
+#: where the group keys of a curve or reliability frame end
+_SCORE_STOP = ("operator", "class", "threshold", "fpr", "tpr", "precision", "recall", "bin", "mean_score")
 _COUNTS = frozenset({"support", "examples", "tp", "fp", "fn", "tn"})  # float counts, shown whole
 
 _CONVENTIONS = {
@@ -68,6 +73,11 @@ _POOLINGS = {
     "min": "the lowest fold value",
     "max": "the highest fold value",
     "std": "the spread of the fold values (a lower bound on the uncertainty, folds share training data)",
+    "repeat_pooled": "the folds of each repeat pooled, then the mean over the repeats",
+    "repeat": "the value of each repeat (its folds pooled)",
+    "repeat_min": "the lowest repeat value",
+    "repeat_max": "the highest repeat value",
+    "repeat_std": "the spread of the repeat values (the partitioning's variation, not the data's)",
 }
 
 _CSS = """
@@ -243,6 +253,54 @@ def _one(df: pl.DataFrame, column: str, prefer: str) -> str | None:
     return prefer if prefer in values else str(values[0])
 
 
+def _has_scores(pr: Any) -> bool:
+    """Predictions made from scores (``from_scores``): their curves and calibration mean something."""
+    derived = getattr(getattr(pr, "source", None), "derived_from", None) or {}
+    return "score" in derived.values()
+
+
+def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
+    """ROC and precision-recall curves and the reliability diagram, where ``pr`` can give them.
+
+    Calls ``pr.curve(kind, by=...)`` (``kind`` ``"roc"`` or ``"pr"``) and
+    ``pr.calibration(by=...)``; a build without them, or an error, leaves a note.
+    """
+    by = groups or None
+    calls = [
+        ("ROC curves", "curve", ("roc",), plot_curve),
+        ("Precision-recall curves", "curve", ("pr",), plot_curve),
+        ("Reliability diagram", "calibration", (), plot_calibration),
+    ]
+    for what, method, args, draw in calls:
+        call = getattr(pr, method, None)
+        if not callable(call):
+            page.note(f"{what}: not available in this version of aggframe.")
+            continue
+        try:
+            frame = call(*args, by=by)
+            if isinstance(frame, pl.LazyFrame):
+                frame = frame.collect()
+            if not isinstance(frame, pl.DataFrame):
+                continue
+        except (AggframeError, TypeError, NotImplementedError) as exc:
+            page.note(
+                f"{what} are not available: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            )
+            continue
+        lines = frame.select(
+            _label([c for c in ("class", "operator") if c in frame.columns]).n_unique()
+        ).item()
+        panels = frame.select(_label(_keys(frame, by, _SCORE_STOP)).n_unique()).item() if frame.height else 0
+        if lines > _MAX_SCORE_LINES or panels > _MAX_GROUP_PANELS:
+            page.note(
+                f"{what} left out: {lines} lines in {panels} panel(s) (drawn up to {_MAX_SCORE_LINES} lines "
+                f"and {_MAX_GROUP_PANELS} panels)."
+            )
+            continue
+        if frame.height:
+            page.chart(draw(frame, by=by))
+
+
 # ---------------------------------------------------------------------------
 # The report
 
@@ -372,6 +430,11 @@ def _build(
                 drawn += 1
     if not drawn:
         page.note("No chart for this report.")
+
+    # score charts: ROC and precision-recall curves, reliability diagrams (predictions from scores)
+    if _has_scores(pr):
+        page.heading("Scores")
+        _score_charts(page, pr, groups)
 
     # per class
     page.heading("Per class")

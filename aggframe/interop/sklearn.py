@@ -4,38 +4,67 @@
 one float, :func:`make_scorer` wraps it for ``cross_val_score`` and
 ``GridSearchCV`` (negated for lower-is-better measures, as scikit-learn expects),
 and :func:`classification_report` gives scikit-learn's report as a tidy frame.
-scikit-learn itself is needed by :func:`make_scorer` only.
+None of them needs scikit-learn itself.
+
+The naming trap: scikit-learn's ``matthews_corrcoef``, ``cohen_kappa_score`` and
+``balanced_accuracy_score`` on more than two classes are functions of the whole
+``m x m`` confusion matrix (operator ``multiclass``), not the one-vs-rest cells
+that ``micro`` and ``macro`` average: ``mcc`` under ``micro`` is another number.
 
 Equivalence with ``sklearn.metrics`` (each row is a test in ``tests/test_sklearn.py``)
 ---------------------------------------------------------------------------------------
 
-=========================================  =================================================
-scikit-learn                               aggframe
-=========================================  =================================================
-``average="micro"``                        ``operator="micro"``
-``average="macro"``                        ``operator="macro"``
-``average="weighted"``                     ``operator="weighted"``
-``average="samples"`` (multilabel)         ``operator="exemplar"`` (alias ``"samples"``)
-``average="binary", pos_label=p``          ``operator="binary"``, ``pos_label=p`` (exactly two
-                                           classes, else an error), or ``task="binary"``
-``average=None``                           ``Predictions.per_class(measure)`` (or ``parts``),
-                                           the per-class rows of :func:`classification_report`
-``labels=[...]``                           ``labels=[...]``
-``zero_division=0`` (and ``"warn"``)       ``convention="zero"``
-``zero_division=1``                        ``convention="one"``
-``zero_division=np.nan``                   ``convention="exclude"``: undefined entries are
-                                           left out of the average (NaN if none is defined)
-(no equivalent)                            ``convention="nan"``: one undefined entry makes
-                                           the average NaN
-=========================================  =================================================
+==============================================  ==============================================
+scikit-learn                                    aggframe (measure, operator, convention)
+==============================================  ==============================================
+``precision_score`` / ``recall_score`` /        ``"precision"`` / ``"recall"`` / ``"f1"`` /
+``f1_score`` / ``fbeta_score(beta=b)`` /        ``f"f{b}"`` / ``"jaccard"``, under the
+``jaccard_score``                               operator of ``average``:
+``average="micro"``                             ``"micro"``
+``average="macro"``                             ``"macro"``
+``average="weighted"``                          ``"weighted"``
+``average="samples"`` (multilabel)              ``"exemplar"`` (alias ``"samples"``)
+``average="binary", pos_label=p``               ``"binary"``, ``pos_label=p`` (exactly two
+                                                classes, else an error), or ``task="binary"``
+``average=None``                                ``Predictions.per_class(measure)`` (or
+                                                ``parts``), the class rows of
+                                                :func:`classification_report`
+``labels=[...]``                                ``labels=[...]``
+``zero_division=0`` (and ``"warn"``)            ``convention="zero"``
+``zero_division=1``                             ``convention="one"``
+``zero_division=np.nan``                        ``convention="exclude"``: undefined entries
+                                                are left out (NaN if none is defined)
+(no equivalent)                                 ``convention="nan"``: one undefined entry
+                                                makes the average NaN
+``matthews_corrcoef``                           ``"mcc"``, ``"multiclass"``, ``"zero"``
+                                                (scikit-learn returns 0 where undefined)
+``cohen_kappa_score``                           ``"kappa"``, ``"multiclass"``, ``"exclude"``
+                                                (NaN where undefined, its default
+                                                ``replace_undefined_by=np.nan``; ``"zero"``
+                                                / ``"one"`` for ``0.0`` / ``1.0``)
+``cohen_kappa_score(weights="linear")``         ``"kappa_linear"``, ``"multiclass"``
+``cohen_kappa_score(weights="quadratic")``      ``"kappa_quadratic"``, ``"multiclass"``
+                                                (classes rank in universe order, as
+                                                ``labels=`` the universe)
+``balanced_accuracy_score``                     ``"balanced_accuracy"``, ``"multiclass"``
+                                                (= ``"recall"``, ``"macro"``, ``"exclude"``)
+``balanced_accuracy_score(adjusted=True)``      ``"balanced_accuracy_adjusted"``,
+                                                ``"multiclass"``
+``accuracy_score`` (labels)                     ``"accuracy"``, ``"multiclass"``
+                                                (= ``Predictions.accuracy()``)
+``accuracy_score`` (indicator matrices)         ``Predictions.subset_accuracy()``
+``hamming_loss`` (indicator matrices)           ``"hamming_loss"``, ``"micro"``
+``hamming_loss`` (labels)                       ``1 - accuracy`` (``"accuracy"``,
+                                                ``"multiclass"``); not ``"hamming_loss"``,
+                                                which counts one-hot cells
+``confusion_matrix(labels=, normalize=)``       ``Predictions.confusion_matrix(normalize=)``
+                                                (tidy; ``rate`` null where scikit-learn
+                                                gives 0: ``convention="zero"`` semantics)
+``classification_report``                       :func:`classification_report`
+==============================================  ==============================================
 
-Measures: ``precision_score`` = ``"precision"``, ``recall_score`` = ``"recall"``,
-``f1_score`` = ``"f1"``, ``fbeta_score(beta=b)`` = ``f"f{b}"``, ``jaccard_score`` =
-``"jaccard"``; on binary labels (``task="binary"``) ``matthews_corrcoef`` = ``"mcc"``
-and ``cohen_kappa_score`` = ``"kappa"``; ``hamming_loss`` (multilabel) =
-``"hamming_loss"`` under ``"micro"``; ``balanced_accuracy_score`` = ``"recall"``
-under ``"macro"`` with ``convention="exclude"`` (scikit-learn averages over the
-classes present in ``y_true``).
+On two classes (one-hot, ``task=None``) ``"mcc"`` under ``"multiclass"`` equals the
+binary ``mcc`` of either class (``task="binary"``, ``"micro"``); so does ``"kappa"``.
 
 Two differences of defaults: scikit-learn's ``average`` defaults to ``"binary"``,
 these functions' ``operator`` to ``"macro"``; and scikit-learn infers a binary
@@ -45,20 +74,23 @@ task from two labels, aggframe never does (name ``task="binary"``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from aggframe._options import parse_convention, parse_operator
+from aggframe._options import parse_convention, parse_report_operator
 from aggframe.constructors import from_indicator, from_labels
-from aggframe.exceptions import OptionError, ShapeError
+from aggframe.exceptions import OptionError, ShapeError, UnknownNameError
+from aggframe.measures.matrix import is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
 from aggframe.operators.reduce import resolve_entry
+from aggframe.operators.report import ReportRequest
 from aggframe.predictions import Predictions
 
-__all__ = ["classification_report", "make_scorer", "score"]
+__all__ = ["Scorer", "classification_report", "make_scorer", "score"]
 
 MeasureLike = str | Measure
 _SCORER_OPTIONS = ("labels", "n_classes", "task", "pos_label")
@@ -122,11 +154,16 @@ def score(
         1-D label arrays (via :func:`~aggframe.from_labels`), or 2-D multilabel
         indicator matrices (via :func:`~aggframe.from_indicator`).
     measure
-        A measure name, alias or :class:`~aggframe.Measure`.
+        A measure name, alias or :class:`~aggframe.Measure`; under
+        ``"multiclass"`` one of ``mcc``, ``kappa``, ``kappa_linear``,
+        ``kappa_quadratic``, ``balanced_accuracy``, ``balanced_accuracy_adjusted``,
+        ``accuracy``.
     operator
         ``"micro"``, ``"macro"`` (default), ``"weighted"``, ``"exemplar"``
-        (``"samples"``), or ``"binary"`` (the class ``pos_label`` only; exactly
-        two classes, else an :class:`~aggframe.OptionError`).
+        (``"samples"``), ``"binary"`` (the class ``pos_label`` only; exactly
+        two classes, else an :class:`~aggframe.OptionError`) or ``"multiclass"``
+        (the whole confusion matrix of label arrays: scikit-learn's
+        ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``).
     convention
         ``"zero"`` (default, scikit-learn's ``zero_division=0``), ``"one"``,
         ``"exclude"`` (``zero_division=np.nan``) or ``"nan"``.
@@ -147,6 +184,8 @@ def score(
     0.7619
     >>> score([0, 1, 1, 0], [0, 1, 0, 0], "recall", task="binary")
     0.5
+    >>> round(score([0, 1, 2, 2], [0, 2, 2, 1], "kappa_quadratic", "multiclass"), 4)
+    0.6364
     """
     pr = _predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
     out = pr.evaluate([measure], [operator], convention=convention, labels=_as_list(labels))
@@ -154,32 +193,73 @@ def score(
     return float(out["value"][0])
 
 
-def make_scorer(measure: MeasureLike, operator: str = "macro", *, convention: str = "zero", **kw: Any) -> Any:
-    """A scikit-learn scorer for ``cross_val_score``, ``GridSearchCV`` and friends.
+@dataclass(frozen=True)
+class Scorer:
+    """A scorer for scikit-learn's model selection: ``scorer(estimator, X, y) -> float``.
 
-    Built with ``sklearn.metrics.make_scorer`` around :func:`score` on the
-    estimator's ``predict`` output, with ``greater_is_better`` taken from the
-    measure: lower-is-better measures (``error_rate``, ``fpr``, ``fnr``,
-    ``fdr``, ``for``) are negated, so larger is always better for model
-    selection, as scikit-learn's ``neg_*`` scorers are.
+    Calls ``estimator.predict(X)`` and :func:`score`, negated for lower-is-better
+    measures (``sign`` -1). A plain callable: it needs no scikit-learn tags on the
+    estimator (an object with ``predict`` is enough) and is picklable when the
+    measure is a name. Build it with :func:`make_scorer`.
+    """
+
+    measure: MeasureLike
+    operator: str
+    convention: str
+    sign: int
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: Any = None) -> float:
+        if sample_weight is not None:
+            msg = "aggframe scorers count examples; they take no sample_weight"
+            raise OptionError(msg)
+        value = score(
+            y_true,
+            estimator.predict(X),
+            self.measure,
+            self.operator,
+            convention=self.convention,
+            **dict(self.options),
+        )
+        return self.sign * value
+
+    def __repr__(self) -> str:
+        name = self.measure if isinstance(self.measure, str) else self.measure.name
+        extra = "".join(f", {k}={v!r}" for k, v in self.options)
+        return f"make_scorer({name!r}, {self.operator!r}, convention={self.convention!r}{extra})"
+
+
+def make_scorer(
+    measure: MeasureLike, operator: str = "macro", *, convention: str = "zero", **kw: Any
+) -> Scorer:
+    """A scorer for ``cross_val_score``, ``GridSearchCV`` and friends.
+
+    A :class:`Scorer` around :func:`score` on the estimator's ``predict``
+    output, with ``greater_is_better`` taken from the measure: lower-is-better
+    measures (``error_rate``, ``fpr``, ``fnr``, ``fdr``, ``for``) are negated,
+    so larger is always better for model selection, as scikit-learn's ``neg_*``
+    scorers are. It calls ``predict`` only and reads no estimator tags, so any
+    object with ``predict`` works (``sklearn.metrics.make_scorer`` needs
+    ``__sklearn_tags__`` since scikit-learn 1.6).
 
     Parameters
     ----------
     measure, operator, convention
-        As in :func:`score`; checked here, not at the first fold.
+        As in :func:`score` (``operator="multiclass"`` included); checked here,
+        not at the first fold.
     **kw
         ``labels``, ``n_classes``, ``task``, ``pos_label``: passed to :func:`score`.
 
     Returns
     -------
-    sklearn scorer
+    Scorer
         Callable ``scorer(estimator, X, y)``; picklable when ``measure`` is a
         name (so it works with ``n_jobs``).
 
     Raises
     ------
     OptionError
-        scikit-learn is not installed, or an unknown keyword.
+        An unknown keyword, or a measure the operator does not define.
 
     Examples
     --------
@@ -191,33 +271,38 @@ def make_scorer(measure: MeasureLike, operator: str = "macro", *, convention: st
     0.3333333333333333
     >>> make_scorer("fpr", "macro")(clf, X, y)  # lower is better: negated
     -0.3333333333333333
+    >>> make_scorer("mcc", "multiclass")(clf, X, y)
+    0.0
     """
-    try:
-        from sklearn.metrics import make_scorer as sk_make_scorer
-    except ImportError as exc:
-        msg = "make_scorer needs scikit-learn, an optional dependency: pip install scikit-learn"
-        raise OptionError(msg) from exc
-    meas = get_measure(measure)
-    if str(operator).strip().lower() != "binary":
-        parse_operator(operator)
-    parse_convention(convention)
     unknown = sorted(set(kw) - set(_SCORER_OPTIONS))
     if unknown:
         msg = f"unknown keyword(s) {unknown} for make_scorer; valid: {', '.join(_SCORER_OPTIONS)}"
         raise OptionError(msg)
-    return sk_make_scorer(
-        score,
-        greater_is_better=meas.greater_is_better,
-        measure=measure if isinstance(measure, str) else meas,
-        operator=operator,
+    request = ReportRequest.parse(
+        [measure],
+        [operator],
         convention=convention,
-        **kw,
+        pos_label=kw.get("pos_label", 1),
+        has_folds=False,
+        has_target=False,
     )
+    # the whole-matrix measures are all greater-is-better; a cell measure says for itself
+    better = request.measures[0].greater_is_better if request.measures else True
+    return Scorer(
+        measure=measure if isinstance(measure, str) else get_measure(measure),
+        operator=request.operators[0],
+        convention=request.conventions[0],
+        sign=1 if better is not False else -1,
+        options=tuple(sorted(kw.items())),
+    )
+
+
+_REPORT_COLUMNS = ("class", "operator", "support")
 
 
 def classification_report(
     y_true: Any,
-    y_pred: Any,
+    y_pred: Any = None,
     *,
     measures: Sequence[MeasureLike] = ("precision", "recall", "f1"),
     operators: Sequence[str] = ("micro", "macro", "weighted"),
@@ -225,7 +310,7 @@ def classification_report(
     labels: Sequence[Any] | None = None,
     n_classes: int | None = None,
     task: str | None = None,
-    pos_label: Any = 1,
+    pos_label: Any = None,
 ) -> pl.DataFrame:
     """scikit-learn's ``classification_report`` as a tidy frame.
 
@@ -233,17 +318,23 @@ def classification_report(
     :meth:`Predictions.per_class`), then one row per operator (``class`` null)
     with the averages (from :meth:`Predictions.evaluate`) and the total support.
     scikit-learn's ``accuracy`` row is the ``micro`` row (on single-label data
-    micro precision, recall and F1 all equal accuracy).
+    micro precision, recall and F1 all equal accuracy), or the ``multiclass``
+    row of the measure ``accuracy``.
 
     Parameters
     ----------
     y_true, y_pred
-        Label arrays or multilabel indicator matrices, as in :func:`score`.
+        Label arrays or multilabel indicator matrices, as in :func:`score`; or
+        a :class:`~aggframe.Predictions` alone (then no ``y_pred``, ``n_classes``,
+        ``task`` or ``pos_label``: they were given when it was built).
     measures
         Measure names or objects; one column each (named by the measure's
-        canonical name).
+        canonical name). A column is null in the rows whose operator does not
+        define its measure: ``precision`` in the ``multiclass`` row,
+        ``kappa_quadratic`` per class and under the cell operators.
     operators
-        The averages to report.
+        The averages to report (``multiclass`` included: the whole-matrix value
+        of the measures that have one).
     convention
         How undefined entries are resolved, in the averages and in the
         per-class rows: ``"zero"`` (0), ``"one"`` (1), ``"nan"`` (NaN) or
@@ -251,9 +342,9 @@ def classification_report(
     labels
         Report these classes, in this order, and average over them; classes
         absent from the data get rows with support 0 (a class nobody is or
-        predicts).
+        predicts). Not with ``multiclass``.
     n_classes, task, pos_label
-        As in :func:`~aggframe.from_labels`.
+        As in :func:`~aggframe.from_labels` (label arrays only).
 
     Returns
     -------
@@ -279,21 +370,55 @@ def classification_report(
     └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
     """
     conv = parse_convention(convention)
-    meas: list[Measure] = []
+    if isinstance(y_true, Predictions):
+        given = {"y_pred": y_pred, "n_classes": n_classes, "task": task, "pos_label": pos_label}
+        extra = [k for k, v in given.items() if v is not None]
+        if extra:
+            msg = (
+                f"classification_report(predictions) takes no {', '.join(extra)}: the predictions were "
+                "built with them"
+            )
+            raise OptionError(msg)
+        pr = y_true
+    else:
+        if y_pred is None:
+            msg = "classification_report(y_true, y_pred) needs both arrays, or one af.Predictions"
+            raise OptionError(msg)
+        pr = _predictions(
+            y_true, y_pred, n_classes=n_classes, task=task, pos_label=1 if pos_label is None else pos_label
+        )
+    ops = list(operators)
+    whole = [o for o in ops if str(o).strip().lower() == "multiclass"]
+    cell_ops = [o for o in ops if o not in whole]
+    # each measure: its canonical name, its per-class (registered) form, its whole-matrix form
+    columns: dict[str, tuple[Measure | None, str | None]] = {}
     for m in measures:
-        got = get_measure(m)
-        if got.name not in [x.name for x in meas]:
-            meas.append(got)
-    if not meas:
+        cell = _registered(m)
+        matrix = resolve_matrix_measures(m)[0] if whole and is_matrix_measure(m) else None
+        if cell is None and matrix is None:
+            msg = (
+                f"measure {m!r} is defined on the whole confusion matrix only: report it with "
+                "operators=[..., 'multiclass']"
+            )
+            raise OptionError(msg)
+        name = cell.name if cell is not None else str(matrix)
+        columns.setdefault(name, (cell, matrix))
+    if not columns:
         msg = "Expected at least one measure"
         raise OptionError(msg)
-    if any(m.name in ("class", "operator", "support") for m in meas):
+    if any(name in _REPORT_COLUMNS for name in columns):
         msg = "a measure named 'class', 'operator' or 'support' would collide with the report's columns"
         raise OptionError(msg)
-    pr = _predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
-    table = pr.per_class(meas, labels=_as_list(labels))
+    names = list(columns)
+    cell_meas = [c for c, _ in columns.values() if c is not None]
+    if whole and not any(mx is not None for _, mx in columns.values()):
+        msg = (
+            f"none of the measures {names} has a whole-matrix definition, so the multiclass row would be "
+            "empty; add e.g. 'mcc', 'kappa' or 'balanced_accuracy', or drop 'multiclass'"
+        )
+        raise OptionError(msg)
+    table = pr.per_class(cell_meas, labels=_as_list(labels)) if cell_meas else pr.per_class(["recall"])
     class_dtype = table.schema["class"]
-    names = [m.name for m in meas]
     per_class = table.with_columns(resolve_entry(pl.col("value"), conv)).pivot(
         on="measure", index=["class", "support"], values="value", aggregate_function=None
     )
@@ -301,21 +426,58 @@ def classification_report(
         # in the order asked for (per_class sorts by class)
         wanted = pl.DataFrame({"class": pl.Series(list(labels)).cast(class_dtype)})
         per_class = wanted.join(per_class, on="class", how="left", maintain_order="left", nulls_equal=True)
+    null = pl.lit(None, dtype=pl.Float64)
     rows = per_class.select(
         "class",
         pl.lit(None, dtype=pl.String).alias("operator"),
-        *[pl.col(n).cast(pl.Float64) for n in names],
+        *[(pl.col(n).cast(pl.Float64) if columns[n][0] is not None else null).alias(n) for n in names],
         pl.col("support").cast(pl.Int64),
     )
-
-    averages = pr.evaluate(meas, list(operators), convention=conv, labels=_as_list(labels))
-    assert isinstance(averages, pl.DataFrame)
-    wide = averages.pivot(on="measure", index="operator", values="value", aggregate_function=None)
     total = int(rows["support"].sum())
-    avg_rows = wide.select(
+    parts = [rows]
+    if cell_ops:
+        averages = pr.evaluate(cell_meas, cell_ops, convention=conv, labels=_as_list(labels))
+        parts.append(
+            _average_rows(
+                averages, {n: c.name for n, (c, _) in columns.items() if c}, names, class_dtype, total
+            )
+        )
+    if whole:
+        matrix_names = {n: str(mx) for n, (_, mx) in columns.items() if mx is not None}
+        if labels is not None:
+            msg = "labels= restricts the class columns; the multiclass row takes the whole confusion matrix"
+            raise OptionError(msg)
+        averages = pr.evaluate(list(dict.fromkeys(matrix_names.values())), ["multiclass"], convention=conv)
+        parts.append(_average_rows(averages, matrix_names, names, class_dtype, total))
+    out = pl.concat(parts, how="vertical")
+    if whole and cell_ops:  # the operators in the order asked for, after the classes
+        rank = {op: i for i, op in enumerate(dict.fromkeys(parse_report_operator(o) for o in ops))}
+        order = pl.col("operator").replace_strict(rank, default=None, return_dtype=pl.Int64)
+        out = out.with_row_index("_r").sort(order, "_r", nulls_last=False).drop("_r")
+    return out
+
+
+def _registered(measure: MeasureLike) -> Measure | None:
+    """The registered (per-class) measure of a name, or None for a whole-matrix-only name."""
+    try:
+        return get_measure(measure)
+    except UnknownNameError:
+        if is_matrix_measure(measure):
+            return None
+        raise
+
+
+def _average_rows(
+    averages: pl.DataFrame, source: dict[str, str], names: list[str], class_dtype: pl.DataType, total: int
+) -> pl.DataFrame:
+    """One row per operator: the column of each report measure from its evaluated name (null if none)."""
+    wide = averages.pivot(on="measure", index="operator", values="value", aggregate_function=None)
+    return wide.select(
         pl.lit(None, dtype=class_dtype).alias("class"),
         pl.col("operator"),
-        *[pl.col(n).cast(pl.Float64) for n in names],
+        *[
+            (pl.col(source[n]).cast(pl.Float64) if n in source else pl.lit(None, dtype=pl.Float64)).alias(n)
+            for n in names
+        ],
         pl.lit(total, dtype=pl.Int64).alias("support"),
     )
-    return pl.concat([rows, avg_rows], how="vertical")

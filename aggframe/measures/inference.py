@@ -43,7 +43,7 @@ the built-in measures, whose properties are known analytically (all agree).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -99,6 +99,62 @@ class InferredProperties:
     def decomposable(self) -> bool:
         """True iff the formula is ``<a, v> / <b, v>`` on the whole domain (Theorem 1 holds)."""
         return self.linear is not None
+
+    def summary(self) -> str:
+        """The properties as aligned text, one per line, with the evidence behind them.
+
+        The lines of aggmetrics' ``InferredProperties.summary()`` (decomposability,
+        skew invariance, tn-dependence, direction, the coefficients and the fit's
+        held-out residual), then aggframe's own: the Bayes threshold, ERM
+        consistency, the skew deviation, the share of corrections that raise the
+        value, and why a fit failed.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> from aggframe.ops import ratio
+        >>> print(af.infer_properties(lambda tp, fp, fn, tn: ratio(tp, tp + fn)).summary())  # doctest: +ELLIPSIS
+        decomposable          : True
+        skew-invariant        : True
+        tn-dependent at tp=0  : False
+        greater is better     : True
+        numerator coeffs      : (+1, +0, +0, +0)
+        denominator coeffs    : (+1, +0, +1, +0)
+        held-out residual     : ...
+        bayes threshold       : 0
+        erm consistent        : False
+        skew deviation        : ...
+        fraction increasing   : 1
+        """
+
+        def fmt(v: Sequence[float]) -> str:
+            return "(" + ", ".join(f"{x:+.4g}" for x in v) + ")"
+
+        def num(x: float | None) -> str:
+            return "None" if x is None else f"{x:.4g}"
+
+        lines = [
+            f"decomposable          : {self.decomposable}",
+            f"skew-invariant        : {self.skew_invariant}",
+            f"tn-dependent at tp=0  : {self.tn_dependent_at_zero}",
+            f"greater is better     : {self.greater_is_better}",
+        ]
+        if self.linear is not None:
+            a, b = self.linear
+            lines += [
+                f"numerator coeffs      : {fmt(a)}",
+                f"denominator coeffs    : {fmt(b)}",
+                f"held-out residual     : {self.residual:.2e}",
+            ]
+        lines += [
+            f"bayes threshold       : {num(self.bayes_threshold)}",
+            f"erm consistent        : {self.erm_consistent}",
+            f"skew deviation        : {self.skew_deviation:.2e}",
+            f"fraction increasing   : {num(self.fraction_increasing)}",
+        ]
+        if self.reason:
+            lines.append(f"why not decomposable  : {self.reason}")
+        return "\n".join(lines)
 
 
 def _evaluator(formula: Formula | Measure) -> Callable[[np.ndarray], np.ndarray]:

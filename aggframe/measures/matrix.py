@@ -113,10 +113,12 @@ from aggframe.ops import ratio
 
 __all__ = [
     "MATRIX_MEASURES",
+    "WEIGHTED",
     "MatrixMeasure",
     "Normalize",
     "confusion_matrix_frame",
     "is_matrix_measure",
+    "matrix_columns",
     "matrix_values",
     "resolve_matrix_measures",
 ]
@@ -150,7 +152,9 @@ _ALIASES: dict[str, MatrixMeasure] = {
 _NORMALIZE: tuple[Normalize, ...] = get_args(Normalize)
 #: Stand-in key when the caller has no keys (a constant, dropped from every result).
 _ALL = "__mx_all"
-_WEIGHTED = ("kappa_linear", "kappa_quadratic")
+#: The measures that need the confusion counts themselves (the others need only the margins).
+WEIGHTED: tuple[MatrixMeasure, ...] = ("kappa_linear", "kappa_quadratic")
+_WEIGHTED = WEIGHTED
 
 
 def _canonical(name: str | Measure) -> MatrixMeasure | None:
@@ -268,11 +272,13 @@ def _check_keys(keys: Sequence[str], ukeys: Sequence[str]) -> None:
 
 
 def matrix_values(
-    conf: pl.LazyFrame,
+    conf: pl.LazyFrame | None,
     classes: pl.LazyFrame,
     keys: Sequence[str],
     ukeys: Sequence[str],
     measures: str | Sequence[str],
+    *,
+    cells: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Whole-matrix measures per group: ``*keys, "measure", "value"``.
 
@@ -280,8 +286,14 @@ def matrix_values(
     ----------
     conf
         Confusion counts ``*keys, "_yt", "_yp", "n"`` (pairs with ``n = 0`` may be absent).
+        With ``cells``, only the weighted kappas need them (else None will do).
     classes
         The class universe ``*ukeys, "class", "_rank"``; used only by the weighted kappas.
+    cells
+        The per-class cells of the same single-label data, ``*keys, "class", "tp",
+        "fp", "fn", "tn"``: the margins (``t = tp + fn``, ``p = tp + fp``, the
+        diagonal ``tp``) are read off them instead of summed from ``conf``. Every
+        measure but the weighted kappas is a function of the margins alone.
     keys
         Group key columns of ``conf`` (may be empty; a null key is a group).
     ukeys
@@ -318,35 +330,67 @@ def matrix_values(
     └──────┴──────────────┴─────────┘
     """
     names = resolve_matrix_measures(measures)
+    wide = matrix_columns(conf, classes, keys, ukeys, names, cells=cells)
+    k = list(keys) or [_ALL]
+    if not keys:
+        wide = wide.with_columns(pl.lit(0, dtype=pl.Int8).alias(_ALL))
+    order = pl.Enum(list(names))
+    out = (
+        wide.unpivot(index=k, on=list(names), variable_name="measure", value_name="value")
+        .with_columns(pl.col("measure").cast(order))
+        .sort([*k, "measure"], nulls_last=True)
+        .with_columns(pl.col("measure").cast(pl.String))
+    )
+    return out.select(*keys, "measure", "value")
+
+
+def matrix_columns(
+    conf: pl.LazyFrame | None,
+    classes: pl.LazyFrame,
+    keys: Sequence[str],
+    ukeys: Sequence[str],
+    measures: str | Sequence[str],
+    *,
+    cells: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """:func:`matrix_values` wide: one row per group (unsorted), ``*keys``, then one column per measure.
+
+    The same arguments; the columns are named by the canonical measure names.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aggframe.measures.matrix import matrix_columns
+    >>> conf = pl.LazyFrame({"_yt": ["a", "a", "b"], "_yp": ["a", "b", "b"], "n": [2, 1, 1]})
+    >>> classes = pl.LazyFrame({"class": ["a", "b"], "_rank": [0, 1]})
+    >>> matrix_columns(conf, classes, [], [], ["accuracy"]).collect()["accuracy"].to_list()
+    [0.75]
+    """
+    names = resolve_matrix_measures(measures)
     _check_keys(keys, ukeys)
-    conf, k = _keyed(conf, keys)
+    weighted = [m for m in names if m in _WEIGHTED]
+    if conf is None and (weighted or cells is None):
+        msg = "the weighted kappas need the confusion counts (conf), and without cells so does every measure"
+        raise OptionError(msg)
     u = list(ukeys)
     f64 = pl.Float64
     n = pl.col("n").cast(f64)
-    zero = pl.lit(0.0, dtype=f64)
-    # per (group, observed class): true count, predicted count, diagonal count
-    margins = (
-        pl.concat(
-            [
-                conf.select(
-                    *k,
-                    pl.col("_yt").alias("class"),
-                    n.alias("__mx_t"),
-                    zero.alias("__mx_p"),
-                    pl.when(pl.col("_yt") == pl.col("_yp")).then(n).otherwise(zero).alias("__mx_tp"),
-                ),
-                conf.select(
-                    *k,
-                    pl.col("_yp").alias("class"),
-                    zero.alias("__mx_t"),
-                    n.alias("__mx_p"),
-                    zero.alias("__mx_tp"),
-                ),
-            ]
+    if conf is not None:
+        conf, k = _keyed(conf, keys)
+    if cells is not None:
+        # per (group, class): the true count t = tp + fn, the predicted count p = tp + fp, the diagonal tp
+        cells, k = _keyed(cells, keys)
+        cell_tp = pl.col("tp").cast(f64)
+        margins = cells.select(
+            *k,
+            "class",
+            (cell_tp + pl.col("fn").cast(f64)).alias("__mx_t"),
+            (cell_tp + pl.col("fp").cast(f64)).alias("__mx_p"),
+            cell_tp.alias("__mx_tp"),
         )
-        .group_by(*k, "class")
-        .agg(pl.col("__mx_t", "__mx_p", "__mx_tp").sum())
-    )
+    else:
+        assert conf is not None
+        margins = _margins(conf, k)
     t, p, tp = pl.col("__mx_t"), pl.col("__mx_p"), pl.col("__mx_tp")
     aggs = [
         t.sum().alias("__mx_s"),
@@ -357,7 +401,6 @@ def matrix_values(
         ratio(tp, t).mean().alias("__mx_ba"),  # the mean skips the null recalls of classes with t = 0
         (t > 0).sum().cast(f64).alias("__mx_K"),
     ]
-    weighted = [m for m in names if m in _WEIGHTED]
     per_class = margins
     if weighted:
         ranks = classes.select(*u, "class", pl.col("_rank").cast(f64))
@@ -387,6 +430,7 @@ def matrix_values(
             aggs.append(pl.col("__mx_lin").sum().alias("__mx_elin"))
     groups = per_class.group_by(k).agg(aggs)
     if weighted:
+        assert conf is not None  # checked above
         # observed side: sum over the confusion counts of n w(rank true, rank predicted)
         rt = classes.select(*u, pl.col("class").alias("_yt"), pl.col("_rank").cast(f64).alias("__mx_rt"))
         rp = classes.select(*u, pl.col("class").alias("_yp"), pl.col("_rank").cast(f64).alias("__mx_rp"))
@@ -415,15 +459,36 @@ def matrix_values(
             s * (pl.col("__mx_vt") + pl.col("__mx_vp")) + s * s * (pl.col("__mx_mt") - pl.col("__mx_mp")) ** 2
         )
         exprs["kappa_quadratic"] = 1.0 - ratio(pl.col("__mx_oquad") * s, e_quad)
-    order = pl.Enum(list(names))
-    out = (
-        groups.select(*k, *(exprs[m].cast(f64).alias(m) for m in names))
-        .unpivot(index=k, on=list(names), variable_name="measure", value_name="value")
-        .with_columns(pl.col("measure").cast(order))
-        .sort([*k, "measure"], nulls_last=True)
-        .with_columns(pl.col("measure").cast(pl.String))
+    return groups.select(*keys, *(exprs[m].cast(f64).alias(m) for m in names))
+
+
+def _margins(conf: pl.LazyFrame, k: Sequence[str]) -> pl.LazyFrame:
+    """Per (group, observed class) of the confusion counts: true count, predicted count, diagonal count."""
+    f64 = pl.Float64
+    n = pl.col("n").cast(f64)
+    zero = pl.lit(0.0, dtype=f64)
+    return (
+        pl.concat(
+            [
+                conf.select(
+                    *k,
+                    pl.col("_yt").alias("class"),
+                    n.alias("__mx_t"),
+                    zero.alias("__mx_p"),
+                    pl.when(pl.col("_yt") == pl.col("_yp")).then(n).otherwise(zero).alias("__mx_tp"),
+                ),
+                conf.select(
+                    *k,
+                    pl.col("_yp").alias("class"),
+                    zero.alias("__mx_t"),
+                    n.alias("__mx_p"),
+                    zero.alias("__mx_tp"),
+                ),
+            ]
+        )
+        .group_by(*k, "class")
+        .agg(pl.col("__mx_t", "__mx_p", "__mx_tp").sum())
     )
-    return out.select(*keys, "measure", "value")
 
 
 # ---------------------------------------------------------------------------

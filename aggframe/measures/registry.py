@@ -22,12 +22,15 @@ from aggframe.measures.measure import Coefficients, Formula, Measure
 
 __all__ = [
     "BUILTIN",
+    "SCORE_MEASURES",
     "fbeta",
     "get_measure",
     "is_builtin",
+    "is_score_measure",
     "key",
     "list_measures",
     "register_measure",
+    "score_measure",
     "unregister_measure",
 ]
 
@@ -45,8 +48,55 @@ def _key(name: str) -> str:
     return str(name).strip().lower().replace("-", "_").replace(" ", "_")
 
 
+#: The measures on scores (threshold-free: no formula of the four cells), canonical names.
+SCORE_MEASURES = ("auroc", "average_precision", "log_loss", "brier", "ece")
+
+#: Every accepted spelling of a measure on scores -> its canonical name.
+_SCORE_NAMES: dict[str, str] = {
+    **{m: m for m in SCORE_MEASURES},
+    "roc_auc": "auroc",
+    "auc": "auroc",
+    "ap": "average_precision",
+    "pr_auc": "average_precision",
+    "cross_entropy": "log_loss",
+    "logloss": "log_loss",
+    "brier_score": "brier",
+    "expected_calibration_error": "ece",
+}
+
+
+def is_score_measure(name: object) -> bool:
+    """Whether ``name`` is a measure on scores (``auroc``, ``average_precision``, ``log_loss``, ``brier``, ``ece``).
+
+    These are computed from the scores themselves, not from confusion cells, so
+    they have no :class:`Measure` object; :meth:`~aggframe.Predictions.evaluate`
+    tells them apart by name. Aliases: ``roc_auc``, ``auc``, ``ap``, ``pr_auc``,
+    ``cross_entropy``, ``logloss``, ``brier_score``, ``expected_calibration_error``.
+
+    Examples
+    --------
+    >>> from aggframe.measures.registry import is_score_measure
+    >>> is_score_measure("ROC-AUC"), is_score_measure("f1")
+    (True, False)
+    """
+    return isinstance(name, str) and _key(name) in _SCORE_NAMES
+
+
+def score_measure(name: str) -> str:
+    """The canonical name of a measure on scores (see :func:`is_score_measure`)."""
+    key = _key(name)
+    if key not in _SCORE_NAMES:
+        msg = f"unknown measure on scores {name!r}; valid names: {', '.join(SCORE_MEASURES)}"
+        raise UnknownNameError(msg)
+    return _SCORE_NAMES[key]
+
+
 def _add(measure: Measure, *, overwrite: bool = False) -> Measure:
     names = (measure.name, *measure.aliases)
+    scored = [n for n in names if _key(n) in _SCORE_NAMES]
+    if scored:
+        msg = f"measure name {scored[0]!r} belongs to a measure on scores and cannot be registered"
+        raise OptionError(msg)
     if not overwrite:
         taken = [n for n in names if _key(n) in _REGISTRY]
         if taken:
@@ -230,6 +280,12 @@ def get_measure(name: str | Measure) -> Measure:
     key = _key(name)
     if key in _REGISTRY:
         return _REGISTRY[key]
+    if key in _SCORE_NAMES:
+        msg = (
+            f"{name!r} is a measure on scores (threshold-free): it has no formula of the four cells; "
+            "evaluate it with Predictions.evaluate on predictions that carry scores (from_scores)"
+        )
+        raise UnknownNameError(msg)
     match = _FBETA.match(key)
     if match:
         return fbeta(float(match.group(1)))

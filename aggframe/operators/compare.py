@@ -1,8 +1,13 @@
 """Group comparisons in the spirit of fairlearn's MetricFrame, as tidy frames.
 
-One scan: the per-group rows and the overall row come from the same cell tables
+One scan: the per-group rows and the overall rows come from the same cell tables
 (grouping sets), then small joins give differences and ratios. Ratios whose
 denominator is zero are null (guarded), never inf.
+
+With control columns (fairlearn's ``control_features``) the overall is taken within
+each level of the control columns: the grouping sets are ``[by, control]`` instead of
+``[by, []]``, and every join on keys includes the control keys (a null control key is
+a level, joined with ``nulls_equal=True``).
 """
 
 from __future__ import annotations
@@ -16,29 +21,75 @@ from aggframe._columns import by_key, check_result_names, restore
 from aggframe.exceptions import OptionError
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
-__all__ = ["compare_groups", "compare_report", "summarize_groups"]
+__all__ = ["SUMMARY_COLUMNS", "compare_groups", "compare_keys", "compare_report", "summarize_groups"]
 
 STAT = ["measure", "operator", "convention"]
+#: the columns of the summary after the control keys
+SUMMARY_COLUMNS = (
+    *STAT,
+    "overall",
+    "group_min",
+    "group_max",
+    "argmin",
+    "argmax",
+    "n_groups",
+    "difference",
+    "ratio",
+)
 
 
 def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
     return pl.when(den.abs() > 0).then(num / den)
 
 
+def compare_keys(by: Sequence[str], control: Sequence[str]) -> list[str]:
+    """The grouping of a comparison: the control columns not in ``by``, then ``by``.
+
+    Raises :class:`~aggframe.OptionError` when nothing is left to compare within the
+    control levels, or a name repeats.
+
+    Examples
+    --------
+    >>> compare_keys(["segment"], ["model"])
+    ['model', 'segment']
+    >>> compare_keys(["model", "segment"], ["model"])
+    ['model', 'segment']
+    """
+    keys, ctrl = list(by), list(control)
+    if len(set(ctrl)) != len(ctrl):
+        msg = f"control columns repeat a name: {ctrl!r}"
+        raise OptionError(msg)
+    out = [c for c in ctrl if c not in keys] + keys
+    if not [k for k in out if k not in ctrl]:
+        msg = (
+            f"control={ctrl!r} names every by column {keys!r}; nothing is left to compare within each "
+            "control level (by= names the groups to compare, control= the levels to compare them within)"
+        )
+        raise OptionError(msg)
+    return out
+
+
 def compare_groups(
-    report: pl.DataFrame, by: Sequence[str], reference: dict[str, Any] | None, shown: str = ""
+    report: pl.DataFrame,
+    by: Sequence[str],
+    reference: dict[str, Any] | None,
+    shown: str = "",
+    control: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Per-group rows with the overall value, and differences and ratios to it (and to a reference group).
 
-    ``report`` holds the grouping sets ``[by, []]``: rows with ``grouping_id`` 0 are
-    the groups, the others the overall rows. ``reference`` maps by-columns to the
-    reference group's values (None matches a null key); ``shown`` is how the error
-    message names it.
+    ``report`` holds the grouping sets ``[by, control]``: rows with ``grouping_id`` 0
+    are the groups, the others the overall rows of each control level (one overall
+    row without control). ``reference`` maps the compared (non-control) by-columns to
+    the reference group's values (None matches a null key), taken within each control
+    level; ``shown`` is how the error message names it.
     """
+    ctrl = list(control)
+    on = [*ctrl, *STAT]
     marks = [GROUPING_COLUMN, GROUPING_ID]
     groups = report.filter(pl.col(GROUPING_ID) == 0).drop(marks)
-    overall = report.filter(pl.col(GROUPING_ID) != 0).select(*STAT, pl.col("value").alias("overall"))
-    out = groups.join(overall, on=STAT, how="left", nulls_equal=True).with_columns(
+    overall = report.filter(pl.col(GROUPING_ID) != 0).select(*on, pl.col("value").alias("overall"))
+    out = groups.join(overall, on=on, how="left", nulls_equal=True).with_columns(
         (pl.col("value") - pl.col("overall")).alias("difference_to_overall"),
         _ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
     )
@@ -47,22 +98,27 @@ def compare_groups(
         if ref.height == 0:
             msg = f"reference group {shown or reference!r} is not in the data"
             raise OptionError(msg)
-        ref = ref.select(*STAT, pl.col("value").alias("reference"))
-        out = out.join(ref, on=STAT, how="left", nulls_equal=True).with_columns(
+        ref = ref.select(*on, pl.col("value").alias("reference"))
+        out = out.join(ref, on=on, how="left", nulls_equal=True).with_columns(
             (pl.col("value") - pl.col("reference")).alias("difference_to_reference"),
             _ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
         )
     return out
 
 
-def summarize_groups(compared: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
-    """Per measure: overall, group min and max (and which group), their difference and ratio."""
-    keys = list(by)
+def summarize_groups(compared: pl.DataFrame, by: Sequence[str], control: Sequence[str] = ()) -> pl.DataFrame:
+    """Per measure (and control level): overall, group min and max (and which group), their difference and ratio.
+
+    The groups are labelled by their compared (non-control) keys, joined with commas;
+    a null key reads ``null``.
+    """
+    ctrl = list(control)
+    keys = [k for k in by if k not in ctrl]
     label = pl.concat_str([pl.col(k).cast(pl.String).fill_null("null") for k in keys], separator=",")
     defined = compared.filter(pl.col("value").is_not_nan())
     return (
         defined.with_columns(label.alias("_group"))
-        .group_by(STAT, maintain_order=True)
+        .group_by([*ctrl, *STAT], maintain_order=True)
         .agg(
             pl.col("overall").first(),
             pl.col("value").min().alias("group_min"),
@@ -85,23 +141,36 @@ def compare_report(
     *,
     reference: dict[str, Any] | None,
     summary: bool,
+    control: Sequence[str] = (),
 ) -> pl.DataFrame:
     """:meth:`~aggframe.Predictions.compare` from its grouping-set report (private keys): groups vs overall.
 
-    ``names`` maps the private keys to ``by`` (the user's names); ``reference``
-    is in the user's names and may name a null key (None).
+    ``by`` is the grouping (:func:`compare_keys`), in the user's names, and
+    ``control`` the control columns among them; ``names`` maps the private keys to
+    ``by``. ``reference`` is in the user's names, names each compared (non-control)
+    column and may name a null key (None).
     """
     keys = list(by)
+    ctrl = list(control)
+    compared_keys = [k for k in keys if k not in ctrl]
     private = [by_key(i) for i in range(len(keys))]
+    private_ctrl = [by_key(keys.index(c)) for c in ctrl]
     ref = None
     if reference is not None:
-        missing = [k for k in keys if k not in reference]
-        if missing or set(reference) - set(keys):
-            msg = f"reference must name a value for each by column {keys!r}, got {reference!r}"
+        missing = [k for k in compared_keys if k not in reference]
+        if missing or set(reference) - set(compared_keys):
+            within = f" (the control columns {ctrl!r} are not named: the reference is taken in each level)"
+            msg = (
+                f"reference must name a value for each compared by column {compared_keys!r}"
+                f"{within if ctrl else ''}, got {reference!r}"
+            )
             raise OptionError(msg)
         ref = {by_key(keys.index(k)): v for k, v in reference.items()}
-    compared = compare_groups(report, private, ref, repr(reference))
+    compared = compare_groups(report, private, ref, repr(reference), private_ctrl)
     if summary:
-        return summarize_groups(compared, private)
+        summarized = summarize_groups(compared, private, private_ctrl)
+        ctrl_names = {p: names[p] for p in private_ctrl}
+        check_result_names(ctrl_names.values(), SUMMARY_COLUMNS, "compare(summary=True)")
+        return cast("pl.DataFrame", restore(summarized, ctrl_names))
     check_result_names(names.values(), [c for c in compared.columns if c not in names], "compare")
     return cast("pl.DataFrame", restore(compared, names))

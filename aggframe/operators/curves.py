@@ -18,10 +18,11 @@ Which function gives what
 :func:`pooled_entries`      every measure per keys from the pooled table: the micro entry
 :func:`example_entries`     the exemplar entries (from :func:`aggframe.wide.ranking.example_stats`)
 :func:`multiclass_entries`  scikit-learn's multiclass log loss and Brier per keys
-:func:`reduce_entries`      entries -> tidy values under operators and conventions
 ==========================  ===============================================================
 
-and the frames: :func:`roc_curve`, :func:`pr_curve`, :func:`macro_roc_curve`,
+(entries -> values under operators and conventions: :func:`aggframe.operators.scores.reduce_entries`,
+through the package's one convention resolution), and the frames: :func:`roc_curve`,
+:func:`pr_curve`, :func:`macro_roc_curve`, :func:`macro_pr_curve`,
 :func:`calibration`, :func:`best_threshold`, :func:`threshold_cells`,
 :func:`auroc_bin_bound`, :func:`pooled_counts`.
 
@@ -81,7 +82,12 @@ interpolated along its curve (``np.interp``: at the fpr of a vertical segment, i
 upper point) at the union
 of all classes' fpr values (or at ``grid`` evenly spaced points), then the mean is
 taken over the classes whose curve is defined. The union gives the exact vertices
-of the averaged piecewise-linear curve.
+of the averaged piecewise-linear curve. :func:`macro_pr_curve` averages the
+classes' precision-recall curves as average precision reads them: a class's
+precision at recall ``r`` is its precision at the highest threshold whose recall
+reaches ``r`` (the step function AP sums), taken at the union of all classes'
+recall values and averaged over the classes with positives, so that the step
+area under the macro curve is the macro AP.
 
 Calibration
 -----------
@@ -112,13 +118,13 @@ __all__ = [
     "class_entries",
     "example_entries",
     "group_values",
+    "macro_pr_curve",
     "macro_roc_curve",
     "multiclass_entries",
     "pooled_counts",
     "pooled_entries",
     "pr_curve",
     "ranking_entries",
-    "reduce_entries",
     "roc_curve",
     "threshold_cells",
 ]
@@ -376,6 +382,52 @@ def macro_roc_curve(
         .sort([*g, "fpr"], nulls_last=True)
     )
     return out.select(*k, "fpr", "tpr", "n_classes")
+
+
+def macro_pr_curve(counts: pl.LazyFrame, keys: Sequence[str], class_: str) -> pl.LazyFrame:
+    """The macro-averaged precision-recall curve per keys (the per-class step functions, averaged).
+
+    Every class's precision as a function of recall is the step function that
+    average precision integrates: at recall ``r``, the precision of the highest
+    threshold whose recall is at least ``r`` (the largest precision among the
+    points of the smallest recall ``>= r``). It is read at the union of all
+    classes' recall values and averaged over the classes with positives, so
+    ``sum_i (r_i - r_{i-1}) precision(r_i)`` over the curve is the macro AP.
+
+    Returns ``keys..., recall, precision, n_classes``, sorted by keys and recall.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> counts = pl.LazyFrame(
+    ...     {"c": [0, 0, 1, 1], "score": [0.9, 0.1, 0.8, 0.3], "pos": [1, 0, 0, 1], "neg": [0, 1, 1, 0]}
+    ... )
+    >>> macro_pr_curve(counts, [], "c").collect()["precision"].to_list()
+    [1.0, 0.75]
+    """
+    k = list(keys)
+    curve = pr_curve(counts, [*k, class_]).drop_nulls("recall")
+    points = curve.group_by([*k, class_, "recall"]).agg(pl.col("precision").max())
+    lf, g = _grouped(points, k)
+    lf, ids = _with_gid(lf, [*g, class_])
+    targets = (
+        lf.select(*g, "recall")
+        .unique()
+        .join(ids, on=g, how="inner", nulls_equal=True)
+        .select(_GID, *g, pl.col("recall").alias("_r"))
+        .sort("_r")
+    )
+    right = lf.select(_GID, "recall", "precision").sort("recall")
+    at = targets.join_asof(
+        right, left_on="_r", right_on="recall", by=_GID, strategy="forward", check_sortedness=False
+    )
+    out = (
+        at.group_by([*g, "_r"])
+        .agg(pl.col("precision").mean(), pl.len().cast(pl.Int64).alias("n_classes"))
+        .rename({"_r": "recall"})
+        .sort([*g, "recall"], nulls_last=True)
+    )
+    return out.select(*k, "recall", "precision", "n_classes")
 
 
 def _areas(agg: pl.LazyFrame, g: list[str]) -> pl.LazyFrame:
@@ -646,7 +698,11 @@ def _binned(
     )
     lower = points.select(_GID, pl.col("i").alias("bin"), pl.col("edge").alias("lower"))
     upper = points.select(_GID, (pl.col("i") - 1).alias("bin"), pl.col("edge").alias("upper"))
-    edges = lower.join(upper, on=[_GID, "bin"], how="inner").join(ids, on=_GID).drop(_GID)
+    edges = (
+        lower.join(upper, on=[_GID, "bin"], how="inner", nulls_equal=True)
+        .join(ids, on=_GID, nulls_equal=True)
+        .drop(_GID)
+    )
     return assigned, edges
 
 
@@ -691,7 +747,7 @@ def _quantile_edges(ordered: pl.LazyFrame, bins: int) -> pl.LazyFrame:
             .select(_GID, "i", "_gamma", pl.col("_m").alias(name))
         )
 
-    lerp = at("_lo", "_a").join(at("_hi", "_b").drop("_gamma"), on=[_GID, "i"])
+    lerp = at("_lo", "_a").join(at("_hi", "_b").drop("_gamma"), on=[_GID, "i"], nulls_equal=True)
     a, b, gamma = pl.col("_a"), pl.col("_b"), pl.col("_gamma")
     edge = pl.when(gamma >= 0.5).then(b - (b - a) * (1.0 - gamma)).otherwise(a + (b - a) * gamma)
     return lerp.select(_GID, "i", edge.alias("edge"))
@@ -1014,97 +1070,3 @@ def auroc_bin_bound(counts: pl.LazyFrame, group: Sequence[str]) -> pl.LazyFrame:
     den = 2.0 * pl.col("_P") * pl.col("_N")
     out = agg.select(*g, pl.when(den > 0).then(pl.col("_same") / den).alias("bound")).sort(g, nulls_last=True)
     return out.select(*_visible(g), "bound")
-
-
-# ---------------------------------------------------------------------------
-# The reference reduction (the lead's one convention resolution replaces it)
-
-_NAN = pl.lit(float("nan"), dtype=pl.Float64)
-
-
-def reduce_entries(
-    keys: Sequence[str],
-    *,
-    operators: Sequence[str],
-    conventions: Sequence[str] = ("exclude",),
-    classes: pl.LazyFrame | None = None,
-    pooled: pl.LazyFrame | None = None,
-    examples: pl.LazyFrame | None = None,
-    multiclass: pl.LazyFrame | None = None,
-) -> pl.LazyFrame:
-    """Entries -> tidy values under operators and conventions (as ``_operators.reduce_tables``).
-
-    ``micro`` reads ``pooled`` (one entry per keys and measure), ``macro`` and
-    ``weighted`` read ``classes`` (uniform weights, or ``weight``), ``exemplar``
-    reads ``examples`` (multiplicity ``n``), ``multiclass`` reads ``multiclass``.
-    Conventions: ``exclude`` averages the defined entries, ``zero``/``one`` count
-    undefined entries as 0/1, ``nan`` gives NaN as soon as one is undefined; a
-    zero weight total falls back to the uniform mean; no entry gives NaN.
-
-    Returns ``keys..., measure, operator, convention, value, n_entries, n_undefined``.
-    """
-    k = list(keys)
-    one = pl.lit(1.0, dtype=pl.Float64)
-    sources: dict[str, tuple[pl.LazyFrame | None, pl.Expr, pl.Expr]] = {
-        "micro": (pooled, one, one),
-        "macro": (classes, one, one),
-        "weighted": (classes, one, pl.col("weight").cast(pl.Float64)),
-        "exemplar": (examples, pl.col("n").cast(pl.Float64) if examples is not None else one, one),
-        "multiclass": (multiclass, one, one),
-    }
-    stacked = []
-    for op in operators:
-        frame, n, w = sources[op]
-        if frame is None:
-            msg = f"operator {op!r} needs its entry table"
-            raise ValueError(msg)
-        stacked.append(
-            frame.select(
-                *k, "measure", pl.col("value").cast(pl.Float64), n.alias("_n"), w.alias("_w")
-            ).with_columns(pl.lit(op).alias("operator"))
-        )
-    v, nn = pl.col("value"), pl.col("_n")
-    ww = nn * pl.col("_w")
-    defined = v.is_not_null()
-    sums = (
-        pl.concat(stacked)
-        .group_by([*k, "measure", "operator"])
-        .agg(
-            nn.sum().alias("n_tot"),
-            pl.when(defined).then(nn).otherwise(0.0).sum().alias("n_def"),
-            pl.when(defined).then(v * nn).otherwise(0.0).sum().alias("sv_n"),
-            ww.sum().alias("w_tot"),
-            pl.when(defined).then(ww).otherwise(0.0).sum().alias("w_def"),
-            pl.when(defined).then(v * ww).otherwise(0.0).sum().alias("sv_w"),
-        )
-    )
-    conv = pl.col("convention")
-    fill = pl.when(conv == "one").then(1.0).otherwise(0.0)
-    filled = conv.is_in(["zero", "one"])
-    num_w = pl.col("sv_w") + pl.when(filled).then(fill * (pl.col("w_tot") - pl.col("w_def"))).otherwise(0.0)
-    den_w = pl.when(filled).then(pl.col("w_tot")).otherwise(pl.col("w_def"))
-    num_n = pl.col("sv_n") + pl.when(filled).then(fill * (pl.col("n_tot") - pl.col("n_def"))).otherwise(0.0)
-    den_n = pl.when(filled).then(pl.col("n_tot")).otherwise(pl.col("n_def"))
-    value = (
-        pl.when((conv == "nan") & (pl.col("n_tot") > pl.col("n_def")))
-        .then(_NAN)
-        .when(den_w > 0)
-        .then(num_w / den_w)
-        .when(den_n > 0)
-        .then(num_n / den_n)
-        .otherwise(_NAN)
-    )
-    convs = pl.LazyFrame({"convention": list(conventions)})
-    return (
-        sums.join(convs, how="cross")
-        .select(
-            *k,
-            "measure",
-            "operator",
-            "convention",
-            value.alias("value"),
-            pl.col("n_tot").round().cast(pl.Int64).alias("n_entries"),
-            (pl.col("n_tot") - pl.col("n_def")).round().cast(pl.Int64).alias("n_undefined"),
-        )
-        .sort([*k, "measure", "operator", "convention"], nulls_last=True)
-    )

@@ -12,7 +12,14 @@ row. From those per-fold tables, in the same plan:
     of examples (NaN as soon as one fold's value is NaN, as ``numpy.average``);
 ``fold``, ``min``, ``max``, ``std``
     the per-fold values themselves and their spread over the folds whose value is
-    defined (``std`` with ``ddof=1``).
+    defined (``std`` with ``ddof=1``);
+``repeat_pooled``, ``repeat``, ``repeat_min``, ``repeat_max``, ``repeat_std``
+    repeated cross-validation (a ``repeat`` role): the folds of each repeat
+    pooled (each repeat covers the data once), then the mean over the repeats
+    (NaN as soon as one repeat's value is NaN), the per-repeat values, and their
+    spread over the repeats whose value is defined. The standard "pool within
+    each repeat, then average" estimator; the spread over repeats measures the
+    variation of the partitioning only, not the sampling of the data.
 
 The spread of fold values is an indication, not a confidence interval: the folds
 share training data, so their standard deviation understates the uncertainty.
@@ -26,12 +33,14 @@ single-label data is accuracy) and differ otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
-from aggframe._columns import KEY_ALL
-from aggframe._options import POOLINGS
-from aggframe.operators.reduce import NAN, Wide, entries_col, slot_columns, undefined_col, value_col
+from aggframe._columns import KEY_ALL, REPEAT
+from aggframe._options import POOLINGS, REPEAT_POOLINGS
+from aggframe.exceptions import OptionError
+from aggframe.operators.reduce import NAN, Slot, Wide, entries_col, slot_columns, undefined_col, value_col
 from aggframe.tables.cells import CellTables, sum_to
 
 __all__ = ["fold_report"]
@@ -66,7 +75,12 @@ def fold_report(
         pooled = reducer(sum_to(tables, k))
         slots = pooled.slots
         parts.append(block(pooled.frame, "pooled", null_folds, len(slots)))
-    needs_folds = [p for p in poolings if p != "pooled"]
+    by_repeat = [p for p in poolings if p in REPEAT_POOLINGS]
+    if by_repeat:
+        per_repeat = _repeats(tables, keys=k, fold_keys=fk, gk=gk, reducer=reducer, poolings=by_repeat)
+        slots = per_repeat.slots
+        parts.extend(per_repeat.frames)
+    needs_folds = [p for p in poolings if p not in ("pooled", *REPEAT_POOLINGS)]
     if needs_folds:
         per_fold = reducer(tables)
         slots = per_fold.slots
@@ -98,24 +112,10 @@ def fold_report(
             aggs = [pl.len().cast(pl.Int64).alias("_folds")]
             for j in range(n):
                 value = pl.col(value_col(j))
-                defined = value.filter(value.is_not_nan())
-                aggs += [
-                    defined.min().alias(f"_min{j}"),
-                    defined.max().alias(f"_max{j}"),
-                    defined.std(ddof=1).alias(f"_std{j}"),
-                    value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
-                ]
+                aggs += [*_spread(value, j), value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j))]
             stats = fold_frame.group_by(gk).agg(*aggs).cache()
             for stat in spread:
-                columns = [
-                    c
-                    for j in range(n)
-                    for c in (
-                        pl.col(f"_{stat}{j}").cast(pl.Float64).fill_null(float("nan")).alias(value_col(j)),
-                        pl.col("_folds").alias(entries_col(j)),
-                        pl.col(undefined_col(j)),
-                    )
-                ]
+                columns = _spread_columns(stat, n, "_folds")
                 parts.append(stats.select(*gk, *null_folds, pl.lit(stat).alias("pooling"), *columns))
     assert slots is not None
     rank = {p: i for i, p in enumerate(POOLINGS)}
@@ -123,3 +123,74 @@ def fold_report(
         [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk], nulls_last=True
     )
     return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots)
+
+
+def _spread(value: pl.Expr, j: int) -> list[pl.Expr]:
+    """min, max and std (ddof=1) of slot ``j`` over the defined values, as ``_min{j}`` ..."""
+    defined = value.filter(value.is_not_nan())
+    return [
+        defined.min().alias(f"_min{j}"),
+        defined.max().alias(f"_max{j}"),
+        defined.std(ddof=1).alias(f"_std{j}"),
+    ]
+
+
+def _spread_columns(stat: str, n: int, count: str) -> list[pl.Expr]:
+    """The slot columns of one spread statistic (``count`` the entries: folds or repeats)."""
+    return [
+        c
+        for j in range(n)
+        for c in (
+            pl.col(f"_{stat}{j}").cast(pl.Float64).fill_null(float("nan")).alias(value_col(j)),
+            pl.col(count).alias(entries_col(j)),
+            pl.col(undefined_col(j)),
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class _Repeats:
+    frames: list[pl.LazyFrame]
+    slots: tuple[Slot, ...]
+
+
+def _repeats(
+    tables: CellTables,
+    *,
+    keys: list[str],
+    fold_keys: list[str],
+    gk: list[str],
+    reducer: Callable[[CellTables], Wide],
+    poolings: Sequence[str],
+) -> _Repeats:
+    """The ``repeat_*`` poolings: the folds of each repeat pooled, then over the repeats (blocks)."""
+    if REPEAT not in fold_keys:
+        msg = (
+            f"pooling={list(poolings)!r} pools the folds of each repeat: it needs a repeat column "
+            "(pass repeat='<column>' with fold='<column>' when building the predictions)"
+        )
+        raise OptionError(msg)
+    wide = reducer(sum_to(tables, [*keys, REPEAT]))
+    n = len(wide.slots)
+    per_repeat = wide.frame.cache()
+    only_repeat = [pl.col(c) if c == REPEAT else pl.lit(None).alias(c) for c in fold_keys]
+    nulls = [pl.lit(None).alias(c) for c in fold_keys]
+    frames = []
+    if "repeat" in poolings:
+        frames.append(
+            per_repeat.select(*gk, *only_repeat, pl.lit("repeat").alias("pooling"), *slot_columns(n))
+        )
+    aggs = [pl.len().cast(pl.Int64).alias("_repeats")]
+    for j in range(n):
+        value = pl.col(value_col(j))
+        aggs += [
+            pl.when(value.is_nan().any()).then(NAN).otherwise(value.mean()).alias(f"_pooled{j}"),
+            *_spread(value, j),
+            value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
+        ]
+    stats = per_repeat.group_by(gk).agg(*aggs).cache()
+    for stat in ("repeat_pooled", "repeat_min", "repeat_max", "repeat_std"):
+        if stat in poolings:
+            columns = _spread_columns(stat.removeprefix("repeat_"), n, "_repeats")
+            frames.append(stats.select(*gk, *nulls, pl.lit(stat).alias("pooling"), *columns))
+    return _Repeats(frames=frames, slots=wide.slots)

@@ -123,9 +123,16 @@ def resolve_mean(convention: pl.Expr) -> pl.Expr:
         pl.col(c) for c in ("n_tot", "n_def", "sv_n", "w_tot", "w_def", "sv_w")
     )
     weights = (w_tot, w_def, sv_w)
-    out = pl.when(convention == "exclude").then(resolve("exclude", n_tot, n_def, sv_n, weights=weights))
-    for conv in ("zero", "one", "nan"):
-        out = out.when(convention == conv).then(resolve(conv, n_tot, n_def, sv_n, weights=weights))
+    out = (
+        pl.when(convention == "exclude")
+        .then(resolve("exclude", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "zero")
+        .then(resolve("zero", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "one")
+        .then(resolve("one", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "nan")
+        .then(resolve("nan", n_tot, n_def, sv_n, weights=weights))
+    )
     return out.otherwise(NAN)
 
 

@@ -19,24 +19,26 @@ from aggframe._columns import KEY_ALL, by_key
 from aggframe._options import (
     OPERATORS,
     Convention,
-    Operator,
     Pooling,
     ReportOperator,
+    Within,
     listify,
     parse_convention,
-    parse_operator,
     parse_pooling,
     parse_report_operator,
+    parse_within,
     unique_in_order,
 )
-from aggframe.exceptions import OptionError
+from aggframe.exceptions import OptionError, UnknownNameError
+from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
-from aggframe.measures.registry import get_measure, list_measures
+from aggframe.measures.registry import get_measure, is_score_measure, list_measures, score_measure
 from aggframe.operators.classes import subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
+from aggframe.operators.matrix import matrix_wide, target_matrix_wide
 from aggframe.operators.reduce import Wide, slot_columns, tidy
-from aggframe.operators.targets import target_reduce
+from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
 from aggframe.tables.cells import CellTables
 
 __all__ = ["ReportRequest", "build_report", "report_blocks"]
@@ -51,10 +53,29 @@ class ReportRequest:
     conventions: tuple[Convention, ...]
     by: tuple[str, ...] = ()
     poolings: tuple[Pooling, ...] = ("pooled",)
-    withins: tuple[Operator, ...] = ("micro",)
+    withins: tuple[Within, ...] = ("micro",)
     classes: tuple[Any, ...] | None = None
     pos_label: Any = 1
     grouping_sets: tuple[tuple[str, ...], ...] | None = None
+    #: the whole-matrix measures of the ``multiclass`` operator (and ``target`` within it)
+    matrix_measures: tuple[str, ...] = ()
+    #: measures on scores (canonical names), computed from the scores (:mod:`aggframe.operators.scores`)
+    scores: tuple[str, ...] = ()
+    #: the measures' names in the order asked (every kind; default: ``measures``, then the others)
+    measure_order: tuple[str, ...] = ()
+
+    @property
+    def needs_pairs(self) -> bool:
+        """Whether the report computes a weighted kappa (it needs the confusion counts themselves)."""
+        return any(m in WEIGHTED for m in self.matrix_measures)
+
+    def names(self) -> tuple[str, ...]:
+        """The measures' names in report order."""
+        return self.measure_order or (
+            *(m.name for m in self.measures),
+            *self.matrix_measures,
+            *self.scores,
+        )
 
     @classmethod
     def parse(
@@ -73,25 +94,31 @@ class ReportRequest:
         has_target: bool,
     ) -> ReportRequest:
         """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one."""
-        names = listify(measures, scalar=(str, Measure)) or list_measures()
-        ms = unique_in_order(get_measure(m) for m in names)
         ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
         if "target" in ops and not has_target:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
             raise OptionError(msg)
-        withins = unique_in_order(parse_operator(w) for w in listify(within))
+        withins = unique_in_order(parse_within(w) for w in listify(within))
         if "target" in ops and not withins:
             msg = "Expected at least one `within` operator for the target operator"
             raise OptionError(msg)
+        if "multiclass" in ops and has_target:
+            msg = (
+                "the multiclass operator evaluates one confusion matrix, and with targets each target has "
+                "its own: use operators='target' with within='multiclass' (each target's whole-matrix "
+                "value, averaged over the targets)"
+            )
+            raise OptionError(msg)
+        ms, matrix, scores, order = _measures(measures, ops, withins)
         convs = unique_in_order(parse_convention(c) for c in listify(convention))
         if not convs:
             msg = "Expected at least one convention"
             raise OptionError(msg)
         pools = _poolings(pooling, has_folds=has_folds)
-        if classes is not None and ("exemplar" in ops or has_target):
+        if classes is not None and ("exemplar" in ops or "multiclass" in ops or has_target):
             msg = (
                 "classes= (labels=) restricts the class columns: it works with micro, macro, weighted and "
-                "binary, without targets"
+                "binary, without targets (the multiclass operator takes the whole confusion matrix)"
             )
             raise OptionError(msg)
         if "binary" in ops and classes is not None:
@@ -117,7 +144,72 @@ class ReportRequest:
             classes=None if classes is None else tuple(classes),
             pos_label=pos_label,
             grouping_sets=sets,
+            matrix_measures=matrix,
+            scores=scores,
+            measure_order=order,
         )
+
+
+#: The operators that average a binary measure over cells (everything but ``multiclass``).
+_CELL_OPERATORS = ("micro", "macro", "weighted", "exemplar", "binary")
+
+
+def _measures(
+    measures: Any, ops: Sequence[str], withins: Sequence[str]
+) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The cell measures, the whole-matrix measures, the measures on scores and the report order of their names.
+
+    Named measures must exist under every operator asked for: a measure without a
+    whole-matrix definition under ``multiclass`` and a whole-matrix-only measure
+    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. The
+    measures on scores (``auroc``, ``log_loss``, ...) are set aside here and
+    checked against the operators by the score report. By default each kind of
+    operator takes all its measures (the registered ones, the whole-matrix ones);
+    the measures on scores are taken only when named.
+    """
+    cell = any(op in _CELL_OPERATORS for op in ops) or (
+        "target" in ops and any(w != "multiclass" for w in withins)
+    )
+    whole = "multiclass" in ops or ("target" in ops and "multiclass" in withins)
+    given = listify(measures, scalar=(str, Measure))
+    scores = tuple(unique_in_order(score_measure(m) for m in given if is_score_measure(m)))
+    rest = [m for m in given if not is_score_measure(m)]
+    if not given:
+        ms = [get_measure(m) for m in list_measures()] if cell else []
+        matrix = MATRIX_MEASURES if whole else ()
+        return ms, tuple(matrix), (), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
+    ms = unique_in_order(_cell_measure(m, ops) for m in rest) if cell else []
+    matrix = resolve_matrix_measures(rest) if whole and rest else ()
+    order: list[str] = []
+    for m in given:
+        if is_score_measure(m):
+            order.append(score_measure(m))
+            continue
+        if cell:
+            order.append(get_measure(m).name)
+        if whole:
+            order.extend(resolve_matrix_measures(m))
+    return ms, matrix, scores, tuple(unique_in_order(order))
+
+
+def _cell_measure(name: str | Measure, ops: Sequence[str]) -> Measure:
+    """A registered measure, or a refusal that points a whole-matrix-only name to ``multiclass``."""
+    try:
+        return get_measure(name)
+    except UnknownNameError:
+        if not is_matrix_measure(name):
+            raise
+    cell_ops = ", ".join(repr(op) for op in ops if op != "multiclass")
+    msg = (
+        f"measure {name!r} is defined on the whole confusion matrix only, so operator(s) {cell_ops} (which "
+        "apply a measure of the four cells tp, fp, fn, tn) cannot compute it; use operator 'multiclass'"
+    )
+    if str(name).strip().lower() == "accuracy":
+        msg += (
+            " (or 'label_accuracy' for the share of right one-vs-rest cells, or 'recall' under 'micro', "
+            "which is accuracy on single-label data)"
+        )
+    raise OptionError(msg)
 
 
 def _poolings(pooling: Any, *, has_folds: bool) -> list[Pooling]:
@@ -193,12 +285,22 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
     if request.classes is not None:
         assert class_dtype is not None
         tables = subset_tables(tables, list(request.classes), class_dtype)
-    return target_reduce(
-        tables,
-        request.measures,
-        request.operators,
-        request.conventions,
-        request.withins,
-        pos_label=request.pos_label,
-        class_dtype=class_dtype,
-    )
+    ops, ms, convs = request.operators, request.measures, request.conventions
+    cell_withins = [w for w in request.withins if w != "multiclass"]
+    others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
+    parts: list[Wide] = []
+    if others:
+        parts.append(
+            target_reduce(
+                tables, ms, others, convs, cell_withins, pos_label=request.pos_label, class_dtype=class_dtype
+            )
+        )
+    if "multiclass" in ops:
+        parts.append(matrix_wide(tables, request.matrix_measures, convs))
+    if "target" in ops and "multiclass" in request.withins:
+        parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
+    if len(parts) == 1:
+        return parts[0]
+    # side by side, the slots in report order: measures as asked, operators as asked, conventions
+    keys = [k for k in tables.keys if k != tables.target]
+    return merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)

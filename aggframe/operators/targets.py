@@ -37,7 +37,7 @@ from aggframe.operators.reduce import (
 )
 from aggframe.tables.cells import CellTables
 
-__all__ = ["block_view", "target_mean", "target_mean_wide", "target_reduce"]
+__all__ = ["block_view", "merge_slots", "operator_labels", "target_mean", "target_mean_wide", "target_reduce"]
 
 
 def block_view(tables: CellTables) -> CellTables:
@@ -120,10 +120,13 @@ def target_reduce(
         parts.append(reduce_wide(block_view(tables), measures, block_ops, conventions))
     if "target" in operators:
         parts.append(target_mean_wide(reduce_wide(tables, measures, withins, conventions), keys))
-    return merge_slots(parts, keys, [m.name for m in measures], _labels(operators, withins), conventions)
+    return merge_slots(
+        parts, keys, [m.name for m in measures], operator_labels(operators, withins), conventions
+    )
 
 
-def _labels(operators: Sequence[str], withins: Sequence[str]) -> list[str]:
+def operator_labels(operators: Sequence[str], withins: Sequence[str]) -> list[str]:
+    """The report's operator labels in order: ``target`` once per within, as ``target:<within>``."""
     return [
         op if op != "target" else f"target:{w}"
         for op in operators
@@ -138,7 +141,11 @@ def merge_slots(
     operators: Sequence[str],
     conventions: Sequence[str],
 ) -> Wide:
-    """Blocks of the same groups joined into one, the slots in the order measure x operator x convention."""
+    """Blocks of the same groups joined into one, the slots in the order measure x operator x convention.
+
+    A (measure, operator) pair no part has is skipped (a whole-matrix-only measure
+    under the cell operators, a cell measure under ``multiclass``).
+    """
     k = list(keys)
     if len(parts) == 1:
         return parts[0]
@@ -160,7 +167,8 @@ def merge_slots(
             else frame.join(renamed, on=k, how="left", nulls_equal=True, maintain_order="left")
         )
     assert frame is not None
-    slots = [Slot(m, op, conv) for m in measures for op in operators for conv in conventions]
+    asked = (Slot(m, op, conv) for m in measures for op in operators for conv in conventions)
+    slots = [slot for slot in asked if slot in where]
     columns = []
     for j, slot in enumerate(slots):
         p, i = where[slot]

@@ -4,6 +4,8 @@
 ``groups``    keys..., n_examples, n_classes, n_absent, tp, fp, fn, tn   one row per group
 ``profiles``  keys..., tp, fp, fn, tn, n       (n examples share these per-example cells)
 ``universe``  universe_keys..., class          the class universe (per target, per group, or one)
+``pairs``     keys..., _yt, _yp, n             (single-label data, asked for: n examples of true
+                                               class _yt predicted _yp; the whole-matrix measures' input)
 
 Absent classes are never materialised. A class of a group's universe that does
 not occur in the group (no true and no predicted entry, or no row in the long
@@ -38,7 +40,9 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL
 
 __all__ = [
     "GROUP_COLUMNS",
+    "PART",
     "CellTables",
+    "add_tables",
     "filled_classes",
     "group_keys",
     "group_table",
@@ -46,10 +50,13 @@ __all__ = [
     "rollup_tables",
     "sorted_table",
     "sum_to",
+    "with_groups",
 ]
 
 #: The columns of the ``groups`` table after its keys.
 GROUP_COLUMNS = ("n_examples", "n_classes", "n_absent", *CELLS)
+#: The key telling apart the parts added by :func:`add_tables` (summed away there).
+PART = "__af_part"
 
 
 @dataclass(frozen=True)
@@ -74,8 +81,12 @@ class CellTables:
     #: the keys a universe depends on: () for one universe, the target, or the by-keys
     #: (``class_universe="group"``: each group's classes are the ones seen in it)
     universe_keys: tuple[str, ...] = ()
-    #: label form, asked for: the (y_true, y_pred) counts, keys..., true, pred, n
+    #: single-label data, asked for (see ``pairs=`` of the sources): the confusion counts
+    #: ``keys..., _yt, _yp, n`` (pairs with n = 0 absent); None where not asked or the form
+    #: has none (multilabel, soft, binary task, long form)
     pairs: pl.LazyFrame | None = None
+    #: a declared class universe's order: ``[target,] class, _pos`` (None: classes sort by value)
+    order: pl.LazyFrame | None = None
 
 
 def group_keys(tables: CellTables) -> list[str]:
@@ -152,7 +163,14 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
         block = _keyed(tables.block_profiles, k).group_by([*block_keys, *CELLS]).agg(pl.col("n").sum())
     if tables.groups is None:
         classes = _keyed(tables.classes, k).group_by([*k, CLASS]).agg(pl.col(*CELLS).sum())
-        return replace(tables, classes=classes, profiles=profiles, keys=tuple(k), block_profiles=block)
+        return replace(
+            tables,
+            classes=classes,
+            profiles=profiles,
+            keys=tuple(k),
+            block_profiles=block,
+            pairs=_summed_pairs(tables, k),
+        )
     fine = group_keys(tables)
     if set(fine) <= set(k):
         # nothing is summed over: the same tables (the stand-in key added if asked)
@@ -163,6 +181,7 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
             profiles=_keyed(tables.profiles, k),
             keys=tuple(k),
             block_profiles=None if tables.block_profiles is None else _keyed(tables.block_profiles, k),
+            pairs=None if tables.pairs is None else _keyed(tables.pairs, k),
         )
     groups = _keyed(tables.groups, k)
     # each pair's deficit N - tn is zero where the class is absent: it adds up
@@ -236,7 +255,7 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
         block_profiles=block,
         universe=universe,
         universe_keys=universe_keys,
-        pairs=None,
+        pairs=_summed_pairs(tables, k),
     )
 
 
@@ -248,6 +267,119 @@ def _grown(profiles: pl.LazyFrame, more: pl.LazyFrame, fine: list[str], keys: li
         .with_columns(pl.col("tn") + pl.col("_more").fill_null(0.0))
         .group_by([*keys, *CELLS])
         .agg(pl.col("n").sum())
+    )
+
+
+def _summed_pairs(tables: CellTables, keys: list[str]) -> pl.LazyFrame | None:
+    """The confusion counts summed to ``keys`` (an absent class has none: they simply add up)."""
+    if tables.pairs is None:
+        return None
+    summed: pl.LazyFrame = _keyed(tables.pairs, keys).group_by([*keys, "_yt", "_yp"]).agg(pl.col("n").sum())
+    return summed
+
+
+def with_groups(tables: CellTables) -> CellTables:
+    """Tables with ``groups`` and a universe: complete ones (no ``groups``) get each group's classes as its universe."""
+    if tables.groups is not None and tables.universe is not None:
+        return tables
+    keys = list(tables.keys)
+    return replace(
+        tables,
+        groups=group_table(tables),
+        universe=tables.classes.select(*keys, CLASS).unique(),
+        universe_keys=tuple(keys),
+    )
+
+
+def add_tables(parts: Sequence[CellTables]) -> CellTables:
+    """The cell tables of parts of the data (same keys and layout) added up: the cells of all their rows.
+
+    The parts share one universe, the union of theirs (per universe key): each
+    part's groups are recounted against it, a class only another part saw being
+    absent from this part's groups (``n_examples`` more true negatives), and each
+    of its examples gains one true negative per such class (a class no example is
+    or is predicted is a true negative of every example). Parts whose universes
+    have different keys (a store of an older format among them) are filled out
+    first, each group its own universe. Whether the universes may differ at all
+    (declared ones must agree; an observed long form must be dense) is the
+    caller's to check (:class:`~aggframe.Cells`). Lazy; cost: the parts' rows.
+    """
+    items = [with_groups(p) for p in parts]
+    if len(items) == 1:
+        return items[0]
+    if any(p.universe_keys != items[0].universe_keys for p in items):
+        items = [
+            with_groups(replace(p, classes=filled_classes(p), groups=None, universe=None)) for p in items
+        ]
+    first = items[0]
+    uk = list(first.universe_keys)
+    universe = pl.concat(
+        [p.universe.select(*uk, CLASS) for p in items if p.universe is not None], how="vertical_relaxed"
+    ).unique()
+    m = (
+        universe.group_by(uk).agg(pl.len().cast(pl.Int64).alias("_m"))
+        if uk
+        else universe.select(pl.len().cast(pl.Int64).alias("_m"))
+    )
+    recounted = [_recounted(p, m, uk) for p in items]
+
+    def stacked(name: str) -> pl.LazyFrame | None:
+        frames: list[pl.LazyFrame | None] = [getattr(p, name) for p in recounted]
+        if any(f is None for f in frames):
+            return None
+        tagged = [
+            f.with_columns(pl.lit(i, dtype=pl.Int64).alias(PART))
+            for i, f in enumerate(frames)
+            if f is not None
+        ]
+        return pl.concat(tagged, how="vertical_relaxed")
+
+    classes, profiles = stacked("classes"), stacked("profiles")
+    assert classes is not None
+    assert profiles is not None
+    together = replace(
+        first,
+        classes=classes,
+        profiles=profiles,
+        block_profiles=stacked("block_profiles"),
+        groups=stacked("groups"),
+        pairs=stacked("pairs"),
+        universe=universe,
+        keys=(PART, *first.keys),
+    )
+    return sum_to(together, first.keys)
+
+
+def _recounted(tables: CellTables, m: pl.LazyFrame, uk: list[str]) -> CellTables:
+    """One part's groups over the united universe (``_m`` classes per universe key): the new classes absent."""
+    assert tables.groups is not None
+    fine = group_keys(tables)
+    sized = (
+        tables.groups.join(m, on=uk, how="left", nulls_equal=True)
+        if uk
+        else tables.groups.join(m, how="cross")
+    )
+    more = (pl.col("_m") - pl.col("n_classes")).cast(pl.Float64)
+    groups = sized.with_columns(
+        pl.col("_m").alias("n_classes"),
+        (pl.col("n_absent") + pl.col("_m") - pl.col("n_classes")).alias("n_absent"),
+        (pl.col("tn") + more * pl.col("n_examples").cast(pl.Float64)).alias("tn"),
+    ).select(*fine, *GROUP_COLUMNS)
+    grown = sized.select(*fine, more.alias("_more")).filter(pl.col("_more") > 0)
+    profiles = _more_tn(tables.profiles, grown, fine)
+    block = tables.block_profiles
+    if block is not None:
+        bk = [c for c in fine if c != tables.target]
+        block = _more_tn(block, grown.group_by(bk).agg(pl.col("_more").sum()), bk)
+    return replace(tables, groups=groups, profiles=profiles, block_profiles=block)
+
+
+def _more_tn(profiles: pl.LazyFrame, more: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Profiles with ``_more`` true negatives per example of each group (``keys``)."""
+    return (
+        profiles.join(more, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col("tn") + pl.col("_more").fill_null(0.0))
+        .drop("_more")
     )
 
 

@@ -74,8 +74,8 @@ def finish_labels(
     pairs = None
     if "conf" in raw:
         pairs = counted.select(
-            *k, pl.col(yt).alias("true"), pl.col(yp).alias("pred"), pl.col("n").cast(pl.Int64)
-        )
+            *k, pl.col(yt).alias("_yt"), pl.col(yp).alias("_yp"), pl.col("n").cast(pl.Int64)
+        ).cache()
         counted = _margins(pairs, k)
     examples = more[0] if "examples" in raw else None
     declared = None if universe is None else universe.collect()
@@ -189,6 +189,11 @@ def finish_labels(
             block = block.join(total_m, on=bk, nulls_equal=True).select(
                 *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
             )
+    if pairs is not None:
+        # asked for, single-label data: the whole-matrix measures' input, from the same scan;
+        # read after validation (the groups come from the checked margins)
+        pairs = None if task == "binary" else pairs.join(sizes.select(*k), on=k, how="semi", nulls_equal=True)
+    order = None if universe is None or task == "binary" else universe.with_row_index("_pos")
     return CellTables(
         classes=classes,
         profiles=profiles,
@@ -200,26 +205,27 @@ def finish_labels(
         universe=classes_lf,
         universe_keys=tuple(ukeys),
         pairs=pairs,
+        order=order,
     )
 
 
 def _margins(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per-class margins (``_t``, ``_p``, ``tp``) from the confusion counts, read as true and as predicted."""
-    right = (pl.col("true") == pl.col("pred")).cast(pl.Int64) * pl.col("n")
+    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Int64) * pl.col("n")
     zero = pl.lit(0, dtype=pl.Int64)
     return (
         pl.concat(
             [
                 pairs.select(
                     *keys,
-                    pl.col("true").alias(CLASS),
+                    pl.col("_yt").alias(CLASS),
                     pl.col("n").alias("_t"),
                     zero.alias("_p"),
                     right.alias("tp"),
                 ),
                 pairs.select(
                     *keys,
-                    pl.col("pred").alias(CLASS),
+                    pl.col("_yp").alias(CLASS),
                     zero.alias("_t"),
                     pl.col("n").alias("_p"),
                     zero.alias("tp"),

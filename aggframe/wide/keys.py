@@ -9,16 +9,7 @@ import narwhals as nw
 
 from aggframe._columns import KEY_ALL
 
-__all__ = ["keyed", "row_keys", "with_group_key"]
-
-
-def with_group_key(lf: nw.LazyFrame[Any], by: Sequence[str]) -> tuple[nw.LazyFrame[Any], list[str]]:
-    """Add the stand-in key when there are no ``by`` columns."""
-    if by:
-        return lf, list(by)
-    # the stand-in key is added after the aggregations (_keyed): grouping the rows by a
-    # constant column as well would cost a second hash key on every row
-    return lf, [KEY_ALL]
+__all__ = ["keyed", "row_keys"]
 
 
 def row_keys(keys: Sequence[str]) -> list[str]:

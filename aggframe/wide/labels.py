@@ -16,10 +16,13 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS
+from aggframe._options import Bootstrap
+from aggframe.wide.bootstrap import unit_hash, weight_columns
 from aggframe.wide.engines import shared
 from aggframe.wide.keys import keyed, row_keys
+from aggframe.wide.long import weighted_block
 
-__all__ = ["LabelRoles", "label_grains", "label_row_cells"]
+__all__ = ["LabelRoles", "label_boot_grains", "label_grains", "label_row_cells"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,50 @@ def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.Lazy
     )
     stacked = nw.concat([trues, preds], how="vertical")
     return stacked.group_by([*rk, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
+
+
+def label_boot_grains(
+    lf: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    keys: Sequence[str],
+    boot: Bootstrap,
+    *,
+    unit: str,
+    what: str,
+    target: str | None = None,
+    task: str = "multiclass",
+    pos_label: Any = None,
+) -> dict[str, nw.LazyFrame[Any]]:
+    """The replicate grains of the label form, wide (one column ``_w<b>`` per replicate).
+
+    ``conf`` (keys, y_true, y_pred, _w0 ..): per confusion cell the sum of each
+    replicate's weights of its examples, whose id is in ``unit`` (``what``: its
+    user name). One aggregation of the rows: the weights are computed per row
+    and summed, never exploded into rows x replicates. With a target, ``block``:
+    the weighted block profiles (:func:`~aggframe.wide.long.weighted_block`).
+    """
+    k = list(keys)
+    rk = row_keys(k)
+    used = dict.fromkeys([*rk, roles.y_true, roles.y_pred, unit, *([roles.example] if target else [])])
+    hashed = unit_hash(lf.select(*[c for c in used if c is not None]), unit, boot.seed, "_h", what=what)
+    if target is not None:
+        hashed = shared(hashed)
+    rows, weights = weight_columns(hashed, "_h", boot)
+    out = {
+        "conf": keyed(
+            rows.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.col(c).sum() for c in weights), k
+        )
+    }
+    if target is not None:
+        assert roles.example is not None
+        cells = label_row_cells(hashed, roles.y_true, roles.y_pred, task=task, pos_label=pos_label)
+        out["block"] = weighted_block(
+            keyed(cells.select(*rk, roles.example, *CELLS, "_h"), k),
+            [c for c in k if c != target],
+            roles.example,
+            boot,
+        )
+    return out
 
 
 def label_row_cells(

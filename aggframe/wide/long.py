@@ -29,11 +29,20 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS
-from aggframe.wide.engines import distinct_classes, shared_small
+from aggframe._options import Bootstrap
+from aggframe.wide.bootstrap import unit_hash, weight_columns
+from aggframe.wide.engines import distinct_classes, lookup_declared, shared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.tnorms import TNorm
 
-__all__ = ["LongRoles", "block_grain", "long_grains"]
+__all__ = [
+    "LongRoles",
+    "block_grain",
+    "long_boot_grains",
+    "long_grains",
+    "weighted_block",
+    "weighted_profiles",
+]
 
 
 @dataclass(frozen=True)
@@ -193,11 +202,7 @@ def long_grains(
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
-        known = examples.select(*rk, roles.example).with_columns(
-            pl.lit(0, dtype=pl.Int64).alias("_undeclared")
-        )
-        native = nw.to_native(checked).join(known, on=[*rk, roles.example], how="left", nulls_equal=True)
-        checked = nw.from_native(native.with_columns(pl.col("_undeclared").fill_null(1)))
+        checked = lookup_declared(checked, examples, rk, roles.example, "_undeclared")
         flags.append("_undeclared")
     checked = shared_small(checked.group_by([*k, *CELLS, "rows", *flags]).agg(nw.len().alias("n")))
     profiles = checked.group_by([*k, *CELLS]).agg(nw.col("n").sum())
@@ -232,3 +237,129 @@ def block_grain(
     )
     profiles = summed.group_by([*k, *CELLS, "_n_targets"]).agg(nw.len().alias("n"))
     return profiles, summed
+
+
+# -- the bootstrap's replicate grains (aggframe.wide.bootstrap) ----------------------------------
+
+
+def long_boot_grains(
+    lf: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: Sequence[str],
+    boot: Bootstrap,
+    *,
+    unit: str,
+    what: str,
+    tnorm: TNorm | None,
+    n_classes: int | dict[Any, int] | None,
+    target: str | None = None,
+) -> dict[str, nw.LazyFrame[Any]]:
+    """The replicate grains of the long form, wide (one column per replicate and sum).
+
+    ``class``: crisp data, (keys, class, ``_cat``, _w0 ..): per class and kind of
+    entry (``_cat`` = 2 y + p, 4 for a masked entry) the sum of each replicate's
+    weights; soft data, (keys, class, _tp0 .. _tn<B-1>, _w0 ..): the weighted cells
+    and the weighted number of entries. ``profiles``: (keys, tp, fp, fn, tn,
+    _w0 .., _split): per example profile the sum of each replicate's weights, and
+    how many examples of it span several units (a cluster that varies within an
+    example). With a target, ``block``: the block matrix's profiles, weighted.
+    The unit ids are in ``unit`` (``what``: its user name). The rows are read
+    twice, as for the unweighted grains (:func:`long_grains`), never buffered.
+    """
+    k = list(keys)
+    rk = row_keys(k)
+    used = [*rk, roles.example, roles.class_, roles.y, roles.p, *([roles.mask] if roles.mask else []), unit]
+    y = nw.col(roles.y).cast(nw.Float64)
+    p = nw.col(roles.p).cast(nw.Float64)
+    m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
+    if tnorm is None:
+        w = m if m is not None else nw.lit(1.0)
+        cells = [
+            (w * y * p).alias("tp"),
+            (w * (1.0 - y) * p).alias("fp"),
+            (w * y * (1.0 - p)).alias("fn"),
+            (w * (1.0 - y) * (1.0 - p)).alias("tn"),
+        ]
+    else:
+        w = m if m is not None else nw.lit(1.0)
+        one_y, one_p = 1.0 - y, 1.0 - p
+        cells = [
+            (tnorm(y, p) * w).alias("tp"),
+            (tnorm(one_y, p) * w).alias("fp"),
+            (tnorm(y, one_p) * w).alias("fn"),
+            (tnorm(one_y, one_p) * w).alias("tn"),
+        ]
+
+    def rows() -> nw.LazyFrame[Any]:
+        frame = lf.select(*dict.fromkeys(used))
+        return unit_hash(frame, unit, boot.seed, "_h", what=what)
+
+    if tnorm is None:
+        kind = (2.0 * y + p).cast(nw.Int64)
+        if m is not None:
+            kind = nw.when(m == 0).then(nw.lit(4, dtype=nw.Int64)).otherwise(kind)
+        crisp, weights = weight_columns(rows().with_columns(kind.alias("_cat")), "_h", boot)
+        per_class = crisp.group_by([*rk, roles.class_, "_cat"]).agg(nw.col(c).sum() for c in weights)
+    else:
+        soft, weights = weight_columns(rows().with_columns(*cells), "_h", boot)
+        soft = soft.with_columns(
+            (nw.col(wb) * nw.col(c)).alias(f"_{c}{b}") for b, wb in enumerate(weights) for c in CELLS
+        )
+        per_class = soft.group_by([*rk, roles.class_]).agg(
+            *[nw.col(f"_{c}{b}").sum() for b in range(boot.n_boot) for c in CELLS],
+            *[nw.col(c).sum() for c in weights],
+        )
+    per_example = (
+        rows()
+        .with_columns(*cells)
+        .group_by([*rk, roles.example])
+        .agg(
+            *[nw.col(c).sum() for c in CELLS],
+            nw.len().alias("rows"),
+            nw.col("_h").min().alias("_h"),
+            nw.col("_h").max().alias("_hmax"),
+        )
+    )
+    per_example = keyed(per_example, k)
+    if isinstance(n_classes, dict):
+        m_t: Any = nw.lit(None)
+        assert target is not None
+        for t, size in n_classes.items():
+            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
+        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
+    elif n_classes is not None:
+        per_example = per_example.with_columns(
+            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
+        )
+    if target is not None:
+        per_example = shared(per_example)
+    out = {"class": keyed(per_class, k), "profiles": weighted_profiles(per_example, k, boot)}
+    if target is not None:
+        out["block"] = weighted_block(per_example, [c for c in k if c != target], roles.example, boot)
+    return out
+
+
+def weighted_profiles(
+    per_example: nw.LazyFrame[Any], keys: Sequence[str], boot: Bootstrap
+) -> nw.LazyFrame[Any]:
+    """Per-example cells (keys, example, tp, fp, fn, tn, ``_h``, ``_hmax``: the unit hashes, least and
+    greatest) -> per profile the sum of each replicate's weights, and ``_split``: how many of its
+    examples span several units."""
+    frame, weights = weight_columns(per_example, "_h", boot)
+    frame = frame.with_columns((nw.col("_h") != nw.col("_hmax")).cast(nw.Int64).alias("_split"))
+    return frame.group_by([*keys, *CELLS]).agg(*[nw.col(c).sum() for c in weights], nw.col("_split").sum())
+
+
+def weighted_block(
+    per_row: nw.LazyFrame[Any], keys: Sequence[str], example: str, boot: Bootstrap
+) -> nw.LazyFrame[Any]:
+    """The block matrix's profiles, weighted: ``per_row`` holds (keys, target, example, cells, ``_h``
+    [, ``_hmax``]); the cells are summed per example over its targets (``keys`` leave the target out)."""
+    k = list(keys)
+    hmax = "_hmax" if "_hmax" in per_row.collect_schema().names() else "_h"
+    summed = per_row.group_by([*k, example]).agg(
+        *[nw.col(c).cast(nw.Float64).sum() for c in CELLS],
+        nw.col("_h").min().alias("_h"),
+        nw.col(hmax).max().alias("_hmax"),
+    )
+    return weighted_profiles(summed, k, boot)

@@ -85,10 +85,12 @@ with only positives 1, so LRAP with ``one`` differs from it exactly there).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import narwhals as nw
 import numpy as np
+import polars as pl
 
 __all__ = [
     "EPS",
@@ -97,9 +99,14 @@ __all__ = [
     "POS",
     "SCORE",
     "SUM_COLUMNS",
+    "ScoreFrame",
+    "calibration_sums",
     "example_stats",
+    "loss_sums",
+    "row_example_stats",
     "score_counts",
     "score_rows",
+    "uniform_bin",
 ]
 
 Frame = nw.LazyFrame[Any]
@@ -118,6 +125,40 @@ SUM_COLUMNS = ("s_sum", "lp_sum", "ln_sum", "bp_sum", "bn_sum")
 
 #: Measures with a per-example (exemplar) value, in the order of :func:`example_stats`.
 EXAMPLE_MEASURES = ("auroc", "average_precision", "log_loss", "brier")
+
+
+@dataclass(frozen=True)
+class ScoreFrame:
+    """The rows of predictions with scores, projected onto private names, for one grouping.
+
+    What an intake source hands to the score measures (:mod:`aggframe.operators.scores`):
+    ``frame`` holds the by-keys (``row_keys``), ``class_``, ``score`` (a
+    probability when the source read logits: their sigmoid), ``y`` (0/1) and,
+    in the long layout, ``example``. ``keys`` are the cell tables' keys (the
+    by-keys, or the stand-in key when there are none).
+    """
+
+    frame: nw.LazyFrame[Any]
+    keys: tuple[str, ...]
+    row_keys: tuple[str, ...]
+    class_: str
+    score: str
+    y: str
+    #: the private example column, or None when each row is one example (binary layout)
+    example: str | None
+    #: quantisation cells of [0, 1] (``bins=N``), or None: exact
+    bins: int | None = None
+    #: the declared class universe (column ``class``), or None: the classes seen
+    universe: pl.LazyFrame | None = field(default=None, repr=False)
+    #: the number of classes, when known (declared universe, or the binary layout's one)
+    n_classes: int | None = None
+    #: private name -> the user's column
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def polars(self) -> bool:
+        """The rows are a Polars frame (the exact ranking then reads them without a group-by)."""
+        return isinstance(nw.to_native(self.frame), pl.LazyFrame)
 
 
 def _nlog(x: nw.Expr) -> nw.Expr:
@@ -314,3 +355,116 @@ def example_stats(lf: Frame, keys: Sequence[str], *, example: str, score: str, y
             nw.col(name).sum().alias(f"{name}_sum"),
         ]
     return _per_keys(valued, keys, aggs)
+
+
+def loss_sums(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str | None = None) -> Frame:
+    """Entries, positives and the loss sums per (keys, class), or pooled per keys (``class_=None``).
+
+    Returns ``keys..., [class_], n, pos`` and the :data:`SUM_COLUMNS` (one
+    group-by on the engine; a small table). Log loss and Brier of a group are
+    ``(lp_sum + ln_sum) / n`` and ``(bp_sum + bn_sum) / n``.
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import polars as pl
+    >>> rows = pl.DataFrame({"c": [0, 0, 1], "s": [0.8, 0.2, 0.5], "y": [1, 0, 1]})
+    >>> out = loss_sums(nw.from_native(rows.lazy()), [], class_="c", score="s", y="y")
+    >>> out.collect(backend="polars").to_native().sort("c").select("c", "n", "pos", "bp_sum", "bn_sum")
+    shape: (2, 5)
+    ┌─────┬─────┬─────┬────────┬────────┐
+    │ c   ┆ n   ┆ pos ┆ bp_sum ┆ bn_sum │
+    │ --- ┆ --- ┆ --- ┆ ---    ┆ ---    │
+    │ i64 ┆ i64 ┆ i64 ┆ f64    ┆ f64    │
+    ╞═════╪═════╪═════╪════════╪════════╡
+    │ 0   ┆ 2   ┆ 1   ┆ 0.04   ┆ 0.04   │
+    │ 1   ┆ 1   ┆ 1   ┆ 0.25   ┆ 0.0    │
+    └─────┴─────┴─────┴────────┴────────┘
+    """
+    group = [*keys, *([class_] if class_ is not None else [])]
+    yv = nw.col(y).cast(nw.Int64)
+    rows = lf.select(*group, yv.alias(POS), *entry_sums(nw.col(score), yv))
+    aggs = [
+        nw.len().cast(nw.Int64).alias("n"),
+        nw.col(POS).sum().cast(nw.Int64),
+        *[nw.col(c).sum() for c in SUM_COLUMNS],
+    ]
+    return _per_keys(rows, group, aggs)
+
+
+def uniform_bin(score: nw.Expr, bins: int) -> nw.Expr:
+    """The calibration bin of a score, exactly as ``calibration_curve(strategy="uniform")`` places it.
+
+    scikit-learn's bin is ``np.searchsorted(edges[1:-1], score)`` with ``edges =
+    np.linspace(0, 1, bins + 1)``, whose values are ``i * (1 / bins)`` in
+    float64: the number of inner edges strictly below the score. Here
+    ``ceil(score * bins) - 1`` is a candidate that rounding can leave one off,
+    corrected by comparing the score with the two edges around it, computed as
+    NumPy computes them; then clipped to ``[0, bins - 1]``.
+
+    Examples
+    --------
+    >>> import narwhals as nw
+    >>> import numpy as np
+    >>> import polars as pl
+    >>> s = np.array([0.0, 0.1, 0.3, 0.30000000000000004, 0.7, 1.0])
+    >>> frame = nw.from_native(pl.DataFrame({"s": s}))
+    >>> frame.select(uniform_bin(nw.col("s"), 10)).to_native()["s"].to_list()
+    [0, 0, 2, 2, 6, 9]
+    >>> np.searchsorted(np.linspace(0, 1, 11)[1:-1], s).tolist()
+    [0, 0, 2, 2, 6, 9]
+    """
+    step = 1.0 / bins
+    q0 = (score * float(bins)).ceil() - 1.0
+    q = (
+        nw.when(q0 * step >= score)
+        .then(q0 - 1.0)
+        .when((q0 + 1.0) * step < score)
+        .then(q0 + 1.0)
+        .otherwise(q0)
+    )
+    return q.clip(0.0, float(bins - 1)).cast(nw.Int64)
+
+
+def calibration_sums(
+    lf: Frame, keys: Sequence[str], *, score: str, y: str, bins: int, class_: str | None = None
+) -> Frame:
+    """Per (keys, [class], bin) of a uniform calibration: entries, positives and the score sum.
+
+    The bins are assigned on the engine, exactly (:func:`uniform_bin`), so the
+    expected calibration error of uniform bins is exact in every mode. Returns
+    ``keys..., [class_], bin, n, pos, s_sum``.
+    """
+    group = [*keys, *([class_] if class_ is not None else [])]
+    s = nw.col(score).cast(nw.Float64)
+    rows = lf.select(*group, uniform_bin(s, bins).alias("bin"), nw.col(y).cast(nw.Int64).alias(POS), s)
+    return rows.group_by([*group, "bin"]).agg(
+        nw.len().cast(nw.Int64).alias("n"),
+        nw.col(POS).sum().cast(nw.Int64),
+        nw.col(score).sum().alias("s_sum"),
+    )
+
+
+def row_example_stats(lf: Frame, keys: Sequence[str], *, score: str, y: str) -> Frame:
+    """:func:`example_stats` when every row is one example with one entry (the binary layout).
+
+    An example with one entry has no ranking (AUROC and LRAP undefined: it has
+    no positive or only positives); its losses are the entry's.
+    """
+    yv = nw.col(y).cast(nw.Int64)
+    terms = entry_sums(nw.col(score), yv)
+    rows = lf.select(*keys, (terms[1] + terms[2]).alias("_ll"), (terms[3] + terms[4]).alias("_br"))
+    aggs = [
+        nw.len().cast(nw.Int64).alias("n_examples"),
+        nw.col("_ll").sum().alias("log_loss_sum"),
+        nw.col("_br").sum().alias("brier_sum"),
+    ]
+    n = nw.col("n_examples")
+    return _per_keys(rows, keys, aggs).with_columns(
+        (n * 0).alias("auroc_n"),
+        (nw.col("log_loss_sum") * 0.0).alias("auroc_sum"),
+        (n * 0).alias("average_precision_n"),
+        (nw.col("log_loss_sum") * 0.0).alias("average_precision_sum"),
+        n.alias("log_loss_n"),
+        n.alias("brier_n"),
+    )

@@ -1,0 +1,761 @@
+"""``af.Cells``: the cell tables of predictions as a value held in memory, that adds up.
+
+Everything aggframe evaluates is a function of small *cell tables* (per class
+that occurs in a group: ``keys..., class, tp, fp, fn, tn``; per group: its
+examples, its classes and how many of them are absent, with the pooled cells; the
+class universe; per example profile: ``keys..., tp, fp, fn, tn, n``; on
+single-label data the confusion counts ``keys..., _yt, _yp, n``, for the
+``multiclass`` operator's weighted kappas), and cell tables add up. A
+:class:`Cells` holds them collected (plain Polars ``DataFrame`` objects: it
+pickles, so it moves between processes, Spark tasks or a message queue), with
+their keys under private names and the user's names beside them, and the options
+they were computed with (the form, the task, the t-norm, the class universe,
+...). It is bounded by the (group, class) pairs that occur plus the distinct
+per-example profiles, never by the number of rows (nor by groups x classes: a
+class absent from a group is counted, not written; :mod:`aggframe.tables.cells`).
+
+* ``pr.to_cells(by=...)`` makes one; :meth:`Cells.read` reads cell stores.
+* ``a + b`` and ``sum([...])`` add them exactly (the sum equals the cells of the
+  rows of both), and refuse cells that do not add up: other keys, forms or
+  options, declared class universes that differ, or the same cells twice.
+* :meth:`Cells.evaluate` takes the options of :meth:`~aggframe.Predictions.evaluate`
+  and returns the same frame (it evaluates through the stored-cells source,
+  :class:`~aggframe.intake.stored.StoredSource`, with the same report builder);
+  ``af.from_cells(cells)`` gives a full :class:`~aggframe.Predictions`.
+* :meth:`Cells.write` writes a cell store, as :meth:`~aggframe.Predictions.write_cells`.
+
+Class universes that grow. Without a declared universe (``classes=``,
+``n_classes=``, an Enum column) the classes are the ones seen, so two parts may
+have seen different classes. In the label form a class a part never saw is a
+class none of its examples is or is predicted: each of its examples is a true
+negative of it. So the sum takes one universe, the union of the parts': in each
+part the classes it did not see are absent from its groups (``tp = fp = fn = 0``
+and ``tn`` = the group's examples, counted, not written), and every per-example
+profile gains one true negative per such class
+(:func:`~aggframe.tables.cells.add_tables`). That is exactly what the cells of
+all the rows together give. In the long form an absent entry without a
+declared universe is an error (the frame would be sparse), so parts whose
+classes differ are refused with the same :class:`~aggframe.exceptions.SparseInputError`
+as the rows together would be; declare the universe to add them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, cast, overload
+
+import polars as pl
+
+from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
+from aggframe._options import Engine, Grain
+from aggframe.exceptions import (
+    InvalidValueError,
+    OptionError,
+    SparseInputError,
+    StoreError,
+    UnknownNameError,
+)
+from aggframe.intake.source import Origin
+from aggframe.intake.stored import (
+    OPTIONS,
+    StoredSource,
+    coverage_keys,
+    expand_stores,
+    read_store,
+    tables_source,
+    write_store,
+)
+from aggframe.measures.measure import Measure
+from aggframe.operators.report import ReportRequest, build_report
+from aggframe.tables.cells import CellTables, add_tables, filled_classes, sorted_table, with_groups
+
+__all__ = ["Cells", "add_all", "add_cells", "cells_of", "check_parts"]
+
+MeasureLike = str | Measure
+_GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
+    "class": (CLASS, *CELLS),
+    "pooled": CELLS,
+    "profiles": (*CELLS, "n"),
+}
+#: What must agree for two cells to add up, besides the keys' dtypes and the class universe.
+_AGREE = ("by", "target", "folds", *(o for o in OPTIONS if o != "single_label"))
+_MEMORY = "in-memory cells"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Cells:
+    """The cell tables of predictions, collected: a small value that adds up exactly.
+
+    Make one with :meth:`Predictions.to_cells <aggframe.Predictions.to_cells>`,
+    :meth:`Cells.read` (cell stores) or an :class:`~aggframe.Accumulator`; add
+    them with ``+`` or ``sum``; evaluate with :meth:`evaluate` (or
+    ``af.from_cells(cells)`` for every method of :class:`~aggframe.Predictions`).
+    The fields are the tables with private key columns (see
+    :mod:`aggframe._columns`); :meth:`table` gives them in the user's names.
+
+    Examples
+    --------
+    >>> import polars as pl, aggframe as af
+    >>> day1 = pl.DataFrame({"model": ["a", "a", "b"], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
+    >>> day2 = pl.DataFrame({"model": ["a", "b", "b"], "y_true": [2, 1, 0], "y_pred": [2, 1, 1]})
+    >>> total = af.from_labels(day1).to_cells(by="model") + af.from_labels(day2).to_cells(by="model")
+    >>> total.evaluate("recall", "macro", by="model").select("model", "value")
+    shape: (2, 2)
+    ┌───────┬───────┐
+    │ model ┆ value │
+    │ ---   ┆ ---   │
+    │ str   ┆ f64   │
+    ╞═══════╪═══════╡
+    │ a     ┆ 1.0   │
+    │ b     ┆ 0.25  │
+    └───────┴───────┘
+    >>> both = af.from_labels(pl.concat([day1, day2])).evaluate("recall", "macro", by="model")
+    >>> both["value"].to_list() == total.evaluate("recall", "macro", by="model")["value"].to_list()
+    True
+    """
+
+    #: per class that occurs in a group: private keys..., class, tp, fp, fn, tn
+    class_table: pl.DataFrame
+    #: per-example cell profiles: private keys..., tp, fp, fn, tn, n (n examples share them)
+    profile_table: pl.DataFrame
+    #: with a target role: the profiles of the block matrix of all targets (keys without the target)
+    block_table: pl.DataFrame | None
+    #: the private key columns of the tables (by-keys or the stand-in, target, folds)
+    keys: tuple[str, ...]
+    #: private key column -> the user's name
+    names: Mapping[str, str]
+    #: the keys in the user's names and the options: by, target, folds and
+    #: :data:`~aggframe.intake.stored.OPTIONS` (form, task, t-norm, class universe, ...)
+    layout: Mapping[str, Any]
+    #: what the cells cover, so that the same rows are never added twice: one entry
+    #: (``id``, ``path``, ``covers``) per part they were summed from
+    parts: tuple[Mapping[str, Any], ...] = field(default=())
+    #: single-label data: the confusion counts ``keys..., _yt, _yp, n`` (the multiclass
+    #: operator's weighted kappas, the confusion matrix); None where there are none
+    pair_table: pl.DataFrame | None = None
+    #: a declared class universe's order (``[target,] class, _pos``); None: classes sort by value
+    order_table: pl.DataFrame | None = None
+    #: per group: n_examples, n_classes, n_absent and the pooled cells (:mod:`aggframe.tables.cells`)
+    group_table: pl.DataFrame | None = None
+    #: the class universe: universe keys..., class
+    universe_table: pl.DataFrame | None = None
+    #: the keys the universe is per (the target, the by-keys with ``class_universe="group"``, or none)
+    universe_keys: tuple[str, ...] = ()
+
+    # -- what these cells are ---------------------------------------------------------------
+    @property
+    def by(self) -> tuple[str, ...]:
+        """The user's by-columns the cells are kept per (any subset can be evaluated)."""
+        return tuple(self.layout["by"])
+
+    @property
+    def form(self) -> Literal["long", "labels", "cells"]:
+        """The form of the predictions: ``labels``, ``long`` or ``cells`` (a store of unknown form)."""
+        task = self.layout.get("task")
+        if task == "long":
+            return "long"
+        return "labels" if task in ("multiclass", "binary") else "cells"
+
+    def __repr__(self) -> str:
+        block = "" if self.block_table is None else f", block profiles={self.block_table.height}"
+        return (
+            f"Cells(by={list(self.by)!r}, form={self.form!r}, class rows={self.class_table.height}, "
+            f"profiles={self.profile_table.height}{block}, parts={len(self.parts)})"
+        )
+
+    def estimated_size(self) -> int:
+        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows)."""
+        optional = (self.block_table, self.group_table, self.universe_table, self.pair_table)
+        frames = [self.class_table, self.profile_table, *(f for f in optional if f is not None)]
+        return int(sum(f.estimated_size() for f in frames))
+
+    def tables(self) -> CellTables:
+        """The tables as lazy :class:`~aggframe.tables.cells.CellTables` (private keys), for extensions."""
+        return CellTables(
+            classes=self.class_table.lazy(),
+            profiles=self.profile_table.lazy(),
+            keys=self.keys,
+            block_profiles=None if self.block_table is None else self.block_table.lazy(),
+            target=TARGET if self.layout.get("target") is not None else None,
+            names=dict(self.names),
+            pairs=None if self.pair_table is None else self.pair_table.lazy(),
+            order=None if self.order_table is None else self.order_table.lazy(),
+            groups=None if self.group_table is None else self.group_table.lazy(),
+            universe=None if self.universe_table is None else self.universe_table.lazy(),
+            universe_keys=self.universe_keys,
+        )
+
+    def table(self, grain: Grain = "class") -> pl.DataFrame:
+        """One table in the user's names, sorted: as :meth:`Predictions.cells <aggframe.Predictions.cells>`.
+
+        ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn,
+        tn. ``"profiles"``: by..., tp, fp, fn, tn, n.
+        """
+        if grain not in _GRAIN_COLUMNS:
+            msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
+            raise UnknownNameError(msg)
+        names = {k: v for k, v in self.names.items() if k != KEY_ALL}
+        check_result_names(names.values(), _GRAIN_COLUMNS[grain], "cells")
+        return cast("pl.DataFrame", restore(sorted_table(self.tables(), grain), names))
+
+    def source(self) -> StoredSource:
+        """The stored-cells intake source over these tables (what :meth:`evaluate` reads)."""
+        origin = Origin(
+            "stores",
+            inputs=(_MEMORY,),
+            files=tuple(str(p.get("path") or _MEMORY) for p in self.parts),
+            stores=tuple(dict(p) for p in self.parts),
+        )
+        return tables_source(self.tables(), {**self.layout, "by": list(self.by)}, origin)
+
+    # -- evaluation ---------------------------------------------------------------------------
+    @overload
+    def evaluate(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = ...,
+        operators: str | Sequence[str] | None = ...,
+        *,
+        by: str | Sequence[str] | None = ...,
+        convention: str | Sequence[str] = ...,
+        pooling: str | Sequence[str] | None = ...,
+        within: str | Sequence[str] = ...,
+        classes: Sequence[Any] | None = ...,
+        labels: Sequence[Any] | None = ...,
+        pos_label: Any = ...,
+        grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        lazy: Literal[False] = ...,
+        engine: Engine = ...,
+    ) -> pl.DataFrame: ...
+
+    @overload
+    def evaluate(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = ...,
+        operators: str | Sequence[str] | None = ...,
+        *,
+        by: str | Sequence[str] | None = ...,
+        convention: str | Sequence[str] = ...,
+        pooling: str | Sequence[str] | None = ...,
+        within: str | Sequence[str] = ...,
+        classes: Sequence[Any] | None = ...,
+        labels: Sequence[Any] | None = ...,
+        pos_label: Any = ...,
+        grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        lazy: Literal[True],
+        engine: Engine = ...,
+    ) -> pl.LazyFrame: ...
+
+    def evaluate(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        operators: str | Sequence[str] | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        convention: str | Sequence[str] = "exclude",
+        pooling: str | Sequence[str] | None = None,
+        within: str | Sequence[str] = "micro",
+        classes: Sequence[Any] | None = None,
+        labels: Sequence[Any] | None = None,
+        pos_label: Any = None,
+        grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        lazy: bool = False,
+        engine: Engine = "auto",
+    ) -> pl.DataFrame | pl.LazyFrame:
+        """Every measure under every operator (and convention), per group: :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
+
+        The same options and the same result as evaluating the predictions the
+        cells were made from: ``by`` is any subset of :attr:`by` (the cells roll
+        up exactly), and every operator, convention, pooling (with folds),
+        ``within`` (with targets), class subset and grouping set works. The one
+        thing stored cells cannot give is ``parts(m, "exemplar")`` (one value per
+        example): they keep the profiles, not the examples.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> cells = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]).to_cells()
+        >>> cells.evaluate(["f1", "mcc"], ["micro", "macro"]).select("measure", "operator", "value")
+        shape: (4, 3)
+        ┌─────────┬──────────┬──────────┐
+        │ measure ┆ operator ┆ value    │
+        │ ---     ┆ ---      ┆ ---      │
+        │ str     ┆ str      ┆ f64      │
+        ╞═════════╪══════════╪══════════╡
+        │ f1      ┆ micro    ┆ 0.5      │
+        │ f1      ┆ macro    ┆ 0.522222 │
+        │ mcc     ┆ micro    ┆ 0.25     │
+        │ mcc     ┆ macro    ┆ 0.294152 │
+        └─────────┴──────────┴──────────┘
+        """
+        source = self.source()
+        if classes is not None and labels is not None:
+            msg = "give the class subset once: classes= (or its scikit-learn spelling labels=), not both"
+            raise OptionError(msg)
+        request = ReportRequest.parse(
+            measures,
+            operators,
+            by=by,
+            convention=convention,
+            pooling=pooling,
+            within=within,
+            classes=classes if classes is not None else labels,
+            pos_label=source.pos_label if pos_label is None else pos_label,
+            grouping_sets=grouping_sets,
+            has_folds=bool(source.fold_keys()),
+            has_target=source.target is not None,
+        )
+        tables = source.tables(request.by)
+        if request.matrix_measures:
+            self._check_matrix("the weighted kappas" if request.needs_pairs else "the multiclass operator")
+        needs_dtype = request.classes is not None or "binary" in request.operators
+        report = build_report(
+            tables,
+            request,
+            folds=source.fold_keys(),
+            class_dtype=source.class_dtype() if needs_dtype else None,
+        )
+        shown = {*(by_key(i) for i in range(len(request.by))), *source.fold_keys()}
+        names = {k: v for k, v in tables.names.items() if k in shown}
+        columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
+        check_result_names(names.values(), columns, "evaluate")
+        out = restore(report, names)
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+
+    def _check_matrix(self, what: str) -> None:
+        """The multiclass operator needs single-label cells (the weighted kappas: their confusion counts)."""
+        if self.layout.get("task") == "binary":
+            msg = (
+                f"{what} needs every class of single-label data, but these cells keep the positive class only "
+                "(task='binary'); build the predictions with task=None"
+            )
+            raise OptionError(msg)
+        if self.layout.get("soft") or self.layout.get("tnorm") not in (None, UNKNOWN):
+            msg = f"{what} needs crisp single-label data; these cells are of soft predictions (a t-norm was given)"
+            raise OptionError(msg)
+        if not self.layout.get("single_label") or self.layout.get("single_label") == UNKNOWN:
+            msg = (
+                f"{what} needs single-label data (one true and one predicted class per example); these "
+                "cells are not of such data (or their store does not say so)"
+            )
+            raise OptionError(msg)
+        if what == "the weighted kappas" and self.pair_table is None:
+            msg = (
+                f"{what} need the confusion counts, and these cells hold none (some part came from a store "
+                "written without them); the other whole-matrix measures need only the cells"
+            )
+            raise OptionError(msg)
+
+    # -- stores -----------------------------------------------------------------------------
+    def write(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the cells as a cell store (a directory), for :func:`~aggframe.from_cells` or :meth:`read`.
+
+        An existing store at ``path`` is refused unless ``overwrite=True``. The
+        store records what the cells cover (the parts they were summed from), so
+        reading it together with a store of the same rows is refused. Returns the
+        directory.
+
+        Examples
+        --------
+        >>> import tempfile, aggframe as af
+        >>> cells = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]).to_cells()
+        >>> store = cells.write(tempfile.mkdtemp())
+        >>> round(af.from_cells(store).compute("f1", "macro"), 4)
+        0.5222
+        """
+        meta = {k: v for k, v in self.layout.items() if k != "by"}
+        return write_store(
+            self.tables(), path, by=list(self.by), meta=meta, origin=self.source().origin, overwrite=overwrite
+        )
+
+    @classmethod
+    def read(cls, paths: str | Path | Sequence[str | Path]) -> Cells:
+        """The cells of one or more cell stores (directories or quoted globs), added up.
+
+        Each store is read into memory (they are small) and the stores are added
+        as ``+`` does: the same stores or overlapping ones are refused, and class
+        universes that grew are completed (label form).
+
+        Examples
+        --------
+        >>> import tempfile, aggframe as af
+        >>> store = af.from_labels([0, 1, 1], [0, 1, 0]).write_cells(tempfile.mkdtemp())
+        >>> af.Cells.read(store).table("pooled").rows()
+        [(2.0, 1.0, 1.0, 2.0)]
+        """
+        dirs = expand_stores(paths)
+        if not dirs:
+            msg = "Cells.read needs at least one cell store directory"
+            raise OptionError(msg)
+        if len(dirs) > 1:
+            # refuses stores given twice or overlapping (named as from_cells names them)
+            read_store(dirs)
+        return add_all([_read_one(d) for d in dirs])
+
+    # -- adding up ----------------------------------------------------------------------------
+    def __add__(self, other: object) -> Cells:
+        if isinstance(other, int) and other == 0:  # sum([...]) starts at 0
+            return self
+        if not isinstance(other, Cells):
+            return NotImplemented
+        check_parts(self, other)
+        return add_cells(self, other)
+
+    def __radd__(self, other: object) -> Cells:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
+def cells_of(
+    tables: CellTables,
+    *,
+    by: Sequence[str],
+    layout: Mapping[str, Any],
+    covers: Mapping[str, Any] | None = None,
+    path: str | None = None,
+    ident: str | None = None,
+) -> Cells:
+    """Collect cell tables into a :class:`Cells` (one part: a new id, or ``ident``, with ``covers``)."""
+    keys = tuple(tables.keys)
+    names = {k: tables.names[k] for k in keys if k != KEY_ALL}
+    part = {
+        "id": ident or str(uuid.uuid4()),
+        "path": path,
+        "covers": None if covers is None else dict(covers),
+    }
+    return _collected(tables, layout={**layout, "by": list(by)}, parts=(part,), names=names)
+
+
+def _collected(
+    tables: CellTables,
+    *,
+    layout: Mapping[str, Any],
+    parts: tuple[Mapping[str, Any], ...],
+    names: Mapping[str, str],
+) -> Cells:
+    """The tables collected in one collect into a :class:`Cells` (the groups and the universe made if missing)."""
+    tables = with_groups(tables)
+    optional = {
+        "block": tables.block_profiles,
+        "pairs": tables.pairs,
+        "order": tables.order,
+        "groups": tables.groups,
+        "universe": tables.universe,
+    }
+    present = [k for k, v in optional.items() if v is not None]
+    got = pl.collect_all([tables.classes, tables.profiles, *(v for v in optional.values() if v is not None)])
+    extra = dict(zip(present, got[2:], strict=True))
+    return Cells(
+        class_table=got[0],
+        profile_table=got[1],
+        block_table=extra.get("block"),
+        keys=tuple(tables.keys),
+        names=names,
+        layout=layout,
+        parts=parts,
+        pair_table=extra.get("pairs"),
+        order_table=extra.get("order"),
+        group_table=extra.get("groups"),
+        universe_table=extra.get("universe"),
+        universe_keys=tuple(tables.universe_keys),
+    )
+
+
+def _read_one(path: Path) -> Cells:
+    tables, meta = read_store(path)
+    layout = {k: meta.get(k, UNKNOWN) for k in (*_AGREE, "single_label") if k != "by"}
+    layout["folds"] = list(meta.get("folds") or [])
+    return cells_of(
+        tables,
+        by=list(meta["by"]),
+        layout=layout,
+        covers=meta.get("covers"),
+        path=str(path),
+        ident=meta.get("id"),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Adding cells: checks, then the class universes completed, then sums
+
+
+def check_parts(a: Cells, b: Cells) -> None:
+    """Refuse adding cells that cover the same parts (the same cells twice, or overlapping stores)."""
+    seen = coverage_keys({"kind": "stores", "stores": [dict(p) for p in a.parts]})
+    for key, what in coverage_keys({"kind": "stores", "stores": [dict(p) for p in b.parts]}).items():
+        if key in seen:
+            shown = (
+                "the same cells (pickled copies, or read back from their store)" if "None" in what else what
+            )
+            msg = (
+                f"these cells both cover {shown}: adding them would count those rows twice "
+                "(add the cells of each part of the data once)"
+            )
+            raise StoreError(msg)
+
+
+def add_cells(a: Cells, b: Cells) -> Cells:
+    """The cells of the rows of ``a`` and ``b`` together (checked; coverage: :func:`check_parts`)."""
+    return add_all([a, b])
+
+
+def add_all(items: Sequence[Cells]) -> Cells:
+    """The cells of the rows of every part together, in one pass (no coverage check: :func:`check_parts`).
+
+    The layouts must agree (:func:`_check_layouts`), key and class columns get one
+    dtype, a group's targets are the same in every part, and the class universes
+    grow to their union (label form, observed universes) or must agree wherever two
+    parts have them; then every table is concatenated and summed once
+    (:func:`~aggframe.tables.cells.add_tables`).
+    """
+    parts = list(items)
+    if len(parts) == 1:
+        return parts[0]
+    layout = _check_layouts(parts)
+    parts = _aligned(_same_universe_keys(parts))
+    first = parts[0]
+    ukeys = list(first.universe_keys)
+    _check_targets(parts)
+    grows = layout.get("universe") == "observed" and first.form == "labels" and layout.get("task") != "binary"
+    if not grows:
+        universes = [_universe(c).select(*ukeys, CLASS).unique() for c in parts]
+        _check_universes(first, universes, ukeys, observed=layout.get("universe") == "observed")
+    layout["single_label"] = all(c.layout.get("single_label") is True for c in parts)
+    order = _one_order(parts)
+    summed = add_tables([c.tables() for c in parts])
+    out = _collected(
+        replace(summed, order=None),
+        layout=layout,
+        parts=tuple(p for c in parts for p in c.parts),
+        names=first.names,
+    )
+    keys = list(out.keys)
+    return replace(
+        out,
+        class_table=out.class_table.sort([*keys, CLASS], nulls_last=True),
+        profile_table=_sorted_profiles(out.profile_table, keys),
+        block_table=None if out.block_table is None else _sorted_profiles(out.block_table, _block_keys(out)),
+        group_table=None if out.group_table is None else out.group_table.sort(keys, nulls_last=True),
+        pair_table=None
+        if out.pair_table is None
+        else out.pair_table.sort([*keys, "_yt", "_yp"], nulls_last=True),
+        order_table=order,
+    )
+
+
+def _sorted_profiles(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return frame.with_columns(pl.col("n").cast(pl.Int64)).sort([*keys, *CELLS], nulls_last=True)
+
+
+def _universe(c: Cells) -> pl.DataFrame:
+    """The class universe of cells (made from the class table for cells without one)."""
+    if c.universe_table is not None:
+        return c.universe_table
+    return c.class_table.select(*c.keys, CLASS).unique()
+
+
+def _same_universe_keys(parts: list[Cells]) -> list[Cells]:
+    """Parts whose universes have other keys (an older store among them): filled out, each group its own universe."""
+    if all(c.universe_keys == parts[0].universe_keys for c in parts):
+        return parts
+    out = []
+    for c in parts:
+        tables = c.tables()
+        filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
+        out.append(_collected(filled, layout=c.layout, parts=c.parts, names=c.names))
+    return out
+
+
+def _one_order(parts: list[Cells]) -> pl.DataFrame | None:
+    """The declared classes' order, which every part must share (it sets the weighted kappas' distances)."""
+    orders = [c.order_table for c in parts]
+    first = orders[0]
+    if first is None or any(o is None for o in orders):
+        return None
+    for other in orders[1:]:
+        assert other is not None
+        if not other.sort(other.columns).equals(first.sort(first.columns)):
+            msg = f"cannot add these cells: their declared classes are in another order; {_HINT}"
+            raise OptionError(msg)
+    return first
+
+
+#: an option a store written before it was recorded does not know (it agrees with any value)
+UNKNOWN = "unknown"
+_RECORDED_LATER = ("soft", "tnorm", "masked", "class_universe", "universe", "stated_task")
+
+
+def _check_layouts(parts: list[Cells]) -> dict[str, Any]:
+    """The one layout of all the parts, or an :class:`OptionError` naming what differs."""
+    first = parts[0]
+    layout = dict(first.layout)
+    for other in parts[1:]:
+        for key in _AGREE:
+            x, y = layout.get(key), other.layout.get(key)
+            if key in ("by", "folds"):
+                x, y = list(x or []), list(y or [])
+            if key in _RECORDED_LATER and UNKNOWN in (x, y):
+                layout[key] = y if x == UNKNOWN else x
+                continue
+            if x != y:
+                msg = f"cannot add these cells: their {_WHAT.get(key, key)} differ ({x!r} and {y!r}); {_HINT}"
+                raise OptionError(msg)
+        if first.keys != other.keys or (first.block_table is None) != (other.block_table is None):
+            msg = (
+                f"cannot add these cells: their key columns differ ({list(first.keys)} and "
+                f"{list(other.keys)}); {_HINT}"
+            )
+            raise OptionError(msg)
+    return layout
+
+
+_WHAT = {
+    "by": "by-columns",
+    "target": "target columns",
+    "folds": "fold columns",
+    "task": "forms (task)",
+    "pos_label": "positive classes (pos_label)",
+    "soft": "kinds of labels (soft or crisp)",
+    "tnorm": "t-norms",
+    "masked": "masks (one has a mask column, the other not)",
+    "class_universe": "class_universe options",
+    "universe": "class universes (one declared with classes=/n_classes=, the other the classes seen)",
+    "stated_task": "stated tasks (task=)",
+}
+_HINT = "cells add up only when they come from predictions built with the same options and by= columns"
+
+
+def _family(dtype: pl.DataType) -> str:
+    if dtype.is_numeric():
+        return "number"
+    return str(dtype)
+
+
+def _aligned(parts: list[Cells]) -> list[Cells]:
+    """The parts with one dtype per key and class column (numbers widen; other dtypes must be equal)."""
+    first = parts[0]
+    columns = [*(k for k in first.keys if k != KEY_ALL), CLASS]
+    casts: dict[str, pl.DataType] = {}
+    for col in columns:
+        dtypes = [c.class_table.schema[col] for c in parts]
+        known = [d for d in dtypes if d != pl.Null]
+        if not known or all(d == dtypes[0] for d in dtypes):
+            continue
+        families = {_family(d) for d in known}
+        if len(families) > 1:
+            shown = "class" if col == CLASS else repr(first.names.get(col, col))
+            a, b = known[0], next(d for d in known if _family(d) != _family(known[0]))
+            msg = (
+                f"cannot add these cells: column {shown} is {a} in one and {b} in the other; "
+                "cast it to one type in the predictions first"
+            )
+            raise OptionError(msg)
+        empty = [pl.DataFrame(schema={col: d}) for d in known]
+        casts[col] = pl.concat(empty, how="vertical_relaxed").schema[col]
+    if not casts:
+        return parts
+    return [_cast(c, casts) for c in parts]
+
+
+def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:
+    def cast_frame(df: pl.DataFrame) -> pl.DataFrame:
+        present = {k: v for k, v in casts.items() if k in df.columns and df.schema[k] != v}
+        return df.with_columns(pl.col(k).cast(v) for k, v in present.items()) if present else df
+
+    pair_casts = {"_yt": casts[CLASS], "_yp": casts[CLASS]} if CLASS in casts else {}
+    pairs = c.pair_table
+    if pairs is not None:
+        pairs = cast_frame(pairs).with_columns(pl.col(k).cast(v) for k, v in pair_casts.items())
+    return replace(
+        c,
+        class_table=cast_frame(c.class_table),
+        profile_table=cast_frame(c.profile_table),
+        block_table=None if c.block_table is None else cast_frame(c.block_table),
+        pair_table=pairs,
+        group_table=None if c.group_table is None else cast_frame(c.group_table),
+        universe_table=None if c.universe_table is None else cast_frame(c.universe_table),
+    )
+
+
+def _show_key(c: Cells, row: Mapping[str, Any]) -> str:
+    shown = ", ".join(f"{c.names.get(k, k)}={v!r}" for k, v in row.items() if k not in (KEY_ALL, "_part"))
+    return f" ({shown})" if shown else ""
+
+
+def _tagged(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    return pl.concat([f.with_columns(pl.lit(i, dtype=pl.Int64).alias("_part")) for i, f in enumerate(frames)])
+
+
+def _check_universes(
+    first: Cells, universes: list[pl.DataFrame], ukeys: list[str], *, observed: bool
+) -> None:
+    """Universes that cannot grow must agree wherever two parts have them (per universe key)."""
+    tagged = _tagged(universes)
+    union = tagged.select(*ukeys, CLASS).unique()
+    per_part = tagged.group_by(["_part", *ukeys]).agg(pl.len().alias("_m"))
+    per_key = union.group_by(ukeys).agg(pl.len().alias("_u")) if ukeys else union.select(pl.len().alias("_u"))
+    joined = (
+        per_part.join(per_key, on=ukeys, nulls_equal=True) if ukeys else per_part.join(per_key, how="cross")
+    )
+    short = joined.filter(pl.col("_m") < pl.col("_u"))
+    if not short.height:
+        return
+    where_row = short.row(0, named=True)
+    part = where_row["_part"]
+    key_row = {k: where_row[k] for k in ukeys}
+    lacking = union.join(
+        universes[part].select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True
+    )
+    if ukeys:
+        lacking = lacking.join(
+            pl.DataFrame([key_row], schema={k: union.schema[k] for k in ukeys}), on=ukeys, nulls_equal=True
+        )
+    value = lacking[CLASS][0] if lacking.height else "?"
+    where = _show_key(first, key_row)
+    if observed:
+        msg = (
+            f"the class universes differ{where}: class {value!r} is in one part and not in another; "
+            "without a declared universe the long form must be dense, so the rows together would be "
+            "sparse: pass classes=... or n_classes=... when building the predictions (absent entries then "
+            "count as true negatives)"
+        )
+        raise SparseInputError(msg)
+    msg = (
+        f"cannot add these cells: their class universes differ{where} (class {value!r} is in one "
+        f"and not in another); {_HINT}"
+    )
+    raise OptionError(msg)
+
+
+def _check_targets(parts: list[Cells]) -> None:
+    """With targets, a block group has the same targets in every part that has it (every example a row in each)."""
+    first = parts[0]
+    if first.layout.get("target") is None:
+        return
+    bk = _block_keys(first)
+    tagged = _tagged([_groups_of(c).select(*bk, TARGET).unique() for c in parts])
+    union = tagged.select(*bk, TARGET).unique()
+    per_part = tagged.group_by(["_part", *bk]).agg(pl.len().alias("_t"))
+    per_group = union.group_by(bk).agg(pl.len().alias("_T"))
+    short = per_part.join(per_group, on=bk, nulls_equal=True).filter(pl.col("_t") < pl.col("_T"))
+    if short.height:
+        row = short.row(0, named=True)
+        group = {k: row[k] for k in bk}
+        msg = (
+            f"column {first.names.get(TARGET, TARGET)!r}: the targets are not on the same examples: a part "
+            f"has {row['_t']} of the {row['_T']} targets of the group{_show_key(first, group)}; every "
+            "example needs a row in every target"
+        )
+        raise InvalidValueError(msg)
+
+
+def _groups_of(c: Cells) -> pl.DataFrame:
+    """One row per group (every group of the parts, whatever classes occur in it)."""
+    return c.group_table if c.group_table is not None else c.class_table.select(*c.keys).unique()
+
+
+def _block_keys(c: Cells) -> list[str]:
+    return [k for k in c.keys if k != TARGET]
