@@ -15,7 +15,10 @@ subsets, the binary operator and cell stores read together.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import aggframe as af
+from aggframe._columns import KEY_ALL
+from aggframe.intake.stored import read_store
 from aggframe.operators.reduce import reduce_wide, tidy
 from aggframe.tables.cells import filled_classes
 from tests.strategies import MEASURES, distinct_names, group_filter, key_columns, long_frames
@@ -520,8 +525,6 @@ def test_per_class_views_fill_the_universe(data: tuple[pl.DataFrame, list[str], 
         np.testing.assert_allclose(mine.select("tp", "fp", "fn", "tn").to_numpy(), expected)
     # the closed form against the same tables filled out, through the one reduction
     tables = pr.cell_tables(by)
-    from dataclasses import replace
-
     filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
     ms = [af.get_measure(m) for m in ALL_MEASURES]
     a = tidy(reduce_wide(tables, ms, OPERATORS, CONVENTIONS)).collect()
@@ -576,3 +579,144 @@ def test_rows_outside_the_declared_universe_counted_per_target() -> None:
     pr = af.from_labels(frame, example="example", target="target", classes={"x": [0, 1], "y": [0, 1, 2]})
     with pytest.raises(af.UnknownClassError, match=r"\b2 row\(s\) with a label outside"):
         pr.evaluate("f1", "macro", by="k")
+
+
+# ---------------------------------------------------------------------------
+# The features merged with the closed form: the multiclass operator, bootstrap
+# replicates, cells that add up, stores of the formats before
+
+
+def _shuffled(universe: list[int], seed: int) -> list[int]:
+    """A declared order other than the sort order (the weighted kappas depend on it)."""
+    order = list(universe)
+    np.random.default_rng(seed).shuffle(order)
+    return order
+
+
+@FEW
+@given(data=grouped_labels(), seed=st.integers(0, 3))
+def test_multiclass_operator_with_absent_classes_matches_sklearn(
+    data: tuple[pl.DataFrame, list[str], list[int]], seed: int
+) -> None:
+    """Absent classes leave the margins alone but keep their rank in the declared order."""
+    from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef
+
+    frame, by, universe = data
+    order = _shuffled(universe, seed)
+    measures = ["mcc", "kappa", "kappa_linear", "kappa_quadratic", "accuracy", "balanced_accuracy"]
+    got = af.from_labels(frame, classes=order).evaluate(
+        measures, "multiclass", by=by, convention=["nan", "zero"]
+    )
+    for key, part in groups(frame, by):
+        yt, yp = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
+        rows = {
+            (m, c): v
+            for m, c, v in got.filter(group_filter(by, key)).select("measure", "convention", "value").rows()
+        }
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # scikit-learn warns where a value is undefined
+            expected = {
+                # scikit-learn's R_K is 0.0 where undefined: convention "zero"
+                ("mcc", "zero"): matthews_corrcoef(yt, yp),
+                ("kappa", "nan"): cohen_kappa_score(yt, yp, labels=order),
+                ("kappa_linear", "nan"): cohen_kappa_score(yt, yp, labels=order, weights="linear"),
+                ("kappa_quadratic", "nan"): cohen_kappa_score(yt, yp, labels=order, weights="quadratic"),
+                ("accuracy", "nan"): float(np.mean(yt == yp)),
+                ("balanced_accuracy", "nan"): balanced_accuracy_score(yt, yp),
+            }
+        for slot, want in expected.items():
+            assert same(rows[slot], float(want)), (key, slot, rows[slot], want)
+
+
+@FEW
+@given(data=grouped_labels(max_keys=1), n_boot=st.integers(1, 3))
+def test_bootstrap_replicates_closed_form_equals_filled_universe(
+    data: tuple[pl.DataFrame, list[str], list[int]], n_boot: int
+) -> None:
+    """Every replicate's absent classes are counted with its own weighted number of examples."""
+    from aggframe._options import Bootstrap
+
+    frame, by, universe = data
+    pr = af.from_labels(frame.with_row_index("example"), example="example", classes=universe)
+    tables = pr.boot_tables(by, Bootstrap(n_boot=n_boot, seed=7))
+    assert tables.groups is not None
+    filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
+    ms = [af.get_measure(m) for m in ALL_MEASURES]
+    a = tidy(reduce_wide(tables, ms, OPERATORS, CONVENTIONS)).collect()
+    b = tidy(reduce_wide(filled, ms, OPERATORS, CONVENTIONS)).collect()
+    keys = [c for c in a.columns if c not in ("value",)]
+    a, b = a.sort(keys, nulls_last=True), b.sort(keys, nulls_last=True)
+    assert a.drop("value").equals(b.drop("value"))
+    for x, y in zip(a["value"].to_list(), b["value"].to_list(), strict=True):
+        assert same(x, y)
+
+
+@FEW
+@given(data=grouped_labels(max_keys=1), cut=st.floats(0, 1))
+def test_cells_of_parts_with_other_classes_add_up(
+    data: tuple[pl.DataFrame, list[str], list[int]], cut: float
+) -> None:
+    """af.Cells: a class seen in one part only is absent from the other's groups, exactly."""
+    frame, by, _ = data
+    k = max(1, min(frame.height - 1, int(cut * frame.height)))
+    assume(frame.height > 1)
+    a, b = frame[:k], frame[k:]
+    total = af.from_labels(a).to_cells(by=by) + af.from_labels(b).to_cells(by=by)
+    # the cells hold the pairs that occur, never groups x classes
+    occurring = frame.select(*by, pl.col("y_true").alias("c")).vstack(
+        frame.select(*by, pl.col("y_pred").alias("c"))
+    )
+    assert total.class_table.height == occurring.unique().height
+    measures = ["recall", "specificity", "mcc", "cf_tn_lift"]
+    kw = {"by": by, "convention": CONVENTIONS}
+    got = total.evaluate(measures, OPERATORS, **kw)
+    expected = af.from_labels(frame).evaluate(measures, OPERATORS, **kw)
+    assert got.drop("value").equals(expected.drop("value"))
+    for x, y in zip(got["value"].to_list(), expected["value"].to_list(), strict=True):
+        assert same(x, y)
+
+
+def _as_format_2(store: Path) -> None:
+    """Rewrite a store as aggframe-cells/2 wrote it: every (group, class) filled, no groups, no universe."""
+    import json
+
+    tables, _ = read_store(store)
+    filled = filled_classes(tables).drop(KEY_ALL, strict=False).collect()
+    filled.write_parquet(store / "classes.parquet")
+    (store / "groups.parquet").unlink()
+    (store / "universe.parquet").unlink()
+    meta = json.loads((store / "meta.json").read_text())
+    meta["format"] = "aggframe-cells/2"
+    meta.pop("universe_keys")
+    (store / "meta.json").write_text(json.dumps(meta))
+
+
+def test_stores_of_the_format_before_read_alone_and_with_new_ones(tmp_path: Path) -> None:
+    frame = pl.DataFrame(
+        {
+            "g": ["a", "a", "b", None, "b", "a"],
+            "y_true": [0, 1, 1, 2, 4, 0],
+            "y_pred": [0, 2, 1, 2, 4, 3],
+        }
+    )
+    universe = [0, 1, 2, 3, 4, 5]
+    first, second = frame[:3], frame[3:]
+    old = af.from_labels(first, classes=universe).write_cells(tmp_path / "old", by="g")
+    new = af.from_labels(second, classes=universe).write_cells(tmp_path / "new", by="g")
+    _as_format_2(old)
+    measures = ["f1", "specificity", "cf_tn_lift"]
+    kw = {"by": "g", "convention": CONVENTIONS}
+    alone = af.from_cells(old).evaluate(measures, OPERATORS, **kw)
+    assert alone.equals(af.from_labels(first, classes=universe).evaluate(measures, OPERATORS, **kw))
+    both = af.from_cells([old, new]).evaluate(measures, OPERATORS, **kw)
+    expected = af.from_labels(frame, classes=universe).evaluate(measures, OPERATORS, **kw)
+    assert both.drop("value").equals(expected.drop("value"))
+    for x, y in zip(both["value"].to_list(), expected["value"].to_list(), strict=True):
+        assert same(x, y)
+
+
+def test_a_store_of_the_new_format_missing_its_groups_is_named(tmp_path: Path) -> None:
+    store = af.from_labels([0, 1, 1], [0, 1, 0]).write_cells(tmp_path / "s")
+    (store / "groups.parquet").unlink()
+    with pytest.raises(af.StoreError, match=r"groups\.parquet is missing or unreadable"):
+        af.from_cells(store)

@@ -261,13 +261,9 @@ def sum_to(tables: CellTables, keys: Sequence[str]) -> CellTables:
 
 def _grown(profiles: pl.LazyFrame, more: pl.LazyFrame, fine: list[str], keys: list[str]) -> pl.LazyFrame:
     """Profiles with ``_more`` true negatives per example of each fine group, summed to ``keys``."""
-    return (
-        _keyed(profiles, keys)
-        .join(more, on=fine, how="left", nulls_equal=True)
-        .with_columns(pl.col("tn") + pl.col("_more").fill_null(0.0))
-        .group_by([*keys, *CELLS])
-        .agg(pl.col("n").sum())
-    )
+    grown = _more_tn(_keyed(profiles, keys), more, fine)
+    summed: pl.LazyFrame = grown.group_by([*keys, *CELLS]).agg(pl.col("n").sum())
+    return summed
 
 
 def _summed_pairs(tables: CellTables, keys: list[str]) -> pl.LazyFrame | None:
