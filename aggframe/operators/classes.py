@@ -13,7 +13,7 @@ from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables, filled_classes, group_table
 
-__all__ = ["class_table", "class_values", "example_values", "subset_tables"]
+__all__ = ["absent_values", "class_table", "class_values", "example_values", "subset_tables"]
 
 
 def class_values(tables: CellTables, measure: Measure) -> pl.LazyFrame:
@@ -80,17 +80,19 @@ def subset_tables(tables: CellTables, labels: Sequence[object], dtype: pl.DataTy
     return replace(tables, classes=classes, groups=groups, universe=wanted, universe_keys=(), pairs=None)
 
 
-def class_table(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame:
-    """Per-class values of several measures, tidy: keys..., class, support, measure, value, defined.
+def class_table(tables: CellTables, measures: Sequence[Measure], *, filled: bool = True) -> pl.LazyFrame:
+    """Per-class values of several measures, tidy: keys..., class, measure, value, defined, support, cells.
 
     Every (group, class) of the universe, the absent pairs filled in: costs
     groups x classes x measures rows (the operators never need it).
+    ``filled=False``: the pairs that occur only (the absent classes' one value per
+    group is :func:`absent_values`).
     """
     visible = [k for k in tables.keys if k != KEY_ALL]
     cols = [f"_v{i}" for i in range(len(measures))]
     names = {c: m.name for c, m in zip(cols, measures, strict=True)}
     return (
-        filled_classes(tables)
+        (filled_classes(tables) if filled else tables.classes)
         .with_columns(
             (pl.col("tp") + pl.col("fn")).alias("support"),
             *[m.expr().alias(c) for m, c in zip(measures, cols, strict=True)],
@@ -103,4 +105,35 @@ def class_table(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame
             pl.col("value").is_not_null().alias("defined"),
         )
         .select(*visible, CLASS, "measure", "value", "defined", "support", *CELLS)
+    )
+
+
+def absent_values(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame:
+    """The one value of a group's absent classes per measure: keys..., measure, value, defined, n_absent.
+
+    An absent class has the cells ``(0, 0, 0, N)``, so all of a group's absent
+    classes share one value ``M(0, 0, 0, N)``: one row per group with absent
+    classes and measure, whatever their number (``n_absent``).
+    """
+    visible = [k for k in tables.keys if k != KEY_ALL]
+    cols = [f"_v{i}" for i in range(len(measures))]
+    names = {c: m.name for c, m in zip(cols, measures, strict=True)}
+    zero = pl.lit(0.0, dtype=pl.Float64)
+    groups = group_table(tables).filter(pl.col("n_absent") > 0)
+    cells = groups.select(
+        *visible,
+        "n_absent",
+        zero.alias("tp"),
+        zero.alias("fp"),
+        zero.alias("fn"),
+        pl.col("n_examples").cast(pl.Float64).alias("tn"),
+    )
+    return (
+        cells.select(*visible, "n_absent", *[m.expr().alias(c) for m, c in zip(measures, cols, strict=True)])
+        .unpivot(on=cols, index=[*visible, "n_absent"], variable_name="measure", value_name="value")
+        .with_columns(
+            pl.col("measure").replace_strict(names, return_dtype=pl.String),
+            pl.col("value").is_not_null().alias("defined"),
+        )
+        .select(*visible, "measure", "value", "defined", "n_absent")
     )
