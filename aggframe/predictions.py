@@ -644,8 +644,9 @@ class Predictions:
     ) -> CellTables:
         """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
 
-        The label form's tables carry them (from its one scan); the long form counts
-        them in one more grouped query over the rows, kept with the tables.
+        Tables asked with ``pairs=True`` carry them (the label form counts them in
+        its one scan: :meth:`cell_tables`); otherwise (tables kept without them, the
+        long form) one more grouped query over the rows counts them, kept with the tables.
         """
         self.check_single_label(what)
         if tables.pairs is not None:

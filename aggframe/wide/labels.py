@@ -1,8 +1,8 @@
 """The label form's wide step: one row per example, reduced to per-class margins per group.
 
-Never an n x m expansion: per class tp, #true and #pred are one group-by over the
-rows read as true and as predicted labels, and per example only whether it is
-right matters (:func:`label_row_cells`). Written with Narwhals, on the projected
+Never an n x m expansion: per class tp, #true and #pred are two group-bys of the
+rows (by true and by predicted label), summed per (group, class), and per example
+only whether it is right matters (:func:`label_row_cells`). Written with Narwhals, on the projected
 frame (private names).
 """
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import narwhals as nw
-import polars as pl
 
 from aggframe._columns import CELLS, CLASS
 from aggframe._options import Bootstrap
@@ -75,26 +74,41 @@ def label_grains(
 
 
 def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.LazyFrame[Any]:
-    """Per (group, class): ``_t`` (#true), ``_p`` (#predicted), ``tp``; each row read as both labels.
+    """Per (group, class): ``_t`` (#true), ``_p`` (#predicted), ``tp``.
 
-    On Polars the rows are unpivoted (one read); other engines stack two selects
-    of the rows (DuckDB's unpivot through Narwhals cannot read a relation of
-    another connection), which their planners read once each.
+    Two group-bys of the rows (by true label, by predicted label: the bare pass of
+    issue #19), whose results are stacked and summed per (group, class). Streaming
+    memory is the group-bys' state, bounded by the (group, class) pairs that occur;
+    an unpivot of the rows would read as few bytes but hold them (measured on
+    Polars 2.1 at 10M rows: 1.44 GiB against 0.75 GiB at 10^5 groups), and one
+    group-by of the rows stacked twice costs more on every engine (on Spark a
+    shuffle of twice the rows instead of partial aggregates).
     """
-    right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64)
-    if isinstance(nw.to_native(lf), pl.LazyFrame):
-        stacked = lf.select(*rk, roles.y_true, roles.y_pred, right.alias("_right")).unpivot(
-            on=[roles.y_true, roles.y_pred], index=[*rk, "_right"], variable_name="_role", value_name=CLASS
-        )
-        t = (nw.col("_role") == roles.y_true).cast(nw.Int64)
-        sums = [t.sum().alias("_t"), (1 - t).sum().alias("_p"), (t * nw.col("_right")).sum().alias("tp")]
-        return stacked.group_by([*rk, CLASS]).agg(*sums)
-    one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
-    trues = lf.select(
-        *rk, nw.col(roles.y_true).alias(CLASS), one.alias("_t"), zero.alias("_p"), right.alias("tp")
+    zero = nw.lit(0, nw.Int64)
+    rows = shared(
+        lf.with_columns((nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64).alias("_right"))
     )
-    preds = lf.select(
-        *rk, nw.col(roles.y_pred).alias(CLASS), zero.alias("_t"), one.alias("_p"), zero.alias("tp")
+    trues = (
+        rows.group_by([*rk, roles.y_true])
+        .agg(nw.len().alias("_t"), nw.col("_right").sum().alias("tp"))
+        .select(
+            *rk,
+            nw.col(roles.y_true).alias(CLASS),
+            nw.col("_t").cast(nw.Int64),
+            zero.alias("_p"),
+            nw.col("tp").cast(nw.Int64),
+        )
+    )
+    preds = (
+        rows.group_by([*rk, roles.y_pred])
+        .agg(nw.len().alias("_p"))
+        .select(
+            *rk,
+            nw.col(roles.y_pred).alias(CLASS),
+            zero.alias("_t"),
+            nw.col("_p").cast(nw.Int64),
+            zero.alias("tp"),
+        )
     )
     stacked = nw.concat([trues, preds], how="vertical")
     return stacked.group_by([*rk, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
