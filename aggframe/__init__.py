@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe._progress import progress
 from aggframe.accumulate import Accumulator
 from aggframe.analysis.coordinates import (
     canonical_coordinates,
@@ -153,6 +154,7 @@ __all__ = [
     "plot_groups",
     "plot_heatmap",
     "product",
+    "progress",
     "register_measure",
     "scan",
     "score",

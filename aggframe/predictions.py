@@ -46,11 +46,12 @@ from aggframe._options import (
     parse_strategy,
     unique_in_order,
 )
+from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.cells_value import Cells, cells_of
 from aggframe.intake.scores import Scored
-from aggframe.intake.source import reading
+from aggframe.intake.source import scanning
 from aggframe.intake.stored import StoredSource, origin_covers, source_meta, write_store
 from aggframe.measures.matrix import Normalize
 from aggframe.measures.measure import Measure
@@ -229,7 +230,7 @@ class Predictions:
         optional = {name: lf for name, lf in given.items() if lf is not None}
         parts = [tables.classes, tables.profiles, *optional.values()]
         # one collect: the grains share one read of the input
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             got = pl.collect_all([*parts, *extra], engine=engine)
         self.source.check_collected(got[1])
         more = {name: frame.lazy() for name, frame in zip(optional, got[2 : len(parts)], strict=True)}
@@ -267,7 +268,7 @@ class Predictions:
             named.update(
                 {n: lf for n in ("block_profiles", "groups") if (lf := getattr(reps, n)) is not None}
             )
-            with reading(self.source.origin):
+            with scanning(self.source.origin, f" for {boot.n_boot} bootstrap replicates"):
                 got = dict(zip(named, pl.collect_all(list(named.values()), engine=engine), strict=True))
             block, groups = got.get("block_profiles"), got.get("groups")
             reps = replace(
@@ -350,6 +351,7 @@ class Predictions:
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
 
+    @tracked("evaluate")
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -441,8 +443,9 @@ class Predictions:
             Bootstrap the result: ``n_boot`` Poisson(1) resamples of the examples
             (each example's weight a seeded hash of its id, so the same on every
             engine, whatever the row order), computed in the same plan as one more
-            key of the cell tables; every measure, operator, convention, pooling
-            and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
+            key of the cell tables; every measure of the cells under every
+            operator (``multiclass``: all but the weighted kappas), convention,
+            pooling and grouping set gets ``ci_low`` and ``ci_high`` (percentile interval),
             ``se`` (standard deviation over the replicates), ``n_boot`` (the
             replicates whose value is defined) and ``level``. Without an
             ``example`` column (label form) a row's position is its id: Polars only,
@@ -519,7 +522,7 @@ class Predictions:
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
 
     def request(
         self,
@@ -574,10 +577,11 @@ class Predictions:
                 )
                 raise OptionError(msg)
             return self._score_report(request, lazy=lazy, engine=engine)
-        if boot is not None and request.matrix_measures:
+        if boot is not None and request.needs_pairs:
             msg = (
-                "n_boot= intervals cover the four-cell operators (micro, macro, weighted, exemplar, binary, "
-                "target); the multiclass operator has none yet: evaluate it without n_boot"
+                "n_boot= intervals of the multiclass operator cover the measures of the matrix's margins "
+                "(mcc, kappa, balanced accuracy, accuracy); the weighted kappas read every confusion count "
+                "and have none yet: evaluate them without n_boot"
             )
             raise OptionError(msg)
         if boot is not None:
@@ -661,7 +665,7 @@ class Predictions:
         pairs = self.source.pair_table(by)
         if lazy:
             return replace(tables, pairs=pairs)
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             collected = pairs.collect().lazy()
         out = replace(tables, pairs=collected)
         self._cache[tuple(by)] = out
@@ -763,7 +767,7 @@ class Predictions:
         if by_cols is not None and by_cols not in self._cache:
             got = self._collect_tables(by_cols, frames, engine=engine, pairs=pairs)
         else:
-            with reading(self.source.origin):
+            with scanning(self.source.origin):
                 got = pl.collect_all(frames, engine=engine)
         collected: list[dict[str, pl.LazyFrame]] = [{} for _ in grains]
         for (i, name, _), frame in zip(flat, got, strict=True):
@@ -841,7 +845,7 @@ class Predictions:
             msg = f"curve() takes operator=None (per class), 'micro' or 'macro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = curve_frame(sf, chosen, op).collect(engine=engine)
         return self._restored(out, sf, "curve")
 
@@ -905,7 +909,7 @@ class Predictions:
             msg = f"calibration() takes operator=None (per class) or 'micro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = calibration_frame(sf, bins=bins, strategy=how, operator=op).collect(engine=engine)
         return self._restored(out, sf, "calibration")
 
@@ -981,7 +985,7 @@ class Predictions:
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
         frame = best_threshold_frame(sf, meas, operator=op, per_class=per_class, convention=conv)
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = frame.collect(engine=engine)
         return self._restored(out, sf, "best_threshold")
 
@@ -1007,7 +1011,7 @@ class Predictions:
             msg = f"auroc_bound() takes operator=None (per class) or 'micro', got {operator!r}"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        with reading(self.source.origin):
+        with scanning(self.source.origin):
             out = bound_frame(sf, operator=op).collect(engine=engine)
         if sf.bins is None:
             out = out.with_columns(pl.when(pl.col("bound").is_not_null()).then(0.0).alias("bound"))
@@ -1018,6 +1022,7 @@ class Predictions:
         check_result_names(names.values(), [c for c in out.columns if c not in names], what)
         return cast("pl.DataFrame", restore(out, names))
 
+    @tracked("compare")
     def compare(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -1103,10 +1108,10 @@ class Predictions:
                 )
                 raise OptionError(msg)
             report, names = self.report(request, boot=boot)
-            return compare_boot(report.collect(), names, keys, reference=reference, boot=boot)
+            return compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
         return compare_report(
-            report.collect(), names, keys, reference=reference, summary=summary, control=ctrl
+            evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
         )
 
     def compute(
@@ -1160,7 +1165,7 @@ class Predictions:
         if op in ("macro", "weighted"):
             out = class_values(tables, meas).collect()
         elif op == "exemplar":
-            with reading(self.source.origin):
+            with scanning(self.source.origin):
                 cells, keys = self.source.example_cells(by_cols, tables)
                 out = example_values(cells, keys, EXAMPLE, meas).collect()
         else:
@@ -1401,6 +1406,7 @@ class Predictions:
         return frame["count"].to_numpy().reshape(m, m), classes
 
     # -- stores -----------------------------------------------------------------------------
+    @tracked("write_cells")
     def write_cells(
         self, path: str | Any, *, by: str | Sequence[str] | None = None, overwrite: bool = False
     ) -> Any:
@@ -1426,6 +1432,7 @@ class Predictions:
         wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
         return self.cell_tables(by, engine=engine, pairs=wanted)
 
+    @tracked("to_cells")
     def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
         """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
 

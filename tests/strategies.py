@@ -22,8 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 from hypothesis import strategies as st
+
+import aggframe as af
 
 __all__ = [
     "CONVENTIONS",
@@ -82,6 +85,12 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__aggframe_class__",
     "__aggframe_y__",
     "__aggframe_example__",
+    # stand-ins of the user's key columns while af.wide reshapes (interop/layout.py)
+    "__aggframe_key0__",
+    "__aggframe_key1__",
+    # stand-ins of column names pl.col reads as patterns, in the HTML report's tables (interop/html_tables.py)
+    "__aggframe_col0__",
+    "__aggframe_col1__",
     # cells and cell-table columns
     "tp",
     "fp",
@@ -107,7 +116,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_p",
     "_yt",
     "_yp",
-    # bootstrap replicates and scores (issues #14, #16)
+    # merged in round 3: the arg-max passes, the multiclass margins, the bootstrap and scores
     "__aggframe_negated_score__",
     "_cat",
     "_hmax",
@@ -319,14 +328,15 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_ok",
     "rate",
     "n_classes",
-    # the score kernels (operators/curves.py, wide/ranking.py)
+    # the score kernels (operators/score_tables.py, curves.py, calibration.py, score_values.py;
+    # wide/ranking.py)
     "_A",
     "_L",
     "_M",
     "_P",
     "_R",
-    "__aggframe_curves_all__",
-    "__aggframe_gid__",
+    "__af_curves_all",
+    "__af_gid",
     "_ap",
     "_auc2",
     "_base",
@@ -779,3 +789,48 @@ def long_frames(
         tnorm=tnorm,
         fold="fold" if folds else None,
     )
+
+
+# -- small prediction sets in every form (were in conftest.py) --------------------------
+OPERATORS = ("micro", "macro", "weighted", "exemplar")
+CONVENTIONS = ("exclude", "zero", "one", "nan")
+MEASURES = tuple(af.list_measures())
+
+
+@st.composite
+def label_arrays(draw: st.DrawFn, max_n: int = 40, max_m: int = 6) -> tuple[np.ndarray, np.ndarray, int]:
+    """Single-label (y_true, y_pred, n_classes); some classes may never occur."""
+    m = draw(st.integers(2, max_m))
+    n = draw(st.integers(1, max_n))
+    yt = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
+    yp = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
+    return np.array(yt), np.array(yp), m
+
+
+@st.composite
+def indicator_matrices(
+    draw: st.DrawFn, *, soft: bool = False, masked: bool = False, max_n: int = 25, max_m: int = 5
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(Y, P, mask) n x m; crisp 0/1 or soft values on a grid of [0, 1]."""
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(1, max_m))
+    values = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]) if soft else st.sampled_from([0.0, 1.0])
+    cells = st.lists(values, min_size=n * m, max_size=n * m)
+    Y = np.array(draw(cells)).reshape(n, m)
+    P = np.array(draw(cells)).reshape(n, m)
+    mask = None
+    if masked:
+        mask = np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=n * m, max_size=n * m))).reshape(
+            n, m
+        )
+    return Y, P, mask
+
+
+def dense_long(Y: np.ndarray, P: np.ndarray, mask: np.ndarray | None = None) -> pl.DataFrame:
+    """Every (example, class) entry as a row."""
+    n, m = Y.shape
+    ex, cl = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
+    data = {"example": ex.ravel(), "class": cl.ravel(), "y": Y.ravel(), "p": P.ravel()}
+    if mask is not None:
+        data["mask"] = mask.ravel()
+    return pl.DataFrame(data)

@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-
-from .strategies import (
+from tests.strategies import (
     CONVENTIONS,
     MEASURES,
     OPERATORS,
@@ -69,6 +68,7 @@ def same(got: pl.DataFrame, expected: pl.DataFrame, tol: float = 1e-12) -> None:
 # Any split accumulates to the whole
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_label_batches_add_up_to_the_whole(case: LabelCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -83,6 +83,7 @@ def test_label_batches_add_up_to_the_whole(case: LabelCase, data: st.DataObject,
     assert acc.n_rows == case.frame.height
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(
     case=label_frames(folds=True, repeat=True, example=True),
@@ -104,6 +105,7 @@ def test_folds_grouping_sets_and_group_universes_add_up(
     same(acc.compute(**rolled), whole.evaluate(**rolled, by=case.by))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(target=True), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_targets_add_up(case: LabelCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -129,6 +131,7 @@ def test_binary_task_adds_up(case: LabelCase, data: st.DataObject, k: int) -> No
     same(acc.compute(**kw), expected)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=long_frames(folds=True), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_long_batches_add_up(case: LongCase, data: st.DataObject, k: int, buffer: int) -> None:
@@ -158,6 +161,7 @@ def test_long_targets_add_up() -> None:
         same(acc.compute(**kw), whole.evaluate(**kw, by="g"))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(data=st.data(), k=st.integers(1, 4))
 def test_scores_batches_add_up(data: st.DataObject, k: int) -> None:
@@ -389,6 +393,7 @@ def test_compute_rolls_up_and_the_state_stays_small() -> None:
 AVOID = ["y_true", "y_pred", "example", *RESULT_NAMES["evaluate"]]
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False, max_keys=2), data=st.data(), k=st.integers(1, 3))
 def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: int) -> None:
@@ -422,6 +427,7 @@ def test_broken_batches_are_named() -> None:
         indicator.flush()
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @FEW
 @given(case=label_frames(example=False), data=st.data(), k=st.integers(1, 4), buffer=BUFFERS)
 def test_the_multiclass_operator_accumulates(

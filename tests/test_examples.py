@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-# make_data.py rewrites the shipped Parquet files; spark_report.py starts a JVM (tests/test_spark.py
+# make_data.py rewrites the shipped Parquet files; spark_report.py starts a JVM (tests/engines/test_spark.py
 # covers the engine): neither is a quick example to run here
 SKIP = {"make_data.py", "spark_report.py"}
 SCRIPTS = sorted(p for p in EXAMPLES.glob("*.py") if p.name not in SKIP)

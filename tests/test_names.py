@@ -33,8 +33,7 @@ from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe.interop.cli import main as cli_main
-
-from .strategies import (
+from tests.strategies import (
     CONVENTIONS,
     HOSTILE_NAMES,
     INTERNAL_NAMES,
@@ -48,7 +47,6 @@ from .strategies import (
     long_frames,
     rename_columns,
 )
-from .test_spark import spark, spark_jvm  # noqa: F401 (fixtures, shared with test_spark.py)
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -626,7 +624,7 @@ SPARK_NAMES = {
 
 
 def test_spark_hostile_names(request: pytest.FixtureRequest) -> None:
-    """One Spark case (the fixtures are tests/test_spark.py's: loopback only, skipped without Java)."""
+    """One Spark case (the fixtures are tests/engines/test_spark.py's: loopback only, skipped without Java)."""
     session = request.getfixturevalue("spark")
     frame = pl.DataFrame(
         {

@@ -30,8 +30,7 @@ from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe.interop.cli import main as cli_main
-
-from .strategies import (
+from tests.strategies import (
     CONVENTIONS,
     MEASURES,
     OPERATORS,

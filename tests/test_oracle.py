@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import aggframe as af
-
-from .conftest import CONVENTIONS, MEASURES, OPERATORS, indicator_matrices, label_arrays
+from tests.strategies import CONVENTIONS, MEASURES, OPERATORS, indicator_matrices, label_arrays
 
 
 def _reference(im: am.IndicatorMatrix, measure: str, op: str, conv: str) -> float | str:
@@ -46,6 +45,7 @@ def _compare_all(pr: af.Predictions, im: am.IndicatorMatrix) -> None:
         assert value == pytest.approx(ref, rel=1e-9, abs=1e-12, nan_ok=True), (measure, op, conv, value, ref)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(label_arrays())
 def test_multiclass_labels_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, m = data
@@ -60,18 +60,21 @@ def test_binary_task_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]
     _compare_all(af.from_labels(yt, yp, task="binary", pos_label=1), im)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices())
 def test_multilabel_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     Y, P, _ = data
     _compare_all(af.from_indicator(Y, P), am.IndicatorMatrix(Y, P, task="multilabel"))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_masked_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     Y, P, mask = data
     _compare_all(af.from_indicator(Y, P, mask=mask), am.IndicatorMatrix(Y, P, task="multilabel", mask=mask))
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("tnorm", ["product", "godel", "lukasiewicz"])
 @given(data=indicator_matrices(soft=True))
 def test_soft_labels_match_aggmetrics(tnorm: str, data: tuple[np.ndarray, np.ndarray, None]) -> None:
@@ -80,6 +83,7 @@ def test_soft_labels_match_aggmetrics(tnorm: str, data: tuple[np.ndarray, np.nda
     _compare_all(af.from_indicator(Y, P, tnorm=tnorm), im)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(soft=True, masked=True), st.floats(0.0, 4.0))
 def test_hamacher_gamma_one_is_product_and_any_gamma_is_a_tnorm(
     data: tuple[np.ndarray, np.ndarray, np.ndarray], gamma: float
@@ -151,6 +155,7 @@ def test_micro_convention_applies_to_the_pooled_entry() -> None:
 # -- scikit-learn -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted"])
 @given(data=label_arrays())
 def test_precision_recall_f_against_sklearn(average: str, data: tuple[np.ndarray, np.ndarray, int]) -> None:
@@ -164,6 +169,7 @@ def test_precision_recall_f_against_sklearn(average: str, data: tuple[np.ndarray
     assert out["value"].to_list() == pytest.approx([p, r, f, f2, f05], abs=1e-12)
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted", "samples"])
 @given(data=indicator_matrices())
 def test_multilabel_against_sklearn(average: str, data: tuple[np.ndarray, np.ndarray, None]) -> None:

@@ -274,7 +274,7 @@ def _jacobian(model: _Model, measures: Sequence[Measure], pairs: Sequence[Pair])
             # Fallback for formulas complex step cannot go through (the probe in
             # _complex_step_ok failed: abs/max/comparisons, casts to float, ...):
             # central differences clamped to [0, 1], exactly as aggmetrics does it.
-            # None of the 21 built-in formulas needs it (tests/test_suites.py checks).
+            # None of the 21 built-in formulas needs it (tests/analysis/test_suites.py checks).
             if central is None:
                 hi = np.minimum(model.theta + _H_CENTRAL, 1.0)
                 lo = np.maximum(model.theta - _H_CENTRAL, 0.0)

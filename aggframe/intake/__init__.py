@@ -3,8 +3,10 @@
 :mod:`~aggframe.intake.long` (one row per (example, class)),
 :mod:`~aggframe.intake.labels` (one row per example) and
 :mod:`~aggframe.intake.stored` (cell stores), plus the derived forms
-:mod:`~aggframe.intake.scores` (decisions from scores) and
-:mod:`~aggframe.intake.ordinal` (cumulative thresholds). Each knows its roles,
+:mod:`~aggframe.intake.scores` (decisions from scores, long layout),
+:mod:`~aggframe.intake.binary_scores` (the binary layout of scores; both built by
+:mod:`~aggframe.intake.scores_source`) and :mod:`~aggframe.intake.ordinal`
+(cumulative thresholds). Each knows its roles,
 its grains and its checks; :mod:`~aggframe.intake.source` reads paths and turns
 the engines' read errors into :class:`~aggframe.exceptions.SourceError`;
 :mod:`~aggframe.intake.checks` holds the option and column checks every form shares.

@@ -51,6 +51,7 @@ import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
 from aggframe._options import Engine, Grain
+from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     InvalidValueError,
     OptionError,
@@ -226,6 +227,10 @@ class Cells:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
     ) -> pl.DataFrame: ...
@@ -244,10 +249,15 @@ class Cells:
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
         grouping_sets: str | Sequence[Sequence[str]] | None = ...,
+        n_boot: int | None = ...,
+        level: float = ...,
+        seed: int = ...,
+        cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
     ) -> pl.LazyFrame: ...
 
+    @tracked("Cells.evaluate")
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
@@ -261,6 +271,10 @@ class Cells:
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
         grouping_sets: str | Sequence[Sequence[str]] | None = None,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
     ) -> pl.DataFrame | pl.LazyFrame:
@@ -271,7 +285,11 @@ class Cells:
         up exactly), and every operator, convention, pooling (with folds),
         ``within`` (with targets), class subset and grouping set works. The one
         thing stored cells cannot give is ``parts(m, "exemplar")`` (one value per
-        example): they keep the profiles, not the examples.
+        example): they keep the profiles, not the examples. For the same reason
+        ``n_boot`` (bootstrap intervals weight each example) and the measures on
+        scores (``auroc``, ``log_loss``, ...: they read the scores) are refused with
+        an :class:`OptionError` that says so; ``level``, ``seed`` and ``cluster``
+        belong to ``n_boot``.
 
         Examples
         --------
@@ -290,6 +308,13 @@ class Cells:
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
         """
+        if n_boot is not None:
+            msg = (
+                "n_boot= weights each example, and cells hold sums over the examples: bootstrap the "
+                "predictions (pr.evaluate(..., n_boot=...)) before reducing them to cells"
+            )
+            raise OptionError(msg)
+        del level, seed, cluster  # options of n_boot
         source = self.source()
         if classes is not None and labels is not None:
             msg = "give the class subset once: classes= (or its scikit-learn spelling labels=), not both"
@@ -307,6 +332,12 @@ class Cells:
             has_folds=bool(source.fold_keys()),
             has_target=source.target is not None,
         )
+        if request.scores:
+            msg = (
+                "the measures on scores (" + ", ".join(request.scores) + ") read the scores, and cells hold "
+                "the decisions' sums only: evaluate them on the predictions (from_scores)"
+            )
+            raise OptionError(msg)
         tables = source.tables(request.by)
         if request.matrix_measures:
             self._check_matrix("the weighted kappas" if request.needs_pairs else "the multiclass operator")
@@ -322,7 +353,7 @@ class Cells:
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
         check_result_names(names.values(), columns, "evaluate")
         out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else out.collect(engine=engine))
+        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
 
     def _check_matrix(self, what: str) -> None:
         """The multiclass operator needs single-label cells (the weighted kappas: their confusion counts)."""
@@ -371,6 +402,7 @@ class Cells:
         )
 
     @classmethod
+    @tracked("Cells.read")
     def read(cls, paths: str | Path | Sequence[str | Path]) -> Cells:
         """The cells of one or more cell stores (directories or quoted globs), added up.
 
@@ -392,7 +424,8 @@ class Cells:
         if len(dirs) > 1:
             # refuses stores given twice or overlapping (named as from_cells names them)
             read_store(dirs)
-        return add_all([_read_one(d) for d in dirs])
+        with stage(f"reading and rolling up {len(dirs)} cell store(s)"):
+            return add_all([_read_one(d) for d in dirs])
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:

@@ -41,6 +41,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from aggframe._progress import stage
 from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "partition_value",
     "reading",
     "scan",
+    "scanning",
 ]
 
 # Error texts (tests import them; ``{...}`` are filled in)
@@ -214,6 +216,19 @@ def reading(source: Origin | str | None) -> Iterator[None]:
         text = str(FRAME if source is None else source)
         msg = READ_FAILED.format(source=text, reason=_reason(exc))
         raise SourceError(msg) from exc
+
+
+@contextmanager
+def scanning(source: Origin | None, what: str = "") -> Iterator[None]:
+    """:func:`reading`, shown as a stage of ``af.progress()``: ``scanning 'x.parquet'``.
+
+    Cell stores are ``reading and rolling up cell stores ...``; ``what`` is added
+    (``" for 200 bootstrap replicates"``). Free when no progress display is active.
+    """
+    origin = FRAME if source is None else source
+    verb = "reading and rolling up" if origin.kind == "stores" else "scanning"
+    with stage(f"{verb} {origin}{what}"), reading(source):
+        yield
 
 
 # ---------------------------------------------------------------------------

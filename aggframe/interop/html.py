@@ -8,101 +8,50 @@ JavaScript that vl-convert ships, inlined once in the file (``charts="vega"``: a
 more, with tooltips). The tables are great_tables' HTML, whose styles are inline.
 
 :func:`html_report` evaluates and writes a report from a ``Predictions``;
-:func:`write_html_report` writes one for a result already evaluated (what the CLI calls).
+:func:`write_html_report` writes one for a result already evaluated (what the CLI calls). This
+module builds the page, section by section; the page itself and its charts are in
+:mod:`aggframe.interop.html_page`, the great_tables tables in :mod:`aggframe.interop.html_tables`,
+and the glossary, the data's shape, the interval note and the score charts in
+:mod:`aggframe.interop.html_sections`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import html
-import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
+from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.source import package_version
-from aggframe.interop.layout import SPEC_COLUMNS, wide
-from aggframe.interop.plots import (
-    _altair,
-    _keys,
-    _label,
-    _text,
-    plot_calibration,
-    plot_classes,
-    plot_conventions,
-    plot_curve,
-    plot_folds,
-    plot_groups,
-    plot_heatmap,
+from aggframe.interop.charts.frames import _altair, _keys, _label
+from aggframe.interop.html_page import ChartMode, _Page
+from aggframe.interop.html_sections import (
+    _CONVENTIONS,
+    _MAX_GROUP_PANELS,
+    _OPERATORS,
+    _POOLINGS,
+    _definitions,
+    _has_scores,
+    _interval_note,
+    _one,
+    _score_charts,
+    _shape,
+    _values,
 )
+from aggframe.interop.layout import SPEC_COLUMNS, wide
+from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
 
 __all__ = ["ChartMode", "html_report", "write_html_report"]
 
-ChartMode = Literal["svg", "vega"]
 _INSTALL = "pip install 'aggframe[plot]'"
-_MAX_GROUP_PANELS = 12
 _MAX_HEATMAPS = 4
 _MAX_CLASS_CHARTS = 3
-_MAX_SCORE_LINES = 12
-#: where the group keys of a curve or reliability frame end
-_SCORE_STOP = ("operator", "class", "threshold", "fpr", "tpr", "precision", "recall", "bin", "mean_score")
-_COUNTS = frozenset({"support", "examples", "tp", "fp", "fn", "tn"})  # float counts, shown whole
-
-_CONVENTIONS = {
-    "exclude": "undefined entries (a zero denominator) are left out of the average; NaN if none is defined",
-    "zero": "undefined entries count as 0",
-    "one": "undefined entries count as 1",
-    "nan": "the result is NaN as soon as one entry is undefined",
-}
-_OPERATORS = {
-    "micro": "pool the confusion cells of every class, then compute the measure once",
-    "macro": "compute the measure per class, then take the plain mean",
-    "weighted": "compute the measure per class, then take the mean weighted by class support",
-    "exemplar": "compute the measure per example, then take the mean",
-    "binary": "the positive class only",
-    "total": "the total cost",
-}
-_POOLINGS = {
-    "pooled": "the union of the folds, evaluated once (exact cell sums)",
-    "averaged": "each fold evaluated, then the mean weighted by fold size",
-    "fold": "the value of each fold",
-    "min": "the lowest fold value",
-    "max": "the highest fold value",
-    "std": "the spread of the fold values (a lower bound on the uncertainty, folds share training data)",
-    "repeat_pooled": "the folds of each repeat pooled, then the mean over the repeats",
-    "repeat": "the value of each repeat (its folds pooled)",
-    "repeat_min": "the lowest repeat value",
-    "repeat_max": "the highest repeat value",
-    "repeat_std": "the spread of the repeat values (the partitioning's variation, not the data's)",
-}
-
-_CSS = """
-body { font-family: -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
-       margin: 2rem auto; max-width: 1200px; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
-h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
-.meta { color: #666; font-size: 0.9rem; }
-.chart { margin: 1rem 0; padding-right: 4rem; overflow-x: auto; }
-.chart svg { overflow: visible; }
-.note { color: #555; font-style: italic; }
-dl.defs dt { font-weight: 600; float: left; clear: left; width: 7rem; }
-dl.defs dd { margin-left: 7.5rem; margin-bottom: 0.3rem; }
-footer { margin-top: 3rem; color: #777; font-size: 0.85rem; }
-"""
-
-_EMBED = """
-for (const node of document.querySelectorAll("div.chart[data-spec]")) {
-  const spec = JSON.parse(document.getElementById(node.dataset.spec).textContent);
-  vegaEmbed(node, spec, {actions: false, renderer: "svg"}).catch((err) => {
-    node.textContent = "chart failed: " + err;
-    console.error(err);
-  });
-}
-"""
 
 
 def _deps() -> tuple[Any, Any]:
@@ -122,186 +71,6 @@ def _version() -> str:
 
 
 # ---------------------------------------------------------------------------
-# Pieces
-
-
-class _Page:
-    """The sections of one page, the charts rendered as asked."""
-
-    def __init__(self, mode: ChartMode, vlc: Any, gt: Any) -> None:
-        self.mode = mode
-        self.vlc = vlc
-        self.gt = gt
-        self.parts: list[str] = []
-        self.n_charts = 0
-        self.n_tables = 0
-
-    def add(self, text: str) -> None:
-        self.parts.append(text)
-
-    def heading(self, text: str) -> None:
-        self.add(f"<h2>{html.escape(text)}</h2>")
-
-    def note(self, text: str) -> None:
-        self.add(f'<p class="note">{html.escape(text)}</p>')
-
-    def chart(self, chart: Any) -> None:
-        self.n_charts += 1
-        spec = chart.to_dict()
-        spec.pop("$schema", None)  # a URL the renderer never fetches, left out all the same
-        name = f"chart-{self.n_charts}"
-        if self.mode == "svg":
-            svg = _unique_ids(self.vlc.vegalite_to_svg(spec), name)
-            self.add(f'<div class="chart" id="{name}">{svg}</div>')
-        else:
-            payload = json.dumps(spec, allow_nan=False).replace("</", "<\\/")
-            self.add(
-                f'<div class="chart" id="{name}" data-spec="{name}-spec"></div>'
-                f'<script type="application/json" id="{name}-spec">{payload}</script>'
-            )
-
-    def table(self, df: pl.DataFrame, *, title: str | None = None, group: str | None = None) -> None:
-        self.n_tables += 1
-        counts = [c for c, t in df.schema.items() if t.is_float() and c in _COUNTS]
-        values = [c for c, t in df.schema.items() if t.is_float() and c != group and c not in _COUNTS]
-        shown = df.with_columns(
-            pl.when(pl.col(c).is_nan()).then(None).otherwise(pl.col(c)).alias(c) for c in values
-        )
-        shown = shown.with_columns(
-            _text(c).alias(c)
-            for c, t in shown.schema.items()
-            if c not in values and c not in counts and t != pl.String
-        ).with_columns(pl.col(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
-        table = self.gt.GT(shown, groupname_col=group, id=f"table-{self.n_tables}")
-        if values:
-            table = table.fmt_number(columns=values, decimals=4).sub_missing(
-                columns=values, missing_text="undefined"
-            )
-        if counts:
-            table = table.fmt_number(columns=counts, decimals=0)
-        if title:
-            table = table.tab_header(title=title)
-        self.add(table.as_raw_html())
-
-    def html(self, title: str) -> str:
-        script = ""
-        if self.mode == "vega" and self.n_charts:
-            bundle = self.vlc.javascript_bundle().replace("</script", "<\\/script")
-            script = f"<script>{bundle}</script>\n<script>{_EMBED}</script>"
-        body = "\n".join(self.parts)
-        return (
-            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-            f"{body}\n{script}\n</body>\n</html>\n"
-        )
-
-
-def _unique_ids(svg: str, prefix: str) -> str:
-    """Prefix the ids of an inline SVG (clip paths, gradients) so charts on one page never share one."""
-    ids = set(re.findall(r'\bid="([^"]+)"', svg))
-    for old in sorted(ids, key=len, reverse=True):
-        new = f"{prefix}-{old}"
-        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"url(#{old})", f"url(#{new})")
-        svg = svg.replace(f'href="#{old}"', f'href="#{new}"')
-    return svg
-
-
-def _definitions(page: _Page, terms: dict[str, str], used: Sequence[str], what: str) -> None:
-    rows = [f"<dt>{html.escape(str(u))}</dt><dd>{html.escape(terms.get(str(u), what))}</dd>" for u in used]
-    page.add(f'<dl class="defs">{"".join(rows)}</dl>')
-
-
-def _values(df: pl.DataFrame, column: str) -> list[Any]:
-    if column not in df.columns:
-        return []
-    return [v for v in df.get_column(column).unique(maintain_order=True).to_list() if v is not None]
-
-
-def _shape(pr: Any, keys: list[str], per_class: pl.DataFrame | None) -> pl.DataFrame | None:
-    """Examples (and classes) per group, from the public cell tables."""
-    try:
-        profiles = pr.cells("profiles", by=keys or None)
-    except (AggframeError, AttributeError, TypeError):
-        return None
-    if "n" not in profiles.columns:
-        return None
-    shape = (
-        profiles.group_by(keys, maintain_order=True).agg(pl.col("n").sum().alias("examples"))
-        if keys
-        else profiles.select(pl.col("n").sum().alias("examples"))
-    )
-    if per_class is not None and "class" in per_class.columns and all(k in per_class.columns for k in keys):
-        classes = (
-            per_class.group_by(keys, maintain_order=True).agg(pl.col("class").n_unique().alias("classes"))
-            if keys
-            else per_class.select(pl.col("class").n_unique().alias("classes"))
-        )
-        shape = (
-            shape.join(classes, on=keys, how="left", nulls_equal=True)
-            if keys
-            else pl.concat([shape, classes], how="horizontal")
-        )
-    return cast(
-        "pl.DataFrame | None", shape.sort(keys, nulls_last=True, maintain_order=True) if keys else shape
-    )
-
-
-def _one(df: pl.DataFrame, column: str, prefer: str) -> str | None:
-    values = _values(df, column)
-    if not values:
-        return None
-    return prefer if prefer in values else str(values[0])
-
-
-def _has_scores(pr: Any) -> bool:
-    """Predictions made from scores (``from_scores``): their curves and calibration mean something."""
-    derived = getattr(getattr(pr, "source", None), "derived_from", None) or {}
-    return "score" in derived.values()
-
-
-def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
-    """ROC and precision-recall curves and the reliability diagram, where ``pr`` can give them.
-
-    Calls ``pr.curve(kind, by=...)`` (``kind`` ``"roc"`` or ``"pr"``) and
-    ``pr.calibration(by=...)``; a build without them, or an error, leaves a note.
-    """
-    by = groups or None
-    calls = [
-        ("ROC curves", "curve", ("roc",), plot_curve),
-        ("Precision-recall curves", "curve", ("pr",), plot_curve),
-        ("Reliability diagram", "calibration", (), plot_calibration),
-    ]
-    for what, method, args, draw in calls:
-        call = getattr(pr, method, None)
-        if not callable(call):
-            page.note(f"{what}: not available in this version of aggframe.")
-            continue
-        try:
-            frame = call(*args, by=by)
-            if isinstance(frame, pl.LazyFrame):
-                frame = frame.collect()
-            if not isinstance(frame, pl.DataFrame):
-                continue
-        except (AggframeError, TypeError, NotImplementedError) as exc:
-            page.note(
-                f"{what} are not available: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-            )
-            continue
-        lines = frame.select(
-            _label([c for c in ("class", "operator") if c in frame.columns]).n_unique()
-        ).item()
-        panels = frame.select(_label(_keys(frame, by, _SCORE_STOP)).n_unique()).item() if frame.height else 0
-        if lines > _MAX_SCORE_LINES or panels > _MAX_GROUP_PANELS:
-            page.note(
-                f"{what} left out: {lines} lines in {panels} panel(s) (drawn up to {_MAX_SCORE_LINES} lines "
-                f"and {_MAX_GROUP_PANELS} panels)."
-            )
-            continue
-        if frame.height:
-            page.chart(draw(frame, by=by))
-
-
-# ---------------------------------------------------------------------------
 # The report
 
 
@@ -314,6 +83,7 @@ def _build(
     charts: ChartMode,
     max_classes: int,
     command: str | None,
+    seed: int | None = None,
 ) -> str:
     if charts not in ("svg", "vega"):
         msg = f"charts= must be 'svg' or 'vega', got {charts!r}"
@@ -375,15 +145,25 @@ def _build(
     if poolings:
         page.add("<p>Cross-validation folds:</p>")
         _definitions(page, _POOLINGS, poolings, "a pooling")
+    intervals = "ci_low" in report.columns and "ci_high" in report.columns
+    if intervals:
+        page.add(f"<p>{html.escape(_interval_note(report, seed))}</p>")
 
     # results
     page.heading("Results")
     group_label = "group"
+    values = ["value", "ci_low", "ci_high"] if intervals else ["value"]
+    shown = " (value [interval])" if intervals else ""
     if keys:
-        results = wide(report, by=[*keys, "measure"]).with_columns(_label(keys).alias(group_label)).drop(keys)
-        page.table(results, group=group_label, title=" · ".join(keys))
+        results = wide(report, by=[*keys, "measure"], values=values).with_columns(
+            _label(keys).alias(group_label)
+        )
+        results = results.drop(cs.by_name(keys))
+        page.table(results, group=group_label, title=" · ".join(keys) + shown, intervals=intervals)
     else:
-        page.table(wide(report, by=["measure"]))
+        page.table(
+            wide(report, by=["measure"], values=values), title=shown.strip() or None, intervals=intervals
+        )
 
     # charts
     page.heading("Charts")
@@ -450,7 +230,7 @@ def _build(
         support = ["support"] if "support" in per_class.columns else []
         table = wide(per_class, by=[*pc_keys, "class", *support])
         if pc_keys:
-            table = table.with_columns(_label(pc_keys).alias(group_label)).drop(pc_keys)
+            table = table.with_columns(_label(pc_keys).alias(group_label)).drop(cs.by_name(pc_keys))
             page.table(table, group=group_label, title=" · ".join(pc_keys))
         else:
             page.table(table)
@@ -486,8 +266,12 @@ def write_html_report(
     charts: ChartMode = "svg",
     max_classes: int = 40,
     command: str | None = None,
+    seed: int | None = None,
 ) -> Path:
     """Write the HTML report of a result already evaluated (what ``aggframe report --html`` calls).
+
+    A result evaluated with ``n_boot=`` (columns ``ci_low``, ``ci_high``) is shown with its
+    intervals: ``value [low, high]`` in the tables, error bars and bands in the charts.
 
     Parameters
     ----------
@@ -509,6 +293,8 @@ def write_html_report(
         Per-class tables and charts are left out above this many classes.
     command
         The command line, shown under the title.
+    seed
+        The bootstrap seed the report was evaluated with, shown with the intervals.
 
     Returns
     -------
@@ -523,12 +309,14 @@ def write_html_report(
         charts=charts,
         max_classes=max_classes,
         command=command,
+        seed=seed,
     )
     out = Path(path)
     out.write_text(text, encoding="utf-8")
     return out
 
 
+@tracked("html_report")
 def html_report(
     pr: Any,
     measures: str | Sequence[str] | None = None,
@@ -541,6 +329,10 @@ def html_report(
     title: str | None = None,
     charts: ChartMode = "svg",
     max_classes: int = 40,
+    n_boot: int | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    cluster: str | None = None,
 ) -> str:
     """Evaluate ``pr`` and return (and, with ``path``, write) a self-contained HTML report.
 
@@ -548,6 +340,10 @@ def html_report(
     operator), charts (per group, a heat map over two group columns, the convention band, the
     folds, per class), the per-class values, the diagnostics, the conventions used, the data's
     shape and the aggframe version. It loads nothing from the network.
+
+    With ``n_boot=B`` the values get bootstrap intervals (as ``evaluate(..., n_boot=B)``): the
+    tables show ``value [low, high]``, the per-group chart error bars, the heat map each
+    interval under its value, and the per-class charts a band around each average.
 
     Parameters
     ----------
@@ -563,6 +359,8 @@ def html_report(
         ``"svg"`` (inline SVG, no script) or ``"vega"`` (Vega JavaScript inlined, tooltips).
     max_classes
         Per-class tables and charts are left out above this many classes.
+    n_boot, level, seed, cluster
+        Bootstrap intervals, as in ``Predictions.evaluate`` (default: none).
 
     Returns
     -------
@@ -576,10 +374,19 @@ def html_report(
     >>> page = af.html_report(pr, ["f1", "precision"], ["micro", "macro"])
     >>> page.startswith("<!DOCTYPE html>"), "https://" in page
     (True, False)
+
+    With bootstrap intervals:
+
+    >>> pr = af.from_labels([0, 1, 2, 2, 1, 0] * 20, [0, 2, 2, 1, 1, 1] * 20)
+    >>> page = af.html_report(pr, "f1", ["micro", "macro"], n_boot=50, seed=1)
+    >>> "95% percentile intervals over 50 bootstrap replicates" in page
+    True
     """
     kwargs: dict[str, Any] = {"by": by, "convention": convention}
     if pooling is not None:
         kwargs["pooling"] = pooling
+    if n_boot is not None:
+        kwargs.update(n_boot=n_boot, level=level, seed=seed, cluster=cluster)
     report = pr.evaluate(measures, operators, **kwargs)
     text = _build(
         pr,
@@ -589,6 +396,7 @@ def html_report(
         charts=charts,
         max_classes=max_classes,
         command=None,
+        seed=seed if n_boot is not None else None,
     )
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")

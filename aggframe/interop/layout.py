@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import polars as pl
+import polars.selectors as cs
 
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
 
-__all__ = ["SPEC_COLUMNS", "wide"]
+__all__ = ["SPEC_COLUMNS", "named", "wide"]
 
 #: The columns that say *what* a row of a tidy result computed, in the order they appear in a
 #: wide column name. ``measure`` and ``operator`` always name a column; the others only when
@@ -21,6 +22,17 @@ __all__ = ["SPEC_COLUMNS", "wide"]
 SPEC_COLUMNS: tuple[str, ...] = ("measure", "operator", "convention", "pooling")
 _ALWAYS = ("measure", "operator")
 _INDEX = "__aggframe_row__"
+
+
+def named(name: str) -> pl.Expr:
+    """The column called ``name``, literally: ``pl.col("*")`` is every column and ``pl.col("^x$")``
+    a pattern, so a user's column name (a group key) is never handed to ``pl.col``."""
+    return cs.by_name(name).as_expr()
+
+
+def _private_keys(keys: Sequence[str]) -> list[str]:
+    """Stand-in names for the user's key columns while a frame is reshaped."""
+    return [f"__aggframe_key{i}__" for i in range(len(keys))]
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:
@@ -123,6 +135,10 @@ def wide(
         msg = f"wide(): {clash} is both a value and a key or specification column"
         raise OptionError(msg)
 
+    # the keys under stand-in names while reshaping (a key may be called "*", "^x$", "__name__")
+    user_keys, keys = keys, _private_keys(keys)
+    df = df.rename(dict(zip(user_keys, keys, strict=True)))
+
     # name parts: measure and operator always, the others when they vary
     parts = [c for c in spec if c in _ALWAYS or df.get_column(c).n_unique() > 1]
     if not parts and len(value_cols) == 1:
@@ -144,14 +160,14 @@ def wide(
 
     dup = long.group_by([*keys, "__name__"], maintain_order=True).len().filter(pl.col("len") > 1)
     if dup.height:
-        example = dup.row(0, named=True)
+        example = dup.rename(dict(zip(keys, user_keys, strict=True))).row(0, named=True)
         msg = (
-            f"wide(): {dup.height} combination(s) of the keys {keys} and the column name appear more "
+            f"wide(): {dup.height} combination(s) of the keys {user_keys} and the column name appear more "
             f"than once, e.g. {example}; pass every group column in by=[...]"
         )
         raise DuplicateEntryError(msg)
     names = long.get_column("__name__").unique(maintain_order=True).to_list()
-    clash = [n for n in names if n in keys]
+    clash = [n for n in names if n in user_keys]
     if clash:
         msg = f"wide(): the column name(s) {clash} are also key columns; rename the key or use separator="
         raise OptionError(msg)
@@ -160,4 +176,4 @@ def wide(
         long = long.with_columns(pl.lit(0).alias(_INDEX))
     index = keys or [_INDEX]
     out = long.pivot(on="__name__", on_columns=names, index=index, values=value_col, maintain_order=True)
-    return out.drop(_INDEX) if not keys else out
+    return out.drop(_INDEX) if not keys else out.rename(dict(zip(keys, user_keys, strict=True)))

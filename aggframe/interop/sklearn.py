@@ -11,7 +11,7 @@ The naming trap: scikit-learn's ``matthews_corrcoef``, ``cohen_kappa_score`` and
 ``m x m`` confusion matrix (operator ``multiclass``), not the one-vs-rest cells
 that ``micro`` and ``macro`` average: ``mcc`` under ``micro`` is another number.
 
-Equivalence with ``sklearn.metrics`` (each row is a test in ``tests/test_sklearn.py``)
+Equivalence with ``sklearn.metrics`` (each row is a test in ``tests/interop/test_sklearn.py``)
 ---------------------------------------------------------------------------------------
 
 ==============================================  ==============================================
@@ -61,6 +61,18 @@ scikit-learn                                    aggframe (measure, operator, con
                                                 (tidy; ``rate`` null where scikit-learn
                                                 gives 0: ``convention="zero"`` semantics)
 ``classification_report``                       :func:`classification_report`
+``roc_auc_score(y, P, multi_class="ovr",``      ``"auroc"``, ``a``, on :func:`~aggframe.from_scores`
+``average=a)`` (macro, weighted)                (one-vs-rest per class)
+``roc_auc_score(Y, P, average="micro")``        ``"auroc"``, ``"micro"`` (``"samples"``: ``"exemplar"``)
+binary ``roc_auc_score(y, s)``,                 ``"auroc"``, ``"average_precision"``,
+``average_precision_score``, ``log_loss``,      ``"log_loss"``, ``"brier"`` on
+``brier_score_loss``                            ``from_scores(frame, class_=None)``
+``average_precision_score(Y, P, average=a)``    ``"average_precision"``, ``a``
+``label_ranking_average_precision_score``       ``"average_precision"``, ``"exemplar"``
+``log_loss(y, P)``, ``brier_score_loss(y, P)``  ``"log_loss"``, ``"brier"``, ``"multiclass"``
+``roc_curve`` (``drop_intermediate=False``),    ``Predictions.curve("roc")``, ``curve("pr")``
+``precision_recall_curve``                      (one class's rows)
+``calibration_curve``                           ``Predictions.calibration(bins=, strategy=)``
 ==============================================  ==============================================
 
 On two classes (one-hot, ``task=None``) ``"mcc"`` under ``"multiclass"`` equals the

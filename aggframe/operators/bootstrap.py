@@ -15,7 +15,7 @@ BCa would need the acceleration, a jackknife over the examples (``n`` more
 evaluations, or per-example influence values that the cell sums do not keep),
 which the one-pass design cannot give cheaply; the percentile interval is
 transformation-respecting and, for the smooth ratio measures here, first-order
-accurate (the coverage test in ``tests/test_bootstrap.py`` checks it).
+accurate (the coverage test in ``tests/operators/test_bootstrap.py`` checks it).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Three steps, each small:
 :func:`score_grains`
     The wide step's aggregates of one :class:`~aggframe.wide.ranking.ScoreFrame`
     (one grouping), as lazy Polars frames: AUROC and AP per class and pooled
-    (:func:`~aggframe.operators.curves.ranking_entries`, on the rows of a Polars
+    (:func:`~aggframe.operators.score_values.ranking_entries`, on the rows of a Polars
     source in exact mode, else on the per-score counts of the engine), the loss
     sums and the uniform calibration sums per class, the per-example sums.
     Every frame that reads the source is here, so a report collects them
@@ -32,7 +32,9 @@ Operators
 ==============  ============================================================
 
 The semantics of each value (ties, undefined cases, clipping) are those of
-:mod:`aggframe.operators.curves`. ``ece`` here uses 15 uniform bins
+:mod:`aggframe.operators.score_values`, which gives the entries; the curves and
+the reliability table are :mod:`aggframe.operators.curves` and
+:mod:`aggframe.operators.calibration`. ``ece`` here uses 15 uniform bins
 (:data:`ECE_BINS`, scikit-learn's ``calibration_curve`` edges), assigned on the
 engine so that it is exact in every mode.
 """
@@ -48,7 +50,9 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL, RESULT_COLUMNS, by_key
 from aggframe._options import Convention, CurveKind, Strategy
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
+from aggframe.operators import calibration as cal
 from aggframe.operators import curves as cv
+from aggframe.operators import score_values as sv
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 from aggframe.operators.reduce import resolve_mean
 from aggframe.wide.engines import to_polars, to_polars_all
@@ -140,7 +144,7 @@ def score_grains(
     if per_entry and set(_RANKING) & set(measures):
         if sf.polars and sf.bins is None:
             rows = score_rows(sf.frame, rk, score=sf.score, y=sf.y, class_=c).to_native()
-            ranked = cv.ranking_entries(rows, rk, c, unit_rows=True)
+            ranked = sv.ranking_entries(rows, rk, c, unit_rows=True)
             polars["ranking_classes"], polars["ranking_pooled"] = ranked["classes"], ranked["pooled"]
         else:
             engine["counts"] = score_counts(sf.frame, rk, score=sf.score, y=sf.y, class_=c, bins=sf.bins)
@@ -158,7 +162,7 @@ def score_grains(
     names = list(engine)
     crossed = dict(zip(names, to_polars_all([engine[n] for n in names]), strict=True))  # type: ignore[misc]
     if "counts" in crossed:
-        ranked = cv.ranking_entries(crossed.pop("counts"), rk, c)
+        ranked = sv.ranking_entries(crossed.pop("counts"), rk, c)
         polars["ranking_classes"], polars["ranking_pooled"] = ranked["classes"], ranked["pooled"]
     return {**polars, **crossed}
 
@@ -243,7 +247,7 @@ def score_entries(
     examples = None
     if "stats" in grains:
         wanted = [m for m in measures if m in EXAMPLE_MEASURES]
-        examples = cv.example_entries(grains["stats"], rk, wanted)
+        examples = sv.example_entries(grains["stats"], rk, wanted)
     multiclass = None
     if "multiclass" in operators and losses and "losses" in grains:
         multiclass = _multiclass(grains["losses"], sf, losses)
@@ -276,7 +280,7 @@ def _complete(classes: pl.LazyFrame, sf: ScoreFrame, measures: Sequence[str]) ->
 
 
 def _multiclass(sums: pl.LazyFrame, sf: ScoreFrame, losses: Sequence[str]) -> pl.LazyFrame:
-    """scikit-learn's whole-distribution losses per group (as :func:`~aggframe.operators.curves.multiclass_entries`).
+    """scikit-learn's whole-distribution losses per group (as :func:`~aggframe.operators.score_values.multiclass_entries`).
 
     The examples of a group are its largest class's entry count (every example
     has an entry for every class: dense scores); Brier is halved below three
@@ -457,8 +461,8 @@ def calibration_frame(sf: ScoreFrame, *, bins: int, strategy: Strategy, operator
     """The reliability table per group (and class unless ``operator="micro"``)."""
     rk, c = list(sf.row_keys), sf.class_
     if operator == "micro":
-        return cv.calibration(_counts(sf, pooled=True), rk, bins=bins, strategy=strategy)
-    out = cv.calibration(_counts(sf, pooled=False), [*rk, c], bins=bins, strategy=strategy)
+        return cal.calibration(_counts(sf, pooled=True), rk, bins=bins, strategy=strategy)
+    out = cal.calibration(_counts(sf, pooled=False), [*rk, c], bins=bins, strategy=strategy)
     return out.rename({c: CLASS})
 
 

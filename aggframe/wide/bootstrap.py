@@ -28,7 +28,7 @@ Narwhals gives ``//`` and ``%`` Python's floored meaning on every engine)::
 
 Without ``Q`` the add-shift and multiply steps are nearly linear over the
 integers (consecutive ids then got weights correlated at -0.43 in the first
-version; ``tests/test_bootstrap.py`` checks neighbours, replicates and
+version; ``tests/operators/test_bootstrap.py`` checks neighbours, replicates and
 frequencies). ``s_j``, ``K_b`` and ``C_b`` come from splitmix64 of the seed (and ``b``) in
 Python (:func:`replicate_constants`). :func:`reference_weights` is the same
 computation in plain Python, the oracle of the tests. A null id is a unit of its

@@ -1,7 +1,7 @@
 """Decisions from scores (argmax, top-k), in the wide step: window expressions, and a fast argmax grain.
 
 :func:`~aggframe.from_scores` turns per (example, class) scores into
-predictions. Two ways, with the same results (tests/test_scores.py):
+predictions. Two ways, with the same results (tests/intake/test_scores.py):
 
 :func:`ranked`
     A Narwhals window that marks each row predicted or not (its row number
@@ -33,7 +33,7 @@ from typing import Any, cast
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CELLS
+from aggframe._columns import CELLS, PREFIX
 from aggframe.wide.engines import distinct_classes, shared_small
 from aggframe.wide.keys import keyed, row_keys
 
@@ -65,7 +65,7 @@ def ranked(frame: Frame, *, score: str, key: str, partition: Sequence[str], k: i
 
 
 #: The helper column of :func:`ranked` (the score, negated: window orderings ascend).
-NEGATED = "__aggframe_negated_score__"
+NEGATED = f"{PREFIX}negated_score"
 #: Up to this many best classes, Polars finds them as successive arg-maxes (one aggregation
 #: per example each, and a join to set the found ones aside); above, with a window.
 MAX_PASSES = 4

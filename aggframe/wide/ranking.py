@@ -5,7 +5,8 @@ class) with a score and a truth ``y`` in {0, 1}); everything it returns is an
 aggregate, and every function is written with the Narwhals lazy API, so the same
 code runs on Polars (eager, lazy, streaming), DuckDB and Spark. The narrow steps
 (curves, areas, calibration, thresholds, entry tables) run in Polars on what it
-returns (:mod:`aggframe.operators.curves`).
+returns (:mod:`aggframe.operators.curves`, :mod:`aggframe.operators.calibration`,
+:mod:`aggframe.operators.score_values`).
 
 Column names are the caller's: ``keys`` (by-columns, possibly empty; a null key
 is its own group, as in any group-by), ``class_``, ``example``, ``score``, ``y``
@@ -30,7 +31,7 @@ Grains
 :func:`score_rows`
     The rows in the same shape without the group-by, for Polars sources in exact
     mode: on continuous scores the group-by reduces nothing and costs about as
-    much as the sort after it (``_curves.ranking_entries(..., unit_rows=True)``
+    much as the sort after it (``score_values.ranking_entries(..., unit_rows=True)``
     aggregates only the tied rows).
 :func:`example_stats`
     Per keys: sums and counts of the per-example (exemplar) values, computed per
@@ -255,7 +256,7 @@ def score_rows(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: st
 
     For a Polars source in exact mode: on continuous scores the group-by on
     (keys, class, score) reduces nothing and costs about as much as the sort
-    that follows it, and :func:`aggframe.operators.curves.ranking_entries` handles
+    that follows it, and :func:`aggframe.operators.score_values.ranking_entries` handles
     repeated scores itself. Engines that ship the table to Polars should
     aggregate (:func:`score_counts`).
 

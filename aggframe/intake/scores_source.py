@@ -1,0 +1,420 @@
+"""Building a source of predictions with scores: the options of ``from_scores``, the one check query.
+
+:func:`scores_source` checks the options and the rows of
+:func:`~aggframe.from_scores` and returns the source of the layout they name: a
+:class:`~aggframe.intake.scores.ScoreSource` (long layout; the decisions are
+described in :mod:`aggframe.intake.scores`) or a
+:class:`~aggframe.intake.binary_scores.BinaryScoreSource` (``class_=None``).
+
+When no decision is stated (no ``decision=``, ``threshold=``, ``k=`` or
+``keep_soft=``), the default is a 0.5 threshold, and if the scores of every
+example sum to one over its classes (softmax probabilities, where argmax is
+usually meant) a :class:`~aggframe.exceptions.DecisionWarning` says so.
+
+Cost
+----
+Construction runs **one** aggregate query over the scores (null and NaN
+scores, scores outside [0, 1], null or non-0/1 truth, null examples or
+classes, a threshold dict's classes, the class count for top-k; without a
+stated decision, per example: the softmax check), with one offending row
+fetched on the error path only. The checks of the rows against each other
+(a repeated (example, class) entry, a sparse frame without a universe) run
+inside the evaluation's plan, on its small aggregates, as for the long form.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, P, Y
+from aggframe._options import listify, parse_decision
+from aggframe.exceptions import (
+    DecisionWarning,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    OptionError,
+    UnknownClassError,
+)
+from aggframe.intake.binary_scores import POSITIVE, BinaryScoreSource
+from aggframe.intake.checks import check_numeric, enum_categories, require_columns, resolve_universe
+from aggframe.intake.scores import SCORE, ScoreSource, polars_dtype
+from aggframe.intake.source import as_lazy, origin_of, reading
+from aggframe.tables.errors import first_row
+from aggframe.wide.engines import project_columns
+from aggframe.wide.labels import LabelRoles
+from aggframe.wide.long import LongRoles
+from aggframe.wide.tnorms import TNorm, resolve_tnorm
+
+__all__ = ["scores_source"]
+
+#: How close to one the scores of every example must sum for the softmax warning.
+SOFTMAX_TOLERANCE = 1e-6
+
+
+def _check_probability(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        msg = f"Expected {what} to be a number in [0, 1], got {value!r}"
+        raise OptionError(msg)
+    t = float(value)
+    if not 0.0 <= t <= 1.0:  # NaN fails too
+        msg = f"Expected {what} to lie in [0, 1], got {value!r}"
+        raise OptionError(msg)
+    return t
+
+
+def _logit(t: float) -> float:
+    if t <= 0.0:
+        return -math.inf
+    if t >= 1.0:
+        return math.inf
+    return math.log(t / (1.0 - t))
+
+
+def _check_bins(bins: Any) -> int | None:
+    if bins is None:
+        return None
+    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 1:
+        msg = f"Expected `bins` to be a positive integer (quantisation cells of [0, 1]) or None, got {bins!r}"
+        raise OptionError(msg)
+    return int(bins)
+
+
+def _run_checks(
+    rows: nw.LazyFrame[Any],
+    checks: dict[str, nw.Expr],
+    *,
+    per_example: Sequence[str] | None,
+    origin: Any,
+    nulls: Mapping[str, str] | None = None,
+    aggregates: Sequence[nw.Expr] = (),
+) -> dict[str, Any]:
+    """One query over the projected rows: how many rows each check flags (0/1 row expressions).
+
+    ``nulls`` (name -> column) are counted with ``null_count`` (free for an
+    in-memory Polars frame).
+    With ``per_example`` (the columns of an example) it groups by example first
+    and also counts the examples with several entries (``_ranked``) and, of
+    them, those whose scores do not sum to one (``_not_one``): the softmax check.
+    ``aggregates`` (whole-frame aggregations) ride on the query without ``per_example``.
+    """
+    sums = [expr.cast(nw.Int64).sum().alias(name) for name, expr in checks.items()]
+    sums += [nw.col(column).null_count().cast(nw.Int64).alias(name) for name, column in (nulls or {}).items()]
+    names = [*checks, *(nulls or {})]
+    with reading(origin):
+        if per_example is None:
+            out = rows.select(*sums, *aggregates, nw.len().alias("n_rows")).collect(backend="polars")
+            return cast("dict[str, Any]", out.to_native().row(0, named=True))
+        s = nw.col(SCORE).cast(nw.Float64)
+        grouped = rows.group_by(list(per_example)).agg(*sums, nw.len().alias("_m"), s.sum().alias("_s"))
+        several = nw.col("_m") > 1
+        sums_one = (nw.col("_s") - 1.0).abs() <= SOFTMAX_TOLERANCE
+        out = grouped.select(
+            *[nw.col(name).sum() for name in names],
+            nw.col("_m").sum().alias("n_rows"),
+            (several & ~sums_one).cast(nw.Int64).sum().alias("_not_one"),
+            several.cast(nw.Int64).sum().alias("_ranked"),
+        ).collect(backend="polars")
+    return cast("dict[str, Any]", out.to_native().row(0, named=True))
+
+
+def scores_source(
+    frame: Any,
+    *,
+    example: str | None = None,
+    class_: str | None = "class",
+    score: str = "score",
+    y: str = "y",
+    decision: str | None = None,
+    threshold: float | Mapping[Any, float] = 0.5,
+    k: int | None = None,
+    logits: bool = False,
+    n_classes: int | None = None,
+    classes: Sequence[Any] | None = None,
+    mask: str | None = None,
+    keep_soft: str | TNorm | None = None,
+    over: str | Sequence[str] | None = None,
+    bins: int | None = None,
+) -> ScoreSource | BinaryScoreSource:
+    """A checked source of predictions with scores (the options of :func:`~aggframe.from_scores`)."""
+    lf = as_lazy(frame, "frame")
+    origin = origin_of(lf)
+    schema = lf.collect_schema()
+    over_cols = listify(over)
+    binary = class_ is None
+
+    # -- options (no data) ----------------------------------------------------------
+    stated = (
+        decision is not None
+        or isinstance(threshold, Mapping)
+        or threshold != 0.5
+        or k is not None
+        or keep_soft is not None
+    )
+    kind = parse_decision("threshold" if decision is None else decision)
+    top_k = kind == "top_k"  # (a bool: the checker narrows `kind` through the branches below)
+    soft_fn, _ = resolve_tnorm(keep_soft)
+    bins = _check_bins(bins)
+    if not isinstance(logits, bool):
+        msg = f"Expected `logits` to be True or False, got {logits!r}"
+        raise OptionError(msg)
+    if soft_fn is not None and (kind != "threshold" or k is not None):
+        msg = (
+            f"keep_soft={keep_soft!r} keeps the scores as soft predictions; it cannot be combined "
+            f"with decision={decision!r} or k; drop one of them"
+        )
+        raise OptionError(msg)
+    if kind == "top_k":
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            msg = f"decision='top_k' needs `k`, a positive integer; got {k!r}"
+            raise OptionError(msg)
+        k = int(k)
+        if k < 1:
+            msg = f"Expected `k` >= 1 (the number of classes predicted per example), got {k}"
+            raise OptionError(msg)
+    elif k is not None:
+        msg = f"`k` applies to decision='top_k' only (decision is {kind!r})"
+        raise OptionError(msg)
+    per_class = isinstance(threshold, Mapping)
+    if (kind != "threshold" or soft_fn is not None) and (per_class or threshold != 0.5):
+        msg = f"`threshold` applies to decision='threshold' without keep_soft (decision is {kind!r})"
+        raise OptionError(msg)
+    if binary:
+        extra = {
+            f"decision={kind!r}": kind != "threshold",
+            "keep_soft": soft_fn is not None,
+            "mask": mask is not None,
+            "over": bool(over_cols),
+            "example": example is not None,
+            "n_classes/classes": n_classes is not None or classes is not None,
+            "a threshold dict": per_class,
+        }
+        given = [name for name, on in extra.items() if on]
+        if given:
+            msg = (
+                "class_=None reads the binary layout (one row per example: the 0/1 truth and the positive "
+                f"class's score); {given[0]} does not apply to it"
+            )
+            raise OptionError(msg)
+    example_col = "example" if example is None else example
+    roles: dict[str, str | None] = {"score": score, "y": y}
+    if not binary:
+        roles = {"example": example_col, "class_": class_, **roles, "mask": mask}
+    require_columns(schema, {**roles, **{f"over[{i}]": c for i, c in enumerate(over_cols)}})
+    if not (schema[score].is_numeric() or schema[score] == nw.Boolean):
+        msg = f"column {score!r} (role 'score') has dtype {schema[score]}; expected numbers"
+        raise InvalidValueError(msg)
+    check_numeric(schema, {"y": y, "mask": mask})
+
+    # -- the rows under private names: nothing below reads a user's name as a pattern -----------
+    private = {SCORE: score, Y: y}
+    if not binary:
+        assert class_ is not None
+        private = {EXAMPLE: example_col, CLASS_ROLE: class_, **private}
+        private.update({f"{PREFIX}over{i}": c for i, c in enumerate(over_cols)})
+    rows = project_columns(lf, private)
+    s, yf = nw.col(SCORE).cast(nw.Float64), nw.col(Y).cast(nw.Float64)
+
+    cuts: tuple[tuple[Any, ...], tuple[float, ...]] | None = None
+    cut = 0.5
+    if kind == "threshold" and soft_fn is None:
+        if isinstance(threshold, Mapping):
+            if not threshold:
+                msg = "the threshold dict is empty; name a threshold for every class"
+                raise OptionError(msg)
+            values = [_check_probability(v, f"the threshold of class {c!r}") for c, v in threshold.items()]
+            assert class_ is not None
+            class_dtype = polars_dtype(rows, CLASS_ROLE)
+            try:
+                named = pl.Series(list(threshold.keys())).cast(class_dtype, strict=True).to_list()
+            except Exception as exc:
+                msg = (
+                    f"column {class_!r}: the threshold dict names classes {list(threshold)[:5]!r} "
+                    f"that cannot be values of the column (dtype {class_dtype})"
+                )
+                raise UnknownClassError(msg) from exc
+            cuts = (tuple(named), tuple(_logit(v) if logits else v for v in values))
+        else:
+            t = _check_probability(threshold, "`threshold`")
+            cut = _logit(t) if logits else t
+
+    # -- the one check query ----------------------------------------------------------------
+    checks: dict[str, nw.Expr] = {
+        "nan": s.is_nan().fill_null(value=False),
+        "outside": (~s.is_between(0.0, 1.0) & ~s.is_nan()).fill_null(value=False),
+        "soft_y": ((yf > 0.0) & (yf < 1.0)).fill_null(value=False),
+        "bad_y": (~yf.is_between(0.0, 1.0)).fill_null(value=False),
+    }
+    nulls = {"null": SCORE, "null_y": Y}
+    if not binary:
+        nulls.update({"null_example": EXAMPLE, "null_class": CLASS_ROLE})
+        if cuts is not None:
+            checks["no_threshold"] = (~nw.col(CLASS_ROLE).is_in(list(cuts[0]))).fill_null(value=False)
+    over_private = [f"{PREFIX}over{i}" for i in range(len(over_cols))]
+    softmax_check = not (binary or stated)
+    universe = (
+        None if binary else resolve_universe(n_classes, classes, enum_categories(lf, cast("str", class_)))
+    )
+    count_classes = top_k and universe is None
+    found = _run_checks(
+        rows,
+        checks,
+        per_example=[*over_private, EXAMPLE] if softmax_check else None,
+        origin=origin,
+        nulls=nulls,
+        aggregates=[nw.col(CLASS_ROLE).n_unique().alias("_classes")] if count_classes else [],
+    )
+    names = dict(private)  # private -> the user's name, for messages
+    shown = [c for c in [*over_private, EXAMPLE, CLASS_ROLE, SCORE, Y] if c in private]
+
+    def row(predicate: nw.Expr) -> str:
+        return first_row(rows, predicate, shown, names)
+
+    def count(name: str) -> int:
+        return int(found.get(name) or 0)
+
+    if not count("n_rows"):
+        msg = "the scores frame has no rows"
+        raise EmptyInputError(msg)
+    if count("null"):
+        msg = f"column {score!r}: {count('null')} null score(s) (e.g. row {row(nw.col(SCORE).is_null())}); scores must not be null"
+        raise NullValueError(msg)
+    if count("nan"):
+        msg = f"column {score!r}: {count('nan')} NaN score(s) (e.g. row {row(s.is_nan())}); scores must be numbers"
+        raise NullValueError(msg)
+    outside_row = row(~s.is_between(0.0, 1.0)) if count("outside") else ""
+    needs_probabilities = not logits and (kind == "threshold" or soft_fn is not None)
+    if needs_probabilities and count("outside"):
+        what = "keep_soft" if soft_fn is not None else "a threshold"
+        msg = (
+            f"column {score!r}: {count('outside')} score(s) outside [0, 1] (e.g. row {outside_row}); "
+            f"{what} needs probabilities; pass logits=True if the scores are logits"
+        )
+        raise InvalidValueError(msg)
+    if bins is not None and count("outside") and not logits:
+        msg = (
+            f"column {score!r}: {count('outside')} score(s) outside [0, 1] (e.g. row {outside_row}); bins= "
+            "quantises probabilities in [0, 1]; pass logits=True if the scores are logits"
+        )
+        raise InvalidValueError(msg)
+    for key_, column in ((EXAMPLE, example_col), (CLASS_ROLE, class_)):
+        flagged = count("null_example" if key_ == EXAMPLE else "null_class")
+        if flagged and column is not None:
+            msg = (
+                f"column {column!r}: {flagged} null value(s) (e.g. row {row(nw.col(key_).is_null())}); "
+                "role columns must not hold nulls"
+            )
+            raise NullValueError(msg)
+    if count("null_y"):
+        msg = f"column {y!r}: {count('null_y')} null value(s) (e.g. row {row(nw.col(Y).is_null())}); the truth must not be null"
+        raise NullValueError(msg)
+    if count("bad_y") or (count("soft_y") and soft_fn is None):
+        bad = ~((yf == 0.0) | (yf == 1.0))
+        msg = (
+            f"column {y!r}: {count('bad_y') + count('soft_y')} value(s) other than 0 and 1 (e.g. row {row(bad)}); "
+            "the truth is 0/1 or booleans" + ("" if binary else " (soft values only with keep_soft)")
+        )
+        raise InvalidValueError(msg)
+    if count("no_threshold"):
+        assert class_ is not None
+        assert cuts is not None
+        msg = (
+            f"column {class_!r}: {count('no_threshold')} row(s) of classes the threshold dict does not name "
+            f"(e.g. row {row(~nw.col(CLASS_ROLE).is_in(list(cuts[0])))}); give a threshold for every class"
+        )
+        raise OptionError(msg)
+    if softmax_check and count("_ranked") and not count("_not_one"):
+        msg = (
+            "the scores of every example sum to one over its classes (softmax probabilities?), and no "
+            "decision was stated: from_scores predicts every class whose score is above 0.5 (a multilabel "
+            "reading, often no class at all). Pass decision='argmax' for one class per example, or state "
+            "decision='threshold' to keep this reading"
+        )
+        warnings.warn(msg, DecisionWarning, stacklevel=3)
+
+    if binary:
+        return BinaryScoreSource(
+            frame=lf,
+            origin=origin,
+            label_roles=LabelRoles(y_true=y, y_pred=y),
+            task="binary",
+            pos_label=POSITIVE,
+            universe=[0, POSITIVE],
+            score=score,
+            logits=logits,
+            bins=bins,
+            cut=cut,
+            outside=count("outside"),
+            outside_row=outside_row,
+        )
+    assert class_ is not None
+
+    # -- the long source ---------------------------------------------------------------------------
+    assert universe is None or isinstance(universe, list)
+    source = ScoreSource(
+        frame=lf,
+        origin=origin,
+        long_roles=LongRoles(example=example_col, class_=class_, y=y, p=P, mask=mask),
+        universe=universe,
+        tnorm=soft_fn,
+        score=score,
+        decision=kind,
+        k=k,
+        logits=logits,
+        over=tuple(over_cols),
+        bins=bins,
+        cuts=cuts,
+        cut=cut,
+        outside=count("outside"),
+        outside_row=outside_row,
+        crisp_truth=not count("soft_y"),
+    )
+
+    # -- against the universe: k and the threshold dict's classes --------------------------------
+    if top_k and k is not None:
+        if universe is not None:
+            if k > len(universe):
+                msg = f"k={k} is larger than the number of classes ({len(universe)} declared)"
+                raise OptionError(msg)
+        else:
+            m = count("_classes")
+            if k > m:
+                msg = (
+                    f"k={k} is larger than the number of classes in column {class_!r} ({m}); "
+                    "declare classes= or n_classes= if the data lacks some"
+                )
+                raise OptionError(msg)
+    if cuts is not None:
+        named_classes = list(cuts[0])
+        if universe is not None:
+            unknown = [c for c in named_classes if c not in universe]
+            if unknown:
+                msg = (
+                    f"column {class_!r}: the threshold dict names {len(unknown)} class(es) outside the "
+                    f"declared universe (e.g. {unknown[0]!r}); declared: {list(universe)[:10]!r}"
+                )
+                raise UnknownClassError(msg)
+        else:
+            with reading(origin):
+                seen = (
+                    rows.filter(nw.col(CLASS_ROLE).is_in(named_classes))
+                    .select(CLASS_ROLE)
+                    .unique()
+                    .collect(backend="polars")
+                )
+            present = set(seen.to_native()[CLASS_ROLE].to_list())
+            absent = [c for c in named_classes if c not in present]
+            if absent:
+                msg = (
+                    f"column {class_!r}: the threshold dict names {len(absent)} class(es) that never occur "
+                    f"in the data (e.g. {absent[0]!r}); declare classes= or n_classes= if they are real classes"
+                )
+                raise UnknownClassError(msg)
+    return source

@@ -1,0 +1,214 @@
+"""The checks of the ``aggframe`` command's options, made before anything is read: inputs that
+are cell stores or prediction files (not both), options that do not apply or do not go
+together, the bootstrap options, and where the outputs (``-o``, ``--html``) would go.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob as globbing
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aggframe._options import parse_bootstrap
+from aggframe.intake.source import _has_glob
+from aggframe.intake.stored import is_store
+from aggframe.interop.cli_output import _OutputError, _UsageError
+
+
+def _given(value: str | None, default: str) -> str:
+    """A column flag's value (an empty name is a name), or the default when the flag was not given."""
+    return default if value is None else value
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+# ---------------------------------------------------------------------------
+# Inputs: prediction files or cell stores
+
+
+def _store_inputs(paths: Sequence[str]) -> list[str] | None:
+    """The store directories the paths (and quoted globs) name, or None for prediction files."""
+    expanded: list[str] = []
+    for p in paths:
+        matches = sorted(globbing.glob(p, recursive=True)) if _has_glob(p) else [p]
+        expanded.extend(matches or [p])
+    stores = [is_store(p) for p in expanded]
+    if not any(stores):
+        return None
+    if not all(stores):
+        other = next(p for p, s in zip(expanded, stores, strict=True) if not s)
+        msg = f"{other!r} is not a cell store but other inputs are; pass cell stores or prediction files, not both"
+        raise _UsageError(msg)
+    return expanded
+
+
+_FILE_OPTIONS = (
+    "form",
+    "y_true",
+    "y_pred",
+    "example",
+    "class_col",
+    "y",
+    "p",
+    "mask",
+    "tnorm",
+    "n_classes",
+    "classes",
+    "task",
+    "pos_label",
+    "fold",
+    "repeat",
+    "target",
+)
+_LONG_ONLY = ("class_col", "y", "p", "mask", "tnorm")
+_LABEL_ONLY = ("y_true", "y_pred", "task", "pos_label")
+
+
+def _flag(dest: str) -> str:
+    return "--class" if dest == "class_col" else "--" + dest.replace("_", "-")
+
+
+def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
+    """Options that do not apply are errors, not ignored."""
+    report = args.command == "report"
+    given = {k for k, v in vars(args).items() if v is not None}
+    if stores is not None:
+        wrong = [k for k in _FILE_OPTIONS if k in given]
+        if wrong:
+            msg = f"{_flag(wrong[0])} does not apply to cell stores (they keep the roles they were written with)"
+            raise _UsageError(msg)
+    form = args.form or "labels"
+    for dest in _LONG_ONLY if form == "labels" else _LABEL_ONLY:
+        if dest in given:
+            other = "--form long" if form == "labels" else "the label form (--form labels)"
+            msg = f"{_flag(dest)} applies to {other} only"
+            raise _UsageError(msg)
+    if args.repeat is not None and args.fold is None:
+        msg = "--repeat needs --fold COLUMN (the test fold of each row)"
+        raise _UsageError(msg)
+    if args.n_classes is not None and args.classes is not None:
+        msg = "give --n-classes or --classes, not both"
+        raise _UsageError(msg)
+    if args.classes is not None and not _split(args.classes):
+        msg = "--classes needs at least one class, e.g. --classes cat,dog,bird"
+        raise _UsageError(msg)
+    binary_op = report and "binary" in [o.lower() for o in _split(args.operators) or []]
+    if args.pos_label is not None and form == "labels" and args.task != "binary" and not binary_op:
+        msg = "--pos-label applies with --task binary or --operators binary only"
+        raise _UsageError(msg)
+    if not report:
+        _check_with(args, stores)
+        return
+    if stores is None and args.pooling is not None and args.fold is None:
+        msg = "--pooling needs --fold COLUMN (the test fold of each row)"
+        raise _UsageError(msg)
+    if stores is None and args.within is not None and args.target is None:
+        msg = "--within needs --target COLUMN (it is the operator inside each target)"
+        raise _UsageError(msg)
+    if args.grouping_sets is not None and not _split(args.by):
+        msg = "--grouping-sets needs --by COLUMNS (the columns to roll up)"
+        raise _UsageError(msg)
+    if args.format == "parquet" and args.output is None:
+        msg = "--format parquet needs -o FILE (Parquet is not printed)"
+        raise _UsageError(msg)
+    _check_boot(args, stores)
+
+
+def _check_boot(args: argparse.Namespace, stores: list[str] | None) -> None:
+    """``--n-boot`` and its options, checked before anything is read."""
+    if args.n_boot is None:
+        alone = next((f for f in ("level", "seed", "cluster") if getattr(args, f) is not None), None)
+        if alone is not None:
+            msg = f"--{alone} applies with --n-boot B (bootstrap intervals) only"
+            raise _UsageError(msg)
+        return
+    if stores is not None:
+        msg = "--n-boot needs the prediction rows: cell stores keep sums only, which cannot be resampled"
+        raise _UsageError(msg)
+    parse_bootstrap(args.n_boot, **_boot_options(args))  # a level outside (0, 1) is a usage error here
+
+
+def _boot_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--level``, ``--seed``, ``--cluster`` as ``evaluate`` takes them (its defaults when not given)."""
+    return {
+        "level": 0.95 if args.level is None else args.level,
+        "seed": 0 if args.seed is None else args.seed,
+        "cluster": args.cluster,
+    }
+
+
+def _check_html(args: argparse.Namespace) -> None:
+    """``--html PATH``: the plot extra is installed and the file can go there, before anything is read."""
+    if getattr(args, "html", None) is None:
+        return
+    try:
+        from aggframe.interop.html import _deps
+
+        _deps()
+    except ImportError as exc:
+        msg = f"--html needs the plot extra: {exc}"
+        raise _UsageError(msg) from exc
+    out = Path(args.html)
+    if not out.parent.is_dir():
+        msg = f"--html {args.html!r}: the directory {str(out.parent)!r} does not exist"
+        raise _OutputError(msg)
+    if out.is_dir():
+        msg = f"--html {args.html!r} is a directory; give a file name for the HTML report"
+        raise _OutputError(msg)
+    if args.output is not None and Path(args.output).resolve() == out.resolve():
+        msg = f"--html {args.html!r} and -o name the same file; give each its own"
+        raise _UsageError(msg)
+
+
+def _with_columns(args: argparse.Namespace) -> dict[str, str]:
+    """``cells --with KEY=VALUE`` (repeatable): the constant key columns, as text."""
+    out: dict[str, str] = {}
+    for item in getattr(args, "with_keys", None) or []:
+        if "=" not in item:
+            msg = f"--with {item!r}: expected KEY=VALUE, e.g. --with day=2026-11-30"
+            raise _UsageError(msg)
+        key, value = item.split("=", 1)
+        if key in out:
+            msg = f"--with names the column {key!r} twice"
+            raise _UsageError(msg)
+        out[key] = value
+    return out
+
+
+def _check_with(args: argparse.Namespace, stores: list[str] | None) -> None:
+    if _with_columns(args) and stores is not None:
+        msg = "--with adds key columns to prediction files; cell stores keep the keys they were written with"
+        raise _UsageError(msg)
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Where the result goes, checked before anything is computed."""
+    _check_html(args)
+    if args.output is None:
+        return
+    out = Path(args.output)
+    parent = out.parent
+    if not parent.is_dir():
+        msg = f"-o {args.output!r}: the directory {str(parent)!r} does not exist"
+        raise _OutputError(msg)
+    if args.command == "report":
+        if out.is_dir():
+            msg = f"-o {args.output!r} is a directory; give a file name for the report"
+            raise _OutputError(msg)
+        return
+    if out.is_file() and not args.overwrite:
+        msg = f"-o {args.output!r} is an existing file; a cell store is a directory (--overwrite replaces the file)"
+        raise _OutputError(msg)
+    if out.is_dir() and any(out.iterdir()):
+        if not is_store(out):
+            msg = f"-o {args.output!r} is a directory that is not empty and not a cell store; pick a new directory"
+            raise _OutputError(msg)
+        if not args.overwrite:
+            msg = f"-o {args.output!r} is an existing cell store; pass --overwrite to replace it"
+            raise _OutputError(msg)

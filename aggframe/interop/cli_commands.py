@@ -1,0 +1,191 @@
+"""The commands of ``aggframe``: the predictions built from the inputs (prediction files with
+their roles, or cell stores), ``cells`` (one scan, a cell store written) and ``report`` (the
+evaluation, then the result and the HTML report written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from aggframe.constructors import from_cells, from_labels, from_long
+from aggframe.exceptions import AggframeError, StoreError
+from aggframe.intake.source import keep_origin, partition_dtype, partition_value, scan
+from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
+from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write
+from aggframe.predictions import Predictions
+
+
+def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: list[str]) -> list[Any]:
+    """Class values given as text (--classes, --pos-label) in the type of the class column."""
+    column = (_given(args.class_col, "class")) if args.form == "long" else (_given(args.y_true, "y_true"))
+    dtype = lf.collect_schema().get(column)
+    if dtype is None or not dtype.is_numeric():
+        return values
+    kind = int if dtype.is_integer() else float
+    bad = [v for v in values if not _parses(v, kind)]
+    if bad:
+        msg = f"{flag} {bad[0]!r} is not a number, but column {column!r} holds {dtype} labels"
+        raise _UsageError(msg)
+    return [kind(v) for v in values]
+
+
+def _parses(text: str, kind: type) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predictions:
+    if stores is not None:
+        return from_cells(stores)
+    # checks the paths; the predictions know their files through it. Every key=value folder
+    # of a Parquet file's path (as given) is a column: day=2026-11-30/ gives `day`
+    lf = scan(args.paths, hive=True)
+    constants = _with_columns(args)
+    if constants:
+        present = lf.collect_schema().names()
+        clash = next((k for k in constants if k in present), None)
+        if clash is not None:
+            msg = f"--with {clash}=...: the input already has a column {clash!r} (a column of the files or a hive key of their path)"
+            raise _UsageError(msg)
+        added = [
+            pl.lit(partition_value(v), dtype=partition_dtype([v])).alias(k) for k, v in constants.items()
+        ]
+        lf = keep_origin(lf.with_columns(added), lf)
+    if args.form == "long":
+        return from_long(
+            lf,
+            example=_given(args.example, "example"),
+            class_=_given(args.class_col, "class"),
+            y=_given(args.y, "y"),
+            p=_given(args.p, "p"),
+            mask=args.mask,
+            n_classes=args.n_classes,
+            classes=None
+            if args.classes is None
+            else _as_labels(args, lf, "--classes", _split(args.classes) or []),
+            tnorm=args.tnorm,
+            fold=args.fold,
+            repeat=args.repeat,
+            target=args.target,
+        )
+    return from_labels(
+        lf,
+        y_true=_given(args.y_true, "y_true"),
+        y_pred=_given(args.y_pred, "y_pred"),
+        example=args.example,
+        n_classes=args.n_classes,
+        classes=None
+        if args.classes is None
+        else _as_labels(args, lf, "--classes", _split(args.classes) or []),
+        task=args.task,
+        pos_label=1 if args.pos_label is None else _as_labels(args, lf, "--pos-label", [args.pos_label])[0],
+        fold=args.fold,
+        repeat=args.repeat,
+        target=args.target,
+    )
+
+
+def _cells_by(args: argparse.Namespace) -> list[str]:
+    """The store's key columns: ``--by``, then the ``--with`` columns not named there."""
+    by = _split(args.by) or []
+    return [*by, *(k for k in _with_columns(args) if k not in by)]
+
+
+# ---------------------------------------------------------------------------
+# The commands
+
+
+def _cells(args: argparse.Namespace, pr: Predictions, progress: _Progress) -> int:
+    """``aggframe cells``: one scan, then the cell store written; the exit code (input errors raise)."""
+    by = _cells_by(args)
+    pr.cell_tables(by, engine=args.engine)  # reads the source: input errors stop here
+    try:
+        out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
+    except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
+        progress.failed()
+        return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
+    progress.done(f"wrote cell store {out}")
+    return 0
+
+
+def _evaluate(
+    args: argparse.Namespace, pr: Predictions, stores: list[str] | None, progress: _Progress
+) -> pl.DataFrame:
+    """``aggframe report``: the options checked, the one scan, the evaluation (errors raise)."""
+    options: dict[str, Any] = {
+        "by": _split(args.by),
+        "convention": _split(args.convention) or "exclude",
+        "pooling": _split(args.pooling),
+        "within": _split(args.within) or "micro",
+        "grouping_sets": args.grouping_sets,
+    }
+    # the options first (a usage error comes before a long scan), then the one scan, kept
+    request = pr.request(_split(args.measures), _split(args.operators), **options)
+    if stores is not None:
+        progress.step(f"reading and rolling up {len(stores)} cell store(s)")
+    pr.cell_tables(list(request.by), engine=args.engine)
+    boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
+    progress.step("evaluating" if not boot else f"evaluating {args.n_boot} bootstrap replicates")
+    result = pr.evaluate(_split(args.measures), _split(args.operators), **options, **boot, engine=args.engine)
+    assert isinstance(result, pl.DataFrame)
+    return result
+
+
+def _deliver(
+    args: argparse.Namespace,
+    pr: Predictions,
+    result: pl.DataFrame,
+    argv: Sequence[str] | None,
+    progress: _Progress,
+) -> int:
+    """``aggframe report``: the HTML report (``--html``) and the result written; the exit code."""
+    if args.html is not None:
+        progress.step("writing the HTML report")
+        code = _write_html(args, pr, result, argv)
+        if code:
+            progress.failed()
+            return code
+    try:
+        _write(result, args.format, args.output)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        progress.failed()
+        return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
+    rows = f"{result.height} row{'' if result.height == 1 else 's'}"
+    progress.done(rows + (f", HTML report {args.html}" if args.html is not None else ""))
+    return 0
+
+
+def _write_html(
+    args: argparse.Namespace, pr: Predictions, result: pl.DataFrame, argv: Sequence[str] | None
+) -> int:
+    """Write ``--html``; 0, or the exit code of the failure (already reported)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        from aggframe.interop.html import write_html_report
+
+        write_html_report(
+            args.html,
+            pr,
+            result,
+            by=_split(args.by),
+            command=shlex.join(["aggframe", *words]),
+            seed=None if args.n_boot is None else _boot_options(args)["seed"],
+        )
+    except ImportError as exc:
+        return _fail("usage", f"--html needs the plot extra: {exc}")
+    except OSError as exc:
+        return _fail("output", f"could not write the HTML report {args.html!r}: {_one_line(exc)}")
+    except AggframeError as exc:
+        return _library_error(exc)
+    except pl.exceptions.PolarsError as exc:  # the report's diagnostics read the input again
+        return _fail("input", f"could not read the input: {_one_line(exc)}")
+    return 0

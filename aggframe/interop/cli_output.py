@@ -1,0 +1,173 @@
+"""What the ``aggframe`` command says and writes: library messages in the CLI's language
+(:func:`cli_words`: ``classes=`` becomes ``--classes``), the kinds of failure and their one line
+on stderr (exit code 2), the progress on stderr, and the result written as a table, CSV, JSON
+or Parquet.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from aggframe._progress import Spinner, is_terminal
+from aggframe.exceptions import AggframeError, OptionError, SourceError, UnknownNameError
+
+__all__ = ["FLAGS", "cli_words"]
+
+#: library keywords and the flags that set them (for messages in the CLI's language)
+FLAGS = {
+    "y_true": "--y-true",
+    "y_pred": "--y-pred",
+    "example": "--example",
+    "class_": "--class",
+    "y": "--y",
+    "p": "--p",
+    "mask": "--mask",
+    "fold": "--fold",
+    "repeat": "--repeat",
+    "target": "--target",
+    "n_classes": "--n-classes",
+    "classes": "--classes",
+    "task": "--task",
+    "pos_label": "--pos-label",
+    "tnorm": "--tnorm",
+    "by": "--by",
+    "measures": "--measures",
+    "operators": "--operators",
+    "convention": "--convention",
+    "pooling": "--pooling",
+    "within": "--within",
+    "grouping_sets": "--grouping-sets",
+    "engine": "--engine",
+    "n_boot": "--n-boot",
+    "level": "--level",
+    "seed": "--seed",
+    "cluster": "--cluster",
+}
+_KEYS = "|".join(sorted(map(re.escape, FLAGS), key=len, reverse=True))
+_WORDS = [
+    (re.compile(r"task=None"), lambda m: "--task multiclass"),
+    (re.compile(rf"`({_KEYS})=([^`]*)`"), lambda m: f"`{FLAGS[m[1]]} {m[2]}`"),
+    (re.compile(rf"`({_KEYS})`"), lambda m: f"`{FLAGS[m[1]]}`"),
+    (re.compile(rf"\(role '({_KEYS})'\)"), lambda m: f"({FLAGS[m[1]]})"),
+    (re.compile(rf"(?<![\w.\-'`])({_KEYS})='([\w<> ]*)'"), lambda m: f"{FLAGS[m[1]]} {m[2]}"),
+    (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: f"{FLAGS[m[1]]} "),
+    (re.compile(r" when building the predictions"), lambda m: ""),
+]
+
+
+def cli_words(message: str) -> str:
+    """A library message in the CLI's language: ``classes=`` becomes ``--classes``.
+
+    Examples
+    --------
+    >>> cli_words("`n_classes=3` and `classes` disagree; give one of them")
+    '`--n-classes 3` and `--classes` disagree; give one of them'
+    >>> cli_words("pass fold='<column>' when building the predictions")
+    'pass --fold <column>'
+    >>> cli_words("column 'day' (role 'y_true') is not in the frame")
+    "column 'day' (--y-true) is not in the frame"
+    """
+    for pattern, repl in _WORDS:
+        message = pattern.sub(repl, message)
+    return message
+
+
+# ---------------------------------------------------------------------------
+# Failures and progress
+
+
+class _UsageError(Exception):
+    """Options that are wrong or do not go together."""
+
+
+class _OutputError(Exception):
+    """Where the result would go is not usable."""
+
+
+class _Progress:
+    """Progress on stderr.
+
+    On a terminal: one line, redrawn every ``interval`` seconds by a background
+    thread while the main thread waits on Polars (which releases the GIL): a
+    spinner, the stage (``scanning 3 input(s)``, ``evaluating`` ...) and the time
+    taken so far; cleared when the job ends (:class:`aggframe._progress.Spinner`,
+    the live line of ``af.progress()`` too). Elsewhere (a pipe, a log file) no
+    live display. Either way one summary line at the end, unless ``quiet``.
+    """
+
+    def __init__(self, text: str, *, quiet: bool = False, stream: Any = None, interval: float = 0.1) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.text = text
+        self.quiet = quiet
+        self.started = time.perf_counter()
+        live = not quiet and is_terminal(self.stream)
+        self.spinner = Spinner(self.stream, text, started=self.started, interval=interval) if live else None
+
+    def step(self, stage: str) -> None:
+        """Name the stage now running."""
+        if self.spinner is not None:
+            self.spinner.set(stage)
+
+    def _close(self) -> None:
+        if self.spinner is not None:
+            self.spinner.stop()
+            self.spinner = None
+
+    def done(self, text: str) -> None:
+        self._close()
+        if not self.quiet:
+            took = time.perf_counter() - self.started
+            self.stream.write(f"aggframe: {self.text}: {text} in {took:.1f}s\n")
+
+    def failed(self) -> None:
+        self._close()
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def _fail(kind: str, message: str) -> int:
+    first = " ".join(message.split())
+    sys.stderr.write(f"aggframe: {kind} error: {first}\n")
+    return 2
+
+
+def _library_error(exc: AggframeError) -> int:
+    usage = isinstance(exc, (OptionError, UnknownNameError)) and not isinstance(exc, SourceError)
+    return _fail("usage" if usage else "input", cli_words(str(exc)))
+
+
+# ---------------------------------------------------------------------------
+# The result
+
+
+def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
+    if fmt == "parquet":
+        assert out is not None  # checked up front
+        df.write_parquet(out)
+        return
+    if fmt == "csv":
+        text = df.write_csv()
+    elif fmt == "json":
+        text = df.write_json()
+    else:
+        with pl.Config(
+            tbl_rows=-1,
+            tbl_cols=-1,
+            tbl_hide_dataframe_shape=True,
+            fmt_str_lengths=40,
+            tbl_width_chars=10_000,
+        ):
+            text = str(df)
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(out).write_text(text)

@@ -1,0 +1,1 @@
+"""Analyses: diagnostics, measure suites."""

@@ -1,0 +1,1 @@
+"""Engine parity: Polars eager/lazy/streaming, DuckDB, Spark classic and Connect."""

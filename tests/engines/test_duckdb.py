@@ -1,0 +1,112 @@
+"""The wide step runs where the data is: DuckDB relations give the same tidy results.
+
+Only the aggregated cell tables cross to Polars; the rows stay in DuckDB. Spark
+follows in its own issue.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import aggframe as af
+from tests.strategies import CONVENTIONS, MEASURES, OPERATORS, dense_long
+
+duckdb = pytest.importorskip("duckdb")
+
+pytestmark = pytest.mark.engines
+
+EXAMPLES = Path(__file__).parent.parent.parent / "examples"
+
+
+@pytest.fixture
+def con():  # type: ignore[no-untyped-def]
+    connection = duckdb.connect()
+    yield connection
+    connection.close()
+
+
+def _sort(df: pl.DataFrame) -> pl.DataFrame:
+    return df.sort(pl.all(), nulls_last=True)
+
+
+def test_label_form_parity(con) -> None:  # type: ignore[no-untyped-def]
+    frame = pl.read_parquet(EXAMPLES / "predictions.parquet")
+    rel = con.sql(f"select * from read_parquet('{EXAMPLES / 'predictions.parquet'}')")
+    kwargs = {"by": ["model", "day"], "convention": list(CONVENTIONS)}
+    expected = af.from_labels(frame, example="example").evaluate(MEASURES, OPERATORS, **kwargs)
+    got = af.from_labels(rel, example="example").evaluate(MEASURES, OPERATORS, **kwargs)
+    assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)
+
+
+def test_long_form_masks_folds_and_targets_parity(con) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(8)
+    Y, P, M = rng.integers(0, 2, (30, 4)), rng.integers(0, 2, (30, 4)), rng.integers(0, 2, (30, 4))
+    frame = dense_long(Y, P, M).with_columns((pl.col("example") % 3).alias("fold"))
+    rel = con.from_arrow(frame.to_arrow())
+    kwargs = {"pooling": ["pooled", "averaged", "fold"], "convention": ["exclude", "zero"]}
+    expected = af.from_long(frame, mask="mask", fold="fold").evaluate(MEASURES, OPERATORS, **kwargs)
+    got = af.from_long(rel, mask="mask", fold="fold").evaluate(MEASURES, OPERATORS, **kwargs)
+    assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)
+    targets = pl.concat(
+        [
+            pl.DataFrame(
+                {
+                    "example": range(20),
+                    "target": t,
+                    "y_true": rng.integers(0, m, 20),
+                    "y_pred": rng.integers(0, m, 20),
+                }
+            )
+            for t, m in (("a", 2), ("b", 3))
+        ]
+    )
+    kw = {"operators": ["micro", "macro", "exemplar", "target"], "within": ["micro", "macro"]}
+    expected = af.from_labels(targets, example="example", target="target").evaluate(**kw)
+    got = af.from_labels(con.from_arrow(targets.to_arrow()), example="example", target="target").evaluate(
+        **kw
+    )
+    assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)
+
+
+def test_validation_errors_on_duckdb(con) -> None:  # type: ignore[no-untyped-def]
+    bad = pl.DataFrame({"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1, 0, 2, 1], "p": [1, 0, 0, 1]})
+    with pytest.raises(af.InvalidValueError, match=r"column 'y': 1 value\(s\) outside \[0, 1\]"):
+        af.from_long(con.from_arrow(bad.to_arrow())).evaluate("f1", "macro")
+    dup = pl.DataFrame({"example": [0, 0], "y_true": [1, 0], "y_pred": [1, 1]})
+    with pytest.raises(af.DuplicateEntryError, match="example=0"):
+        af.from_labels(con.from_arrow(dup.to_arrow()), example="example").evaluate("f1", "macro")
+
+
+def test_registered_measure_and_diagnostics_on_duckdb(con) -> None:  # type: ignore[no-untyped-def]
+    # A measure registered from its formula alone runs on every engine: the measures
+    # act on the cell tables, which are the same whatever engine built them.
+    from aggframe.ops import ratio
+
+    m = af.register_measure(
+        "dd_weighted_acc", lambda tp, fp, fn, tn: ratio(2 * tp + tn, 2 * tp + fp + 2 * fn + tn)
+    )
+    try:
+        rng = np.random.default_rng(11)
+        frame = dense_long(rng.integers(0, 2, (40, 5)), rng.integers(0, 2, (40, 5)))
+        rel = con.from_arrow(frame.to_arrow())
+        kw = {"convention": ["exclude", "one"]}
+        expected = af.from_long(frame).evaluate([m.name, "f1"], OPERATORS, **kw)
+        got = af.from_long(rel).evaluate([m.name, "f1"], OPERATORS, **kw)
+        assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)
+        # Theorem 1 for the inferred coefficients: micro is the denominator-weighted macro
+        cells = af.from_long(rel).cells("class")
+        a, b = m.linear  # type: ignore[misc]
+        num = sum(a[i] * cells[c] for i, c in enumerate(("tp", "fp", "fn", "tn")))
+        den = sum(b[i] * cells[c] for i, c in enumerate(("tp", "fp", "fn", "tn")))
+        micro = got.filter(pl.col("measure") == m.name, pl.col("operator") == "micro")["value"][0]
+        assert micro == pytest.approx(float(((den / den.sum()) * (num / den)).sum()), abs=1e-12)
+        diag_expected = af.diagnose(af.from_long(frame), [m.name, "mcc"])
+        diag_got = af.diagnose(af.from_long(rel), [m.name, "mcc"])
+        assert_frame_equal(_sort(diag_got), _sort(diag_expected), abs_tol=1e-12)
+    finally:
+        af.unregister_measure(m.name)

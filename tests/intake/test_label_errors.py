@@ -1,0 +1,270 @@
+"""Bad input in the label form (frames and arrays): the subclass, the column, the count, an example."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import aggframe as af
+from aggframe import (
+    ColumnNotFoundError,
+    DuplicateEntryError,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    OptionError,
+    ShapeError,
+    UnknownClassError,
+)
+from tests.builders import AVAILABLE_LABELS, NAN, label_frame, seq
+
+# ---------------------------------------------------------------------------
+# Label form from frames
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "column", "role"),
+    [
+        ({"y_true": "truth"}, "truth", "y_true"),
+        ({"y_pred": "pred"}, "pred", "y_pred"),
+        ({"example": "row_id"}, "row_id", "example"),
+    ],
+    ids=["y_true", "y_pred", "example"],
+)
+def test_labels_missing_role_column(kwargs: dict[str, str], column: str, role: str) -> None:
+    with pytest.raises(
+        ColumnNotFoundError, match=seq(f"column '{column}' \\(role '{role}'\\)", AVAILABLE_LABELS)
+    ):
+        af.from_labels(label_frame(), **kwargs)
+
+
+def test_labels_default_role_column_absent() -> None:
+    frame = label_frame().rename({"y_true": "truth"})
+    with pytest.raises(
+        ColumnNotFoundError, match=seq(r"column 'y_true' \(role 'y_true'\)", re.escape("'truth'"))
+    ):
+        af.from_labels(frame.lazy())
+
+
+def test_labels_missing_by_column() -> None:
+    with pytest.raises(ColumnNotFoundError, match=seq("by column 'g'", AVAILABLE_LABELS)):
+        af.from_labels(label_frame()).evaluate(by="g")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "column", "count", "example"),
+    [
+        ({"y_true": [0, None, 1, 0]}, "y_true", 1, "id=2, y_true=None, y_pred=1"),
+        ({"y_pred": [0, None, None, 0]}, "y_pred", 2, "id=[23], y_true=1, y_pred=None"),
+        ({"id": [1, None, 3, None]}, "id", 2, "id=None, y_true=1, y_pred=1"),
+    ],
+    ids=["y_true", "y_pred", "example"],
+)
+def test_labels_frame_null_in_role_column(
+    overrides: dict[str, Any], column: str, count: int, example: str
+) -> None:
+    pr = af.from_labels(label_frame(**overrides), example="id")
+    with pytest.raises(NullValueError, match=seq(f"column '{column}'", rf"\b{count} null value", example)):
+        pr.evaluate()
+
+
+def test_labels_frame_null_without_example_column() -> None:
+    pr = af.from_labels(label_frame(y_pred=["a", None, "b", "a"], y_true=["a", "b", "b", "a"]))
+    with pytest.raises(
+        NullValueError, match=seq("column 'y_pred'", r"\b1 null value", "y_true='b', y_pred=None")
+    ):
+        pr.compute("f1", "macro")
+
+
+def test_labels_duplicate_example_ids() -> None:
+    pr = af.from_labels(label_frame(id=[1, 1, 3, 3]), example="id")
+    pattern = seq("column 'id'", r"\b2 repeated example row", r"id=(1|3), copies=2", "one row per example")
+    with pytest.raises(DuplicateEntryError, match=pattern):
+        pr.evaluate()
+
+
+def test_labels_duplicate_example_ids_within_a_by_group() -> None:
+    frame = label_frame(id=[1, 2, 1, 1], g=["a", "a", "b", "b"])
+    pr = af.from_labels(frame, example="id")
+    pattern = seq("column 'id'", r"\b1 repeated example row", "g='b', id=1, copies=2", "per by-group")
+    with pytest.raises(DuplicateEntryError, match=pattern):
+        pr.evaluate(by="g")
+
+
+def test_labels_same_id_in_two_by_groups_is_fine() -> None:
+    frame = label_frame(id=[1, 2, 1, 2], g=["a", "a", "b", "b"])
+    assert af.from_labels(frame, example="id").evaluate("f1", "micro", by="g").height == 2
+
+
+def test_labels_frame_class_outside_declared_classes() -> None:
+    pr = af.from_labels(label_frame(y_pred=[0, 1, 2, 2]), classes=[0, 1])
+    pattern = seq(
+        r"columns \('y_true', 'y_pred'\)",
+        r"\b2 row\(s\) with a label outside",
+        r"e\.g\. 2",
+        re.escape("[0, 1]"),
+    )
+    with pytest.raises(UnknownClassError, match=pattern):
+        pr.evaluate()
+
+
+def test_labels_frame_class_outside_n_classes() -> None:
+    pr = af.from_labels(label_frame(y_true=[0, 1, 7, 0]), n_classes=2)
+    with pytest.raises(UnknownClassError, match=seq(r"\b1 row\(s\) with a label outside", r"e\.g\. 7")):
+        pr.compute("f1", "macro")
+
+
+def test_labels_frame_binary_task_with_three_classes() -> None:
+    pr = af.from_labels(label_frame(y_pred=[0, 1, 2, 0]), task="binary")
+    pattern = seq("task='binary'", r"\b3 classes", re.escape("[0, 1, 2]"), "macro")
+    with pytest.raises(OptionError, match=pattern):
+        pr.evaluate()
+
+
+def test_labels_empty_frame() -> None:
+    with pytest.raises(EmptyInputError, match="no rows"):
+        af.from_labels(label_frame()[:0]).evaluate()
+
+
+def test_labels_empty_frame_with_example_column() -> None:
+    with pytest.raises(EmptyInputError, match="no rows"):
+        af.from_labels(label_frame()[:0].lazy(), example="id").compute("f1", "macro")
+
+
+def test_labels_frame_with_a_second_positional_argument() -> None:
+    with pytest.raises(OptionError, match="with a frame, name the columns"):
+        af.from_labels(label_frame(), [0, 1, 0, 0])
+
+
+def test_labels_bad_task() -> None:
+    with pytest.raises(OptionError, match=r"`task`.*'multilabel'"):
+        af.from_labels([0, 1], [0, 1], task="multilabel")  # type: ignore[arg-type]
+
+
+def test_labels_frame_label_columns_of_different_types() -> None:
+    with pytest.raises(InvalidValueError, match=seq("y_true", "Int64", "y_pred", "String")):
+        af.from_labels(label_frame(y_pred=["0", "1", "0", "0"]))
+
+
+def test_labels_frame_integer_label_columns_of_different_widths() -> None:
+    frame = label_frame(y_pred=pl.Series([0, 1, 0, 0], dtype=pl.Int32))
+    assert af.from_labels(frame).compute("f1", "micro") == pytest.approx(0.75)
+
+
+def test_labels_frame_nan_label() -> None:
+    frame = label_frame(y_true=[0.0, NAN, 1.0, 0.0], y_pred=[0.0, 1.0, 0.0, 0.0])
+    with pytest.raises((NullValueError, InvalidValueError), match=seq("column 'y_true'", r"\b1 ", "nan")):
+        af.from_labels(frame).evaluate()
+
+
+def test_labels_binary_pos_label_absent_from_labels() -> None:
+    pr = af.from_labels([0, 2, 2], [0, 2, 0], task="binary")  # pos_label defaults to 1
+    with pytest.raises(OptionError, match="pos_label 1"):
+        pr.evaluate()
+
+
+def test_labels_binary_pos_label_outside_declared_classes() -> None:
+    with pytest.raises(
+        OptionError, match=re.escape("pos_label 5 is not among the declared classes [0, 1, 2]")
+    ):
+        af.from_labels([0, 1, 2], [0, 1, 1], task="binary", classes=[0, 1, 2], pos_label=5)
+
+
+# ---------------------------------------------------------------------------
+# Label form from arrays
+
+
+def test_labels_arrays_of_different_lengths() -> None:
+    with pytest.raises(ShapeError, match=r"y_true has 3 labels but y_pred has 2"):
+        af.from_labels([0, 1, 1], [0, 1])
+
+
+def test_labels_series_of_different_lengths() -> None:
+    with pytest.raises(ShapeError, match=r"y_true has 3 labels but y_pred has 2"):
+        af.from_labels(pl.Series([0, 1, 1]), pl.Series([0, 1]))
+
+
+def test_labels_arrays_not_1d() -> None:
+    with pytest.raises(ShapeError, match=re.escape("shapes (2, 2) and (2, 2)") + ".*from_indicator"):
+        af.from_labels(np.eye(2), np.eye(2))
+
+
+def test_labels_ragged_arrays() -> None:
+    with pytest.raises(ShapeError):
+        af.from_labels([[0, 1], [0]], [0, 1])
+
+
+def test_labels_empty_arrays() -> None:
+    with pytest.raises(EmptyInputError, match="empty"):
+        af.from_labels([], [])
+
+
+def test_labels_only_one_array() -> None:
+    with pytest.raises(OptionError, match="needs both arrays"):
+        af.from_labels([0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "column", "example"),
+    [
+        ([0, None, 1], [0, 1, None], "y_true", "y_true=None, y_pred=1"),
+        (["a", "b", "b"], ["a", None, "b"], "y_pred", "y_true='b', y_pred=None"),
+    ],
+    ids=["y_true", "y_pred"],
+)
+def test_labels_arrays_null(y_true: list[Any], y_pred: list[Any], column: str, example: str) -> None:
+    pr = af.from_labels(y_true, y_pred)
+    with pytest.raises(NullValueError, match=seq(f"column '{column}'", r"\b1 null value", example)):
+        pr.evaluate()
+
+
+def test_labels_arrays_null_in_one_array_only() -> None:
+    with pytest.raises(NullValueError, match=seq("column 'y_true'", r"\b1 null value", "y_true=None")):
+        af.from_labels([0, None, 1], [0, 1, 1]).evaluate()
+
+
+def test_labels_arrays_nan() -> None:
+    pr = af.from_labels(np.array([0.0, NAN, 1.0]), np.array([0.0, 1.0, 1.0]))
+    with pytest.raises((NullValueError, InvalidValueError), match=seq("y_true", r"\b1 ", "nan")):
+        pr.evaluate()
+
+
+def test_labels_arrays_of_different_label_types() -> None:
+    with pytest.raises(
+        InvalidValueError, match=seq(r"'y_true' \(Int64\)", r"'y_pred' \(String\)", "different types")
+    ):
+        af.from_labels([0, 1, 2], ["a", "b", "c"])
+
+
+def test_labels_arrays_class_outside_declared_classes() -> None:
+    pr = af.from_labels([0, 1, 2, 2], [0, 1, 1, 2], classes=[0, 1])
+    with pytest.raises(
+        UnknownClassError, match=seq(r"\b2 row\(s\) with a label outside", r"e\.g\. 2", re.escape("[0, 1]"))
+    ):
+        pr.evaluate()
+
+
+def test_labels_arrays_class_outside_n_classes() -> None:
+    pr = af.from_labels([0, 1, 3, 0], [0, 1, 1, 3], n_classes=3)
+    with pytest.raises(
+        UnknownClassError,
+        match=seq(r"\b2 row\(s\) with a label outside", r"e\.g\. 3", re.escape("[0, 1, 2]")),
+    ):
+        pr.evaluate()
+
+
+def test_labels_string_arrays_with_n_classes() -> None:
+    # n_classes means the classes 0 .. n-1: string labels fall outside that universe
+    pr = af.from_labels(["a", "b"], ["a", "a"], n_classes=2)
+    with pytest.raises(UnknownClassError, match=seq(r"\b2 row\(s\) with a label outside", r"e\.g\. '[ab]'")):
+        pr.evaluate()
+
+
+def test_labels_arrays_binary_task_with_three_classes() -> None:
+    pr = af.from_labels([0, 1, 2], [0, 1, 1], task="binary")
+    with pytest.raises(OptionError, match=seq("task='binary'", r"\b3 classes", re.escape("[0, 1, 2]"))):
+        pr.compute("f1", "macro")

@@ -1,0 +1,264 @@
+"""Cell stores know who they are and what they cover, and refuse to be counted twice.
+
+Stores add up, so the same rows read twice would silently double the counts: the
+same store given twice, a copy of a store, two stores of the same files, a store
+written from stores next to one of them, or the same frame written twice. Each
+is a StoreError naming both stores and what they share.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from sklearn.metrics import f1_score
+
+import aggframe as af
+from aggframe.intake.stored import FORMAT, STORE_TWICE
+
+EXAMPLES = Path(__file__).parent.parent.parent / "examples"
+FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")
+DAYS = FRAME["day"].unique().sort().to_list()
+
+
+def day_files(folder: Path) -> list[Path]:
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for day in DAYS:
+        path = folder / f"{day}.parquet"
+        FRAME.filter(pl.col("day") == day).write_parquet(path)
+        paths.append(path)
+    return paths
+
+
+def store_error(exc: pytest.ExceptionInfo[BaseException], *names: Path | str) -> str:
+    assert isinstance(exc.value, af.StoreError)
+    assert isinstance(exc.value, af.SourceError)
+    message = str(exc.value)
+    for name in names:
+        assert str(name) in message, (name, message)
+    return message
+
+
+def test_meta_records_identity_and_coverage(tmp_path: Path) -> None:
+    files = day_files(tmp_path / "data")
+    store = af.from_labels(files[0]).write_cells(tmp_path / "s", by="model")
+    meta = json.loads((Path(store) / "meta.json").read_text())
+    assert meta["format"] == FORMAT
+    assert uuid.UUID(meta["id"]).version == 4
+    assert datetime.fromisoformat(meta["written"]).tzinfo is not None
+    assert meta["aggframe_version"] == af.__version__
+    assert meta["by"] == ["model"]
+    covers = meta["covers"]
+    assert covers["kind"] == "files"
+    [record] = covers["files"]
+    assert record["path"] == str(files[0].resolve())
+    assert record["size"] == files[0].stat().st_size
+    assert record["mtime_ns"] == files[0].stat().st_mtime_ns
+    assert len(record["fingerprint"]) == 64
+    frame_store = af.from_labels(FRAME).write_cells(tmp_path / "f", by="model")
+    assert json.loads((Path(frame_store) / "meta.json").read_text())["covers"]["kind"] == "frame"
+
+
+def test_same_store_twice(tmp_path: Path) -> None:
+    store = af.from_labels(FRAME).write_cells(tmp_path / "s", by="model")
+    for again in (store, tmp_path / "s" / ".." / "s"):
+        with pytest.raises(af.StoreError, match=re.escape(STORE_TWICE.format(path=str(again)))) as exc:
+            af.from_cells([store, again])
+        store_error(exc, again)
+
+
+def test_copy_of_a_store(tmp_path: Path) -> None:
+    store = af.from_labels(FRAME).write_cells(tmp_path / "s", by="model")
+    shutil.copytree(store, tmp_path / "copy")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([store, tmp_path / "copy"])
+    assert "copies of one store" in store_error(exc, store, tmp_path / "copy")
+
+
+def test_overlapping_file_stores(tmp_path: Path) -> None:
+    files = day_files(tmp_path / "data")
+    one = af.from_labels(files[1]).write_cells(tmp_path / "one", by="model")
+    two = af.from_labels(files[:2]).write_cells(tmp_path / "two", by="model")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([one, two])
+    store_error(exc, one, two, files[1].resolve())
+    # a copy of the file elsewhere is the same content: its fingerprint gives it away
+    shutil.copy(files[1], tmp_path / "moved.parquet")
+    moved = af.from_labels(tmp_path / "moved.parquet").write_cells(tmp_path / "moved", by="model")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([one, moved])
+    store_error(exc, one, moved)
+    # disjoint files add up, exactly
+    rest = af.from_labels(files[2:]).write_cells(tmp_path / "rest", by="model")
+    assert_frame_equal(
+        af.from_cells([two, rest]).evaluate(["f1", "mcc"], by="model"),
+        af.from_labels(FRAME).evaluate(["f1", "mcc"], by="model"),
+        abs_tol=1e-12,
+    )
+
+
+def test_the_same_frame_written_twice(tmp_path: Path) -> None:
+    a = af.from_labels(FRAME).write_cells(tmp_path / "a", by="model")
+    b = af.from_labels(FRAME.sample(fraction=1.0, shuffle=True, seed=3)).write_cells(
+        tmp_path / "b", by="model"
+    )
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([a, b])
+    assert "identical cell tables" in store_error(exc, a, b)
+
+
+def test_stores_written_from_stores(tmp_path: Path) -> None:
+    files = day_files(tmp_path / "data")
+    stores = [af.from_labels(f).write_cells(tmp_path / f.stem, by="model") for f in files]
+    merged = af.from_cells(stores[:2]).write_cells(tmp_path / "merged", by="model")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([merged, stores[1]])
+    store_error(exc, merged, stores[1])
+    assert_frame_equal(
+        af.from_cells([merged, *stores[2:]]).evaluate(by="model"),
+        af.from_cells(stores).evaluate(by="model"),
+        abs_tol=1e-12,
+    )
+
+
+def test_glob_of_stores(tmp_path: Path) -> None:
+    for day in DAYS:
+        af.from_labels(FRAME.filter(pl.col("day") == day)).write_cells(tmp_path / "cells" / day, by="model")
+    pr = af.from_cells(str(tmp_path / "cells" / "*"))
+    assert pr.compute("f1", "macro") == pytest.approx(
+        f1_score(FRAME["y_true"], FRAME["y_pred"], average="macro")
+    )
+    with pytest.raises(af.StoreError, match="matches no cell stores"):
+        af.from_cells(str(tmp_path / "nothing" / "*"))
+    with pytest.raises(af.StoreError, match="given twice"):
+        af.from_cells([str(tmp_path / "cells" / "*"), tmp_path / "cells" / DAYS[0]])
+
+
+@pytest.mark.parametrize(
+    ("content", "wording"),
+    [
+        ("{not json", "bad meta.json"),
+        ("[1, 2]", "a JSON list, not an object"),
+        ('{"format": "aggframe-cells/99", "by": []}', "unknown format 'aggframe-cells/99'"),
+        (json.dumps({"format": FORMAT}), "no list of 'by' columns"),
+        (None, "no meta.json"),
+    ],
+)
+def test_bad_meta_json(content: str | None, wording: str, tmp_path: Path) -> None:
+    store = Path(af.from_labels(FRAME).write_cells(tmp_path / "s", by="model"))
+    if content is None:
+        (store / "meta.json").unlink()
+    else:
+        (store / "meta.json").write_text(content)
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(store)
+    assert wording in store_error(exc, store)
+    assert isinstance(exc.value, af.OptionError)  # as before StoreError existed
+
+
+def test_unreadable_table_in_a_store(tmp_path: Path) -> None:
+    store = Path(af.from_labels(FRAME).write_cells(tmp_path / "s", by="model"))
+    (store / "profiles.parquet").write_bytes(b"garbage")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(store)
+    assert "profiles.parquet is missing or unreadable" in store_error(exc, store)
+
+
+def old_store(frame: pl.DataFrame, path: Path) -> Path:
+    """A store as aggframe-cells/1 wrote it: keys under the user's names, no identity, no coverage."""
+    pr = af.from_labels(frame, n_classes=6)
+    path.mkdir()
+    pr.cells("class", by="model").write_parquet(path / "classes.parquet")
+    pr.cells("profiles", by="model").write_parquet(path / "profiles.parquet")
+    meta = {"by": ["model"], "target": None, "folds": [], "task": "multiclass", "pos_label": 1}
+    meta = {"format": "aggframe-cells/1", **meta, "single_label": True}
+    (path / "meta.json").write_text(json.dumps(meta, indent=1))
+    return path
+
+
+def test_old_format_stores_still_read(tmp_path: Path) -> None:
+    day = [FRAME.filter(pl.col("day") == d) for d in DAYS]
+    old = [old_store(day[0], tmp_path / "old0"), old_store(day[1], tmp_path / "old1")]
+    new = [
+        af.from_labels(f, n_classes=6).write_cells(tmp_path / f"new{i}", by="model")
+        for i, f in enumerate(day[2:])
+    ]
+    assert_frame_equal(
+        af.from_cells([*old, *new]).evaluate(["f1", "recall"], by="model"),
+        af.from_labels(FRAME, n_classes=6).evaluate(["f1", "recall"], by="model"),
+        abs_tol=1e-12,
+    )
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([old[0], old[1], old[0]])
+    store_error(exc, old[0])
+    # a store written from an old one records its path: the two together are refused
+    merged = af.from_cells(old[:1]).write_cells(tmp_path / "merged", by="model")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([merged, old[0]])
+    store_error(exc, merged, old[0])
+
+
+def test_rewriting_a_store_without_targets_drops_the_old_block_table(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    targets = pl.DataFrame(
+        {
+            "example": np.tile(np.arange(20), 2),
+            "target": np.repeat(["a", "b"], 20),
+            "y_true": rng.integers(0, 3, 40),
+            "y_pred": rng.integers(0, 3, 40),
+        }
+    )
+    af.from_labels(targets, example="example", target="target").write_cells(tmp_path / "s")
+    assert (tmp_path / "s" / "block_profiles.parquet").exists()
+    plain = af.from_labels(FRAME)
+    af.from_labels(FRAME).write_cells(tmp_path / "s", overwrite=True)
+    assert not (tmp_path / "s" / "block_profiles.parquet").exists()
+    assert af.from_cells(tmp_path / "s").compute("f1", "exemplar") == pytest.approx(
+        plain.compute("f1", "exemplar")
+    )
+
+
+def test_writing_a_store_onto_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_labels(FRAME).write_cells(tmp_path / "file")
+    store_error(exc, tmp_path / "file")
+
+
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
+@settings(max_examples=15, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, len(FRAME) - 1), min_size=1, max_size=3, unique=True),
+    repeat=st.integers(0, 3),
+)
+def test_disjoint_shards_add_up_and_any_repeat_is_refused(
+    tmp_path_factory: pytest.TempPathFactory, cuts: list[int], repeat: int
+) -> None:
+    folder = tmp_path_factory.mktemp("shards")
+    bounds = [0, *sorted(cuts), len(FRAME)]
+    stores = [
+        # one class universe for every shard, so absent classes count as true negatives
+        af.from_labels(FRAME[a:b], n_classes=6).write_cells(folder / str(i), by="model")
+        for i, (a, b) in enumerate(itertools.pairwise(bounds))
+    ]
+    assert_frame_equal(
+        af.from_cells(stores).evaluate(["f1", "mcc"], ["micro", "macro", "exemplar"], by="model"),
+        af.from_labels(FRAME, n_classes=6).evaluate(
+            ["f1", "mcc"], ["micro", "macro", "exemplar"], by="model"
+        ),
+        abs_tol=1e-12,
+    )
+    with pytest.raises(af.StoreError):
+        af.from_cells([*stores, stores[repeat % len(stores)]])

@@ -1,0 +1,306 @@
+"""The command line on failure: one line on stderr, exit code 2, worded by what was wrong.
+
+``usage error`` (options), ``input error`` (files, stores, data) and ``output
+error`` (where the result goes), in the CLI's language (``--classes``, never
+``classes=``). Options and the output path are checked before anything is read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import aggframe as af
+from aggframe.interop.cli import FLAGS, cli_words, main
+
+EXAMPLES = Path(__file__).parent.parent.parent / "examples"
+PREDICTIONS = str(EXAMPLES / "predictions.parquet")
+MULTILABEL = str(EXAMPLES / "multilabel.parquet")
+FRAME = pl.read_parquet(PREDICTIONS)
+KEYWORD = re.compile(rf"(?<![\w-])({'|'.join(FLAGS)})=")
+
+
+def fails(capsys: pytest.CaptureFixture[str], argv: list[str], kind: str) -> str:
+    """Run the CLI; it must fail with exit code 2 and one stderr line of that kind. Returns the line."""
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert err.endswith("\n")
+    assert lines[0].startswith(f"aggframe: {kind} error: "), lines[0]
+    assert not KEYWORD.search(lines[0]), lines[0]  # the CLI's language, not the library's
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------
+# Input errors (the broken sources of tests/intake/test_sources.py, through the CLI)
+
+
+def _empty_dir(tmp: Path) -> str:
+    (tmp / "empty").mkdir()
+    return str(tmp / "empty")
+
+
+def _corrupt(tmp: Path) -> str:
+    (tmp / "bad.parquet").write_bytes(np.random.default_rng(0).bytes(400))
+    return str(tmp / "bad.parquet")
+
+
+def _zero_csv(tmp: Path) -> str:
+    (tmp / "zero.csv").touch()
+    return str(tmp / "zero.csv")
+
+
+def _extra_fields(tmp: Path) -> str:
+    (tmp / "extra.csv").write_text("y_true,y_pred\n0,0\n1,1,9\n")
+    return str(tmp / "extra.csv")
+
+
+def _bad_meta(tmp: Path) -> str:
+    store = af.from_labels(FRAME).write_cells(tmp / "store", by="model")
+    (Path(store) / "meta.json").write_text("{truncated")
+    return str(store)
+
+
+def _meta_missing(tmp: Path) -> str:
+    store = af.from_labels(FRAME).write_cells(tmp / "store", by="model")
+    (Path(store) / "meta.json").unlink()
+    return str(store)
+
+
+def _string_vs_int(tmp: Path) -> str:
+    FRAME.write_parquet(tmp / "1.parquet")
+    FRAME.with_columns(pl.col("y_pred").cast(pl.String)).write_parquet(tmp / "2.parquet")
+    return str(tmp / "*.parquet")
+
+
+INPUTS: dict[str, tuple[Callable[[Path], str], str]] = {
+    "missing file": (lambda tmp: str(tmp / "missing.parquet"), "not found"),
+    "empty directory": (_empty_dir, "is empty"),
+    "empty glob": (lambda tmp: str(tmp / "*.parquet"), "matches no files"),
+    "corrupt parquet": (_corrupt, "not a readable Parquet file"),
+    "zero-byte csv": (_zero_csv, "is empty (0 bytes)"),
+    "csv row with extra fields": (_extra_fields, "more fields than the header"),
+    "string vs int64 files": (_string_vs_int, "need one type per column"),
+    "bad meta.json": (_bad_meta, "bad meta.json"),
+    "store without meta.json": (_meta_missing, "no meta.json"),
+}
+
+
+@pytest.mark.parametrize("case", list(INPUTS))
+@pytest.mark.parametrize("command", ["report", "cells"])
+def test_input_errors(case: str, command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    make, wording = INPUTS[case]
+    source = make(tmp_path)
+    argv = [command, source] + (["-o", str(tmp_path / "out")] if command == "cells" else [])
+    line = fails(capsys, argv, "input")
+    assert wording in line
+    named = source if "*" not in source else str(tmp_path)
+    assert named in line
+
+
+def test_data_error_in_the_cli_language(capsys: pytest.CaptureFixture[str]) -> None:
+    line = fails(capsys, ["report", PREDICTIONS, "--fold", "nope"], "input")
+    assert "'nope' (--fold)" in line
+    assert "--fold <column name>" in line
+    line = fails(capsys, ["report", PREDICTIONS, "--task", "binary"], "usage")
+    assert "--task binary" in line
+    assert "--task multiclass" in line
+    line = fails(capsys, ["report", MULTILABEL, "--form", "long"], "input")
+    assert "sparse" in line
+
+
+# ---------------------------------------------------------------------------
+# Usage errors: options that are wrong or do not apply
+
+
+USAGE = {
+    "--pooling without --fold": (["--pooling", "averaged"], "--pooling needs --fold"),
+    "--within without --target": (["--within", "macro"], "--within needs --target"),
+    "--grouping-sets without --by": (["--grouping-sets", "rollup"], "--grouping-sets needs --by"),
+    "--format parquet without -o": (["--format", "parquet"], "--format parquet needs -o"),
+    "--repeat without --fold": (["--repeat", "r"], "--repeat needs --fold"),
+    "--tnorm with labels": (["--tnorm", "product"], "--tnorm applies to --form long"),
+    "--mask with labels": (["--mask", "m"], "--mask applies to --form long"),
+    "--y-true with long": (["--form", "long", "--y-true", "t"], "--y-true applies to the label form"),
+    "--task with long": (["--form", "long", "--task", "binary"], "--task applies to the label form"),
+    "--pos-label with long": (
+        ["--form", "long", "--pos-label", "1"],
+        "--pos-label applies to the label form",
+    ),
+    "--pos-label without binary": (["--pos-label", "2"], "--pos-label applies with --task binary"),
+    "--n-classes and --classes": (["--n-classes", "3", "--classes", "0,1,2"], "not both"),
+    "--n-classes 0": (["--n-classes", "0"], "positive integer"),
+    "--classes not numbers": (["--classes", "0,1,cat"], "--classes 'cat' is not a number"),
+    "unknown format": (["--format", "xml"], "invalid choice: 'xml'"),
+    "unknown measure": (["--measures", "f7x"], "unknown measure 'f7x'"),
+    "unknown option": (["--bogus"], "unrecognized arguments: --bogus"),
+}
+
+
+@pytest.mark.parametrize("case", list(USAGE))
+def test_usage_errors(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    extra, wording = USAGE[case]
+    assert wording in fails(capsys, ["report", PREDICTIONS, *extra], "usage")
+
+
+def test_usage_errors_come_before_reading(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    broken = _extra_fields(tmp_path)  # would fail only when read
+    fails(capsys, ["report", broken, "--format", "parquet"], "usage")
+    fails(capsys, ["report", broken, "--pooling", "fold"], "usage")
+    fails(capsys, ["report"], "usage")
+
+
+def test_options_that_do_not_apply_to_cell_stores(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = str(af.from_labels(FRAME).write_cells(tmp_path / "s", by="model"))
+    for extra in (["--classes", "0,1"], ["--y-true", "t"], ["--form", "labels"], ["--fold", "f"]):
+        line = fails(capsys, ["report", store, *extra], "usage")
+        assert f"{extra[0]} does not apply to cell stores" in line
+    line = fails(capsys, ["report", store, PREDICTIONS], "usage")
+    assert "not both" in line
+
+
+# ---------------------------------------------------------------------------
+# Output errors, checked before anything is computed
+
+
+def test_output_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "report.csv"
+    line = fails(capsys, ["report", PREDICTIONS, "-o", str(missing)], "output")
+    assert f"the directory {str(missing.parent)!r} does not exist" in line
+    line = fails(capsys, ["report", PREDICTIONS, "-o", str(tmp_path)], "output")
+    assert "is a directory" in line
+    line = fails(capsys, ["cells", PREDICTIONS, "-o", str(tmp_path / "no" / "store")], "output")
+    assert "does not exist" in line
+    (tmp_path / "file").write_text("keep me")
+    line = fails(capsys, ["cells", PREDICTIONS, "-o", str(tmp_path / "file")], "output")
+    assert "is an existing file" in line
+    assert (tmp_path / "file").read_text() == "keep me"
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    for extra in ([], ["--overwrite"]):
+        line = fails(capsys, ["cells", PREDICTIONS, "-o", str(tmp_path / "other"), *extra], "output")
+        assert "not empty and not a cell store" in line
+
+
+def test_output_errors_come_before_reading(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    broken = _extra_fields(tmp_path)
+    fails(capsys, ["report", broken, "-o", str(tmp_path / "no" / "x.csv")], "output")
+    fails(capsys, ["cells", broken, "-o", str(tmp_path)], "output")  # not empty, not a store
+
+
+def test_cells_refuses_an_existing_store_unless_overwrite(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = tmp_path / "store"
+    assert main(["cells", PREDICTIONS, "--by", "model", "-o", str(store)]) == 0
+    capsys.readouterr()
+    first = json.loads((store / "meta.json").read_text())["id"]
+    line = fails(capsys, ["cells", PREDICTIONS, "--by", "model", "-o", str(store)], "output")
+    assert "--overwrite" in line
+    assert main(["cells", PREDICTIONS, "--by", "day", "-o", str(store), "--overwrite"]) == 0
+    meta = json.loads((store / "meta.json").read_text())
+    assert meta["id"] != first
+    assert meta["by"] == ["day"]
+    (tmp_path / "file").write_text("x")
+    assert main(["cells", PREDICTIONS, "-o", str(tmp_path / "file"), "--overwrite"]) == 0
+    assert (tmp_path / "file" / "meta.json").exists()
+
+
+# ---------------------------------------------------------------------------
+# Success stays one line too, and a quoted glob of stores works
+
+
+def test_success_is_one_progress_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", PREDICTIONS, "--measures", "f1", "--operators", "macro"]) == 0
+    out, err = capsys.readouterr()
+    assert "f1" in out
+    assert len(err.splitlines()) == 1
+    assert err.startswith("aggframe: scanning 1 input(s)")
+
+
+def test_quoted_glob_of_stores(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "cells").mkdir()
+    for day in FRAME["day"].unique().to_list():
+        FRAME.filter(pl.col("day") == day).write_parquet(tmp_path / f"{day}.parquet")
+        assert (
+            main(
+                [
+                    "cells",
+                    str(tmp_path / f"{day}.parquet"),
+                    "--by",
+                    "model",
+                    "-o",
+                    str(tmp_path / "cells" / day),
+                ]
+            )
+            == 0
+        )
+    capsys.readouterr()
+    args = ["--by", "model", "--format", "csv", "--measures", "f1,mcc"]
+    assert main(["report", str(tmp_path / "cells" / "*"), *args, "-o", str(tmp_path / "stores.csv")]) == 0
+    assert main(["report", str(tmp_path / "*.parquet"), *args, "-o", str(tmp_path / "rows.csv")]) == 0
+    assert_frame_equal(
+        pl.read_csv(tmp_path / "stores.csv"), pl.read_csv(tmp_path / "rows.csv"), abs_tol=1e-12
+    )
+    capsys.readouterr()
+    # the same stores twice: refused, not doubled
+    line = fails(capsys, ["report", str(tmp_path / "cells" / "*"), str(tmp_path / "cells" / "*")], "input")
+    assert "given twice" in line
+
+
+# ---------------------------------------------------------------------------
+# The keyword -> flag mapping
+
+
+@pytest.mark.parametrize("keyword", list(FLAGS))
+def test_every_keyword_becomes_its_flag(keyword: str) -> None:
+    flag = FLAGS[keyword]
+    assert cli_words(f"pass {keyword}='<column>' first") == f"pass {flag} <column> first"
+    assert cli_words(f"`{keyword}` is wrong") == f"`{flag}` is wrong"
+    assert cli_words(f"`{keyword}=3` and more") == f"`{flag} 3` and more"
+    assert cli_words(f"column 'c' (role '{keyword}') is absent") == f"column 'c' ({flag}) is absent"
+
+
+def test_words_inside_other_words_are_left_alone() -> None:
+    text = "labels= restricts; the y_true column; by column 'y' is absent"
+    assert cli_words(text) == text
+    assert cli_words("n_classes=4") == "--n-classes 4"  # not "n_--classes"
+
+
+def test_class_values_are_read_in_the_column_type(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(4)
+    animals = np.array(["cat", "dog"])
+    frame = pl.DataFrame(
+        {"y_true": animals[rng.integers(0, 2, 50)], "y_pred": animals[rng.integers(0, 2, 50)]}
+    )
+    frame.write_csv(tmp_path / "animals.csv")
+    argv = ["report", str(tmp_path / "animals.csv"), "--measures", "f1", "--format", "csv"]
+    assert main([*argv, "--pos-label", "dog", "--operators", "binary"]) == 0
+    value = pl.read_csv(capsys.readouterr().out.encode())["value"].item()
+    assert value == pytest.approx(f1_score(frame["y_true"], frame["y_pred"], pos_label="dog"))
+    line = fails(capsys, ["report", PREDICTIONS, "--task", "binary", "--pos-label", "one"], "usage")
+    assert "--pos-label 'one' is not a number" in line
+    assert (
+        main(["report", PREDICTIONS, "--classes", "0,1,2,3,4,5", "--measures", "f1", "--operators", "macro"])
+        == 0
+    )
+
+
+def test_a_failed_write_is_an_output_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    (store / "classes.parquet").mkdir(parents=True)  # where a table goes, a directory is in the way
+    (store / "meta.json").write_text("{}")
+    line = fails(capsys, ["cells", PREDICTIONS, "-o", str(store), "--overwrite"], "output")
+    assert f"could not write the cell store {str(store)!r}" in line

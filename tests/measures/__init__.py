@@ -1,0 +1,1 @@
+"""Measures: the registry, inference of properties, the whole-matrix kernel, the reference's theorems."""

@@ -1,0 +1,1 @@
+"""Cell tables: the checks that run inside the plan, whatever collects it."""

@@ -1,0 +1,1 @@
+"""The wide step: the one pass over the rows (Narwhals)."""
