@@ -89,6 +89,8 @@ _GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
     "pooled": CELLS,
     "profiles": (*CELLS, "n"),
 }
+#: The cell tables beside ``classes`` and ``profiles`` that a grouping may have (collected with them).
+_OPTIONAL_TABLES = ("block_profiles", "groups", "universe", "pairs", "order")
 
 
 def summary_html(title: str, rows: dict[str, str]) -> str:
@@ -199,23 +201,32 @@ class Predictions:
         return summary_html(type(self).__name__, self.summary())
 
     # -- cell tables ----------------------------------------------------------------------
-    def cell_tables(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> CellTables:
+    def cell_tables(
+        self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto", pairs: bool = False
+    ) -> CellTables:
         """The validated cell tables of a grouping, collected once (one scan) and kept.
 
         Keyed by private key columns; ``tables.names`` gives the user's names.
-        The accessor the analyses build on.
+        The accessor the analyses build on. ``pairs=True`` asks for the confusion
+        counts too (single-label data: the label form counts them in the same
+        scan; tables kept without them get them from one more grouped query).
         """
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
-            self._collect_tables(by_cols, [], engine=engine)
-        return self._cache[by_cols]
+            self._collect_tables(by_cols, [], engine=engine, pairs=pairs)
+        tables = self._cache[by_cols]
+        if pairs and tables.pairs is None:
+            # kept without the confusion counts (or a form that has none at hand): one more
+            # grouped query, kept with the tables
+            return self.with_pairs(tables, by_cols)
+        return tables
 
     def _collect_tables(
-        self, by: tuple[str, ...], extra: Sequence[pl.LazyFrame], *, engine: Engine
+        self, by: tuple[str, ...], extra: Sequence[pl.LazyFrame], *, engine: Engine, pairs: bool = False
     ) -> list[pl.DataFrame]:
         """Collect the cell tables of ``by`` and ``extra`` frames in one collect (one read); keep the tables."""
-        tables = self.source.tables(by)
-        given = {"block_profiles": tables.block_profiles, "pairs": tables.pairs, "order": tables.order}
+        tables = self.source.tables(by, pairs=pairs)
+        given = {name: getattr(tables, name) for name in _OPTIONAL_TABLES}
         optional = {name: lf for name, lf in given.items() if lf is not None}
         parts = [tables.classes, tables.profiles, *optional.values()]
         # one collect: the grains share one read of the input
@@ -223,13 +234,13 @@ class Predictions:
             got = pl.collect_all([*parts, *extra], engine=engine)
         self.source.check_collected(got[1])
         more = {name: frame.lazy() for name, frame in zip(optional, got[2 : len(parts)], strict=True)}
-        self._cache[by] = CellTables(
+        self._cache[by] = replace(
+            tables,
             classes=got[0].lazy(),
             profiles=got[1].lazy(),
-            keys=tables.keys,
             block_profiles=more.get("block_profiles"),
-            target=tables.target,
-            names=tables.names,
+            groups=more.get("groups"),
+            universe=more.get("universe"),
             pairs=more.get("pairs"),
             order=more.get("order"),
         )
@@ -253,18 +264,19 @@ class Predictions:
         if key not in self._boot_cache:
             base = self.cell_tables(by_cols, engine=engine)
             reps = self.source.boot_tables(by_cols, boot, base)
-            parts = [reps.classes, reps.profiles]
-            if reps.block_profiles is not None:
-                parts.append(reps.block_profiles)
+            named = {"classes": reps.classes, "profiles": reps.profiles}
+            named.update(
+                {n: lf for n in ("block_profiles", "groups") if (lf := getattr(reps, n)) is not None}
+            )
             with scanning(self.source.origin, f" for {boot.n_boot} bootstrap replicates"):
-                got = pl.collect_all(parts, engine=engine)
-            reps = CellTables(
-                classes=got[0].lazy(),
-                profiles=got[1].lazy(),
-                keys=reps.keys,
-                block_profiles=got[2].lazy() if len(got) > 2 else None,
-                target=reps.target,
-                names=reps.names,
+                got = dict(zip(named, pl.collect_all(list(named.values()), engine=engine), strict=True))
+            block, groups = got.get("block_profiles"), got.get("groups")
+            reps = replace(
+                reps,
+                classes=got["classes"].lazy(),
+                profiles=got["profiles"].lazy(),
+                block_profiles=None if block is None else block.lazy(),
+                groups=None if groups is None else groups.lazy(),
             )
             self._boot_cache[key] = stack(base, reps)
         return self._boot_cache[key]
@@ -575,9 +587,10 @@ class Predictions:
         if boot is not None:
             tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
         elif lazy:
-            tables = self.source.tables(request.by)
+            tables = self.source.tables(request.by, pairs=request.needs_pairs)
         else:
-            tables = self.cell_tables(request.by, engine=engine)
+            # the confusion counts only when the weighted kappas ask (the label form: same scan)
+            tables = self.cell_tables(request.by, engine=engine, pairs=request.needs_pairs)
         if request.needs_pairs:
             tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
         elif request.matrix_measures:
@@ -635,8 +648,9 @@ class Predictions:
     ) -> CellTables:
         """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
 
-        The label form's tables carry them (from its one scan); the long form counts
-        them in one more grouped query over the rows, kept with the tables.
+        Tables asked with ``pairs=True`` carry them (the label form counts them in
+        its one scan: :meth:`cell_tables`); otherwise (tables kept without them, the
+        long form) one more grouped query over the rows counts them, kept with the tables.
         """
         self.check_single_label(what)
         if tables.pairs is not None:
@@ -699,9 +713,11 @@ class Predictions:
         tables: CellTables | None = None
         if request.measures or request.matrix_measures:
             if lazy:
-                tables = self.source.tables(request.by)
+                tables = self.source.tables(request.by, pairs=request.needs_pairs)
             else:
-                tables, grains = self._collect_with(request.by, grains, engine=engine)
+                tables, grains = self._collect_with(
+                    request.by, grains, engine=engine, pairs=request.needs_pairs
+                )
             if request.needs_pairs:
                 tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
             elif request.matrix_measures:
@@ -737,14 +753,19 @@ class Predictions:
         return collected
 
     def _collect_with(
-        self, by: Sequence[str] | None, grains: list[dict[str, pl.LazyFrame]], *, engine: Engine
+        self,
+        by: Sequence[str] | None,
+        grains: list[dict[str, pl.LazyFrame]],
+        *,
+        engine: Engine,
+        pairs: bool = False,
     ) -> tuple[CellTables, list[dict[str, pl.LazyFrame]]]:
         """The score grains collected in one collect with the cell tables of ``by`` (kept, as :meth:`cell_tables`)."""
         flat = [(i, name, lf) for i, g in enumerate(grains) for name, lf in g.items()]
         frames = [lf for _, _, lf in flat]
         by_cols = tuple(listify(by)) if by is not None else None
         if by_cols is not None and by_cols not in self._cache:
-            got = self._collect_tables(by_cols, frames, engine=engine)
+            got = self._collect_tables(by_cols, frames, engine=engine, pairs=pairs)
         else:
             with scanning(self.source.origin):
                 got = pl.collect_all(frames, engine=engine)
@@ -1406,11 +1427,10 @@ class Predictions:
 
     def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
         """The cell tables a store (or :class:`~aggframe.Cells`) keeps: with the confusion counts on single-label data."""
-        tables = self.cell_tables(by, engine=engine)
-        single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
-        if single and not self.source.binary and not self.source.soft and self.form != "cells":
-            tables = self.with_pairs(tables, by)
-        return tables
+        # (a lambda: the label form answers without collecting anything)
+        single = self.source.single_label(lambda: self.cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
+        wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
+        return self.cell_tables(by, engine=engine, pairs=wanted)
 
     @tracked("to_cells")
     def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:

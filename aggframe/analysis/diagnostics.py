@@ -38,13 +38,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from aggframe._columns import CLASS, KEY_ALL, by_key, check_result_names, restore
+from aggframe._columns import KEY_ALL, by_key, check_result_names, restore
 from aggframe._options import listify, parse_report_operator
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
+from aggframe.operators.classes import absent_values, class_table
 from aggframe.operators.matrix import confusion_frame
-from aggframe.tables.cells import CellTables, sum_to
+from aggframe.tables.cells import CellTables, group_table, sum_to
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
@@ -163,8 +164,18 @@ def diagnose(
     report_lf, key_names = pr.report(request)
     report = report_lf.collect()
     tables = pr.cell_tables(user_keys)
-    per_class = pr.per_class_table(tables, list(measure_of.values())).collect()
-    classes = per_class.group_by(keys or pl.lit(0).alias("_all")).agg(pl.col(CLASS).n_unique().alias("_m"))
+    # the classes that occur, and each group's absent classes once (their one value): the
+    # hull of the per-class values without filling the universe in (issue #19)
+    ms = list(measure_of.values())
+    per_class = pl.concat(
+        [
+            class_table(tables, ms, filled=False).select(*keys, "measure", "value", "defined"),
+            absent_values(tables, ms).select(*keys, "measure", "value", "defined"),
+        ],
+        how="vertical_relaxed",
+    ).collect()
+    class_counts = group_table(tables).select(*keys, pl.col("n_classes").alias("_m")).collect()
+    classes = class_counts if keys else class_counts.with_columns(pl.lit(0).alias("_all"))
     key_types = {k: report.schema[k] for k in keys}
     # a finding that depends on the number of classes only is stated once when every group has the same
     shared = classes.get_column("_m").n_unique() <= 1
@@ -472,7 +483,7 @@ def deviation_frame(tables: CellTables) -> pl.LazyFrame:
         .group_by(keys)
         .agg(pl.col("_s").mean().alias("value"))
     )
-    sizes = tables.classes.group_by(keys).agg(pl.len().cast(pl.Int64).alias("n_classes"))
+    sizes = group_table(tables).select(*keys, pl.col("n_classes").cast(pl.Int64))
     return (
         sizes.join(per_pred, on=keys, how="left", nulls_equal=True)
         .select(

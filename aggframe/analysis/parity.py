@@ -20,10 +20,10 @@ from aggframe.exceptions import OptionError, UnknownClassError, UnknownNameError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
 from aggframe.operators.folds import fold_report
-from aggframe.operators.reduce import reduce_tables
+from aggframe.operators.reduce import reduce_tables, reduce_wide, tidy
 from aggframe.operators.targets import target_mean
 from aggframe.predictions import Predictions
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, filled_classes
 
 __all__ = ["fold_aggregate", "multioutput_aggregate"]
 
@@ -84,7 +84,8 @@ def fold_aggregate(
         raise UnknownNameError(msg)
     op, conv = parse_operator(how), parse_convention(convention)
     tables = [pr.cell_tables() for pr in preds]
-    classes = [t.classes.collect() for t in tables]
+    # each fold's whole universe (its absent classes filled in: one group, the classes)
+    classes = [filled_classes(t).collect() for t in tables]
     first = classes[0][CLASS]
     for i, c in enumerate(classes[1:], start=1):
         if c[CLASS].dtype != first.dtype or sorted(c[CLASS].to_list()) != sorted(first.to_list()):
@@ -103,12 +104,14 @@ def fold_aggregate(
         keys=(KEY_ALL, FOLD_KEY),
     )
     meas = get_measure(measure)
-    out = fold_report(
-        stacked,
-        [KEY_ALL],
-        [FOLD_KEY],
-        reducer=lambda t: reduce_tables(t, [meas], [op], [conv]),
-        poolings=[key],
+    out = tidy(
+        fold_report(
+            stacked,
+            [KEY_ALL],
+            [FOLD_KEY],
+            reducer=lambda t: reduce_wide(t, [meas], [op], [conv]),
+            poolings=[key],
+        )
     ).collect()
     return float(out["value"][0])
 
@@ -165,11 +168,11 @@ def multioutput_aggregate(
             .agg(pl.len().cast(pl.Int64).alias("n"))
             .with_columns(pl.lit(0).alias(KEY_ALL))
         )
-        classes = pl.concat([t.classes.collect().lazy() for t in tables], how="vertical_relaxed")
+        classes = pl.concat([filled_classes(t).collect().lazy() for t in tables], how="vertical_relaxed")
         block = CellTables(classes=classes, profiles=profiles, keys=(KEY_ALL,))
     else:
         classes = pl.concat(
-            [t.classes.collect().lazy().with_columns(pl.col("class").cast(pl.String)) for t in tables]
+            [filled_classes(t).collect().lazy().with_columns(pl.col("class").cast(pl.String)) for t in tables]
         )
         block = CellTables(classes=classes, profiles=tables[0].profiles, keys=(KEY_ALL,))
     return float(reduce_tables(block, [meas], [op], [conv]).collect()["value"][0])

@@ -167,8 +167,13 @@ class Source(ABC):
 
     # -- grains ---------------------------------------------------------------------------
     @abstractmethod
-    def tables(self, by: Sequence[str]) -> CellTables:
-        """The validated, universe-complete cell tables of this grouping: one lazy plan."""
+    def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
+        """The validated cell tables of this grouping: one lazy plan.
+
+        ``pairs=True`` asks the label form for the (y_true, y_pred) counts as well
+        (``tables.pairs``, for what needs the whole confusion matrix); without it
+        the label form never forms the pairs. Other forms have no pairs (None).
+        """
 
     def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
         """Bootstrap cell tables (one more key, the replicate ``REP``) of this grouping: one lazy plan.

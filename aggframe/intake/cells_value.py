@@ -1,14 +1,18 @@
 """``af.Cells``: the cell tables of predictions as a value held in memory, that adds up.
 
-Everything aggframe evaluates is a function of small *cell tables* (per class:
-``keys..., class, tp, fp, fn, tn``; per example profile: ``keys..., tp, fp, fn,
-tn, n``; on single-label data the confusion counts ``keys..., true, pred, n``, for
-the ``multiclass`` operator's weighted kappas), and cell tables add up. A :class:`Cells` holds them collected (plain
-Polars ``DataFrame`` objects: it pickles, so it moves between processes, Spark
-tasks or a message queue), with their keys under private names and the user's
-names beside them, and the options they were computed with (the form, the task,
-the t-norm, the class universe, ...). It is bounded by groups x classes plus the
-distinct per-example profiles, never by the number of rows.
+Everything aggframe evaluates is a function of small *cell tables* (per class
+that occurs in a group: ``keys..., class, tp, fp, fn, tn``; per group: its
+examples, its classes and how many of them are absent, with the pooled cells; the
+class universe; per example profile: ``keys..., tp, fp, fn, tn, n``; on
+single-label data the confusion counts ``keys..., _yt, _yp, n``, for the
+``multiclass`` operator's weighted kappas), and cell tables add up. A
+:class:`Cells` holds them collected (plain Polars ``DataFrame`` objects: it
+pickles, so it moves between processes, Spark tasks or a message queue), with
+their keys under private names and the user's names beside them, and the options
+they were computed with (the form, the task, the t-norm, the class universe,
+...). It is bounded by the (group, class) pairs that occur plus the distinct
+per-example profiles, never by the number of rows (nor by groups x classes: a
+class absent from a group is counted, not written; :mod:`aggframe.tables.cells`).
 
 * ``pr.to_cells(by=...)`` makes one; :meth:`Cells.read` reads cell stores.
 * ``a + b`` and ``sum([...])`` add them exactly (the sum equals the cells of the
@@ -24,10 +28,12 @@ Class universes that grow. Without a declared universe (``classes=``,
 ``n_classes=``, an Enum column) the classes are the ones seen, so two parts may
 have seen different classes. In the label form a class a part never saw is a
 class none of its examples is or is predicted: each of its examples is a true
-negative of it. So the sum first completes each part: the missing classes get
-``tp = fp = fn = 0`` and ``tn`` = the group's examples, and every per-example
-profile gains one true negative per missing class. That is exactly what the
-cells of all the rows together give. In the long form an absent entry without a
+negative of it. So the sum takes one universe, the union of the parts': in each
+part the classes it did not see are absent from its groups (``tp = fp = fn = 0``
+and ``tn`` = the group's examples, counted, not written), and every per-example
+profile gains one true negative per such class
+(:func:`~aggframe.tables.cells.add_tables`). That is exactly what the cells of
+all the rows together give. In the long form an absent entry without a
 declared universe is an error (the frame would be sparse), so parts whose
 classes differ are refused with the same :class:`~aggframe.exceptions.SparseInputError`
 as the rows together would be; declare the universe to add them.
@@ -65,7 +71,7 @@ from aggframe.intake.stored import (
 )
 from aggframe.measures.measure import Measure
 from aggframe.operators.report import ReportRequest, build_report
-from aggframe.tables.cells import CellTables, sorted_table
+from aggframe.tables.cells import CellTables, add_tables, filled_classes, sorted_table, with_groups
 
 __all__ = ["Cells", "add_all", "add_cells", "cells_of", "check_parts"]
 
@@ -112,7 +118,7 @@ class Cells:
     True
     """
 
-    #: per class: private keys..., class, tp, fp, fn, tn (every group x every class of its universe)
+    #: per class that occurs in a group: private keys..., class, tp, fp, fn, tn
     class_table: pl.DataFrame
     #: per-example cell profiles: private keys..., tp, fp, fn, tn, n (n examples share them)
     profile_table: pl.DataFrame
@@ -133,6 +139,12 @@ class Cells:
     pair_table: pl.DataFrame | None = None
     #: a declared class universe's order (``[target,] class, _pos``); None: classes sort by value
     order_table: pl.DataFrame | None = None
+    #: per group: n_examples, n_classes, n_absent and the pooled cells (:mod:`aggframe.tables.cells`)
+    group_table: pl.DataFrame | None = None
+    #: the class universe: universe keys..., class
+    universe_table: pl.DataFrame | None = None
+    #: the keys the universe is per (the target, the by-keys with ``class_universe="group"``, or none)
+    universe_keys: tuple[str, ...] = ()
 
     # -- what these cells are ---------------------------------------------------------------
     @property
@@ -156,12 +168,9 @@ class Cells:
         )
 
     def estimated_size(self) -> int:
-        """Bytes held by the tables (they grow with groups x classes and distinct profiles, not rows)."""
-        frames = [
-            self.class_table,
-            self.profile_table,
-            *([self.block_table] if self.block_table is not None else []),
-        ]
+        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows)."""
+        optional = (self.block_table, self.group_table, self.universe_table, self.pair_table)
+        frames = [self.class_table, self.profile_table, *(f for f in optional if f is not None)]
         return int(sum(f.estimated_size() for f in frames))
 
     def tables(self) -> CellTables:
@@ -175,6 +184,9 @@ class Cells:
             names=dict(self.names),
             pairs=None if self.pair_table is None else self.pair_table.lazy(),
             order=None if self.order_table is None else self.order_table.lazy(),
+            groups=None if self.group_table is None else self.group_table.lazy(),
+            universe=None if self.universe_table is None else self.universe_table.lazy(),
+            universe_keys=self.universe_keys,
         )
 
     def table(self, grain: Grain = "class") -> pl.DataFrame:
@@ -440,10 +452,6 @@ def cells_of(
     ident: str | None = None,
 ) -> Cells:
     """Collect cell tables into a :class:`Cells` (one part: a new id, or ``ident``, with ``covers``)."""
-    optional = {"block": tables.block_profiles, "pairs": tables.pairs, "order": tables.order}
-    present = [k for k, v in optional.items() if v is not None]
-    got = pl.collect_all([tables.classes, tables.profiles, *(v for v in optional.values() if v is not None)])
-    extra = dict(zip(present, got[2:], strict=True))
     keys = tuple(tables.keys)
     names = {k: tables.names[k] for k in keys if k != KEY_ALL}
     part = {
@@ -451,16 +459,41 @@ def cells_of(
         "path": path,
         "covers": None if covers is None else dict(covers),
     }
+    return _collected(tables, layout={**layout, "by": list(by)}, parts=(part,), names=names)
+
+
+def _collected(
+    tables: CellTables,
+    *,
+    layout: Mapping[str, Any],
+    parts: tuple[Mapping[str, Any], ...],
+    names: Mapping[str, str],
+) -> Cells:
+    """The tables collected in one collect into a :class:`Cells` (the groups and the universe made if missing)."""
+    tables = with_groups(tables)
+    optional = {
+        "block": tables.block_profiles,
+        "pairs": tables.pairs,
+        "order": tables.order,
+        "groups": tables.groups,
+        "universe": tables.universe,
+    }
+    present = [k for k, v in optional.items() if v is not None]
+    got = pl.collect_all([tables.classes, tables.profiles, *(v for v in optional.values() if v is not None)])
+    extra = dict(zip(present, got[2:], strict=True))
     return Cells(
         class_table=got[0],
         profile_table=got[1],
         block_table=extra.get("block"),
-        keys=keys,
+        keys=tuple(tables.keys),
         names=names,
-        layout={**layout, "by": list(by)},
-        parts=(part,),
+        layout=layout,
+        parts=parts,
         pair_table=extra.get("pairs"),
         order_table=extra.get("order"),
+        group_table=extra.get("groups"),
+        universe_table=extra.get("universe"),
+        universe_keys=tuple(tables.universe_keys),
     )
 
 
@@ -507,55 +540,66 @@ def add_all(items: Sequence[Cells]) -> Cells:
 
     The layouts must agree (:func:`_check_layouts`), key and class columns get one
     dtype, a group's targets are the same in every part, and the class universes
-    are completed (label form, observed universes) or must agree wherever two parts
-    have them; then every table is concatenated and summed once.
+    grow to their union (label form, observed universes) or must agree wherever two
+    parts have them; then every table is concatenated and summed once
+    (:func:`~aggframe.tables.cells.add_tables`).
     """
     parts = list(items)
     if len(parts) == 1:
         return parts[0]
     layout = _check_layouts(parts)
-    parts = _aligned(parts)
+    parts = _aligned(_same_universe_keys(parts))
     first = parts[0]
-    ukeys = _universe_keys(first)
+    ukeys = list(first.universe_keys)
     _check_targets(parts)
-    universes = [c.class_table.select(*ukeys, CLASS).unique() for c in parts]
     grows = layout.get("universe") == "observed" and first.form == "labels" and layout.get("task") != "binary"
-    if grows:
-        union = pl.concat(universes).unique()
-        parts = [_completed(c, union, ukeys) for c in parts]
-    else:
+    if not grows:
+        universes = [_universe(c).select(*ukeys, CLASS).unique() for c in parts]
         _check_universes(first, universes, ukeys, observed=layout.get("universe") == "observed")
-    keys = list(first.keys)
-    classes = (
-        pl.concat([c.class_table for c in parts])
-        .group_by([*keys, CLASS])
-        .agg(pl.col(*CELLS).sum())
-        .sort([*keys, CLASS], nulls_last=True)
-    )
-    profiles = _sum_profiles([c.profile_table for c in parts], keys)
-    block = None
-    if first.block_table is not None:
-        block = _sum_profiles([c.block_table for c in parts if c.block_table is not None], _block_keys(first))
     layout["single_label"] = all(c.layout.get("single_label") is True for c in parts)
-    pairs = None
-    if all(c.pair_table is not None for c in parts):
-        pairs = (
-            pl.concat([c.pair_table for c in parts if c.pair_table is not None], how="vertical_relaxed")
-            .group_by([*keys, "_yt", "_yp"])
-            .agg(pl.col("n").sum())
-            .sort([*keys, "_yt", "_yp"], nulls_last=True)
-        )
-    return Cells(
-        class_table=classes,
-        profile_table=profiles,
-        block_table=block,
-        keys=first.keys,
-        names=first.names,
+    order = _one_order(parts)
+    summed = add_tables([c.tables() for c in parts])
+    out = _collected(
+        replace(summed, order=None),
         layout=layout,
         parts=tuple(p for c in parts for p in c.parts),
-        pair_table=pairs,
-        order_table=_one_order(parts),
+        names=first.names,
     )
+    keys = list(out.keys)
+    return replace(
+        out,
+        class_table=out.class_table.sort([*keys, CLASS], nulls_last=True),
+        profile_table=_sorted_profiles(out.profile_table, keys),
+        block_table=None if out.block_table is None else _sorted_profiles(out.block_table, _block_keys(out)),
+        group_table=None if out.group_table is None else out.group_table.sort(keys, nulls_last=True),
+        pair_table=None
+        if out.pair_table is None
+        else out.pair_table.sort([*keys, "_yt", "_yp"], nulls_last=True),
+        order_table=order,
+    )
+
+
+def _sorted_profiles(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return frame.with_columns(pl.col("n").cast(pl.Int64)).sort([*keys, *CELLS], nulls_last=True)
+
+
+def _universe(c: Cells) -> pl.DataFrame:
+    """The class universe of cells (made from the class table for cells without one)."""
+    if c.universe_table is not None:
+        return c.universe_table
+    return c.class_table.select(*c.keys, CLASS).unique()
+
+
+def _same_universe_keys(parts: list[Cells]) -> list[Cells]:
+    """Parts whose universes have other keys (an older store among them): filled out, each group its own universe."""
+    if all(c.universe_keys == parts[0].universe_keys for c in parts):
+        return parts
+    out = []
+    for c in parts:
+        tables = c.tables()
+        filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
+        out.append(_collected(filled, layout=c.layout, parts=c.parts, names=c.names))
+    return out
 
 
 def _one_order(parts: list[Cells]) -> pl.DataFrame | None:
@@ -570,15 +614,6 @@ def _one_order(parts: list[Cells]) -> pl.DataFrame | None:
             msg = f"cannot add these cells: their declared classes are in another order; {_HINT}"
             raise OptionError(msg)
     return first
-
-
-def _sum_profiles(frames: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
-    return (
-        pl.concat(frames)
-        .group_by([*keys, *CELLS])
-        .agg(pl.col("n").sum().cast(pl.Int64))
-        .sort([*keys, *CELLS], nulls_last=True)
-    )
 
 
 #: an option a store written before it was recorded does not know (it agrees with any value)
@@ -673,13 +708,9 @@ def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:
         profile_table=cast_frame(c.profile_table),
         block_table=None if c.block_table is None else cast_frame(c.block_table),
         pair_table=pairs,
+        group_table=None if c.group_table is None else cast_frame(c.group_table),
+        universe_table=None if c.universe_table is None else cast_frame(c.universe_table),
     )
-
-
-def _universe_keys(c: Cells) -> list[str]:
-    """The keys each class universe is per: by-keys (``class_universe="group"``) and the target."""
-    keys = [by_key(i) for i in range(len(c.by))] if c.layout.get("class_universe") == "group" else []
-    return [*keys, *([TARGET] if c.layout.get("target") is not None else [])]
 
 
 def _show_key(c: Cells, row: Mapping[str, Any]) -> str:
@@ -738,7 +769,7 @@ def _check_targets(parts: list[Cells]) -> None:
     if first.layout.get("target") is None:
         return
     bk = _block_keys(first)
-    tagged = _tagged([c.class_table.select(*bk, TARGET).unique() for c in parts])
+    tagged = _tagged([_groups_of(c).select(*bk, TARGET).unique() for c in parts])
     union = tagged.select(*bk, TARGET).unique()
     per_part = tagged.group_by(["_part", *bk]).agg(pl.len().alias("_t"))
     per_group = union.group_by(bk).agg(pl.len().alias("_T"))
@@ -754,42 +785,10 @@ def _check_targets(parts: list[Cells]) -> None:
         raise InvalidValueError(msg)
 
 
+def _groups_of(c: Cells) -> pl.DataFrame:
+    """One row per group (every group of the parts, whatever classes occur in it)."""
+    return c.group_table if c.group_table is not None else c.class_table.select(*c.keys).unique()
+
+
 def _block_keys(c: Cells) -> list[str]:
     return [k for k in c.keys if k != TARGET]
-
-
-def _completed(c: Cells, union: pl.DataFrame, ukeys: list[str]) -> Cells:
-    """The label form's cells over a larger class universe: the missing classes are true negatives."""
-    keys = list(c.keys)
-    groups = c.class_table.select(keys).unique()
-    full = groups.join(union, on=ukeys, nulls_equal=True) if ukeys else groups.join(union, how="cross")
-    missing = full.join(c.class_table.select(*keys, CLASS), on=[*keys, CLASS], how="anti", nulls_equal=True)
-    if missing.height == 0:
-        return c
-    sizes = c.profile_table.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_N"))
-    zero = pl.lit(0.0, dtype=pl.Float64)
-    added = missing.join(sizes, on=keys, how="left", nulls_equal=True).select(
-        *keys,
-        CLASS,
-        zero.alias("tp"),
-        zero.alias("fp"),
-        zero.alias("fn"),
-        pl.col("_N").fill_null(0.0).alias("tn"),
-    )
-    classes = pl.concat([c.class_table, added.select(c.class_table.columns)], how="vertical_relaxed")
-    # each example of a group gains one true negative per class it had not seen
-    delta = missing.group_by(keys).agg(pl.len().cast(pl.Float64).alias("_d"))
-    profiles = _more_tn(c.profile_table, delta, keys)
-    block = None
-    if c.block_table is not None:
-        bk = _block_keys(c)
-        block = _more_tn(c.block_table, delta.group_by(bk).agg(pl.col("_d").sum()), bk)
-    return replace(c, class_table=classes, profile_table=profiles, block_table=block)
-
-
-def _more_tn(profiles: pl.DataFrame, delta: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    return (
-        profiles.join(delta, on=keys, how="left", nulls_equal=True)
-        .with_columns((pl.col("tn") + pl.col("_d").fill_null(0.0)).alias("tn"))
-        .drop("_d")
-    )

@@ -28,7 +28,7 @@ from aggframe.intake.checks import (
 )
 from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
 from aggframe.wide.engines import to_polars
 from aggframe.wide.labels import LabelRoles, label_boot_grains, label_grains
@@ -76,11 +76,11 @@ class LabelSource(Source):
             y_true=Y_TRUE, y_pred=Y_PRED, example=EXAMPLE if self.label_roles.example is not None else None
         )
 
-    def tables(self, by: Sequence[str]) -> CellTables:
+    def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
         proj = self.project(by)
         roles = self._private_roles()
         return finish_labels(
-            label_grains(proj.frame, roles, proj.keys),
+            label_grains(proj.frame, roles, proj.keys, pairs=pairs),
             source=proj.frame,
             roles=roles,
             keys=proj.keys,
@@ -141,7 +141,7 @@ class LabelSource(Source):
         if KEY_ALL in proj.keys:
             frame = frame.with_columns(pl.lit(0).alias(KEY_ALL))
         # each group's number of classes (its universe: global, per target or per group)
-        m = tables.classes.group_by(list(tables.keys)).agg(pl.len().cast(pl.Float64).alias("_m"))
+        m = group_table(tables).select(*tables.keys, pl.col("n_classes").cast(pl.Float64).alias("_m"))
         rows = frame.rename({Y_TRUE: "_yt", Y_PRED: "_yp"})
         cells = row_cells(rows, self.task, self.pos_label, m, list(tables.keys))
         return cells.select(*proj.keys, EXAMPLE, *CELLS), proj.keys

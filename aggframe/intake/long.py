@@ -85,7 +85,7 @@ class LongSource(Source):
     def _private_roles(self) -> LongRoles:
         return _PRIVATE if self.long_roles.mask is None else _PRIVATE_MASKED
 
-    def tables(self, by: Sequence[str]) -> CellTables:
+    def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
         proj = self.project(by)
         examples = self._examples(proj)
         return finish_long(

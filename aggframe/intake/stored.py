@@ -2,12 +2,21 @@
 
 A cell store is a directory::
 
-    classes.parquet          keys..., class, tp, fp, fn, tn
+    classes.parquet          keys..., class, tp, fp, fn, tn   (the (group, class) pairs that occur)
+    groups.parquet           keys..., n_examples, n_classes, n_absent, tp, fp, fn, tn
+    universe.parquet         universe keys..., class          (the class universe)
     profiles.parquet         keys..., tp, fp, fn, tn, n
     block_profiles.parquet   (with targets) per-example cells over all targets
     pairs.parquet            (single-label data) the confusion counts: keys..., _yt, _yp, n
     order.parquet            (a declared class universe) its order: [target,] class, _pos
-    meta.json                the key columns and roles
+    meta.json                the key columns and roles, the universe's keys
+
+A store holds what occurs: a class absent from a group is counted in
+``groups.parquet`` (its cells are known: no positives, every example a true
+negative), not written out, and the universe is stored once
+(:mod:`aggframe.tables.cells`). Stores of the formats before (``aggframe-cells/1``
+and ``/2``, which wrote every (group, class) of the universe) are still read:
+each group's universe is then the classes written for it.
 
 The key columns are stored under aggframe's private names (``__af_by0``, ...,
 :mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
@@ -17,6 +26,9 @@ positive class, the t-norm, the mask, the class universe and whether it was
 declared), which :class:`~aggframe.Cells` checks before adding cells. Stores of
 the first format (keys under the user's names) are still read. A store is
 written onto an existing one only with ``overwrite=True`` (:func:`write_store`).
+Stores read together share one universe: the union of theirs (a class seen in
+one store only is absent from the others' groups, as if their rows had been
+evaluated together; :func:`~aggframe.tables.cells.add_tables`).
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -57,7 +69,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,7 +81,7 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
-from aggframe.tables.cells import CellTables, renamed, rollup_tables
+from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
 
 __all__ = [
     "FORMAT",
@@ -87,9 +99,11 @@ __all__ = [
     "write_store",
 ]
 
-FORMAT = "aggframe-cells/2"
-#: the first format stored the keys under the user's names
-_FORMATS = (FORMAT, "aggframe-cells/1")
+FORMAT = "aggframe-cells/3"
+#: the first format stored the keys under the user's names; the first two every (group, class)
+_FORMATS = (FORMAT, "aggframe-cells/2", "aggframe-cells/1")
+#: the formats that store the pairs that occur, the groups and the universe
+_SPARSE = (FORMAT,)
 
 
 def write_store(
@@ -113,7 +127,12 @@ def write_store(
     out = Path(path)
     prepare_output(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
+    tables = with_groups(tables)
+    assert tables.groups is not None
+    assert tables.universe is not None
     tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
+    tables.groups.drop(KEY_ALL, strict=False).sink_parquet(out / "groups.parquet")
+    tables.universe.drop(KEY_ALL, strict=False).sink_parquet(out / "universe.parquet")
     tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
     optional = {
         "block_profiles.parquet": tables.block_profiles,
@@ -129,7 +148,8 @@ def write_store(
     identity = _identity(tables, origin)
     if covers is not None:
         identity["covers"] = covers
-    info = {"format": FORMAT, "by": list(by), **meta, **identity}
+    universe_keys = [c for c in tables.universe_keys if c != KEY_ALL]
+    info = {"format": FORMAT, "by": list(by), **meta, "universe_keys": universe_keys, **identity}
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
 
@@ -175,7 +195,7 @@ def _meta(path: Path) -> dict[str, Any]:
     if not isinstance(info.get("by"), list):
         msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
         raise StoreError(msg)
-    _check_tables(path)
+    _check_tables(path, sparse=info["format"] in _SPARSE)
     return info
 
 
@@ -204,15 +224,25 @@ STORE_ON_OTHER = (
     "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
     "pick a new directory"
 )
-TABLES = ("classes.parquet", "profiles.parquet", "block_profiles.parquet", "pairs.parquet", "order.parquet")
+TABLES = (
+    "classes.parquet",
+    "profiles.parquet",
+    "block_profiles.parquet",
+    "pairs.parquet",
+    "order.parquet",
+    "groups.parquet",
+    "universe.parquet",
+)
+#: the tables of the formats before the groups and the universe were stored
+_FILLED_TABLES = TABLES[:5]
 #: the tables a store may lack (block profiles without targets, the rest for other than single-label data)
 _OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
 #: the keys of meta.json that must agree for stores to be read together
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
-def _check_tables(path: Path) -> None:
-    for name in TABLES:
+def _check_tables(path: Path, *, sparse: bool) -> None:
+    for name in TABLES if sparse else _FILLED_TABLES:
         table = path / name
         if name in _OPTIONAL and not table.exists():
             continue
@@ -226,7 +256,7 @@ def _check_tables(path: Path) -> None:
 def _cells_fingerprint(tables: CellTables) -> str:
     """sha256 of the cell tables, sorted, as CSV (in memory: they are small and already collected)."""
     digest = hashlib.sha256()
-    for lf in (tables.classes, tables.profiles, tables.block_profiles):
+    for lf in (tables.classes, tables.profiles, tables.block_profiles, tables.groups, tables.universe):
         if lf is None:
             continue
         df = lf.drop(KEY_ALL, strict=False).collect()
@@ -345,8 +375,11 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
 def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, dict[str, Any]]:
     """Lazy scans of one or more stores with the same layout (rows of a group add up).
 
-    ``paths``: store directories or quoted globs of them. The meta returned is the
-    first store's, with ``"origin"``: the :class:`Origin` of all of them.
+    ``paths``: store directories or quoted globs of them. Several stores are added
+    as :func:`~aggframe.tables.cells.add_tables` adds cell tables (one universe:
+    the union of theirs); :class:`~aggframe.Cells` checks first that their
+    universes may be united. The meta returned is the first store's, with
+    ``"origin"``: the :class:`Origin` of all of them.
     """
     dirs = expand_stores(paths)
     if not dirs:
@@ -362,32 +395,47 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
             msg = f"cell store {d} has another layout than {dirs[0]}: {layouts[0]} vs {layouts[1]}"
             raise OptionError(msg)
     names = _private_names(first)
+    parts = [_store_tables(d, m, names) for d, m in zip(dirs, metas, strict=True)]
+    tables = add_tables(parts)
+    return tables, first
+
+
+def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> CellTables:
+    """One store's tables under private key names (a store of an older format made sparse)."""
     keys = list(names)
-    renames = [{} if m["format"] == FORMAT else {v: k for k, v in names.items()} for m in metas]
+    rename = (
+        {}
+        if meta["format"] in _SPARSE or meta["format"] == "aggframe-cells/2"
+        else {v: k for k, v in names.items()}
+    )
 
     def scan(name: str) -> pl.LazyFrame:
-        lf = pl.concat(
-            [pl.scan_parquet(d / name).rename(r) for d, r in zip(dirs, renames, strict=True)],
-            how="vertical_relaxed",
-        )
-        return lf if first["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
+        lf = pl.scan_parquet(path / name).rename(rename)
+        return lf if meta["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
 
-    table_keys = keys if first["by"] else [KEY_ALL, *keys]
-    block = scan("block_profiles.parquet") if (dirs[0] / "block_profiles.parquet").exists() else None
-    # the confusion counts add up like the cells, when every store has them
-    pairs = scan("pairs.parquet") if all((d / "pairs.parquet").exists() for d in dirs) else None
-    order = pl.scan_parquet(dirs[0] / "order.parquet") if (dirs[0] / "order.parquet").exists() else None
+    table_keys = keys if meta["by"] else [KEY_ALL, *keys]
+    block = scan("block_profiles.parquet") if (path / "block_profiles.parquet").exists() else None
+    pairs = scan("pairs.parquet") if (path / "pairs.parquet").exists() else None
+    order = pl.scan_parquet(path / "order.parquet") if (path / "order.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
         keys=tuple(table_keys),
         block_profiles=block,
-        target=TARGET if first.get("target") is not None else None,
+        target=TARGET if meta.get("target") is not None else None,
         names=names,
         pairs=pairs,
         order=order,
     )
-    return tables, first
+    if meta["format"] not in _SPARSE:
+        return with_groups(tables)
+    universe = pl.scan_parquet(path / "universe.parquet")
+    return replace(
+        tables,
+        groups=scan("groups.parquet"),
+        universe=universe,
+        universe_keys=tuple(meta.get("universe_keys", [])),
+    )
 
 
 def _private_names(meta: dict[str, Any]) -> dict[str, str]:
@@ -436,7 +484,7 @@ class StoredSource(Source):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)
 
-    def tables(self, by: Sequence[str]) -> CellTables:
+    def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
         self.check_by(by)
         stored = [by_key(i) for i in range(len(self.stored_by))]
         kept = [by_key(self.stored_by.index(c)) for c in by]
@@ -463,7 +511,9 @@ def tables_source(tables: CellTables, meta: dict[str, Any], origin: Origin) -> S
     """A :class:`StoredSource` over cell tables (lazy or collected) and their layout (``meta``)."""
     folds = list(meta.get("folds", []))
     # the key columns under the user's names stand in for the frame (for column checks)
-    frame = nw.from_native(tables.classes.select(pl.col(k).alias(u) for k, u in tables.names.items()))
+    tables = with_groups(tables)
+    assert tables.groups is not None
+    frame = nw.from_native(tables.groups.select(pl.col(k).alias(u) for k, u in tables.names.items()))
     pos_label = meta.get("pos_label")
     return StoredSource(
         frame=frame,

@@ -118,6 +118,7 @@ __all__ = [
     "Normalize",
     "confusion_matrix_frame",
     "is_matrix_measure",
+    "matrix_columns",
     "matrix_values",
     "resolve_matrix_measures",
 ]
@@ -329,6 +330,43 @@ def matrix_values(
     └──────┴──────────────┴─────────┘
     """
     names = resolve_matrix_measures(measures)
+    wide = matrix_columns(conf, classes, keys, ukeys, names, cells=cells)
+    k = list(keys) or [_ALL]
+    if not keys:
+        wide = wide.with_columns(pl.lit(0, dtype=pl.Int8).alias(_ALL))
+    order = pl.Enum(list(names))
+    out = (
+        wide.unpivot(index=k, on=list(names), variable_name="measure", value_name="value")
+        .with_columns(pl.col("measure").cast(order))
+        .sort([*k, "measure"], nulls_last=True)
+        .with_columns(pl.col("measure").cast(pl.String))
+    )
+    return out.select(*keys, "measure", "value")
+
+
+def matrix_columns(
+    conf: pl.LazyFrame | None,
+    classes: pl.LazyFrame,
+    keys: Sequence[str],
+    ukeys: Sequence[str],
+    measures: str | Sequence[str],
+    *,
+    cells: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """:func:`matrix_values` wide: one row per group (unsorted), ``*keys``, then one column per measure.
+
+    The same arguments; the columns are named by the canonical measure names.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aggframe.measures.matrix import matrix_columns
+    >>> conf = pl.LazyFrame({"_yt": ["a", "a", "b"], "_yp": ["a", "b", "b"], "n": [2, 1, 1]})
+    >>> classes = pl.LazyFrame({"class": ["a", "b"], "_rank": [0, 1]})
+    >>> matrix_columns(conf, classes, [], [], ["accuracy"]).collect()["accuracy"].to_list()
+    [0.75]
+    """
+    names = resolve_matrix_measures(measures)
     _check_keys(keys, ukeys)
     weighted = [m for m in names if m in _WEIGHTED]
     if conf is None and (weighted or cells is None):
@@ -421,15 +459,7 @@ def matrix_values(
             s * (pl.col("__mx_vt") + pl.col("__mx_vp")) + s * s * (pl.col("__mx_mt") - pl.col("__mx_mp")) ** 2
         )
         exprs["kappa_quadratic"] = 1.0 - ratio(pl.col("__mx_oquad") * s, e_quad)
-    order = pl.Enum(list(names))
-    out = (
-        groups.select(*k, *(exprs[m].cast(f64).alias(m) for m in names))
-        .unpivot(index=k, on=list(names), variable_name="measure", value_name="value")
-        .with_columns(pl.col("measure").cast(order))
-        .sort([*k, "measure"], nulls_last=True)
-        .with_columns(pl.col("measure").cast(pl.String))
-    )
-    return out.select(*keys, "measure", "value")
+    return groups.select(*keys, *(exprs[m].cast(f64).alias(m) for m in names))
 
 
 def _margins(conf: pl.LazyFrame, k: Sequence[str]) -> pl.LazyFrame:

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL
+from aggframe._options import unique_in_order
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
-from aggframe.operators.reduce import reduce_tables
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import GROUP_COLUMNS, CellTables, filled_classes, group_table
 
-__all__ = ["binary_rows", "class_table", "class_values", "example_values", "subset_tables"]
+__all__ = ["absent_values", "class_table", "class_values", "example_values", "subset_tables"]
 
 
 def class_values(tables: CellTables, measure: Measure) -> pl.LazyFrame:
-    """Per-class values with their cells and support (the macro/weighted entries)."""
+    """Per-class values with their cells and support (the macro/weighted entries).
+
+    One row per (group, class) of the universe: the absent pairs are filled in
+    (:func:`~aggframe.tables.cells.filled_classes`), so this costs groups x classes.
+    """
     visible = [k for k in tables.keys if k != KEY_ALL]
     return (
         class_table(tables, [measure])
@@ -37,81 +42,58 @@ def example_values(cells: pl.LazyFrame, keys: Sequence[str], example: str, measu
 
 
 def subset_tables(tables: CellTables, labels: Sequence[object], dtype: pl.DataType) -> CellTables:
-    """Keep only the named classes (scikit-learn's ``labels=``).
+    """Keep only the named classes (scikit-learn's ``labels=``): they become the universe.
 
     A named class outside the universe is a class nobody is or predicts: no
     positives, every example a true negative (its values are undefined or zero
-    by the convention). Micro over a subset is no longer accuracy.
+    by the convention). Micro over a subset is no longer accuracy. The named
+    classes absent from a group stay absent (counted, not filled in).
     """
     keys = list(tables.keys)
     if any(label is None for label in labels):
         msg = f"labels {list(labels)[:5]!r} name a null class; a class is a value, not null"
         raise OptionError(msg)
     try:
-        wanted = pl.LazyFrame({CLASS: pl.Series(list(labels)).cast(dtype, strict=True)})
+        named = pl.Series(CLASS, unique_in_order(labels)).cast(dtype, strict=True)
     except Exception as exc:
         msg = f"labels {list(labels)[:5]!r} cannot be cast to the class dtype {dtype}"
         raise OptionError(msg) from exc
-    sizes = tables.profiles.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_N"))
-    classes = (
-        sizes.join(wanted, how="cross")
-        .join(tables.classes, on=[*keys, CLASS], how="left", nulls_equal=True)
+    wanted = pl.LazyFrame(named.unique(maintain_order=True))
+    m = pl.lit(wanted.select(pl.len()).collect().item(), dtype=pl.Int64)
+    classes = tables.classes.join(wanted, on=CLASS, how="semi", nulls_equal=True).cache()
+    present = classes.group_by(keys).agg(pl.col(*CELLS).sum(), pl.len().cast(pl.Int64).alias("_present"))
+    absent = m - pl.col("_present").fill_null(0)
+    groups = (
+        group_table(tables)
+        .select(*keys, "n_examples")
+        .join(present, on=keys, how="left", nulls_equal=True)
         .with_columns(
+            m.alias("n_classes"),
+            absent.alias("n_absent"),
             pl.col("tp", "fp", "fn").fill_null(0.0),
-            pl.col("tn").fill_null(pl.col("_N")),
+            (
+                pl.col("tn").fill_null(0.0) + absent.cast(pl.Float64) * pl.col("n_examples").cast(pl.Float64)
+            ).alias("tn"),
         )
-        .select(*keys, CLASS, *CELLS)
+        .select(*keys, *GROUP_COLUMNS)
     )
-    return CellTables(classes=classes, profiles=tables.profiles, keys=tables.keys)
+    return replace(tables, classes=classes, groups=groups, universe=wanted, universe_keys=(), pairs=None)
 
 
-def binary_rows(
-    tables: CellTables,
-    measures: Sequence[Measure],
-    conventions: Sequence[str],
-    pos_label: object,
-    dtype: pl.DataType,
-) -> pl.LazyFrame:
-    """The ``binary`` operator: the positive class only, valid only with two classes.
+def class_table(tables: CellTables, measures: Sequence[Measure], *, filled: bool = True) -> pl.LazyFrame:
+    """Per-class values of several measures, tidy: keys..., class, measure, value, defined, support, cells.
 
-    As in scikit-learn and Lodestar.Metrics, a call written for two classes and
-    later fed three raises instead of silently averaging.
+    Every (group, class) of the universe, the absent pairs filled in: costs
+    groups x classes x measures rows (the operators never need it).
+    ``filled=False``: the pairs that occur only (the absent classes' one value per
+    group is :func:`absent_values`).
     """
-    keys = list(tables.keys)
-
-    def check(classes: pl.DataFrame) -> pl.DataFrame:
-        counts = classes.group_by(keys).agg(pl.col(CLASS).n_unique().alias("_m"))
-        many = counts.filter(pl.col("_m") != 2)
-        if many.height:
-            m = int(many["_m"][0])
-            found = classes[CLASS].unique().sort().to_list()[:5]
-            msg = (
-                f"the binary operator reports the positive class only and needs exactly two classes, "
-                f"but found {m} (e.g. {found!r}); name the averaging you meant: 'macro', 'weighted' or 'micro'"
-            )
-            raise OptionError(msg)
-        if classes.filter(pl.col(CLASS) == pl.lit(pos_label).cast(dtype)).height == 0:
-            msg = (
-                f"pos_label {pos_label!r} is not one of the two classes {classes[CLASS].unique().to_list()!r}"
-            )
-            raise OptionError(msg)
-        return classes
-
-    checked = tables.classes.map_batches(check)
-    positive = checked.filter(pl.col(CLASS) == pl.lit(pos_label).cast(dtype))
-    single = CellTables(classes=positive, profiles=tables.profiles, keys=tables.keys)
-    return reduce_tables(single, measures, ["micro"], conventions).with_columns(
-        pl.lit("binary").alias("operator")
-    )
-
-
-def class_table(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame:
-    """Per-class values of several measures, tidy: keys..., class, support, measure, value, defined."""
     visible = [k for k in tables.keys if k != KEY_ALL]
     cols = [f"_v{i}" for i in range(len(measures))]
     names = {c: m.name for c, m in zip(cols, measures, strict=True)}
     return (
-        tables.classes.with_columns(
+        (filled_classes(tables) if filled else tables.classes)
+        .with_columns(
             (pl.col("tp") + pl.col("fn")).alias("support"),
             *[m.expr().alias(c) for m, c in zip(measures, cols, strict=True)],
         )
@@ -123,4 +105,35 @@ def class_table(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame
             pl.col("value").is_not_null().alias("defined"),
         )
         .select(*visible, CLASS, "measure", "value", "defined", "support", *CELLS)
+    )
+
+
+def absent_values(tables: CellTables, measures: Sequence[Measure]) -> pl.LazyFrame:
+    """The one value of a group's absent classes per measure: keys..., measure, value, defined, n_absent.
+
+    An absent class has the cells ``(0, 0, 0, N)``, so all of a group's absent
+    classes share one value ``M(0, 0, 0, N)``: one row per group with absent
+    classes and measure, whatever their number (``n_absent``).
+    """
+    visible = [k for k in tables.keys if k != KEY_ALL]
+    cols = [f"_v{i}" for i in range(len(measures))]
+    names = {c: m.name for c, m in zip(cols, measures, strict=True)}
+    zero = pl.lit(0.0, dtype=pl.Float64)
+    groups = group_table(tables).filter(pl.col("n_absent") > 0)
+    cells = groups.select(
+        *visible,
+        "n_absent",
+        zero.alias("tp"),
+        zero.alias("fp"),
+        zero.alias("fn"),
+        pl.col("n_examples").cast(pl.Float64).alias("tn"),
+    )
+    return (
+        cells.select(*visible, "n_absent", *[m.expr().alias(c) for m, c in zip(measures, cols, strict=True)])
+        .unpivot(on=cols, index=[*visible, "n_absent"], variable_name="measure", value_name="value")
+        .with_columns(
+            pl.col("measure").replace_strict(names, return_dtype=pl.String),
+            pl.col("value").is_not_null().alias("defined"),
+        )
+        .select(*visible, "measure", "value", "defined", "n_absent")
     )

@@ -33,13 +33,14 @@ single-label data is accuracy) and differ otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
-from aggframe._columns import KEY_ALL, REPEAT, RESULT_COLUMNS
+from aggframe._columns import KEY_ALL, REPEAT
 from aggframe._options import POOLINGS, REPEAT_POOLINGS
 from aggframe.exceptions import OptionError
-from aggframe.operators.reduce import NAN
+from aggframe.operators.reduce import NAN, Slot, Wide, entries_col, slot_columns, undefined_col, value_col
 from aggframe.tables.cells import CellTables, sum_to
 
 __all__ = ["fold_report"]
@@ -50,92 +51,107 @@ def fold_report(
     keys: Sequence[str],
     fold_keys: Sequence[str],
     *,
-    reducer: Callable[[CellTables], pl.LazyFrame],
+    reducer: Callable[[CellTables], Wide],
     poolings: Sequence[str],
-) -> pl.LazyFrame:
-    """Tidy rows for every requested pooling; ``fold_keys`` are null except on fold rows.
+) -> Wide:
+    """Blocks for every requested pooling; ``fold_keys`` are null except on fold rows.
 
-    ``reducer`` turns cell tables into tidy rows keyed by their keys (minus a
+    ``reducer`` turns cell tables into blocks keyed by their keys (minus a
     target column): every operator of the report, applied per fold or pooled.
+    The blocks come out sorted by the keys, the pooling (in the order of
+    :data:`~aggframe._options.POOLINGS`) and the fold keys.
     """
     k, fk = list(keys), list(fold_keys)
-    visible = [c for c in k if c not in (KEY_ALL, tables.target)]
+    gk = [c for c in k if c != tables.target]  # the blocks' group keys (the stand-in key too)
+    visible = [c for c in gk if c != KEY_ALL]
     parts: list[pl.LazyFrame] = []
+    slots = None
     null_folds = [pl.lit(None).alias(c) for c in fk]
+
+    def block(frame: pl.LazyFrame, pooling: str, folds: Sequence[pl.Expr | str], n: int) -> pl.LazyFrame:
+        return frame.select(*gk, *folds, pl.lit(pooling).alias("pooling"), *slot_columns(n))
+
     if "pooled" in poolings:
-        pooled = reducer(sum_to(tables, k)).with_row_index("_r")
-        parts.append(pooled.with_columns(*null_folds, pl.lit("pooled").alias("pooling")))
+        pooled = reducer(sum_to(tables, k))
+        slots = pooled.slots
+        parts.append(block(pooled.frame, "pooled", null_folds, len(slots)))
     by_repeat = [p for p in poolings if p in REPEAT_POOLINGS]
     if by_repeat:
-        parts.extend(
-            _repeats(tables, keys=k, fold_keys=fk, visible=visible, reducer=reducer, poolings=by_repeat)
-        )
+        per_repeat = _repeats(tables, keys=k, fold_keys=fk, gk=gk, reducer=reducer, poolings=by_repeat)
+        slots = per_repeat.slots
+        parts.extend(per_repeat.frames)
     needs_folds = [p for p in poolings if p not in ("pooled", *REPEAT_POOLINGS)]
     if needs_folds:
-        # _r keeps the reducer's row order (measure, operator, convention) through the
-        # joins and group-bys below, so the result's order is deterministic
-        per_fold = reducer(tables).with_row_index("_r").cache()
-        stat_keys = [*visible, "measure", "operator", "convention"]
+        per_fold = reducer(tables)
+        slots = per_fold.slots
+        n = len(slots)
+        fold_frame = per_fold.frame.cache()
         if "fold" in poolings:
-            parts.append(per_fold.with_columns(pl.lit("fold").alias("pooling")))
+            parts.append(block(fold_frame, "fold", fk, n))
         if "averaged" in poolings:
             examples = tables.block_profiles if tables.block_profiles is not None else tables.profiles
             size_keys = [c for c in (*k, *fk) if c != tables.target]
             sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
-            sized = per_fold.join(
-                sizes.drop(KEY_ALL, strict=False),
-                on=[*visible, *fk],
-                how="left",
-                maintain_order="left",
-                nulls_equal=True,
-            )
-            value = pl.col("value")
-            averaged = sized.group_by(stat_keys, maintain_order=True).agg(
-                pl.when(value.is_nan().any())
-                .then(NAN)
-                .otherwise((value * pl.col("_size")).sum() / pl.col("_size").sum())
-                .alias("value"),
-                pl.len().cast(pl.Int64).alias("n_entries"),
-                value.is_nan().sum().cast(pl.Int64).alias("n_undefined"),
-                pl.col("_r").min(),
-            )
-            parts.append(averaged.with_columns(*null_folds, pl.lit("averaged").alias("pooling")))
+            sized = fold_frame.join(sizes, on=[*gk, *fk], how="left", nulls_equal=True)
+            size = pl.col("_size")
+            aggs = []
+            for j in range(n):
+                value = pl.col(value_col(j))
+                aggs += [
+                    pl.when(value.is_nan().any())
+                    .then(NAN)
+                    .otherwise((value * size).sum() / size.sum())
+                    .alias(value_col(j)),
+                    pl.len().cast(pl.Int64).alias(entries_col(j)),
+                    value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
+                ]
+            averaged = sized.group_by(gk).agg(*aggs)
+            parts.append(block(averaged, "averaged", null_folds, n))
         spread = [p for p in ("min", "max", "std") if p in poolings]
         if spread:
-            value = pl.col("value").filter(pl.col("value").is_not_nan())
-            stats = per_fold.group_by(stat_keys, maintain_order=True).agg(
-                value.min().alias("min"),
-                value.max().alias("max"),
-                value.std(ddof=1).alias("std"),
-                pl.len().cast(pl.Int64).alias("n_entries"),
-                pl.col("value").is_nan().sum().cast(pl.Int64).alias("n_undefined"),
-                pl.col("_r").min(),
-            )
+            aggs = [pl.len().cast(pl.Int64).alias("_folds")]
+            for j in range(n):
+                value = pl.col(value_col(j))
+                aggs += [*_spread(value, j), value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j))]
+            stats = fold_frame.group_by(gk).agg(*aggs).cache()
             for stat in spread:
-                parts.append(
-                    stats.select(
-                        *stat_keys,
-                        pl.col(stat).cast(pl.Float64).fill_null(float("nan")).alias("value"),
-                        "n_entries",
-                        "n_undefined",
-                        *null_folds,
-                        pl.lit(stat).alias("pooling"),
-                        "_r",
-                    )
-                )
-    columns = [*visible, *fk, "pooling", *RESULT_COLUMNS]
-    out = pl.concat([p.select(*columns, "_r") for p in parts], how="vertical_relaxed")
+                columns = _spread_columns(stat, n, "_folds")
+                parts.append(stats.select(*gk, *null_folds, pl.lit(stat).alias("pooling"), *columns))
+    assert slots is not None
     rank = {p: i for i, p in enumerate(POOLINGS)}
-    return out.sort(
-        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk, "_r"],
-        nulls_last=True,
-    ).drop("_r")
+    out = pl.concat(parts, how="vertical_relaxed").sort(
+        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk], nulls_last=True
+    )
+    return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots)
 
 
-def _spread(value: pl.Expr) -> dict[str, pl.Expr]:
-    """min, max and std (ddof=1) over the defined values."""
+def _spread(value: pl.Expr, j: int) -> list[pl.Expr]:
+    """min, max and std (ddof=1) of slot ``j`` over the defined values, as ``_min{j}`` ..."""
     defined = value.filter(value.is_not_nan())
-    return {"min": defined.min(), "max": defined.max(), "std": defined.std(ddof=1)}
+    return [
+        defined.min().alias(f"_min{j}"),
+        defined.max().alias(f"_max{j}"),
+        defined.std(ddof=1).alias(f"_std{j}"),
+    ]
+
+
+def _spread_columns(stat: str, n: int, count: str) -> list[pl.Expr]:
+    """The slot columns of one spread statistic (``count`` the entries: folds or repeats)."""
+    return [
+        c
+        for j in range(n)
+        for c in (
+            pl.col(f"_{stat}{j}").cast(pl.Float64).fill_null(float("nan")).alias(value_col(j)),
+            pl.col(count).alias(entries_col(j)),
+            pl.col(undefined_col(j)),
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class _Repeats:
+    frames: list[pl.LazyFrame]
+    slots: tuple[Slot, ...]
 
 
 def _repeats(
@@ -143,44 +159,38 @@ def _repeats(
     *,
     keys: list[str],
     fold_keys: list[str],
-    visible: list[str],
-    reducer: Callable[[CellTables], pl.LazyFrame],
+    gk: list[str],
+    reducer: Callable[[CellTables], Wide],
     poolings: Sequence[str],
-) -> list[pl.LazyFrame]:
-    """The ``repeat_*`` poolings: the folds of each repeat pooled, then over the repeats."""
+) -> _Repeats:
+    """The ``repeat_*`` poolings: the folds of each repeat pooled, then over the repeats (blocks)."""
     if REPEAT not in fold_keys:
         msg = (
             f"pooling={list(poolings)!r} pools the folds of each repeat: it needs a repeat column "
             "(pass repeat='<column>' with fold='<column>' when building the predictions)"
         )
         raise OptionError(msg)
-    per_repeat = reducer(sum_to(tables, [*keys, REPEAT])).with_row_index("_r").cache()
-    others = [pl.lit(None).alias(c) for c in fold_keys if c != REPEAT]
-    parts = []
-    if "repeat" in poolings:
-        parts.append(per_repeat.with_columns(*others, pl.lit("repeat").alias("pooling")))
-    stat_keys = [*visible, "measure", "operator", "convention"]
-    value = pl.col("value")
-    spread = _spread(value)
-    stats = per_repeat.group_by(stat_keys, maintain_order=True).agg(
-        pl.when(value.is_nan().any()).then(NAN).otherwise(value.mean()).alias("repeat_pooled"),
-        *[e.alias(f"repeat_{name}") for name, e in spread.items()],
-        pl.len().cast(pl.Int64).alias("n_entries"),
-        value.is_nan().sum().cast(pl.Int64).alias("n_undefined"),
-        pl.col("_r").min(),
-    )
+    wide = reducer(sum_to(tables, [*keys, REPEAT]))
+    n = len(wide.slots)
+    per_repeat = wide.frame.cache()
+    only_repeat = [pl.col(c) if c == REPEAT else pl.lit(None).alias(c) for c in fold_keys]
     nulls = [pl.lit(None).alias(c) for c in fold_keys]
+    frames = []
+    if "repeat" in poolings:
+        frames.append(
+            per_repeat.select(*gk, *only_repeat, pl.lit("repeat").alias("pooling"), *slot_columns(n))
+        )
+    aggs = [pl.len().cast(pl.Int64).alias("_repeats")]
+    for j in range(n):
+        value = pl.col(value_col(j))
+        aggs += [
+            pl.when(value.is_nan().any()).then(NAN).otherwise(value.mean()).alias(f"_pooled{j}"),
+            *_spread(value, j),
+            value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
+        ]
+    stats = per_repeat.group_by(gk).agg(*aggs).cache()
     for stat in ("repeat_pooled", "repeat_min", "repeat_max", "repeat_std"):
         if stat in poolings:
-            parts.append(
-                stats.select(
-                    *stat_keys,
-                    pl.col(stat).cast(pl.Float64).fill_null(float("nan")).alias("value"),
-                    "n_entries",
-                    "n_undefined",
-                    *nulls,
-                    pl.lit(stat).alias("pooling"),
-                    "_r",
-                )
-            )
-    return parts
+            columns = _spread_columns(stat.removeprefix("repeat_"), n, "_repeats")
+            frames.append(stats.select(*gk, *nulls, pl.lit(stat).alias("pooling"), *columns))
+    return _Repeats(frames=frames, slots=wide.slots)

@@ -7,9 +7,12 @@ confusion matrix (:mod:`aggframe.measures.matrix`: Gorodkin's ``R_K`` for
 accuracy and its adjusted form, accuracy). All but the weighted kappas are
 functions of the matrix's margins, which the class cells hold (``t = tp + fn``,
 ``p = tp + fp``, the diagonal ``tp``): they need nothing beyond the cell tables.
-The weighted kappas also read the cell tables' ``pairs``: the confusion counts
-the label form's wide step already made (no extra scan; the long form counts
-them in one more grouped query, a cell store keeps them).
+The weighted kappas also read the cell tables' ``pairs``, the confusion counts,
+asked for only then (:attr:`~aggframe.operators.report.ReportRequest.needs_pairs`:
+the label form counts them in its one scan; the long form in one more grouped
+query; a cell store keeps them), and the ranks of the universe's classes. An
+absent class has no true and no predicted example, so the margins need only the
+classes that occur; its rank still counts (a declared universe's order).
 
 Each group has one whole-matrix entry, so a convention resolves an undefined
 value exactly as it does a pooled micro value (:func:`~aggframe.operators.reduce.resolve_entry`):
@@ -25,16 +28,18 @@ depend on it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
-from aggframe._columns import CLASS, KEY_ALL, RESULT_COLUMNS
-from aggframe.measures.matrix import WEIGHTED, Normalize, confusion_matrix_frame, matrix_values
-from aggframe.operators.reduce import NAN, resolve_entry
-from aggframe.operators.targets import target_mean
+from aggframe._columns import CLASS
+from aggframe._options import Convention
+from aggframe.measures.matrix import WEIGHTED, Normalize, confusion_matrix_frame, matrix_columns
+from aggframe.operators.reduce import NAN, Slot, Wide, entries_col, resolve_entry, undefined_col, value_col
+from aggframe.operators.targets import target_mean_wide
 from aggframe.tables.cells import CellTables
 
-__all__ = ["class_ranks", "confusion_frame", "matrix_rows", "target_matrix_rows"]
+__all__ = ["class_ranks", "confusion_frame", "matrix_wide", "target_matrix_wide"]
 
 
 def _pairs(tables: CellTables) -> pl.LazyFrame:
@@ -44,91 +49,75 @@ def _pairs(tables: CellTables) -> pl.LazyFrame:
     return tables.pairs
 
 
-def class_ranks(tables: CellTables) -> pl.LazyFrame:
-    """Each group's classes with their 0-based rank in universe order: ``keys..., class, _rank``.
+def class_ranks(tables: CellTables) -> tuple[pl.LazyFrame, list[str]]:
+    """The classes of each universe with their 0-based rank in universe order, and the universe's keys.
 
-    The universe of a group is its rows of the per-class table (global, per target
-    or per group); the order is the declared one (``tables.order``) or the sort
-    order of the class values.
+    ``(universe keys..., class, _rank)``: one row per class of a universe (one for
+    all groups, per target, or per group), never one per (group, class); the order
+    is the declared one (``tables.order``) or the sort order of the class values.
+    Tables without a universe (built elsewhere: every class of a group is in
+    ``classes``) give each group's classes, keyed by the tables' keys.
     """
-    keys = list(tables.keys)
-    classes = tables.classes.select(*keys, CLASS)
+    if tables.universe is None:
+        keys = list(tables.keys)
+        classes = tables.classes.select(*keys, CLASS)
+    else:
+        keys = list(tables.universe_keys)
+        classes = tables.universe.select(*keys, CLASS)
     if tables.order is None:
         position = pl.col(CLASS)
     else:
         on = [c for c in tables.order.collect_schema().names() if c != "_pos"]
         classes = classes.join(tables.order, on=on, how="left", nulls_equal=True)
         position = pl.col("_pos")
-    rank = (position.rank("dense").over(keys) - 1).cast(pl.Int64)
-    return classes.select(*keys, CLASS, rank.alias("_rank"))
+    rank = position.rank("dense") - 1
+    rank = rank.over(keys) if keys else rank
+    return classes.select(*keys, CLASS, rank.cast(pl.Int64).alias("_rank")), keys
 
 
-def matrix_rows(tables: CellTables, measures: Sequence[str], conventions: Sequence[str]) -> pl.LazyFrame:
-    """Tidy rows of the ``multiclass`` operator: keys (without the stand-in)..., the result columns.
+def matrix_wide(
+    tables: CellTables, measures: Sequence[str], conventions: Sequence[Convention], *, resolved: bool = True
+) -> Wide:
+    """The ``multiclass`` operator as blocks: one row per group (sorted by the keys), a slot per measure x convention.
 
-    One row per group x measure x convention, in the order of the keys (nulls
-    last), the measures and the conventions.
+    The margins come from the class cells (the classes that occur: an absent class
+    has no true and no predicted example); only the weighted kappas read the
+    confusion counts and the universe's ranks. ``resolved=False`` leaves an
+    undefined value NaN under every convention (for a mean over targets).
     """
     keys = list(tables.keys)
-    # the margins come from the class cells; only the weighted kappas read the confusion counts
     conf = _pairs(tables) if any(m in WEIGHTED for m in measures) else None
-    values = matrix_values(conf, class_ranks(tables), keys, keys, list(measures), cells=tables.classes)
-    v = pl.col("value")
-    out = _with_conventions(values, conventions).select(
-        *keys,
-        "measure",
-        pl.lit("multiclass").alias("operator"),
-        "convention",
-        pl.when(pl.col("convention") == "exclude")
-        .then(v)
-        .when(pl.col("convention") == "zero")
-        .then(resolve_entry(v, "zero"))
-        .when(pl.col("convention") == "one")
-        .then(resolve_entry(v, "one"))
-        .otherwise(resolve_entry(v, "nan"))
-        .fill_null(NAN)
-        .cast(pl.Float64)
-        .alias("value"),
-        pl.lit(1, dtype=pl.Int64).alias("n_entries"),
-        v.is_null().cast(pl.Int64).alias("n_undefined"),
-    )
-    visible = [k for k in keys if k not in (KEY_ALL, tables.target)]
-    return out.select(*visible, *RESULT_COLUMNS)
+    ranks, ukeys = class_ranks(tables)
+    values = matrix_columns(conf, ranks, keys, ukeys, list(measures), cells=tables.classes)
+    values = values.sort(keys, nulls_last=True)
+    slots: list[Slot] = []
+    columns: list[pl.Expr] = []
+    for m in measures:
+        v = pl.col(m)
+        for conv in conventions:
+            j = len(slots)
+            slots.append(Slot(m, "multiclass", conv))
+            value = resolve_entry(v, conv) if resolved else v
+            columns += [
+                value.fill_null(NAN).cast(pl.Float64).alias(value_col(j)),
+                pl.lit(1, dtype=pl.Int64).alias(entries_col(j)),
+                v.is_null().cast(pl.Int64).alias(undefined_col(j)),
+            ]
+    return Wide(frame=values.select(*keys, *columns), keys=tuple(keys), slots=tuple(slots))
 
 
-def target_matrix_rows(
-    tables: CellTables, measures: Sequence[str], conventions: Sequence[str]
-) -> pl.LazyFrame:
+def target_matrix_wide(
+    tables: CellTables, measures: Sequence[str], conventions: Sequence[Convention]
+) -> Wide:
     """The ``target`` operator with ``within="multiclass"``: each target's whole-matrix value, averaged.
 
     An undefined target value counts as the convention says (the one resolution,
-    :func:`~aggframe.operators.targets.target_mean`); operator ``target:multiclass``.
+    :func:`~aggframe.operators.targets.target_mean_wide`); operator ``target:multiclass``.
     """
     assert tables.target is not None
-    keys = list(tables.keys)
-    visible = [k for k in keys if k not in (KEY_ALL, tables.target)]
-    per_target = matrix_rows(
-        CellTables(
-            classes=tables.classes,
-            profiles=tables.profiles,
-            keys=tables.keys,
-            names=tables.names,
-            pairs=tables.pairs,
-            order=tables.order,
-        ),
-        measures,
-        ["nan"],
-    )
-    # undefined target values are NaN here; the convention applies over the targets
-    per_target = _with_conventions(per_target.drop("convention"), conventions)
-    mean = target_mean(per_target.select(*visible, "measure", "operator", "convention", "value"), visible)
-    return mean.with_columns(pl.lit("target:multiclass").alias("operator")).select(*visible, *RESULT_COLUMNS)
-
-
-def _with_conventions(frame: pl.LazyFrame, conventions: Sequence[str]) -> pl.LazyFrame:
-    """Each row once per convention, in row order then convention order."""
-    convs = pl.LazyFrame({"convention": list(conventions), "_c": list(range(len(conventions)))})
-    return frame.with_row_index("_r").join(convs, how="cross").sort("_r", "_c").drop("_r", "_c")
+    keys = [k for k in tables.keys if k != tables.target]
+    per_target = replace(tables, block_profiles=None)
+    return target_mean_wide(matrix_wide(per_target, measures, conventions, resolved=False), keys)
 
 
 def confusion_frame(tables: CellTables, normalize: Normalize | None) -> pl.LazyFrame:
@@ -138,4 +127,5 @@ def confusion_frame(tables: CellTables, normalize: Normalize | None) -> pl.LazyF
     universe order. ``rate`` (with ``normalize``) is null where its denominator is 0.
     """
     keys = list(tables.keys)
-    return confusion_matrix_frame(_pairs(tables), class_ranks(tables), keys, keys, normalize)
+    ranks, ukeys = class_ranks(tables)
+    return confusion_matrix_frame(_pairs(tables), ranks, keys, ukeys, normalize)

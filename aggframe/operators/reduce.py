@@ -1,16 +1,24 @@
-"""The one reduction: cell tables -> tidy results, with the one convention resolution.
+"""The one reduction: cell tables -> report rows, with the one convention resolution.
 
-=========  =======================  ==========================================
-operator   entries (one value each)  averaged with weights
-=========  =======================  ==========================================
-micro      pooled cells per group    (one entry)
-macro      class cells               1
-weighted   class cells               support ``tp + fn``
-exemplar   cell profiles             multiplicity ``n`` (examples sharing it)
-=========  =======================  ==========================================
+=========  ==========================  ==========================================
+operator   entries (one value each)     averaged with weights
+=========  ==========================  ==========================================
+micro      pooled cells per group       (one entry)
+macro      class cells                  1
+weighted   class cells                  support ``tp + fn``
+exemplar   cell profiles                multiplicity ``n`` (examples sharing it)
+binary     the positive class's cells   (one entry)
+=========  ==========================  ==========================================
 
-Every requested measure x operator x convention becomes one aggregation column of
-one ``group_by(keys)`` per table, then an unpivot: never a loop over groups.
+Every measure is evaluated once per entry, and one ``group_by(keys)`` per kind
+of entry gives each group's *sufficient sums* (per measure: the number of
+entries and of defined ones, the sum of the values, and the same weighted), as
+columns of one row per group: never a loop over groups, and never a table of
+entries x measures. A class absent from a group has the cells ``(0, 0, 0, N)``
+(``N`` the group's examples), so the group's ``n_absent`` absent classes are one
+entry of that multiplicity: ``M(0, 0, 0, N)`` is evaluated once per group and
+enters the sums ``n_absent`` times (with weight 0: its support is 0). The
+numbers are those of the universe filled out, at the cost of the pairs that occur.
 
 Conventions for undefined entries (null values):
 
@@ -24,24 +32,47 @@ uniform mean of those entries is used (aggmetrics 0.2.0 raises
 ``ZeroDivisionError`` there).
 
 Every average of the package resolves its undefined entries here: over classes
-and examples (:func:`reduce_tables`), over targets
+and examples (:func:`reduce_wide`), over targets
 (:mod:`~aggframe.operators.targets`) and one entry at a time
 (:func:`resolve_entry`, for per-class reports).
+
+The rows come out as *blocks* (:class:`Wide`): one row per group (later also per
+fold, pooling and grouping set), sorted by its keys, holding the values of every
+measure x operator x convention (its *slots*) in columns. :func:`tidy` turns the
+blocks into the report's rows by exploding the slots in place, so the report's
+order (keys, then measure, operator and convention as asked) is built, not
+sorted: only the blocks are ever sorted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import polars as pl
 
-from aggframe._columns import CELLS, KEY_ALL, RESULT_COLUMNS
+from aggframe._columns import CELLS, CLASS, KEY_ALL, RESULT_COLUMNS
 from aggframe._options import Convention
+from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, group_keys, group_table
 
-__all__ = ["NAN", "reduce_tables", "resolve_entry", "resolve_mean"]
+__all__ = [
+    "NAN",
+    "Slot",
+    "Wide",
+    "entries_col",
+    "reduce_tables",
+    "reduce_wide",
+    "resolve",
+    "resolve_entry",
+    "resolve_mean",
+    "tidy",
+    "undefined_col",
+    "value_col",
+]
 
 
 NAN = pl.lit(float("nan"), dtype=pl.Float64)
@@ -57,34 +88,146 @@ def resolve_entry(value: pl.Expr, convention: Convention) -> pl.Expr:
     return value if fill is None else value.fill_null(fill)
 
 
-def resolve_mean(convention: pl.Expr) -> pl.Expr:
-    """The value of one (measure, operator, group) from its sufficient sums.
+def resolve(
+    convention: str,
+    n_tot: pl.Expr,
+    n_def: pl.Expr,
+    sv_n: pl.Expr,
+    *,
+    weights: tuple[pl.Expr, pl.Expr, pl.Expr] | None = None,
+) -> pl.Expr:
+    """The value of one (measure, operator, group) from its sufficient sums, for one convention.
 
-    ``n_*`` sum multiplicities, ``w_*`` sum multiplicity x weight, ``sv_*`` sum
-    value x those, ``*_def`` over defined entries only. A filled convention adds
-    its constant for the undefined remainder; a zero total weight falls back to
-    the uniform mean of the counted entries.
+    ``n_*`` sum multiplicities, ``weights`` = ``(w_tot, w_def, sv_w)`` sum
+    multiplicity x weight (the ``n_*`` when the weights are uniform), ``sv_*`` sum value x those, ``*_def`` over
+    defined entries only. A filled convention adds its constant for the
+    undefined remainder; a zero total weight falls back to the uniform mean of
+    the counted entries.
     """
-    fill = pl.when(convention == "one").then(1.0).otherwise(0.0)  # _FILL, as an expression
-    filled = convention.is_in(["zero", "one"])
-    num_w = pl.col("sv_w") + pl.when(filled).then(fill * (pl.col("w_tot") - pl.col("w_def"))).otherwise(0.0)
-    den_w = pl.when(filled).then(pl.col("w_tot")).otherwise(pl.col("w_def"))
-    num_n = pl.col("sv_n") + pl.when(filled).then(fill * (pl.col("n_tot") - pl.col("n_def"))).otherwise(0.0)
-    den_n = pl.when(filled).then(pl.col("n_tot")).otherwise(pl.col("n_def"))
-    value = (
-        pl.when((convention == "nan") & (pl.col("n_tot") > pl.col("n_def")))
-        .then(NAN)
-        .when(den_w > 0)
-        .then(num_w / den_w)
-        .when(den_n > 0)
-        .then(num_n / den_n)
-        .otherwise(NAN)
+    w_tot, w_def, sv_w = weights if weights is not None else (n_tot, n_def, sv_n)
+    if convention in ("zero", "one"):
+        fill = _FILL[convention]
+        num_w, den_w = sv_w + fill * (w_tot - w_def), w_tot
+        num_n, den_n = sv_n + fill * (n_tot - n_def), n_tot
+    else:
+        num_w, den_w, num_n, den_n = sv_w, w_def, sv_n, n_def
+    value = pl.when(den_w > 0).then(num_w / den_w).when(den_n > 0).then(num_n / den_n).otherwise(NAN)
+    if convention == "nan":
+        value = pl.when(n_tot > n_def).then(NAN).otherwise(value)
+    return value.cast(pl.Float64)
+
+
+def resolve_mean(convention: pl.Expr) -> pl.Expr:
+    """:func:`resolve` for a convention held in a column, over the columns ``n_tot``, ``n_def``, ``sv_n``, ``w_*``."""
+    n_tot, n_def, sv_n, w_tot, w_def, sv_w = (
+        pl.col(c) for c in ("n_tot", "n_def", "sv_n", "w_tot", "w_def", "sv_w")
     )
-    return value
+    weights = (w_tot, w_def, sv_w)
+    out = (
+        pl.when(convention == "exclude")
+        .then(resolve("exclude", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "zero")
+        .then(resolve("zero", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "one")
+        .then(resolve("one", n_tot, n_def, sv_n, weights=weights))
+        .when(convention == "nan")
+        .then(resolve("nan", n_tot, n_def, sv_n, weights=weights))
+    )
+    return out.otherwise(NAN)
 
 
-# Which entries each operator averages: pooled cells, class cells or cell profiles.
-_SOURCE = {"micro": "pooled", "macro": "class", "weighted": "class", "exemplar": "profile"}
+# ---------------------------------------------------------------------------
+# Blocks of report rows
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One value of every block: a measure under an operator and a convention."""
+
+    measure: str
+    operator: str
+    convention: str
+
+
+def value_col(j: int) -> str:
+    return f"_v{j}"
+
+
+def entries_col(j: int) -> str:
+    return f"_e{j}"
+
+
+def undefined_col(j: int) -> str:
+    return f"_u{j}"
+
+
+def slot_columns(n: int) -> list[str]:
+    """The columns of ``n`` slots, in order."""
+    return [c for j in range(n) for c in (value_col(j), entries_col(j), undefined_col(j))]
+
+
+@dataclass(frozen=True)
+class Wide:
+    """Report rows in blocks: one row per block, its slots' values in columns.
+
+    ``frame`` holds the block columns ``keys`` (private names; the stand-in key
+    is dropped by :func:`tidy`), then for each slot ``j`` its value ``_v{j}``,
+    ``n_entries`` ``_e{j}`` and ``n_undefined`` ``_u{j}``. Rows are in report order.
+    """
+
+    frame: pl.LazyFrame
+    keys: tuple[str, ...]
+    slots: tuple[Slot, ...]
+
+    def with_frame(self, frame: pl.LazyFrame, keys: Sequence[str] | None = None) -> Wide:
+        return Wide(frame=frame, keys=self.keys if keys is None else tuple(keys), slots=self.slots)
+
+
+def tidy(wide: Wide) -> pl.LazyFrame:
+    """The report's rows: each block's slots exploded in place, in slot order (no sort).
+
+    block columns..., measure, operator, convention, value, n_entries, n_undefined.
+    """
+    n = len(wide.slots)
+    blocks = [c for c in wide.keys if c != KEY_ALL]
+    values = [pl.col(value_col(j)) for j in range(n)]
+    entries = [pl.col(entries_col(j)) for j in range(n)]
+    undefined = [pl.col(undefined_col(j)) for j in range(n)]
+    # fixed-width arrays explode by a reshape of the values (concat_list builds offsets row by row)
+    rows = wide.frame.select(
+        *blocks,
+        pl.concat_arr(values).alias("value"),
+        pl.concat_arr(entries).alias("n_entries"),
+        pl.concat_arr(undefined).alias("n_undefined"),
+    ).explode(["value", "n_entries", "n_undefined"])
+    position = (pl.int_range(pl.len(), dtype=pl.UInt32) % n).alias("_slot")
+
+    def label(values: list[str]) -> pl.Expr:
+        return pl.lit(pl.Series(values, dtype=pl.String)).gather(pl.col("_slot"))
+
+    return rows.with_columns(position).select(
+        *blocks,
+        label([s.measure for s in wide.slots]).alias("measure"),
+        label([s.operator for s in wide.slots]).alias("operator"),
+        label([s.convention for s in wide.slots]).alias("convention"),
+        pl.col("value").cast(pl.Float64),
+        pl.col("n_entries").cast(pl.Int64),
+        pl.col("n_undefined").cast(pl.Int64),
+    )
+
+
+# ---------------------------------------------------------------------------
+# The reduction
+
+
+# Which entries each operator averages.
+_SOURCE = {
+    "micro": "pooled",
+    "macro": "class",
+    "weighted": "class",
+    "exemplar": "profile",
+    "binary": "positive",
+}
 
 
 def reduce_tables(
@@ -93,105 +236,192 @@ def reduce_tables(
     operators: Sequence[str],
     conventions: Sequence[str],
 ) -> pl.LazyFrame:
-    """Every measure x operator x convention of one set of cell tables, tidy.
+    """Every measure x operator x convention of one set of cell tables, tidy (see :func:`reduce_wide`)."""
+    wide = reduce_wide(tables, measures, operators, conventions)
+    visible = [k for k in tables.keys if k != KEY_ALL]
+    return tidy(wide).select(*visible, *RESULT_COLUMNS)
 
-    The entries of every operator (pooled cells, class cells, cell profiles) are
-    stacked into one table, every measure is evaluated once on it, unpivoted to
-    (keys, entry, measure, value), and one group-by computes the sufficient sums
-    of every operator; conventions are then arithmetic on those sums. The plan's
-    size does not grow with the number of measures, operators or conventions.
+
+def reduce_wide(
+    tables: CellTables,
+    measures: Sequence[Measure],
+    operators: Sequence[str],
+    conventions: Sequence[str],
+    *,
+    pos_label: Any = None,
+    class_dtype: pl.DataType | None = None,
+) -> Wide:
+    """Every measure x operator x convention of one set of cell tables: one block per group.
+
+    Each kind of entry (pooled cells, class cells, profiles, the positive
+    class) is grouped once by the keys, with every measure's sufficient sums as
+    columns; the absent classes enter in closed form. The blocks are sorted by
+    the keys (nulls last). The ``binary`` operator needs ``pos_label`` and the
+    class dtype.
     """
     k = list(tables.keys)
+    ms = list(measures)
     ops = list(operators)
     sources = {_SOURCE[op] for op in ops}
-    one = pl.lit(1.0, dtype=pl.Float64)
-    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
-    stacked: list[pl.LazyFrame] = []
-    if "pooled" in sources:
-        pooled = tables.classes.group_by(k).agg(pl.col(*CELLS).sum())
-        stacked.append(
-            pooled.select(*k, *CELLS, pl.lit("pooled").alias("_src"), one.alias("_n"), one.alias("_s"))
-        )
+    # one row per group, every group (the pooled cells and the absent classes' sums)
+    pooled = _pooled_sums(tables, k, ms, absent="class" in sources).sort(k, nulls_last=True).cache()
+    every = pooled.select(k)
+    parts: list[pl.LazyFrame] = []
+    if sources & {"pooled", "class"}:
+        parts.append(pooled)
     if "class" in sources:
-        stacked.append(
-            tables.classes.select(
-                *k, *CELLS, pl.lit("class").alias("_src"), one.alias("_n"), support.alias("_s")
-            )
-        )
+        parts.append(_class_sums(tables, k, ms, every, weighted="weighted" in ops))
     if "profile" in sources:
-        stacked.append(
-            tables.profiles.select(
-                *k,
-                *CELLS,
-                pl.lit("profile").alias("_src"),
-                pl.col("n").cast(pl.Float64).alias("_n"),
-                one.alias("_s"),
-            )
+        parts.append(_profile_sums(tables, k, ms, every))
+    if "positive" in sources:
+        if class_dtype is None:
+            msg = "the binary operator needs the class dtype"
+            raise OptionError(msg)
+        parts.append(_positive_values(tables, k, ms, pos_label, class_dtype))
+    # every part has one row per group, sorted by the keys: side by side, no join
+    base = pl.concat([parts[0], *[p.sort(k, nulls_last=True).drop(k) for p in parts[1:]]], how="horizontal")
+    slots: list[Slot] = []
+    columns: list[pl.Expr] = []
+    f64 = pl.Float64
+    for i, measure in enumerate(ms):
+        for op in ops:
+            for conv in conventions:
+                j = len(slots)
+                slots.append(Slot(measure.name, op, conv))
+                n_tot, n_def, value = _slot(op, conv, i)
+                columns += [
+                    value.alias(value_col(j)),
+                    n_tot.cast(f64).round().cast(pl.Int64).alias(entries_col(j)),
+                    (n_tot - n_def).cast(f64).round().cast(pl.Int64).alias(undefined_col(j)),
+                ]
+    frame = base.select(*k, *columns)
+    return Wide(frame=frame, keys=tuple(k), slots=tuple(slots))
+
+
+def _slot(op: str, conv: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(n_entries, n_defined, value) of measure ``i`` under one operator and convention."""
+    f64 = pl.Float64
+    if op in ("micro", "binary"):
+        v = pl.col(f"_pv{i}" if op == "micro" else f"_bv{i}")
+        n_tot = pl.lit(1.0, dtype=f64)
+        n_def = v.is_not_null().cast(f64)
+        return n_tot, n_def, resolve(conv, n_tot, n_def, v.fill_null(0.0))
+    if op == "exemplar":
+        n_tot, n_def = pl.col("_en").fill_null(0.0), pl.col(f"_ed{i}").fill_null(0.0)
+        return n_tot, n_def, resolve(conv, n_tot, n_def, pl.col(f"_es{i}").fill_null(0.0))
+    # macro and weighted: the classes that occur, plus the absent ones in closed form
+    n_tot = pl.col("_cn").fill_null(0).cast(f64) + pl.col("_a").cast(f64)
+    n_def = pl.col(f"_cd{i}").fill_null(0).cast(f64) + pl.col(f"_ad{i}")
+    sv_n = pl.col(f"_cs{i}").fill_null(0.0) + pl.col(f"_as{i}")
+    if op == "macro":
+        return n_tot, n_def, resolve(conv, n_tot, n_def, sv_n)
+    # weighted: an absent class has support 0, so it adds to the uniform sums only
+    w_tot = pl.col("_cw").fill_null(0.0)
+    w_def, sv_w = pl.col(f"_cwd{i}").fill_null(0.0), pl.col(f"_cws{i}").fill_null(0.0)
+    return n_tot, n_def, resolve(conv, n_tot, n_def, sv_n, weights=(w_tot, w_def, sv_w))
+
+
+def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent: bool) -> pl.LazyFrame:
+    """Per group: micro's values (``_pv{i}``) and the absent classes' count and sums (``_a``, ``_ad{i}``, ``_as{i}``)."""
+    f64 = pl.Float64
+    groups = group_table(tables)
+    fine = group_keys(tables)
+    g = groups.select(*fine, *CELLS, pl.col("n_absent").cast(f64).alias("_a"), pl.col("n_examples").cast(f64))
+    sums = ["_a"]
+    if absent:
+        # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
+        g = g.with_columns(pl.lit(0.0).alias("_z"))
+        a = pl.col("_a")
+        exprs = [_expr(m, "_z", "_z", "_z", "n_examples") for m in ms]
+        g = g.with_columns(
+            *[pl.when(e.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, e in enumerate(exprs)],
+            *[(e * a).fill_null(0.0).alias(f"_as{i}") for i, e in enumerate(exprs)],
         )
-    value_cols = [f"_v{i}" for i in range(len(measures))]
-    entries = pl.concat(
-        [e.with_columns(pl.col(*CELLS).cast(pl.Float64)) for e in stacked], how="vertical_relaxed"
-    ).select(*k, "_src", "_n", "_s", *[_expr(m).alias(c) for m, c in zip(measures, value_cols, strict=True)])
-    v, nn = pl.col("_v"), pl.col("_n")
-    ww = nn * pl.col("_s")
-    defined = v.is_not_null()
-    agg = (
-        entries.unpivot(on=value_cols, index=[*k, "_src", "_n", "_s"], variable_name="_i", value_name="_v")
-        .group_by([*k, "_src", "_i"])
-        .agg(
-            nn.sum().alias("n_tot"),
-            pl.when(defined).then(nn).sum().alias("n_def"),
-            (v * nn).sum().alias("sv_n"),
-            ww.sum().alias("w_tot"),
-            pl.when(defined).then(ww).sum().alias("w_def"),
-            (v * ww).sum().alias("sv_w"),
-        )
-        .with_columns(pl.col("_i").str.slice(2).cast(pl.Int64))
-        .cache()
-    )
-    per_op = []
-    for op in ops:
-        rows = agg.filter(pl.col("_src") == _SOURCE[op])
-        if op == "weighted":
-            weights = [pl.col("w_tot"), pl.col("w_def"), pl.col("sv_w")]
-        else:  # uniform weights: the weight sums are the multiplicity sums
-            weights = [
-                pl.col("n_tot").alias("w_tot"),
-                pl.col("n_def").alias("w_def"),
-                pl.col("sv_n").alias("sv_w"),
+        sums += [f"_ad{i}" for i in range(len(ms))] + [f"_as{i}" for i in range(len(ms))]
+    if set(fine) != set(k):
+        # a block view: the targets' groups sum into one
+        g = g.group_by(k).agg(pl.col(*CELLS, *sums).sum())
+    return g.select(*k, *sums, *[_expr(m).alias(f"_pv{i}") for i, m in enumerate(ms)])
+
+
+def _class_sums(
+    tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
+) -> pl.LazyFrame:
+    """Per group, over the classes that occur: count (``_cn``), support, and per measure the sums.
+
+    The per-entry terms are columns before the group-by, so it only sums (Polars'
+    fast path); ``every`` adds one empty row per group, so no group is missing.
+    """
+    f64 = pl.Float64
+    support = (pl.col("tp") + pl.col("fn")).cast(f64)
+    values = [_expr(m) for m in ms]
+    terms = [pl.lit(1.0, dtype=f64).alias("_cn"), support.alias("_cw")]
+    for i, v in enumerate(values):
+        terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
+        if weighted:
+            terms += [
+                pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
+                (v * support).alias(f"_cws{i}"),
             ]
-        per_op.append(rows.select(*k, "_i", pl.lit(op).alias("operator"), "n_tot", "n_def", "sv_n", *weights))
-    convs = pl.LazyFrame({"convention": list(conventions)})
-    out = (
-        pl.concat(per_op)
-        .join(convs, how="cross")
-        .select(
-            *k,
-            "_i",
-            "operator",
-            "convention",
-            resolve_mean(pl.col("convention")).cast(pl.Float64).alias("value"),
-            pl.col("n_tot").round().cast(pl.Int64).alias("n_entries"),
-            (pl.col("n_tot") - pl.col("n_def")).round().cast(pl.Int64).alias("n_undefined"),
-        )
+    entries = tables.classes.select(*k, *terms)
+    stacked = pl.concat([entries, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+
+
+def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame) -> pl.LazyFrame:
+    """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
+    n = pl.col("n").cast(pl.Float64)
+    terms = [n.alias("_en")]
+    for i, m in enumerate(ms):
+        v = _expr(m)
+        terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
+    entries = tables.profiles.select(*k, *terms)
+    stacked = pl.concat([entries, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+
+
+def _positive_values(
+    tables: CellTables, k: list[str], ms: list[Measure], pos_label: Any, dtype: pl.DataType
+) -> pl.LazyFrame:
+    """The binary operator's values per group (``_bv{i}``): the positive class's cells, absent or not.
+
+    As in scikit-learn and Lodestar.Metrics, a call written for two classes and
+    later fed three raises instead of silently averaging.
+    """
+    positive = pl.lit(pos_label).cast(dtype)
+    groups = group_table(tables).select(*k, "n_examples", "n_classes")
+    universe = tables.universe if tables.universe is not None else tables.classes.select(CLASS)
+
+    def check_sizes(frame: pl.DataFrame) -> pl.DataFrame:
+        many = frame.filter(pl.col("n_classes") != 2)
+        if many.height:
+            m = int(many["n_classes"][0])
+            found = universe.select(CLASS).unique().sort(CLASS).head(5).collect()[CLASS].to_list()
+            msg = (
+                f"the binary operator reports the positive class only and needs exactly two classes, "
+                f"but found {m} (e.g. {found!r}); name the averaging you meant: 'macro', 'weighted' or 'micro'"
+            )
+            raise OptionError(msg)
+        return frame
+
+    def check_positive(frame: pl.DataFrame) -> pl.DataFrame:
+        if int(frame["_has"][0]) == 0:
+            listed = universe.select(CLASS).unique().sort(CLASS).collect()[CLASS].to_list()
+            msg = f"pos_label {pos_label!r} is not one of the two classes {listed!r}"
+            raise OptionError(msg)
+        return frame
+
+    has = universe.select((pl.col(CLASS) == positive).sum().alias("_has")).map_batches(check_positive)
+    checked = groups.map_batches(check_sizes).join(has, how="cross").drop("_has")
+    cells = tables.classes.filter(pl.col(CLASS) == positive).select(*k, *CELLS)
+    filled = checked.join(cells, on=k, how="left", nulls_equal=True).with_columns(
+        pl.col("tp", "fp", "fn").fill_null(0.0),
+        pl.col("tn").fill_null(pl.col("n_examples").cast(pl.Float64)),
     )
-    op_rank = {op: i for i, op in enumerate(ops)}
-    conv_rank = {c: i for i, c in enumerate(conventions)}
-    names = {i: m.name for i, m in enumerate(measures)}
-    out = out.sort(
-        [
-            *k,
-            pl.col("_i"),
-            pl.col("operator").replace_strict(op_rank, return_dtype=pl.Int64),
-            pl.col("convention").replace_strict(conv_rank, return_dtype=pl.Int64),
-        ],
-        nulls_last=True,
-    ).with_columns(pl.col("_i").replace_strict(names, return_dtype=pl.String).alias("measure"))
-    visible = [c for c in k if c != KEY_ALL]
-    return out.select(*visible, *RESULT_COLUMNS)
+    return filled.select(*k, *[_expr(m).alias(f"_bv{i}") for i, m in enumerate(ms)])
 
 
-@lru_cache(maxsize=512)
-def _expr(measure: Measure) -> pl.Expr:
-    """A measure's expression over the cell columns, built once per measure."""
-    return measure.expr()
+@lru_cache(maxsize=1024)
+def _expr(measure: Measure, tp: str = "tp", fp: str = "fp", fn: str = "fn", tn: str = "tn") -> pl.Expr:
+    """A measure's expression over four cell columns, built once per measure and columns."""
+    return measure.expr(tp, fp, fn, tn)

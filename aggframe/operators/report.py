@@ -33,14 +33,15 @@ from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, is_score_measure, list_measures, score_measure
-from aggframe.operators.classes import binary_rows, subset_tables
+from aggframe.operators.classes import subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
-from aggframe.operators.matrix import matrix_rows, target_matrix_rows
-from aggframe.operators.targets import target_reduce
+from aggframe.operators.matrix import matrix_wide, target_matrix_wide
+from aggframe.operators.reduce import Wide, slot_columns, tidy
+from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
 from aggframe.tables.cells import CellTables
 
-__all__ = ["ReportRequest", "build_report"]
+__all__ = ["ReportRequest", "build_report", "report_blocks"]
 
 
 @dataclass(frozen=True)
@@ -229,34 +230,44 @@ def build_report(
     """Every row of the report, keyed by the tables' private keys (restore the user's names after).
 
     ``folds`` are the tables' private fold keys; ``class_dtype`` the class
-    column's dtype (needed with ``classes=`` or the binary operator).
+    column's dtype (needed with ``classes=`` or the binary operator). The rows
+    are built in order (:func:`~aggframe.operators.reduce.tidy`): only the
+    blocks (one per group, fold, pooling and grouping set) are sorted.
     """
+    return tidy(report_blocks(tables, request, folds=folds, class_dtype=class_dtype))
+
+
+def report_blocks(
+    tables: CellTables, request: ReportRequest, *, folds: Sequence[str], class_dtype: pl.DataType | None
+) -> Wide:
+    """The report as blocks (:class:`~aggframe.operators.reduce.Wide`), grouping sets one after another."""
     if request.grouping_sets is None:
         return _folded(tables, request, folds, class_dtype)
     by_keys = [by_key(i) for i in range(len(request.by))]
-    parts = []
+    dtypes = tables.classes.collect_schema()
+    marks = (GROUPING_COLUMN, GROUPING_ID)
+    parts: list[Wide] = []
     for keep in request.grouping_sets:
         kept = [by_keys[request.by.index(c)] for c in keep]
         # SQL's GROUPING_ID: bit (n - 1 - i) is set when the i-th by-column is rolled up
         rolled = sum(1 << (len(request.by) - 1 - i) for i, c in enumerate(request.by) if c not in keep)
-        dtypes = tables.classes.collect_schema()
-        parts.append(
-            _folded(rollup_tables(tables, by_keys, kept), request, folds, class_dtype).with_columns(
-                # a rolled-up key keeps its column's dtype (null, told apart by grouping_id)
-                *[pl.lit(None, dtype=dtypes[k]).alias(k) for k in by_keys if k not in kept],
-                pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
-                pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
-            )
+        wide = _folded(rollup_tables(tables, by_keys, kept), request, folds, class_dtype)
+        rest = [c for c in wide.keys if c not in (*by_keys, KEY_ALL)]
+        frame = wide.frame.with_columns(
+            # a rolled-up key keeps its column's dtype (null, told apart by grouping_id)
+            *[pl.lit(None, dtype=dtypes[k]).alias(k) for k in by_keys if k not in kept],
+            pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
+            pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
         )
-    marks = (GROUPING_COLUMN, GROUPING_ID)
-    columns = parts[0].collect_schema().names()
-    ordered = [*by_keys, *marks, *[c for c in columns if c not in (*by_keys, *marks)]]
-    return pl.concat([p.select(ordered) for p in parts], how="vertical_relaxed")
+        keys = [*by_keys, *marks, *rest]
+        parts.append(wide.with_frame(frame.select(*keys, *slot_columns(len(wide.slots))), keys))
+    frame = pl.concat([p.frame for p in parts], how="vertical_relaxed")
+    return parts[0].with_frame(frame)
 
 
 def _folded(
     tables: CellTables, request: ReportRequest, folds: Sequence[str], class_dtype: pl.DataType | None
-) -> pl.LazyFrame:
+) -> Wide:
     if not folds:
         return _reduce(tables, request, class_dtype)
     keys = [k for k in tables.keys if k not in folds]
@@ -269,38 +280,27 @@ def _folded(
     )
 
 
-def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None) -> pl.LazyFrame:
-    """Every measure x operator x convention of one set of cell tables."""
-    ops, ms, convs = request.operators, request.measures, request.conventions
+def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None) -> Wide:
+    """Every measure x operator x convention of one set of cell tables, as blocks."""
     if request.classes is not None:
         assert class_dtype is not None
         tables = subset_tables(tables, list(request.classes), class_dtype)
+    ops, ms, convs = request.operators, request.measures, request.conventions
     cell_withins = [w for w in request.withins if w != "multiclass"]
-    others = [op for op in ops if op not in ("binary", "multiclass") and (op != "target" or cell_withins)]
-    parts = [target_reduce(tables, ms, others, convs, cell_withins)] if others else []
-    if "binary" in ops:
-        assert class_dtype is not None
-        parts.append(binary_rows(tables, ms, convs, request.pos_label, class_dtype))
+    others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
+    parts: list[Wide] = []
+    if others:
+        parts.append(
+            target_reduce(
+                tables, ms, others, convs, cell_withins, pos_label=request.pos_label, class_dtype=class_dtype
+            )
+        )
     if "multiclass" in ops:
-        parts.append(matrix_rows(tables, request.matrix_measures, convs))
+        parts.append(matrix_wide(tables, request.matrix_measures, convs))
     if "target" in ops and "multiclass" in request.withins:
-        parts.append(target_matrix_rows(tables, request.matrix_measures, convs))
+        parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
     if len(parts) == 1:
         return parts[0]
-    visible = [k for k in tables.keys if k not in (KEY_ALL, tables.target)]
-    labels = [
-        f"target:{w}" if op == "target" else op
-        for op in ops
-        for w in (request.withins if op == "target" else [op])
-    ]
-    order = {op: i for i, op in enumerate(labels)}
-    names = {m: i for i, m in enumerate(request.names())}
-    return pl.concat(parts).sort(
-        [
-            *visible,
-            pl.col("measure").replace_strict(names, return_dtype=pl.Int64),
-            pl.col("operator").replace_strict(order, default=len(order), return_dtype=pl.Int64),
-        ],
-        maintain_order=True,
-        nulls_last=True,
-    )
+    # side by side, the slots in report order: measures as asked, operators as asked, conventions
+    keys = [k for k in tables.keys if k != tables.target]
+    return merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)

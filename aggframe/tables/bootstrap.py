@@ -4,7 +4,10 @@ The replicate grains (:mod:`aggframe.wide.bootstrap`) are wide: one column per
 replicate (and per sum). Here, in Polars on those small tables, they become
 cell tables keyed by ``REP`` and the tables' keys: the universe of each group
 is the one of the unweighted tables of the same scan (``base``, validated
-there), absent classes and absent sparse entries are filled as in those, and
+there), absent sparse entries are filled as in those, the classes are the
+(group, class) pairs that occur in ``base`` and the classes absent from a group
+stay absent (counted per replicate in its ``groups`` table, with each
+replicate's weighted number of examples: :mod:`aggframe.tables.cells`), and
 :func:`stack` puts the unweighted tables in as replicate ``-1``. Then the one
 reduction (:func:`~aggframe.operators.reduce.reduce_tables`) and every operator
 above it run unchanged, the replicate being just another key, and
@@ -24,7 +27,7 @@ import polars as pl
 
 from aggframe._columns import CELLS, CLASS, REP
 from aggframe.exceptions import InvalidValueError
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import GROUP_COLUMNS, CellTables, group_table
 from aggframe.wide.engines import to_polars_all
 
 __all__ = ["finish_label_boot", "finish_long_boot", "stack"]
@@ -86,9 +89,9 @@ def _check_split(profiles: pl.LazyFrame, cluster: str | None) -> pl.LazyFrame:
 def _classes(
     base: CellTables, n_boot: int, parts: Mapping[str, pl.LazyFrame], sizes: pl.LazyFrame
 ) -> pl.LazyFrame:
-    """Every (group, class) of the unweighted tables' universe, with the replicate sums of ``parts``
-    (each keyed by the keys and ``class``, columns ``<name><b>``; absent: 0) and the group sizes
-    ``_N<b>``, wide."""
+    """Every (group, class) pair of the unweighted tables (the pairs that occur), with the replicate
+    sums of ``parts`` (each keyed by the keys and ``class``, columns ``<name><b>``; absent: 0) and the
+    group sizes ``_N<b>``, wide."""
     k = list(base.keys)
     wide = base.classes.select(*k, CLASS)
     for part in parts.values():
@@ -105,6 +108,27 @@ def _cells_long(
     columns = [f(b).alias(f"{c}{b}") for c, f in cells.items() for b in range(n_boot)]
     frame = wide.select(*keys, CLASS, *columns)
     return _long(frame, [*keys, CLASS], {c: [f"{c}{b}" for b in range(n_boot)] for c in cells})
+
+
+def _groups(base: CellTables, classes: pl.LazyFrame, sizes: pl.LazyFrame, n_boot: int) -> pl.LazyFrame:
+    """Each replicate's ``groups`` table: the unweighted tables' classes and absent count, the
+    replicate's weighted examples (``_N<b>``) and its pooled cells, an absent class adding its
+    examples as true negatives."""
+    k = list(base.keys)
+    counts = group_table(base).select(*k, "n_classes", "n_absent")
+    per_rep = _long(
+        sizes.select(*k, *[f"_N{b}" for b in range(n_boot)]), k, {"n_examples": _weights(n_boot, "_N")}
+    )
+    pooled = classes.group_by(REP, *k).agg(pl.col(*CELLS).sum())
+    absent = pl.col("n_absent").cast(pl.Float64) * pl.col("n_examples")
+    return (
+        per_rep.join(counts, on=k, how="inner", nulls_equal=True)
+        .join(pooled, on=[REP, *k], how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("tp", "fp", "fn").fill_null(0.0), (pl.col("tn").fill_null(0.0) + absent).alias("tn")
+        )
+        .select(REP, *k, *GROUP_COLUMNS)
+    )
 
 
 def _col(prefix: str) -> Any:
@@ -154,7 +178,7 @@ def finish_label_boot(
             "tn": lambda b: size(b) - t(b) - p(b) + tp(b),
         },
     )
-    sizes_m = base.classes.group_by(k).agg(pl.len().cast(pl.Float64).alias("_m"))
+    sizes_m = group_table(base).select(*k, pl.col("n_classes").cast(pl.Float64).alias("_m"))
     if task == "binary":
         t_pos, p_pos = pl.col("_yt") == pl.lit(pos_label), pl.col("_yp") == pl.lit(pos_label)
         kinds = conf.group_by(*k, t_pos.alias("_tt"), p_pos.alias("_pp")).agg(pl.col(*weights).sum())
@@ -187,14 +211,7 @@ def finish_label_boot(
             )
         blk = blk.group_by(*bk, *CELLS).agg(pl.col(*weights).sum())
         block = _long(blk, [*bk, *CELLS], {"n": weights})
-    return CellTables(
-        classes=classes,
-        profiles=profiles,
-        keys=(REP, *k),
-        block_profiles=block,
-        target=base.target,
-        names=base.names,
-    )
+    return _boot_tables(base, classes=classes, profiles=profiles, block=block, sizes=sizes, n_boot=n_boot)
 
 
 def finish_long_boot(
@@ -221,7 +238,7 @@ def finish_long_boot(
     prof_w = prof_w.select(*k, *CELLS, *weights)
     if declared is not None:
         logged = prof_w.group_by(k).agg(_sums(n_boot, "_L"))
-        m = base.classes.group_by(k).agg(pl.len().cast(pl.Float64).alias("_m"))
+        m = group_table(base).select(*k, pl.col("n_classes").cast(pl.Float64).alias("_m"))
         unlogged = (
             declared.with_columns(pl.col(*weights).cast(pl.Float64))
             .join(logged, on=k, how="left", nulls_equal=True)
@@ -261,13 +278,30 @@ def finish_long_boot(
         bk = [c for c in k if c != base.target]
         blk = _check_split(block_w[0], cluster).with_columns(pl.col(*CELLS, *weights).cast(pl.Float64))
         block = _long(blk.group_by(*bk, *CELLS).agg(pl.col(*weights).sum()), [*bk, *CELLS], {"n": weights})
+    return _boot_tables(base, classes=classes, profiles=profiles, block=block, sizes=sizes, n_boot=n_boot)
+
+
+def _boot_tables(
+    base: CellTables,
+    *,
+    classes: pl.LazyFrame,
+    profiles: pl.LazyFrame,
+    block: pl.LazyFrame | None,
+    sizes: pl.LazyFrame,
+    n_boot: int,
+) -> CellTables:
+    """The replicates' cell tables (keys ``REP`` and the base keys), the universe the base's."""
+    classes = classes.cache()
     return CellTables(
         classes=classes,
         profiles=profiles,
-        keys=(REP, *k),
+        keys=(REP, *base.keys),
         block_profiles=block,
         target=base.target,
         names=base.names,
+        groups=None if base.groups is None else _groups(base, classes, sizes, n_boot),
+        universe=base.universe,
+        universe_keys=base.universe_keys,
     )
 
 
@@ -282,6 +316,10 @@ def stack(base: CellTables, boot: CellTables) -> CellTables:
     block = None
     if base.block_profiles is not None and boot.block_profiles is not None:
         block = both(base.block_profiles.with_columns(pl.col("n").cast(pl.Float64)), boot.block_profiles)
+    groups = None
+    if base.groups is not None and boot.groups is not None:
+        point = base.groups.with_columns(pl.col("n_examples").cast(pl.Float64))
+        groups = both(point, boot.groups.with_columns(pl.col("n_examples").cast(pl.Float64)))
     return CellTables(
         classes=both(base.classes, boot.classes),
         profiles=both(base.profiles.with_columns(pl.col("n").cast(pl.Float64)), boot.profiles),
@@ -289,4 +327,7 @@ def stack(base: CellTables, boot: CellTables) -> CellTables:
         block_profiles=block,
         target=base.target,
         names=base.names,
+        groups=groups,
+        universe=base.universe,
+        universe_keys=base.universe_keys,
     )

@@ -1,8 +1,10 @@
-"""Narrow step of the label form: confusion counts -> validated, universe-complete cell tables (Polars).
+"""Narrow step of the label form: per-class margins -> validated cell tables (Polars).
 
-Per class, tp, #true and #pred come from the (small) confusion counts; per
-example only whether it is right. Validation runs inside the plan, as for the
-long form (:mod:`aggframe.tables.long`).
+Per class, tp, #true and #pred come from the margins (one group-by of the wide
+step, or the confusion counts when those were asked for); per example only
+whether it is right. Only the (group, class) pairs that occur are kept: the
+absent ones are counted per group (:mod:`aggframe.tables.cells`). Validation runs
+inside the plan, as for the long form (:mod:`aggframe.tables.long`).
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from aggframe.exceptions import (
     OptionError,
     UnknownClassError,
 )
-from aggframe.tables.cells import CellTables
-from aggframe.tables.errors import first_group, first_row
+from aggframe.tables.cells import GROUP_COLUMNS, CellTables
+from aggframe.tables.errors import count_rows, first_group, first_row
 from aggframe.tables.long import block_profiles
-from aggframe.tables.universe import join_universe, targets_per_group, universe_frame, universe_keys
+from aggframe.tables.universe import targets_per_group, universe_frame, universe_keys
 from aggframe.wide.engines import to_polars_all
 from aggframe.wide.labels import LabelRoles, label_row_cells
 from aggframe.wide.long import block_grain
@@ -45,11 +47,18 @@ def finish_labels(
     target: str | None = None,
     group_universe: Sequence[str] = (),
 ) -> CellTables:
-    """Validated, universe-complete cell tables of the label form (all names private)."""
+    """Validated cell tables of the label form (all names private), absent classes in ``groups``.
+
+    From the per-class margins (``raw["margins"]``, or the confusion counts
+    ``raw["conf"]`` when the pairs were asked for): per class ``tp``, ``#true``
+    and ``#pred``; per group ``N`` and the right count, which fix the pooled cells
+    and the per-example profiles (an example is right or wrong).
+    """
     k = list(keys)
     ukeys = [*group_universe, *universe_keys(target, universe)]
     yt, yp = roles.y_true, roles.y_pred
-    grains = [raw["conf"], *([raw["examples"]] if "examples" in raw else [])]
+    first = raw["conf"] if "conf" in raw else raw["margins"]
+    grains = [first, *([raw["examples"]] if "examples" in raw else [])]
     if target is not None:
         if roles.example is None or "rows" not in raw:
             msg = "targets in the label form need an example column (example='<column>')"
@@ -61,11 +70,16 @@ def finish_labels(
             rows.select(*k, roles.example, *CELLS), [c for c in k if c != target], roles.example
         )
         grains.append(block_raw)
-    conf, *more = to_polars_all(grains)
-    conf = conf.rename({yt: "_yt", yp: "_yp"})
+    counted, *more = to_polars_all(grains)
+    pairs = None
+    if "conf" in raw:
+        pairs = counted.select(
+            *k, pl.col(yt).alias("_yt"), pl.col(yp).alias("_yp"), pl.col("n").cast(pl.Int64)
+        ).cache()
+        counted = _margins(pairs, k)
     examples = more[0] if "examples" in raw else None
     declared = None if universe is None else universe.collect()
-    audit_in = conf if examples is None else conf.join(examples, on=k, how="left", nulls_equal=True)
+    audit_in = counted if examples is None else counted.join(examples, on=k, how="left", nulls_equal=True)
 
     def check(audit: pl.DataFrame) -> pl.DataFrame:
         _check_labels(
@@ -81,107 +95,104 @@ def finish_labels(
         )
         return audit
 
-    conf = audit_in.map_batches(check).select(*k, "_yt", "_yp", "n").cache()
-    groups = conf.group_by(k).agg(pl.col("n").sum().alias("_N"))
-    if task == "binary":
-        dtype = conf.collect_schema()["_yt"]
-        classes_lf = universe_frame([pos_label], dtype, names.get(yt, yt))
-    elif universe is not None:
-        classes_lf = universe
-    else:
-        classes_lf = pl.concat(
-            [conf.select(*ukeys, pl.col("_yt").alias(CLASS)), conf.select(*ukeys, pl.col("_yp").alias(CLASS))]
-        ).unique()
-    # per class: #true, #pred and tp in one group-by over the (small) confusion counts,
-    # read once as true labels and once as predicted labels
-    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Int64) * pl.col("n")
-    zero = pl.lit(0, dtype=pl.Int64)
+    int64 = pl.Int64
     margins = (
-        pl.concat(
-            [
-                conf.select(
-                    *k,
-                    pl.col("_yt").alias(CLASS),
-                    pl.col("n").cast(pl.Int64).alias("_t"),
-                    zero.alias("_p"),
-                    right.alias("tp"),
-                ),
-                conf.select(
-                    *k,
-                    pl.col("_yp").alias(CLASS),
-                    zero.alias("_t"),
-                    pl.col("n").cast(pl.Int64).alias("_p"),
-                    zero.alias("tp"),
-                ),
-            ]
-        )
-        .group_by(*k, CLASS)
-        .agg(pl.col("_t", "_p", "tp").sum())
+        audit_in.map_batches(check)
+        .select(*k, CLASS, pl.col("_t").cast(int64), pl.col("_p").cast(int64), pl.col("tp").cast(int64))
+        .cache()
     )
-    classes = (
-        join_universe(groups, classes_lf, ukeys)
-        .join(margins, on=[*k, CLASS], how="left", nulls_equal=True)
-        .with_columns(pl.col("tp", "_t", "_p").fill_null(0).cast(pl.Float64))
-        .select(
-            *k,
-            CLASS,
-            pl.col("tp"),
-            (pl.col("_p") - pl.col("tp")).alias("fp"),
-            (pl.col("_t") - pl.col("tp")).alias("fn"),
-            (pl.col("_N") - pl.col("_t") - pl.col("_p") + pl.col("tp")).alias("tn"),
-        )
+    # per group: its examples (every example has one true label), right ones, classes that occur
+    sizes = margins.group_by(k).agg(
+        pl.col("_t").sum().alias("n_examples"),
+        pl.col("tp").sum().alias("_right"),
+        pl.len().cast(int64).alias("_present"),
     )
     if task == "binary":
-        t_pos = pl.col("_yt") == pl.lit(pos_label)
-        p_pos = pl.col("_yp") == pl.lit(pos_label)
-        prof = conf.with_columns(
-            (t_pos & p_pos).alias("tp"),
-            (~t_pos & p_pos).alias("fp"),
-            (t_pos & ~p_pos).alias("fn"),
-            (~t_pos & ~p_pos).alias("tn"),
-        )
+        ukeys = []  # one universe: the positive class
+        dtype = margins.collect_schema()[CLASS]
+        classes_lf = universe_frame([pos_label], dtype, names.get(yt, yt))
+        occurring = margins.filter(pl.col(CLASS) == pl.lit(pos_label).cast(dtype))
     else:
-        m = (
-            classes_lf.group_by(ukeys).agg(pl.len().cast(pl.Float64).alias("_m"))
-            if ukeys
-            else classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
-        )
-        right = pl.col("_yt") == pl.col("_yp")
-        with_m = conf.join(m, on=ukeys, nulls_equal=True) if ukeys else conf.join(m, how="cross")
-        prof = with_m.with_columns(
-            right.alias("tp"),
-            (~right).alias("fp"),
-            (~right).alias("fn"),
-            (pl.col("_m") - 2 + right.cast(pl.Float64)).alias("tn"),
-        )
-    profiles = (
-        prof.with_columns(pl.col(*CELLS).cast(pl.Float64))
-        .group_by(*k, *CELLS)
-        .agg(pl.col("n").sum().cast(pl.Int64))
+        classes_lf = universe if universe is not None else margins.select(*ukeys, CLASS).unique()
+        occurring = margins
+    m = (
+        classes_lf.group_by(ukeys).agg(pl.len().cast(int64).alias("n_classes"))
+        if ukeys
+        else classes_lf.select(pl.len().cast(int64).alias("n_classes"))
     )
+    sized = sizes.join(m, on=ukeys, how="left", nulls_equal=True) if ukeys else sizes.join(m, how="cross")
+    f64 = pl.Float64
+    tp, t, p, n = (pl.col(c).cast(f64) for c in ("tp", "_t", "_p", "n_examples"))
+    classes = occurring.join(sizes.select(*k, "n_examples"), on=k, how="inner", nulls_equal=True).select(
+        *k, CLASS, tp.alias("tp"), (p - tp).alias("fp"), (t - tp).alias("fn"), (n - t - p + tp).alias("tn")
+    )
+    if task == "binary":
+        # the positive class alone: the pooled cells are its cells, the profiles one-hot cells
+        pos = classes.select(*k, *CELLS, pl.lit(1, dtype=int64).alias("_present"))
+        groups = (
+            sized.drop("_present")
+            .join(pos, on=k, how="left", nulls_equal=True)
+            .with_columns(
+                pl.col("tp", "fp", "fn").fill_null(0.0),
+                pl.col("tn").fill_null(pl.col("n_examples").cast(f64)),
+                (1 - pl.col("_present").fill_null(0)).alias("n_absent"),
+            )
+        )
+        one_hot = [
+            groups.select(
+                *k,
+                *[pl.lit(1.0 if c == cell else 0.0).alias(c) for c in CELLS],
+                pl.col(cell).round().cast(int64).alias("n"),
+            )
+            for cell in CELLS
+        ]
+        profiles = pl.concat(one_hot).filter(pl.col("n") > 0)
+    else:
+        right, mm = pl.col("_right").cast(f64), pl.col("n_classes").cast(f64)
+        groups = sized.with_columns(
+            (pl.col("n_classes") - pl.col("_present")).alias("n_absent"),
+            right.alias("tp"),
+            (n - right).alias("fp"),
+            (n - right).alias("fn"),
+            (mm * n - 2 * n + right).alias("tn"),
+        )
+        # an example is right (tp = 1, tn = m - 1) or wrong (fp = fn = 1, tn = m - 2)
+        right_rows = groups.select(
+            *k,
+            *[pl.lit(v).alias(c) for c, v in zip(CELLS, (1.0, 0.0, 0.0), strict=False)],
+            (mm - 1).alias("tn"),
+            pl.col("_right").alias("n"),
+        )
+        wrong_rows = groups.select(
+            *k,
+            pl.lit(0.0).alias("tp"),
+            pl.lit(1.0).alias("fp"),
+            pl.lit(1.0).alias("fn"),
+            (mm - 2).alias("tn"),
+            (pl.col("n_examples") - pl.col("_right")).alias("n"),
+        )
+        profiles = pl.concat([right_rows, wrong_rows]).filter(pl.col("n") > 0)
+    groups = groups.select(*k, *GROUP_COLUMNS).cache()
     block = None
     if target is not None:
         bk = [c for c in k if c != target]
         assert roles.example is not None  # checked above
-        # the group's number of targets comes from conf, which carries the checks: the
-        # block is read after validation
+        # the group's number of targets comes from the margins, which carry the checks:
+        # the block is read after validation
         block = block_profiles(
-            more[-1], block_detail, targets_per_group(conf, bk, target), bk, roles.example, target, names
+            more[-1], block_detail, targets_per_group(margins, bk, target), bk, roles.example, target, names
         )
         if task != "binary":
             # every example has a row in each target of its group (checked), so its tn sums
             # the m of those targets: add the group's total class count
-            groups_m = conf.select(*k).unique()
-            groups_m = (
-                groups_m.join(m, on=ukeys, nulls_equal=True) if ukeys else groups_m.join(m, how="cross")
-            )
-            total_m = groups_m.group_by(bk).agg(pl.col("_m").sum())
+            total_m = groups.group_by(bk).agg(pl.col("n_classes").sum().cast(f64).alias("_m"))
             block = block.join(total_m, on=bk, nulls_equal=True).select(
                 *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
             )
-    # single-label data: the validated confusion counts are the whole-matrix measures' input
-    # (no extra scan: the same cached counts the cells come from)
-    pairs = None if task == "binary" else conf.with_columns(pl.col("n").cast(pl.Int64))
+    if pairs is not None:
+        # asked for, single-label data: the whole-matrix measures' input, from the same scan;
+        # read after validation (the groups come from the checked margins)
+        pairs = None if task == "binary" else pairs.join(sizes.select(*k), on=k, how="semi", nulls_equal=True)
     order = None if universe is None or task == "binary" else universe.with_row_index("_pos")
     return CellTables(
         classes=classes,
@@ -190,8 +201,39 @@ def finish_labels(
         block_profiles=block,
         target=target,
         names=names,
+        groups=groups,
+        universe=classes_lf,
+        universe_keys=tuple(ukeys),
         pairs=pairs,
         order=order,
+    )
+
+
+def _margins(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per-class margins (``_t``, ``_p``, ``tp``) from the confusion counts, read as true and as predicted."""
+    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Int64) * pl.col("n")
+    zero = pl.lit(0, dtype=pl.Int64)
+    return (
+        pl.concat(
+            [
+                pairs.select(
+                    *keys,
+                    pl.col("_yt").alias(CLASS),
+                    pl.col("n").alias("_t"),
+                    zero.alias("_p"),
+                    right.alias("tp"),
+                ),
+                pairs.select(
+                    *keys,
+                    pl.col("_yp").alias(CLASS),
+                    zero.alias("_t"),
+                    pl.col("n").alias("_p"),
+                    zero.alias("tp"),
+                ),
+            ]
+        )
+        .group_by(*keys, CLASS)
+        .agg(pl.col("_t", "_p", "tp").sum())
     )
 
 
@@ -226,13 +268,14 @@ def _check_labels(
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [c for c in (*keys, roles.example, roles.y_true, roles.y_pred) if c and c != KEY_ALL]
-    for col, internal in ((roles.y_true, "_yt"), (roles.y_pred, "_yp")):
-        missing = pl.col(internal).is_null()
+    missing = pl.col(CLASS).is_null()
+    if audit[CLASS].dtype.is_float():
+        missing = missing | pl.col(CLASS).is_nan()
+    for col, internal in ((roles.y_true, "_t"), (roles.y_pred, "_p")):
         source_missing = nw.col(col).is_null()
-        if audit[internal].dtype.is_float():
-            missing = missing | pl.col(internal).is_nan()
+        if audit[CLASS].dtype.is_float():
             source_missing = source_missing | nw.col(col).is_nan()
-        count = int(audit.filter(missing)["n"].sum())
+        count = int(audit.filter(missing)[internal].sum())
         if count:
             row = first_row(source, source_missing, cols, names)
             msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
@@ -252,24 +295,18 @@ def _check_labels(
                 "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
             )
             raise DuplicateEntryError(msg)
-    values = pl.concat([audit["_yt"], audit["_yp"]]).unique()
+    values = audit[CLASS].unique()
     if declared is not None:
         ukeys = [target] if target is not None else []
-        known = declared.select(*ukeys, CLASS).with_columns(pl.lit(True).alias("_known"))  # noqa: FBT003
-        flags = audit.join(
-            known.rename({CLASS: "_yt", "_known": "_kt"}), on=[*ukeys, "_yt"], how="left", nulls_equal=True
-        ).join(
-            known.rename({CLASS: "_yp", "_known": "_kp"}), on=[*ukeys, "_yp"], how="left", nulls_equal=True
-        )
-        outside = flags.filter(pl.col("_kt").is_null() | pl.col("_kp").is_null())
+        outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
         if outside.height:
             first = outside.row(0, named=True)
-            bad = first["_yt"] if first["_kt"] is None else first["_yp"]
             where = f" of target {first[target]!r}" if target is not None else ""
             listed = declared[CLASS].to_list()
+            count = _rows_outside(source, roles, declared, target)
             msg = (
-                f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {int(outside['n'].sum())} row(s) with a "
-                f"label outside the declared universe{where} (e.g. {bad!r}); declared {len(listed)} "
+                f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {count} row(s) with a "
+                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); declared {len(listed)} "
                 f"classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
             )
             raise UnknownClassError(msg)
@@ -287,3 +324,21 @@ def _check_labels(
             "(task=None for one-hot over all classes, then 'macro', 'weighted' or 'micro')"
         )
         raise OptionError(msg)
+
+
+def _rows_outside(
+    source: nw.LazyFrame[Any], roles: LabelRoles, declared: pl.DataFrame, target: str | None
+) -> int:
+    """How many source rows have a label outside the declared universe (error path only)."""
+    yt, yp = nw.col(roles.y_true), nw.col(roles.y_pred)
+    if target is None:
+        values = declared[CLASS].to_list()
+        inside = yt.is_in(values) & yp.is_in(values)
+    else:
+        inside = nw.lit(value=False)
+        for (t,), part in declared.group_by(target):
+            values = part[CLASS].to_list()
+            inside = inside | ((nw.col(target) == t) & yt.is_in(values) & yp.is_in(values)).fill_null(
+                value=False
+            )
+    return count_rows(source, ~inside.fill_null(value=False))

@@ -1,4 +1,4 @@
-"""Narrow step of the long form: raw grains -> validated, universe-complete cell tables (Polars).
+"""Narrow step of the long form: raw grains -> validated cell tables (Polars), absent classes counted.
 
 Validation runs on the small tables inside the same lazy plan: a
 ``map_batches`` node checks the wide step's aggregates when the plan is
@@ -23,9 +23,9 @@ from aggframe.exceptions import (
     NullValueError,
     SparseInputError,
 )
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import count_rows, exact_duplicates, first_group, first_row, raise_outside
-from aggframe.tables.universe import join_universe, targets_per_group, universe_keys
+from aggframe.tables.universe import targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
 from aggframe.wide.long import LongRoles, block_grain
 
@@ -45,7 +45,7 @@ def finish_long(
     group_universe: Sequence[str] = (),
     examples: pl.LazyFrame | int | None = None,
 ) -> CellTables:
-    """Validated, universe-complete cell tables of the long form (all names private).
+    """Validated cell tables of the long form (all names private): the pairs that occur, absent ones counted.
 
     ``examples`` declares the examples (a frame of private keys and example ids, or
     a count without keys): declared examples without rows are all-negative
@@ -78,27 +78,53 @@ def finish_long(
 
     audit = class_raw.join(groups, on=k, how="left", nulls_equal=True).map_batches(check).cache()
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
-    group_sizes = audit.select(*k, "n_examples").unique()
     classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
     unlogged = None
+    sizes = None
     if examples is not None:
-        group_sizes, unlogged = _declared_examples(examples, group_sizes, k, roles.example, names)
-    full = (
-        join_universe(group_sizes, classes_lf, ukeys)
-        .join(present.drop("n_examples"), on=[*k, CLASS], how="left", nulls_equal=True)
-        .with_columns(pl.col(*CELLS, "rows").fill_null(0))
+        observed = audit.select(*k, "n_examples").unique()
+        sizes, unlogged = _declared_examples(examples, observed, k, roles.example, names)
+        present = present.drop("n_examples").join(sizes, on=k, how="inner", nulls_equal=True)
+    f64 = pl.Float64
+    # an (example, class) entry without a row, in a class that occurs, is an observed
+    # true negative: tn counts the group's examples that have no row in the class
+    classes = present.select(
+        *k,
+        CLASS,
+        *[pl.col(c).cast(f64) for c in ("tp", "fp", "fn")],
+        (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).cast(f64).alias("tn"),
+    )
+    pooled = classes.group_by(k).agg(pl.col(*CELLS).sum(), pl.len().cast(pl.Int64).alias("_present"))
+    occurring = audit.group_by(k).agg(pl.col("n_examples").first()) if sizes is None else sizes
+    m = (
+        classes_lf.group_by(ukeys).agg(pl.len().cast(pl.Int64).alias("n_classes"))
+        if ukeys
+        else classes_lf.select(pl.len().cast(pl.Int64).alias("n_classes"))
+    )
+    with_m = (
+        occurring.join(m, on=ukeys, how="left", nulls_equal=True) if ukeys else occurring.join(m, how="cross")
+    )
+    absent = pl.col("n_classes") - pl.col("_present").fill_null(0)
+    groups = (
+        with_m.join(pooled, on=k, how="left", nulls_equal=True)
         .with_columns(
-            # absent entries of a known universe are observed true negatives
-            (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).alias("tn")
+            pl.col("n_examples").cast(pl.Int64),
+            absent.alias("n_absent"),
+            *[pl.col(c).fill_null(0.0) for c in ("tp", "fp", "fn")],
+            # the absent classes' examples are true negatives too
+            (pl.col("tn").fill_null(0.0) + absent.cast(f64) * pl.col("n_examples").cast(f64)).alias("tn"),
         )
-        .select(*k, CLASS, *[pl.col(c).cast(pl.Float64) for c in CELLS])
+        .select(*k, *GROUP_COLUMNS)
+        .cache()
     )
     prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
     if unlogged is not None:
         # declared examples without rows: every entry a true negative (m of them)
-        m = classes_lf.select(pl.len().cast(pl.Float64).alias("_m"))
         missing = unlogged.join(m, how="cross").select(
-            *k, *[pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")], pl.col("_m").alias("tn"), "n"
+            *k,
+            *[pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")],
+            pl.col("n_classes").cast(pl.Float64).alias("tn"),
+            "n",
         )
         prof = pl.concat([prof, missing], how="vertical_relaxed")
     block = None
@@ -113,7 +139,15 @@ def finish_long(
             names,
         )
     return CellTables(
-        classes=full, profiles=prof, keys=tuple(k), block_profiles=block, target=target, names=names
+        classes=classes,
+        profiles=prof,
+        keys=tuple(k),
+        block_profiles=block,
+        target=target,
+        names=names,
+        groups=groups,
+        universe=classes_lf,
+        universe_keys=tuple(ukeys),
     )
 
 

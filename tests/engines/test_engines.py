@@ -182,12 +182,16 @@ def test_the_input_is_read_once_per_grain(engine: str) -> None:
         assert calls[0] == reads
 
 
-def test_label_form_reads_only_the_confusion_counts(tmp_path: Path) -> None:
-    # The label form never builds n x m rows: its one aggregation over the input is
-    # keyed by (by..., y_true, y_pred), under their private names (aggframe._columns).
+def test_label_form_reads_only_the_class_margins(tmp_path: Path) -> None:
+    # The label form never builds n x m rows, nor the (y_true, y_pred) pairs: one read of
+    # the input feeds two aggregations, by the true label and by the predicted label
+    # (under private names), summed per (by..., class).
     plan = af.from_labels(pl.scan_parquet(EXAMPLES / "predictions.parquet")).evaluate(lazy=True).explain()
     assert _scans(plan) == 1
-    assert re.search(r'BY \[.*col\("__af_y_true"\), col\("__af_y_pred"\)\]', plan), plan
+    assert re.search(r'BY \[col\("__af_y_true"\)\]', plan), plan
+    assert re.search(r'BY \[col\("__af_y_pred"\)\]', plan), plan
+    assert re.search(r'BY \[col\("class"\)\]', plan), plan
+    assert not re.search(r'BY \[.*col\("__af_y_true"\), col\("__af_y_pred"\)\]', plan), plan
 
 
 def test_cells_roll_up_exactly() -> None:
