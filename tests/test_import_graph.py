@@ -23,6 +23,7 @@ LAYERS = [
     ("aggframe.tables",),
     ("aggframe.operators",),
     ("aggframe.intake",),
+    ("aggframe.facade",),
     ("aggframe.predictions",),
     ("aggframe.analysis",),
     ("aggframe.constructors",),

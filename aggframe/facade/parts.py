@@ -1,0 +1,130 @@
+"""Per-class and per-entry values in the façade: ``parts``, ``per_class`` and its private-keyed table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import polars as pl
+
+from aggframe._columns import (
+    CELLS,
+    CLASS,
+    EXAMPLE,
+    KEY_ALL,
+    restore,
+)
+from aggframe._options import (
+    listify,
+    parse_operator,
+    unique_in_order,
+)
+from aggframe.exceptions import OptionError
+from aggframe.facade.base import MeasureLike, PredictionsBase, class_subset
+from aggframe.intake.source import scanning
+from aggframe.intake.stored import StoredSource
+from aggframe.measures.measure import Measure
+from aggframe.measures.registry import get_measure, list_measures
+from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
+from aggframe.tables.cells import CellTables
+
+#: The columns of :meth:`Predictions.per_class` after the keys.
+PER_CLASS_COLUMNS = (CLASS, "measure", "value", "defined", "support", *CELLS)
+
+
+class PartsMethods(PredictionsBase):
+    """The entries an operator averages, and the per-class values with their cells."""
+
+    def parts(
+        self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None
+    ) -> pl.DataFrame:
+        """Per-class (macro/weighted) or per-example (exemplar, not from stored cells) values.
+
+        Undefined entries have a null ``value`` and ``defined = False``.
+        """
+        if str(operator).strip().lower() == "multiclass":
+            msg = (
+                "the multiclass operator gives one whole-matrix value per group; it has no parts "
+                "(its input is pr.confusion_matrix())"
+            )
+            raise OptionError(msg)
+        meas = get_measure(measure)
+        op = parse_operator(operator)
+        by_cols = listify(by)
+        tables = self.cell_tables(by_cols)
+        if op in ("macro", "weighted"):
+            out = class_values(tables, meas).collect()
+        elif op == "exemplar":
+            with scanning(self.source.origin):
+                cells, keys = self.source.example_cells(by_cols, tables)
+                out = example_values(cells, keys, EXAMPLE, meas).collect()
+        else:
+            msg = "the micro operator pools all entries into one value; it has no parts"
+            raise OptionError(msg)
+        shown = {EXAMPLE: self.source.roles().get(EXAMPLE, "row")}
+        columns = [shown.get(c, c) for c in out.columns if c not in tables.keys]
+        return cast("pl.DataFrame", restore(out, {**self.key_names(tables, columns, "parts"), **shown}))
+
+    def per_class(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        classes: Sequence[Any] | None = None,
+        labels: Sequence[Any] | None = None,
+    ) -> pl.DataFrame:
+        """Per-class values of any measures, with support: scikit-learn's ``average=None``.
+
+        One tidy frame: by..., class, measure, value (null where undefined),
+        defined, support (``tp + fn``), tp, fp, fn, tn. The counts are Int64
+        on crisp data and Float64 on soft data (:attr:`crisp`).
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 0, 1, 1, 2, 2, 2], [0, 1, 1, 1, 2, 2, 0])
+        >>> pr.per_class("precision").select("class", "value", "support")
+        shape: (3, 3)
+        ┌───────┬──────────┬─────────┐
+        │ class ┆ value    ┆ support │
+        │ ---   ┆ ---      ┆ ---     │
+        │ i64   ┆ f64      ┆ i64     │
+        ╞═══════╪══════════╪═════════╡
+        │ 0     ┆ 0.5      ┆ 2       │
+        │ 1     ┆ 0.666667 ┆ 2       │
+        │ 2     ┆ 1.0      ┆ 3       │
+        └───────┴──────────┴─────────┘
+        """
+        names = listify(measures, scalar=(str, Measure)) or list_measures()
+        ms = unique_in_order(get_measure(m) for m in names)
+        tables = self.cell_tables(by)
+        out = self.per_class_table(tables, ms, class_subset(classes, labels)).collect()
+        if self.crisp:
+            out = out.with_columns(pl.col("support", *CELLS).round().cast(pl.Int64))
+        return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
+
+    @property
+    def crisp(self) -> bool:
+        """Whether every cell is a count (no t-norm): per-class counts are then integers.
+
+        Stored cells are crisp when their store says so (stores written before it
+        did are taken as possibly soft).
+        """
+        if self.source.soft:
+            return False
+        if isinstance(self.source, StoredSource):
+            return self.source.meta.get("soft") is False
+        return True
+
+    def per_class_table(
+        self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
+    ) -> pl.LazyFrame:
+        """Per-class values with private keys, sorted by keys, class and measure."""
+        if classes is not None:
+            tables = subset_tables(tables, list(classes), self.source.class_dtype())
+        visible = [k for k in tables.keys if k != KEY_ALL]
+        order = {m.name: i for i, m in enumerate(measures)}
+        return class_table(tables, measures).sort(
+            [*visible, CLASS, pl.col("measure").replace_strict(order, return_dtype=pl.Int64)],
+            nulls_last=True,
+        )

@@ -1,0 +1,202 @@
+"""The report in the façade: the parsed request, the one report builder's plan, and ``compare``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from aggframe._columns import (
+    by_key,
+)
+from aggframe._options import (
+    Bootstrap,
+    Engine,
+    listify,
+    parse_bootstrap,
+)
+from aggframe._progress import evaluating, tracked
+from aggframe.exceptions import OptionError
+from aggframe.facade.base import MeasureLike
+from aggframe.facade.scores import ScoreMethods
+from aggframe.operators.bootstrap import compare_boot
+from aggframe.operators.compare import compare_keys, compare_report
+from aggframe.operators.report import ReportRequest, build_report
+
+
+class ReportMethods(ScoreMethods):
+    """A frozen :class:`~aggframe.operators.report.ReportRequest` and its report (cell measures, scores, bootstrap)."""
+
+    def request(
+        self,
+        measures: Any = None,
+        operators: Any = None,
+        *,
+        by: Any = None,
+        convention: Any = "exclude",
+        pooling: Any = None,
+        within: Any = "micro",
+        classes: Sequence[Any] | None = None,
+        pos_label: Any = None,
+        grouping_sets: Any = None,
+    ) -> ReportRequest:
+        """The options of :meth:`evaluate`, parsed once into a frozen :class:`ReportRequest`."""
+        return ReportRequest.parse(
+            measures,
+            operators,
+            by=by,
+            convention=convention,
+            pooling=pooling,
+            within=within,
+            classes=classes,
+            pos_label=self.source.pos_label if pos_label is None else pos_label,
+            grouping_sets=grouping_sets,
+            has_folds=bool(self.source.fold_keys()),
+            has_target=self.source.target is not None,
+        )
+
+    def report(
+        self,
+        request: ReportRequest,
+        *,
+        lazy: bool = False,
+        engine: Engine = "auto",
+        boot: Bootstrap | None = None,
+    ) -> tuple[pl.LazyFrame, dict[str, str]]:
+        """The report of a request with private key columns (lazy), and the user's names of those keys.
+
+        ``lazy=True`` builds it on the lazy cell tables (the scan runs when the
+        result is collected); otherwise on the collected, kept ones. With
+        ``boot`` the report has one more key, the replicate ``REP`` (``-1``: the
+        data), from :meth:`boot_tables`; :func:`~aggframe.operators.bootstrap.summarize`
+        turns it into intervals.
+        """
+        if request.scores:
+            if boot is not None:
+                msg = (
+                    "n_boot= intervals cover the measures of the cells; the measures on scores ("
+                    + ", ".join(request.scores)
+                    + ") have none yet: evaluate them without n_boot"
+                )
+                raise OptionError(msg)
+            return self._score_report(request, lazy=lazy, engine=engine)
+        if boot is not None and request.needs_pairs:
+            msg = (
+                "n_boot= intervals of the multiclass operator cover the measures of the matrix's margins "
+                "(mcc, kappa, balanced accuracy, accuracy); the weighted kappas read every confusion count "
+                "and have none yet: evaluate them without n_boot"
+            )
+            raise OptionError(msg)
+        if boot is not None:
+            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+        elif lazy:
+            tables = self.source.tables(request.by, pairs=request.needs_pairs)
+        else:
+            # the confusion counts only when the weighted kappas ask (the label form: same scan)
+            tables = self.cell_tables(request.by, engine=engine, pairs=request.needs_pairs)
+        if request.needs_pairs:
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+        elif request.matrix_measures:
+            self.check_single_label("the multiclass operator")  # its margins are the class cells
+        needs_dtype = request.classes is not None or "binary" in request.operators
+        out = build_report(
+            tables,
+            request,
+            folds=self.source.fold_keys(),
+            class_dtype=self.source.class_dtype() if needs_dtype else None,
+        )
+        keys = {*(by_key(i) for i in range(len(request.by))), *self.source.fold_keys()}
+        return out, {k: v for k, v in tables.names.items() if k in keys}
+
+    @tracked("compare")
+    def compare(
+        self,
+        measures: MeasureLike | Sequence[MeasureLike] | None = None,
+        operators: str | Sequence[str] | None = None,
+        *,
+        by: str | Sequence[str],
+        control: str | Sequence[str] | None = None,
+        convention: str | Sequence[str] = "exclude",
+        reference: dict[str, Any] | None = None,
+        summary: bool = False,
+        n_boot: int | None = None,
+        level: float = 0.95,
+        seed: int = 0,
+        cluster: str | None = None,
+    ) -> pl.DataFrame:
+        """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
+
+        One row per group x measure x operator x convention: ``value``,
+        ``overall``, ``difference_to_overall``, ``ratio_to_overall`` and, with
+        ``reference={"col": value}``, the same against that group. With
+        ``summary=True``, one row per measure x operator x convention instead:
+        ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
+        ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
+        denominator are null. One scan (the overall row is a grouping set).
+
+        ``control=`` (fairlearn's ``control_features``) compares within each
+        level of the control columns: with ``by=["model", "segment"],
+        control="model"`` each segment is held against its own model's overall,
+        not the all-models overall; a reference names the compared columns only
+        and is taken within each level (null where a level lacks it), and the
+        summary has one row per level. A control column not in ``by`` is added
+        in front of it; a null control key is a level. Still one scan (grouping
+        sets ``[by, control]``).
+
+        With ``n_boot`` (and ``level``, ``seed``, ``cluster``: see :meth:`evaluate`)
+        every value, difference and ratio gets a bootstrap interval
+        (``<column>_ci_low``, ``<column>_ci_high``, ``<column>_se``; the value's are
+        ``ci_low``, ``ci_high``, ``se``) from the same replicates, so a difference
+        between two models scored on the same examples is paired (an example has
+        one weight in both: pass ``example=`` when building the predictions);
+        ``difference_to_reference_excludes_zero`` and
+        ``difference_to_overall_excludes_zero`` say whether the interval excludes
+        zero. ``reference`` may then name some of the ``by`` columns: the others
+        are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
+        model with A on the same day).
+
+        Examples
+        --------
+        >>> import polars as pl, aggframe as af
+        >>> df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y_true": [0, 1, 0, 1], "y_pred": [0, 1, 1, 1]})
+        >>> af.from_labels(df).compare("recall", "macro", by="g").select("g", "value", "overall")
+        shape: (2, 3)
+        ┌─────┬───────┬─────────┐
+        │ g   ┆ value ┆ overall │
+        │ --- ┆ ---   ┆ ---     │
+        │ str ┆ f64   ┆ f64     │
+        ╞═════╪═══════╪═════════╡
+        │ a   ┆ 1.0   ┆ 0.75    │
+        │ b   ┆ 0.5   ┆ 0.75    │
+        └─────┴───────┴─────────┘
+
+        Within each level of a control column:
+
+        >>> df = df.with_columns(m=pl.Series(["x", "y", "x", "y"]))
+        >>> got = af.from_labels(df).compare("recall", "micro", by="g", control="m")
+        >>> got.select("m", "g", "value", "overall").sort("m", "g").rows()
+        [('x', 'a', 1.0, 0.5), ('x', 'b', 0.0, 0.5), ('y', 'a', 1.0, 1.0), ('y', 'b', 1.0, 1.0)]
+        """
+        ctrl = listify(control)
+        keys = compare_keys(listify(by), ctrl) if listify(by) else []
+        if not keys:
+            msg = "compare needs by= columns (the groups to compare)"
+            raise OptionError(msg)
+        request = self.request(
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
+        )
+        boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
+        if boot is not None:
+            if summary or ctrl:
+                msg = (
+                    "summary=True and control= with n_boot= are not supported: compare the groups "
+                    "against the overall (summary=False, no control)"
+                )
+                raise OptionError(msg)
+            report, names = self.report(request, boot=boot)
+            return compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
+        report, names = self.report(request)
+        return compare_report(
+            evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
+        )
