@@ -53,11 +53,20 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_resul
 from aggframe._options import Engine, Grain
 from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
-    InvalidValueError,
     OptionError,
-    SparseInputError,
     StoreError,
     UnknownNameError,
+)
+from aggframe.intake.cells_checks import (
+    UNKNOWN,
+    aligned,
+    block_keys,
+    check_layouts,
+    check_targets,
+    check_universes,
+    one_order,
+    sorted_profiles,
+    universe_of,
 )
 from aggframe.intake.source import Origin
 from aggframe.intake.stored import (
@@ -538,7 +547,7 @@ def add_cells(a: Cells, b: Cells) -> Cells:
 def add_all(items: Sequence[Cells]) -> Cells:
     """The cells of the rows of every part together, in one pass (no coverage check: :func:`check_parts`).
 
-    The layouts must agree (:func:`_check_layouts`), key and class columns get one
+    The layouts must agree (:func:`check_layouts`), key and class columns get one
     dtype, a group's targets are the same in every part, and the class universes
     grow to their union (label form, observed universes) or must agree wherever two
     parts have them; then every table is concatenated and summed once
@@ -547,17 +556,17 @@ def add_all(items: Sequence[Cells]) -> Cells:
     parts = list(items)
     if len(parts) == 1:
         return parts[0]
-    layout = _check_layouts(parts)
-    parts = _aligned(_same_universe_keys(parts))
+    layout = check_layouts(parts)
+    parts = aligned(same_universe_keys(parts))
     first = parts[0]
     ukeys = list(first.universe_keys)
-    _check_targets(parts)
+    check_targets(parts)
     grows = layout.get("universe") == "observed" and first.form == "labels" and layout.get("task") != "binary"
     if not grows:
-        universes = [_universe(c).select(*ukeys, CLASS).unique() for c in parts]
-        _check_universes(first, universes, ukeys, observed=layout.get("universe") == "observed")
+        universes = [universe_of(c).select(*ukeys, CLASS).unique() for c in parts]
+        check_universes(first, universes, ukeys, observed=layout.get("universe") == "observed")
     layout["single_label"] = all(c.layout.get("single_label") is True for c in parts)
-    order = _one_order(parts)
+    order = one_order(parts)
     summed = add_tables([c.tables() for c in parts])
     out = _collected(
         replace(summed, order=None),
@@ -569,8 +578,8 @@ def add_all(items: Sequence[Cells]) -> Cells:
     return replace(
         out,
         class_table=out.class_table.sort([*keys, CLASS], nulls_last=True),
-        profile_table=_sorted_profiles(out.profile_table, keys),
-        block_table=None if out.block_table is None else _sorted_profiles(out.block_table, _block_keys(out)),
+        profile_table=sorted_profiles(out.profile_table, keys),
+        block_table=None if out.block_table is None else sorted_profiles(out.block_table, block_keys(out)),
         group_table=None if out.group_table is None else out.group_table.sort(keys, nulls_last=True),
         pair_table=None
         if out.pair_table is None
@@ -579,18 +588,7 @@ def add_all(items: Sequence[Cells]) -> Cells:
     )
 
 
-def _sorted_profiles(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    return frame.with_columns(pl.col("n").cast(pl.Int64)).sort([*keys, *CELLS], nulls_last=True)
-
-
-def _universe(c: Cells) -> pl.DataFrame:
-    """The class universe of cells (made from the class table for cells without one)."""
-    if c.universe_table is not None:
-        return c.universe_table
-    return c.class_table.select(*c.keys, CLASS).unique()
-
-
-def _same_universe_keys(parts: list[Cells]) -> list[Cells]:
+def same_universe_keys(parts: list[Cells]) -> list[Cells]:
     """Parts whose universes have other keys (an older store among them): filled out, each group its own universe."""
     if all(c.universe_keys == parts[0].universe_keys for c in parts):
         return parts
@@ -600,195 +598,3 @@ def _same_universe_keys(parts: list[Cells]) -> list[Cells]:
         filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
         out.append(_collected(filled, layout=c.layout, parts=c.parts, names=c.names))
     return out
-
-
-def _one_order(parts: list[Cells]) -> pl.DataFrame | None:
-    """The declared classes' order, which every part must share (it sets the weighted kappas' distances)."""
-    orders = [c.order_table for c in parts]
-    first = orders[0]
-    if first is None or any(o is None for o in orders):
-        return None
-    for other in orders[1:]:
-        assert other is not None
-        if not other.sort(other.columns).equals(first.sort(first.columns)):
-            msg = f"cannot add these cells: their declared classes are in another order; {_HINT}"
-            raise OptionError(msg)
-    return first
-
-
-#: an option a store written before it was recorded does not know (it agrees with any value)
-UNKNOWN = "unknown"
-_RECORDED_LATER = ("soft", "tnorm", "masked", "class_universe", "universe", "stated_task")
-
-
-def _check_layouts(parts: list[Cells]) -> dict[str, Any]:
-    """The one layout of all the parts, or an :class:`OptionError` naming what differs."""
-    first = parts[0]
-    layout = dict(first.layout)
-    for other in parts[1:]:
-        for key in _AGREE:
-            x, y = layout.get(key), other.layout.get(key)
-            if key in ("by", "folds"):
-                x, y = list(x or []), list(y or [])
-            if key in _RECORDED_LATER and UNKNOWN in (x, y):
-                layout[key] = y if x == UNKNOWN else x
-                continue
-            if x != y:
-                msg = f"cannot add these cells: their {_WHAT.get(key, key)} differ ({x!r} and {y!r}); {_HINT}"
-                raise OptionError(msg)
-        if first.keys != other.keys or (first.block_table is None) != (other.block_table is None):
-            msg = (
-                f"cannot add these cells: their key columns differ ({list(first.keys)} and "
-                f"{list(other.keys)}); {_HINT}"
-            )
-            raise OptionError(msg)
-    return layout
-
-
-_WHAT = {
-    "by": "by-columns",
-    "target": "target columns",
-    "folds": "fold columns",
-    "task": "forms (task)",
-    "pos_label": "positive classes (pos_label)",
-    "soft": "kinds of labels (soft or crisp)",
-    "tnorm": "t-norms",
-    "masked": "masks (one has a mask column, the other not)",
-    "class_universe": "class_universe options",
-    "universe": "class universes (one declared with classes=/n_classes=, the other the classes seen)",
-    "stated_task": "stated tasks (task=)",
-}
-_HINT = "cells add up only when they come from predictions built with the same options and by= columns"
-
-
-def _family(dtype: pl.DataType) -> str:
-    if dtype.is_numeric():
-        return "number"
-    return str(dtype)
-
-
-def _aligned(parts: list[Cells]) -> list[Cells]:
-    """The parts with one dtype per key and class column (numbers widen; other dtypes must be equal)."""
-    first = parts[0]
-    columns = [*(k for k in first.keys if k != KEY_ALL), CLASS]
-    casts: dict[str, pl.DataType] = {}
-    for col in columns:
-        dtypes = [c.class_table.schema[col] for c in parts]
-        known = [d for d in dtypes if d != pl.Null]
-        if not known or all(d == dtypes[0] for d in dtypes):
-            continue
-        families = {_family(d) for d in known}
-        if len(families) > 1:
-            shown = "class" if col == CLASS else repr(first.names.get(col, col))
-            a, b = known[0], next(d for d in known if _family(d) != _family(known[0]))
-            msg = (
-                f"cannot add these cells: column {shown} is {a} in one and {b} in the other; "
-                "cast it to one type in the predictions first"
-            )
-            raise OptionError(msg)
-        empty = [pl.DataFrame(schema={col: d}) for d in known]
-        casts[col] = pl.concat(empty, how="vertical_relaxed").schema[col]
-    if not casts:
-        return parts
-    return [_cast(c, casts) for c in parts]
-
-
-def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:
-    def cast_frame(df: pl.DataFrame) -> pl.DataFrame:
-        present = {k: v for k, v in casts.items() if k in df.columns and df.schema[k] != v}
-        return df.with_columns(pl.col(k).cast(v) for k, v in present.items()) if present else df
-
-    pair_casts = {"_yt": casts[CLASS], "_yp": casts[CLASS]} if CLASS in casts else {}
-    pairs = c.pair_table
-    if pairs is not None:
-        pairs = cast_frame(pairs).with_columns(pl.col(k).cast(v) for k, v in pair_casts.items())
-    return replace(
-        c,
-        class_table=cast_frame(c.class_table),
-        profile_table=cast_frame(c.profile_table),
-        block_table=None if c.block_table is None else cast_frame(c.block_table),
-        pair_table=pairs,
-        group_table=None if c.group_table is None else cast_frame(c.group_table),
-        universe_table=None if c.universe_table is None else cast_frame(c.universe_table),
-    )
-
-
-def _show_key(c: Cells, row: Mapping[str, Any]) -> str:
-    shown = ", ".join(f"{c.names.get(k, k)}={v!r}" for k, v in row.items() if k not in (KEY_ALL, "_part"))
-    return f" ({shown})" if shown else ""
-
-
-def _tagged(frames: list[pl.DataFrame]) -> pl.DataFrame:
-    return pl.concat([f.with_columns(pl.lit(i, dtype=pl.Int64).alias("_part")) for i, f in enumerate(frames)])
-
-
-def _check_universes(
-    first: Cells, universes: list[pl.DataFrame], ukeys: list[str], *, observed: bool
-) -> None:
-    """Universes that cannot grow must agree wherever two parts have them (per universe key)."""
-    tagged = _tagged(universes)
-    union = tagged.select(*ukeys, CLASS).unique()
-    per_part = tagged.group_by(["_part", *ukeys]).agg(pl.len().alias("_m"))
-    per_key = union.group_by(ukeys).agg(pl.len().alias("_u")) if ukeys else union.select(pl.len().alias("_u"))
-    joined = (
-        per_part.join(per_key, on=ukeys, nulls_equal=True) if ukeys else per_part.join(per_key, how="cross")
-    )
-    short = joined.filter(pl.col("_m") < pl.col("_u"))
-    if not short.height:
-        return
-    where_row = short.row(0, named=True)
-    part = where_row["_part"]
-    key_row = {k: where_row[k] for k in ukeys}
-    lacking = union.join(
-        universes[part].select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True
-    )
-    if ukeys:
-        lacking = lacking.join(
-            pl.DataFrame([key_row], schema={k: union.schema[k] for k in ukeys}), on=ukeys, nulls_equal=True
-        )
-    value = lacking[CLASS][0] if lacking.height else "?"
-    where = _show_key(first, key_row)
-    if observed:
-        msg = (
-            f"the class universes differ{where}: class {value!r} is in one part and not in another; "
-            "without a declared universe the long form must be dense, so the rows together would be "
-            "sparse: pass classes=... or n_classes=... when building the predictions (absent entries then "
-            "count as true negatives)"
-        )
-        raise SparseInputError(msg)
-    msg = (
-        f"cannot add these cells: their class universes differ{where} (class {value!r} is in one "
-        f"and not in another); {_HINT}"
-    )
-    raise OptionError(msg)
-
-
-def _check_targets(parts: list[Cells]) -> None:
-    """With targets, a block group has the same targets in every part that has it (every example a row in each)."""
-    first = parts[0]
-    if first.layout.get("target") is None:
-        return
-    bk = _block_keys(first)
-    tagged = _tagged([_groups_of(c).select(*bk, TARGET).unique() for c in parts])
-    union = tagged.select(*bk, TARGET).unique()
-    per_part = tagged.group_by(["_part", *bk]).agg(pl.len().alias("_t"))
-    per_group = union.group_by(bk).agg(pl.len().alias("_T"))
-    short = per_part.join(per_group, on=bk, nulls_equal=True).filter(pl.col("_t") < pl.col("_T"))
-    if short.height:
-        row = short.row(0, named=True)
-        group = {k: row[k] for k in bk}
-        msg = (
-            f"column {first.names.get(TARGET, TARGET)!r}: the targets are not on the same examples: a part "
-            f"has {row['_t']} of the {row['_T']} targets of the group{_show_key(first, group)}; every "
-            "example needs a row in every target"
-        )
-        raise InvalidValueError(msg)
-
-
-def _groups_of(c: Cells) -> pl.DataFrame:
-    """One row per group (every group of the parts, whatever classes occur in it)."""
-    return c.group_table if c.group_table is not None else c.class_table.select(*c.keys).unique()
-
-
-def _block_keys(c: Cells) -> list[str]:
-    return [k for k in c.keys if k != TARGET]
