@@ -85,7 +85,9 @@ class MeasureWarning(UserWarning):
 
 
 def _fmt(x: pl.Expr) -> pl.Expr:
-    return x.round(4).cast(pl.String)
+    """A number for a message: four decimals, and no ``-0.0`` (a value off zero in its last bits)."""
+    r = x.round(4)
+    return pl.when(r == 0).then(pl.lit(0.0)).otherwise(r).cast(pl.String)
 
 
 def diagnose(

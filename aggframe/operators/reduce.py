@@ -111,7 +111,10 @@ def resolve(
         num_n, den_n = sv_n + fill * (n_tot - n_def), n_tot
     else:
         num_w, den_w, num_n, den_n = sv_w, w_def, sv_n, n_def
-    value = pl.when(den_w > 0).then(num_w / den_w).when(den_n > 0).then(num_n / den_n).otherwise(NAN)
+    if weights is None:
+        value = pl.when(den_n > 0).then(num_n / den_n).otherwise(NAN)
+    else:
+        value = pl.when(den_w > 0).then(num_w / den_w).when(den_n > 0).then(num_n / den_n).otherwise(NAN)
     if convention == "nan":
         value = pl.when(n_tot > n_def).then(NAN).otherwise(value)
     return value.cast(pl.Float64)
@@ -280,45 +283,82 @@ def reduce_wide(
         parts.append(_positive_values(tables, k, ms, pos_label, class_dtype))
     # every part has one row per group, sorted by the keys: side by side, no join
     base = pl.concat([parts[0], *[p.sort(k, nulls_last=True).drop(k) for p in parts[1:]]], how="horizontal")
-    slots: list[Slot] = []
+    # the sums each (measure, operator) shares across conventions, once, as plain
+    # columns; then each slot's value is a small expression of them (a report of
+    # 21 measures x 4 operators x 4 conventions is 336 slots: the plan stays small)
+    shared, counts, columns = _slot_exprs(len(ms), tuple(ops), tuple(conventions))
+    slots = tuple(Slot(m.name, op, conv) for m in ms for op in ops for conv in conventions)
+    frame = base.select(*k, *shared).with_columns(counts).select(*k, *columns)
+    return Wide(frame=frame, keys=tuple(k), slots=slots)
+
+
+@lru_cache(maxsize=64)
+def _slot_exprs(
+    n_measures: int, ops: tuple[str, ...], conventions: tuple[str, ...]
+) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.Expr]]:
+    """The slot columns of :func:`reduce_wide` (they read the measures' positions, not the measures).
+
+    ``(shared sums, counts, slot columns)``: per (measure, operator) its sums and
+    ``n_entries``/``n_undefined`` once; per slot (measure, operator, convention,
+    in that order) its value, entries and undefined columns. Cached: a report
+    builds them once per shape, not once per call.
+    """
+    shared: list[pl.Expr] = []
+    counts: list[pl.Expr] = []
     columns: list[pl.Expr] = []
-    f64 = pl.Float64
-    for i, measure in enumerate(ms):
+    j = 0
+    for i in range(n_measures):
         for op in ops:
-            for conv in conventions:
-                j = len(slots)
-                slots.append(Slot(measure.name, op, conv))
-                n_tot, n_def, value = _slot(op, conv, i)
-                columns += [
-                    value.alias(value_col(j)),
-                    n_tot.cast(f64).round().cast(pl.Int64).alias(entries_col(j)),
-                    (n_tot - n_def).cast(f64).round().cast(pl.Int64).alias(undefined_col(j)),
+            s = f"_{i}_{op}"
+            n_tot, n_def, sv_n, weights = _sums(op, i)
+            shared += [
+                n_tot.cast(pl.Float64).alias(f"_nt{s}"),
+                n_def.cast(pl.Float64).alias(f"_nd{s}"),
+                sv_n.cast(pl.Float64).alias(f"_sn{s}"),
+            ]
+            if weights is not None:
+                shared += [
+                    w.cast(pl.Float64).alias(f"{name}{s}") for w, name in zip(weights, ("_wt", "_wd", "_sw"))
                 ]
-    frame = base.select(*k, *columns)
-    return Wide(frame=frame, keys=tuple(k), slots=tuple(slots))
+            nt, nd, sn = pl.col(f"_nt{s}"), pl.col(f"_nd{s}"), pl.col(f"_sn{s}")
+            w = None if weights is None else (pl.col(f"_wt{s}"), pl.col(f"_wd{s}"), pl.col(f"_sw{s}"))
+            counts += [
+                nt.round().cast(pl.Int64).alias(f"_E{s}"),
+                (nt - nd).round().cast(pl.Int64).alias(f"_U{s}"),
+            ]
+            for conv in conventions:
+                columns += [
+                    resolve(conv, nt, nd, sn, weights=w).alias(value_col(j)),
+                    pl.col(f"_E{s}").alias(entries_col(j)),
+                    pl.col(f"_U{s}").alias(undefined_col(j)),
+                ]
+                j += 1
+    return shared, counts, columns
 
 
-def _slot(op: str, conv: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """(n_entries, n_defined, value) of measure ``i`` under one operator and convention."""
+def _sums(op: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, tuple[pl.Expr, pl.Expr, pl.Expr] | None]:
+    """(n_entries, n_defined, sum of values, weighted sums or None) of measure ``i`` under one operator."""
     f64 = pl.Float64
     if op in ("micro", "binary"):
         v = pl.col(f"_pv{i}" if op == "micro" else f"_bv{i}")
-        n_tot = pl.lit(1.0, dtype=f64)
-        n_def = v.is_not_null().cast(f64)
-        return n_tot, n_def, resolve(conv, n_tot, n_def, v.fill_null(0.0))
+        return pl.lit(1.0, dtype=f64), v.is_not_null().cast(f64), v.fill_null(0.0), None
     if op == "exemplar":
-        n_tot, n_def = pl.col("_en").fill_null(0.0), pl.col(f"_ed{i}").fill_null(0.0)
-        return n_tot, n_def, resolve(conv, n_tot, n_def, pl.col(f"_es{i}").fill_null(0.0))
+        return (
+            pl.col("_en").fill_null(0.0),
+            pl.col(f"_ed{i}").fill_null(0.0),
+            pl.col(f"_es{i}").fill_null(0.0),
+            None,
+        )
     # macro and weighted: the classes that occur, plus the absent ones in closed form
     n_tot = pl.col("_cn").fill_null(0).cast(f64) + pl.col("_a").cast(f64)
     n_def = pl.col(f"_cd{i}").fill_null(0).cast(f64) + pl.col(f"_ad{i}")
     sv_n = pl.col(f"_cs{i}").fill_null(0.0) + pl.col(f"_as{i}")
     if op == "macro":
-        return n_tot, n_def, resolve(conv, n_tot, n_def, sv_n)
+        return n_tot, n_def, sv_n, None
     # weighted: an absent class has support 0, so it adds to the uniform sums only
     w_tot = pl.col("_cw").fill_null(0.0)
     w_def, sv_w = pl.col(f"_cwd{i}").fill_null(0.0), pl.col(f"_cws{i}").fill_null(0.0)
-    return n_tot, n_def, resolve(conv, n_tot, n_def, sv_n, weights=(w_tot, w_def, sv_w))
+    return n_tot, n_def, sv_n, (w_tot, w_def, sv_w)
 
 
 def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent: bool) -> pl.LazyFrame:
@@ -332,7 +372,10 @@ def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent:
         # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
         g = g.with_columns(pl.lit(0.0).alias("_z"))
         a = pl.col("_a")
-        exprs = [_expr(m, "_z", "_z", "_z", "n_examples") for m in ms]
+        g = g.with_columns(
+            _expr(m, "_z", "_z", "_z", "n_examples").alias(f"_ax{i}") for i, m in enumerate(ms)
+        )
+        exprs = [pl.col(f"_ax{i}") for i in range(len(ms))]
         g = g.with_columns(
             *[pl.when(e.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, e in enumerate(exprs)],
             *[(e * a).fill_null(0.0).alias(f"_as{i}") for i, e in enumerate(exprs)],
@@ -354,7 +397,11 @@ def _class_sums(
     """
     f64 = pl.Float64
     support = (pl.col("tp") + pl.col("fn")).cast(f64)
-    values = [_expr(m) for m in ms]
+    # each measure once per entry, as a column; the terms read it
+    classes = tables.classes.select(*k, *CELLS).with_columns(
+        _expr(m).alias(f"_x{i}") for i, m in enumerate(ms)
+    )
+    values = [pl.col(f"_x{i}") for i in range(len(ms))]
     terms = [pl.lit(1.0, dtype=f64).alias("_cn"), support.alias("_cw")]
     for i, v in enumerate(values):
         terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
@@ -363,7 +410,7 @@ def _class_sums(
                 pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
                 (v * support).alias(f"_cws{i}"),
             ]
-    entries = tables.classes.select(*k, *terms)
+    entries = classes.select(*k, *terms)
     stacked = pl.concat([entries, every], how="diagonal_relaxed")
     return stacked.group_by(k).agg(pl.all().exclude(k).sum())
 
@@ -372,10 +419,13 @@ def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
     n = pl.col("n").cast(pl.Float64)
     terms = [n.alias("_en")]
-    for i, m in enumerate(ms):
-        v = _expr(m)
+    profiles = tables.profiles.select(*k, *CELLS, "n").with_columns(
+        _expr(m).alias(f"_x{i}") for i, m in enumerate(ms)
+    )
+    for i in range(len(ms)):
+        v = pl.col(f"_x{i}")
         terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
-    entries = tables.profiles.select(*k, *terms)
+    entries = profiles.select(*k, *terms)
     stacked = pl.concat([entries, every], how="diagonal_relaxed")
     return stacked.group_by(k).agg(pl.all().exclude(k).sum())
 

@@ -241,3 +241,11 @@ def test_degenerate_optimum_reads_as_one() -> None:
     )
     assert "every instance negative (threshold 1)" in messages["specificity"]
     assert "0.000" not in " ".join(out["message"])
+
+
+def test_message_numbers_have_no_negative_zero() -> None:
+    """A value off zero in its last bits reads 0.0 in a message, as its twin computed in another order does."""
+    from aggframe.analysis.diagnostics import _fmt
+
+    got = pl.DataFrame({"x": [-1e-17, 0.0, 1e-17, -0.5, 1 / 3, None]}).select(_fmt(pl.col("x")))
+    assert got.to_series().to_list() == ["0.0", "0.0", "0.0", "-0.5", "0.3333", None]
