@@ -318,7 +318,8 @@ def _slot_exprs(
             ]
             if weights is not None:
                 shared += [
-                    w.cast(pl.Float64).alias(f"{name}{s}") for w, name in zip(weights, ("_wt", "_wd", "_sw"))
+                    w.cast(pl.Float64).alias(f"{name}{s}")
+                    for w, name in zip(weights, ("_wt", "_wd", "_sw"), strict=True)
                 ]
             nt, nd, sn = pl.col(f"_nt{s}"), pl.col(f"_nd{s}"), pl.col(f"_sn{s}")
             w = None if weights is None else (pl.col(f"_wt{s}"), pl.col(f"_wd{s}"), pl.col(f"_sw{s}"))

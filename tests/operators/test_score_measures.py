@@ -615,10 +615,14 @@ def test_any_names(data: st.DataObject) -> None:
     got = pr.evaluate(measures, ["micro", "macro"], by=mapping["g"])
     expected = af.from_scores(frame, decision="argmax").evaluate(measures, ["micro", "macro"], by="g")
     assert_frame_equal(got, expected.rename({"g": mapping["g"]}))
+    if mapping["g"] in ("class", "threshold", "precision", "recall"):
+        # a by-column named like a column of the curve's result is refused, named
+        with pytest.raises(af.OptionError, match="collides"):
+            pr.curve("pr", by=mapping["g"])
+        return
     curve = pr.curve("pr", by=mapping["g"])
-    if mapping["g"] not in ("class", "threshold", "precision", "recall"):
-        expected_curve = af.from_scores(frame, decision="argmax").curve("pr", by="g")
-        assert_frame_equal(curve, expected_curve.rename({"g": mapping["g"]}))
+    expected_curve = af.from_scores(frame, decision="argmax").curve("pr", by="g")
+    assert_frame_equal(curve, expected_curve.rename({"g": mapping["g"]}))
 
 
 def test_grouping_sets_and_compare() -> None:
