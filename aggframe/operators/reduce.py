@@ -295,7 +295,7 @@ def reduce_wide(
 @lru_cache(maxsize=64)
 def _slot_exprs(
     n_measures: int, ops: tuple[str, ...], conventions: tuple[str, ...]
-) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.Expr]]:
+) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
     """The slot columns of :func:`reduce_wide` (they read the measures' positions, not the measures).
 
     ``(shared sums, counts, slot columns)``: per (measure, operator) its sums and
@@ -334,7 +334,8 @@ def _slot_exprs(
                     pl.col(f"_U{s}").alias(undefined_col(j)),
                 ]
                 j += 1
-    return shared, counts, columns
+    # tuples: the cache hands the same value to every caller
+    return tuple(shared), tuple(counts), tuple(columns)
 
 
 def _sums(op: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, tuple[pl.Expr, pl.Expr, pl.Expr] | None]:
@@ -362,6 +363,18 @@ def _sums(op: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, tuple[pl.Expr, pl
     return n_tot, n_def, sv_n, (w_tot, w_def, sv_w)
 
 
+def _valued(
+    frame: pl.LazyFrame, ms: list[Measure], prefix: str, cells: tuple[str, str, str, str] = CELLS
+) -> tuple[pl.LazyFrame, list[pl.Expr]]:
+    """``frame`` with each measure's value over ``cells`` as a column ``{prefix}{i}``, and those columns.
+
+    Each measure is evaluated once per entry; the sums that follow read its column
+    (an expression repeated in each term would grow the plan with terms x measures).
+    """
+    valued = frame.with_columns(_expr(m, *cells).alias(f"{prefix}{i}") for i, m in enumerate(ms))
+    return valued, [pl.col(f"{prefix}{i}") for i in range(len(ms))]
+
+
 def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent: bool) -> pl.LazyFrame:
     """Per group: micro's values (``_pv{i}``) and the absent classes' count and sums (``_a``, ``_ad{i}``, ``_as{i}``)."""
     f64 = pl.Float64
@@ -373,10 +386,7 @@ def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent:
         # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
         g = g.with_columns(pl.lit(0.0).alias("_z"))
         a = pl.col("_a")
-        g = g.with_columns(
-            _expr(m, "_z", "_z", "_z", "n_examples").alias(f"_ax{i}") for i, m in enumerate(ms)
-        )
-        exprs = [pl.col(f"_ax{i}") for i in range(len(ms))]
+        g, exprs = _valued(g, ms, "_ax", ("_z", "_z", "_z", "n_examples"))
         g = g.with_columns(
             *[pl.when(e.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, e in enumerate(exprs)],
             *[(e * a).fill_null(0.0).alias(f"_as{i}") for i, e in enumerate(exprs)],
@@ -398,11 +408,7 @@ def _class_sums(
     """
     f64 = pl.Float64
     support = (pl.col("tp") + pl.col("fn")).cast(f64)
-    # each measure once per entry, as a column; the terms read it
-    classes = tables.classes.select(*k, *CELLS).with_columns(
-        _expr(m).alias(f"_x{i}") for i, m in enumerate(ms)
-    )
-    values = [pl.col(f"_x{i}") for i in range(len(ms))]
+    classes, values = _valued(tables.classes.select(*k, *CELLS), ms, "_x")
     terms = [pl.lit(1.0, dtype=f64).alias("_cn"), support.alias("_cw")]
     for i, v in enumerate(values):
         terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
@@ -420,11 +426,8 @@ def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
     n = pl.col("n").cast(pl.Float64)
     terms = [n.alias("_en")]
-    profiles = tables.profiles.select(*k, *CELLS, "n").with_columns(
-        _expr(m).alias(f"_x{i}") for i, m in enumerate(ms)
-    )
-    for i in range(len(ms)):
-        v = pl.col(f"_x{i}")
+    profiles, values = _valued(tables.profiles.select(*k, *CELLS, "n"), ms, "_x")
+    for i, v in enumerate(values):
         terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
     entries = profiles.select(*k, *terms)
     stacked = pl.concat([entries, every], how="diagonal_relaxed")
