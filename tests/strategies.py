@@ -190,7 +190,13 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "sv_w",
     "w_tot",
     "w_def",
-    # validation aggregates
+    # validation aggregates (the wide step's flag of refused values, and what the error
+    # path counts on the source)
+    "_bad",
+    "bad_values",
+    "range_y",
+    "range_p",
+    "range_mask",
     "null_y",
     "null_p",
     "null_mask",

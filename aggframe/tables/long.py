@@ -24,12 +24,12 @@ from aggframe.exceptions import (
     SparseInputError,
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
-from aggframe.tables.errors import count_rows, exact_duplicates, first_group, first_row, raise_outside
+from aggframe.tables.errors import exact_duplicates, first_group, first_row, raise_outside
 from aggframe.tables.universe import targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
-from aggframe.wide.long import LongRoles, block_grain
+from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain
 
-__all__ = ["block_profiles", "finish_long"]
+__all__ = ["block_profiles", "finish_long", "value_stats"]
 
 
 def finish_long(
@@ -257,6 +257,35 @@ def block_profiles(  # noqa: PLR0917
     )
 
 
+def _out_of_range(x: nw.Expr) -> nw.Expr:
+    return (~x.cast(nw.Float64).is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
+
+
+def _strictly_soft(x: nw.Expr) -> nw.Expr:
+    x = x.cast(nw.Float64)
+    return ((x > 0.0) & (x < 1.0)).fill_null(False)  # noqa: FBT003
+
+
+def value_stats(source: nw.LazyFrame[Any], example: str, roles: Mapping[str, str]) -> dict[str, int]:
+    """What the wide step's flag of refused values (:func:`~aggframe.wide.long.invalid_values`) stands for.
+
+    One query on the source (error path only): the null examples, and per role
+    (``y``, ``p``, ``mask``: column) its null values (``null_<role>``), values
+    outside [0, 1] or NaN (``range_<role>``) and values strictly between 0 and 1
+    (``soft_<role>``).
+    """
+    counts = [nw.col(example).null_count().alias("null_example")]
+    for role, col in roles.items():
+        x = nw.col(col)
+        counts += [
+            x.null_count().alias(f"null_{role}"),
+            _out_of_range(x).cast(nw.Int64).sum().alias(f"range_{role}"),
+            _strictly_soft(x).cast(nw.Int64).sum().alias(f"soft_{role}"),
+        ]
+    row = source.select(*counts).collect(backend="polars").to_native().row(0, named=True)
+    return {name: int(value or 0) for name, value in row.items()}
+
+
 def _check_long(
     audit: pl.DataFrame,
     *,
@@ -283,14 +312,19 @@ def _check_long(
     def total(col: str) -> int:
         return int(audit[col].sum())
 
+    # the wide step counts the rows with a refused value (one flag per row); which check
+    # fails, and for how many rows, is counted on the source, only when some row is flagged
+    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask is not None else {})}
+    stats = value_stats(source, roles.example, roles_of) if total(BAD_VALUES) else None
+
+    def flagged(name: str) -> int:
+        return 0 if stats is None else stats[name]
+
     nulls = [
-        (roles.example, total("null_example")),
+        (roles.example, flagged("null_example")),
         (roles.class_, int(audit.filter(pl.col(CLASS).is_null())["rows"].sum())),
-        (roles.y, total("null_y")),
-        (roles.p, total("null_p")),
+        *[(col, flagged(f"null_{role}")) for role, col in roles_of.items()],
     ]
-    if roles.mask is not None:
-        nulls.append((roles.mask, total("null_mask")))
     for col, count in nulls:
         if count:
             row = first_row(source, nw.col(col).is_null(), cols, names)
@@ -324,32 +358,19 @@ def _check_long(
         )
         raise DuplicateEntryError(msg)
 
-    # The wide step's aggregates tell whether a check fails (min, max, and the sum of
-    # x - x^2: 0 when every value is 0 or 1, NaN when one is NaN); the count of
-    # offending rows for the message is then taken from the source.
-    roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask is not None else {})}
-
-    def fails(check: pl.Expr) -> bool:
-        return bool(audit.select(check.fill_null(False).any()).item())  # noqa: FBT003
-
     for role, col in roles_of.items():
-        out_of_range = (
-            (pl.col(f"min_{role}") < 0) | (pl.col(f"max_{role}") > 1) | pl.col(f"soft_{role}").is_nan()
-        )
-        if fails(out_of_range):
-            x = nw.col(col).cast(nw.Float64)
-            predicate = (~x.is_between(0.0, 1.0)).fill_null(False)  # noqa: FBT003
-            count, row = count_rows(source, predicate), first_row(source, predicate, cols, names)
+        count = flagged(f"range_{role}")
+        if count:
+            row = first_row(source, _out_of_range(nw.col(col)), cols, names)
             msg = (
                 f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
                 "expected 0/1, booleans, or soft values in [0, 1]"
             )
             raise InvalidValueError(msg)
     for role, col in roles_of.items():
-        if (role == "mask" or not soft_ok) and fails(pl.col(f"soft_{role}") > 0):
-            x = nw.col(col).cast(nw.Float64)
-            predicate = (x > 0.0) & (x < 1.0)
-            count, row = count_rows(source, predicate), first_row(source, predicate, cols, names)
+        count = flagged(f"soft_{role}")
+        if (role == "mask" or not soft_ok) and count:
+            row = first_row(source, _strictly_soft(nw.col(col)), cols, names)
             if role == "mask":
                 msg = (
                     f"column {show(col)!r}: {count} value(s) strictly between 0 and 1 "

@@ -36,6 +36,7 @@ import polars as pl
 from aggframe._columns import CELLS, PREFIX
 from aggframe.wide.engines import distinct_classes, shared_small
 from aggframe.wide.keys import keyed, row_keys
+from aggframe.wide.long import BAD_VALUES, invalid_values
 
 __all__ = ["MAX_PASSES", "NEGATED", "best_grains", "ranked"]
 
@@ -156,14 +157,9 @@ def best_grains(
     # per class: the rows, positives and validation aggregates of the rows, and the
     # predictions counted from the examples' best entries
     yv = pl.col(y).cast(pl.Float64)
+    bad = invalid_values({"y": yv}, pl.col(example), soft=False).cast(pl.Int64)
     class_rows = native.group_by([*rk, class_]).agg(
-        pl.len().cast(pl.Float64).alias("rows"),
-        yv.sum().alias("_pos"),
-        pl.col(example).null_count().alias("null_example"),
-        yv.null_count().alias("null_y"),
-        yv.min().alias("min_y"),
-        yv.max().alias("max_y"),
-        (yv - yv * yv).sum().alias("soft_y"),
+        pl.len().cast(pl.Float64).alias("rows"), yv.sum().alias("_pos"), bad.sum().alias(BAD_VALUES)
     )
     picks = pl.concat(
         [
@@ -186,16 +182,8 @@ def best_grains(
         (cpos - ctp).alias("fn"),
         (pl.col("rows") - cpred - cpos + ctp).alias("tn"),
         "rows",
-        "null_example",
-        "null_y",
-        "min_y",
-        "max_y",
-        "soft_y",
-        # the decisions are made here: one 0/1 prediction per entry
-        pl.lit(0, dtype=pl.UInt32).alias("null_p"),
-        pl.lit(0.0).alias("min_p"),
-        pl.lit(1.0).alias("max_p"),
-        pl.lit(0.0).alias("soft_p"),
+        # the decisions are made here (one 0/1 prediction per entry): the truth is checked
+        BAD_VALUES,
     )
     checked = examples.with_columns((n_rows - pl.col("n_cls")).alias("_dup"))
     checked_nw = shared_small(

@@ -21,7 +21,7 @@ aggregations compute then.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +36,10 @@ from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.tnorms import TNorm
 
 __all__ = [
+    "BAD_VALUES",
     "LongRoles",
     "block_grain",
+    "invalid_values",
     "long_boot_grains",
     "long_grains",
     "weighted_block",
@@ -56,6 +58,28 @@ class LongRoles:
     mask: str | None = None
 
 
+#: The per-class count of rows with a refused value (see :func:`invalid_values`).
+BAD_VALUES = "bad_values"
+
+
+def invalid_values(values: Mapping[str, Any], example: Any, *, soft: bool) -> Any:
+    """Whether a row holds a value the checks refuse: one flag (Narwhals or Polars expressions alike).
+
+    A null example or role value, a value outside [0, 1] or NaN, or a value
+    strictly between 0 and 1 where none may be (``y`` and ``p`` without a
+    t-norm, a mask always). ``values`` maps the roles (``y``, ``p``, ``mask``)
+    to their values as floats. Summed per class, it is the validation's only
+    aggregate; which check fails, and for how many rows, is counted on the source
+    when the sum is not zero (:func:`~aggframe.tables.long.value_stats`).
+    """
+    flag = example.is_null()
+    for role, x in values.items():
+        ok = x.is_between(0.0, 1.0) if soft and role != "mask" else x.is_in([0.0, 1.0])
+        # a null value makes ``ok`` null: ``is_null`` decides it (True | null is True)
+        flag = flag | x.is_null() | ~ok
+    return flag
+
+
 def long_grains(
     lf: nw.LazyFrame[Any],
     roles: LongRoles,
@@ -71,9 +95,8 @@ def long_grains(
     Returns lazy frames:
 
     ``class``
-        keys, class, tp, fp, fn, tn, rows (entries present), plus the validation
-        aggregates: null_<role> (counts), min_<role>, max_<role>, soft_<role>
-        (sum of x - x^2) for the roles y, p and mask, and null_example.
+        keys, class, tp, fp, fn, tn, rows (entries present), and ``bad_values``:
+        how many of those rows hold a value the checks refuse (:func:`invalid_values`).
     ``profiles``
         keys, tp, fp, fn, tn, n: how many examples have each per-example cell
         profile (the exemplar operator's sufficient statistic). When
@@ -105,22 +128,16 @@ def long_grains(
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
-    # Validation rides on the per-class aggregation as cheap aggregates (null counts,
-    # min, max, and the sum of x - x^2, which is 0 exactly when every value is 0 or 1
-    # and NaN when one is NaN); the counts of offending rows for the error messages
-    # are taken from the source only when a check fails (_grains._check_long).
+    # Validation rides on the per-class aggregation as one count: the rows with a value
+    # the checks refuse (invalid_values). Which check fails, and how many rows it
+    # flags, is counted on the source only when that count is not zero
+    # (tables.long._check_long); nine aggregates per class (null counts, min, max and
+    # sum of x - x^2 per role) cost about as much as the cell sums themselves.
     validated = {"y": y, "p": p, **({"mask": m} if m is not None else {})}
-    check_rows = [e for r, x in validated.items() for e in (x.alias(f"_v_{r}"), (x - x * x).alias(f"_q_{r}"))]
-    check_aggs = [nw.col(roles.example).null_count().alias("null_example")] + [
-        e
-        for r in validated
-        for e in (
-            nw.col(f"_v_{r}").null_count().alias(f"null_{r}"),
-            nw.col(f"_v_{r}").min().alias(f"min_{r}"),
-            nw.col(f"_v_{r}").max().alias(f"max_{r}"),
-            nw.col(f"_q_{r}").sum().alias(f"soft_{r}"),
-        )
+    check_rows = [
+        invalid_values(validated, nw.col(roles.example), soft=tnorm is not None).cast(nw.Int64).alias("_bad")
     ]
+    check_aggs = [nw.col("_bad").sum().alias(BAD_VALUES)]
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
