@@ -31,7 +31,7 @@ from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
 from aggframe.wide.engines import to_polars
-from aggframe.wide.labels import LabelRoles, label_boot_grains, label_grains
+from aggframe.wide.labels import PAIRS_UP_TO, LabelRoles, label_boot_grains, label_grains
 
 __all__ = ["LabelSource", "label_source"]
 
@@ -80,7 +80,7 @@ class LabelSource(Source):
         proj = self.project(by)
         roles = self._private_roles()
         return finish_labels(
-            label_grains(proj.frame, roles, proj.keys, pairs=pairs),
+            label_grains(proj.frame, roles, proj.keys, pairs=pairs, via_pairs=self._few_classes()),
             source=proj.frame,
             roles=roles,
             keys=proj.keys,
@@ -91,6 +91,12 @@ class LabelSource(Source):
             target=self.target_key(),
             group_universe=proj.by_keys if self.class_universe == "group" else [],
         )
+
+    def _few_classes(self) -> bool:
+        """Whether a universe known before the scan has at most ``PAIRS_UP_TO`` classes (see :func:`label_grains`)."""
+        sizes = self.universe_sizes()
+        m = max(sizes.values(), default=0) if isinstance(sizes, dict) else sizes
+        return m is not None and m <= PAIRS_UP_TO
 
     def boot_tables(self, by: Sequence[str], boot: Bootstrap, base: CellTables) -> CellTables:
         proj, unit, what = self.boot_projection(by, boot)

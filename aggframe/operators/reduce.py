@@ -352,13 +352,13 @@ def _sums(op: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, tuple[pl.Expr, pl
             None,
         )
     # macro and weighted: the classes that occur, plus the absent ones in closed form
-    n_tot = pl.col("_cn").fill_null(0).cast(f64) + pl.col("_a").cast(f64)
+    n_tot = pl.col("_cn") + pl.col("_a")
     n_def = pl.col(f"_cd{i}").fill_null(0).cast(f64) + pl.col(f"_ad{i}")
     sv_n = pl.col(f"_cs{i}").fill_null(0.0) + pl.col(f"_as{i}")
     if op == "macro":
         return n_tot, n_def, sv_n, None
     # weighted: an absent class has support 0, so it adds to the uniform sums only
-    w_tot = pl.col("_cw").fill_null(0.0)
+    w_tot = pl.col("_cw")
     w_def, sv_w = pl.col(f"_cwd{i}").fill_null(0.0), pl.col(f"_cws{i}").fill_null(0.0)
     return n_tot, n_def, sv_n, (w_tot, w_def, sv_w)
 
@@ -376,12 +376,21 @@ def _valued(
 
 
 def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent: bool) -> pl.LazyFrame:
-    """Per group: micro's values (``_pv{i}``) and the absent classes' count and sums (``_a``, ``_ad{i}``, ``_as{i}``)."""
+    """Per group: micro's values (``_pv{i}``), the absent classes' count and sums (``_a``, ``_ad{i}``,
+    ``_as{i}``), and the classes that occur and their support (``_cn``, ``_cw``)."""
     f64 = pl.Float64
     groups = group_table(tables)
     fine = group_keys(tables)
-    g = groups.select(*fine, *CELLS, pl.col("n_absent").cast(f64).alias("_a"), pl.col("n_examples").cast(f64))
-    sums = ["_a"]
+    g = groups.select(
+        *fine,
+        *CELLS,
+        pl.col("n_absent").cast(f64).alias("_a"),
+        pl.col("n_examples").cast(f64),
+        # the classes that occur, and their support (an absent class has none)
+        (pl.col("n_classes") - pl.col("n_absent")).cast(f64).alias("_cn"),
+        (pl.col("tp") + pl.col("fn")).cast(f64).alias("_cw"),
+    )
+    sums = ["_a", "_cn", "_cw"]
     if absent:
         # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
         g = g.with_columns(pl.lit(0.0).alias("_z"))
@@ -401,15 +410,18 @@ def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent:
 def _class_sums(
     tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
 ) -> pl.LazyFrame:
-    """Per group, over the classes that occur: count (``_cn``), support, and per measure the sums.
+    """Per group, over the classes that occur: per measure the sums (their count and support are the groups').
 
     The per-entry terms are columns before the group-by, so it only sums (Polars'
     fast path); ``every`` adds one empty row per group, so no group is missing.
+    The number of summed columns is what this group-by costs (one random access
+    per class and column): the counts of classes and their support come from the
+    ``groups`` table instead (:func:`_pooled_sums`).
     """
     f64 = pl.Float64
     support = (pl.col("tp") + pl.col("fn")).cast(f64)
     classes, values = _valued(tables.classes.select(*k, *CELLS), ms, "_x")
-    terms = [pl.lit(1.0, dtype=f64).alias("_cn"), support.alias("_cw")]
+    terms: list[pl.Expr] = []
     for i, v in enumerate(values):
         terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
         if weighted:

@@ -49,7 +49,7 @@ def finish_labels(
 ) -> CellTables:
     """Validated cell tables of the label form (all names private), absent classes in ``groups``.
 
-    From the per-class margins (``raw["margins"]``, or the confusion counts
+    From the per-class margins (``raw["margins"]``; with the confusion counts
     ``raw["conf"]`` when the pairs were asked for): per class ``tp``, ``#true``
     and ``#pred``; per group ``N`` and the right count, which fix the pooled cells
     and the per-example profiles (an example is right or wrong).
@@ -57,8 +57,7 @@ def finish_labels(
     k = list(keys)
     ukeys = [*group_universe, *universe_keys(target, universe)]
     yt, yp = roles.y_true, roles.y_pred
-    first = raw["conf"] if "conf" in raw else raw["margins"]
-    grains = [first, *([raw["examples"]] if "examples" in raw else [])]
+    grains = [raw["margins"], *(raw[g] for g in ("conf", "examples") if g in raw)]
     if target is not None:
         if roles.example is None or "rows" not in raw:
             msg = "targets in the label form need an example column (example='<column>')"
@@ -73,10 +72,9 @@ def finish_labels(
     counted, *more = to_polars_all(grains)
     pairs = None
     if "conf" in raw:
-        pairs = counted.select(
+        pairs = more.pop(0).select(
             *k, pl.col(yt).alias("_yt"), pl.col(yp).alias("_yp"), pl.col("n").cast(pl.Int64)
-        ).cache()
-        counted = _margins(pairs, k)
+        )
     examples = more[0] if "examples" in raw else None
     declared = None if universe is None else universe.collect()
     audit_in = counted if examples is None else counted.join(examples, on=k, how="left", nulls_equal=True)
@@ -206,34 +204,6 @@ def finish_labels(
         universe_keys=tuple(ukeys),
         pairs=pairs,
         order=order,
-    )
-
-
-def _margins(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Per-class margins (``_t``, ``_p``, ``tp``) from the confusion counts, read as true and as predicted."""
-    right = (pl.col("_yt") == pl.col("_yp")).cast(pl.Int64) * pl.col("n")
-    zero = pl.lit(0, dtype=pl.Int64)
-    return (
-        pl.concat(
-            [
-                pairs.select(
-                    *keys,
-                    pl.col("_yt").alias(CLASS),
-                    pl.col("n").alias("_t"),
-                    zero.alias("_p"),
-                    right.alias("tp"),
-                ),
-                pairs.select(
-                    *keys,
-                    pl.col("_yp").alias(CLASS),
-                    zero.alias("_t"),
-                    pl.col("n").alias("_p"),
-                    zero.alias("tp"),
-                ),
-            ]
-        )
-        .group_by(*keys, CLASS)
-        .agg(pl.col("_t", "_p", "tp").sum())
     )
 
 

@@ -1,9 +1,10 @@
 """The label form's wide step: one row per example, reduced to per-class margins per group.
 
-Never an n x m expansion: per class tp, #true and #pred are two group-bys of the
-rows (by true and by predicted label), summed per (group, class), and per example
-only whether it is right matters (:func:`label_row_cells`). Written with Narwhals, on the projected
-frame (private names).
+Never an n x m expansion: per class tp, #true and #pred come from two group-bys
+of the rows (by true and by predicted label) summed per (group, class), or, with
+few classes, from one group-by by (true, predicted) label (:func:`label_grains`);
+per example only whether it is right matters (:func:`label_row_cells`). Written
+with Narwhals, on the projected frame (private names).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ import narwhals as nw
 from aggframe._columns import CELLS, CLASS
 from aggframe._options import Bootstrap
 from aggframe.wide.bootstrap import unit_hash, weight_columns
-from aggframe.wide.engines import shared
+from aggframe.wide.engines import shared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.long import weighted_block
 
-__all__ = ["LabelRoles", "label_boot_grains", "label_grains", "label_row_cells"]
+__all__ = ["PAIRS_UP_TO", "LabelRoles", "label_boot_grains", "label_grains", "label_row_cells"]
 
 
 @dataclass(frozen=True)
@@ -33,29 +34,58 @@ class LabelRoles:
     example: str | None = None
 
 
+#: A class universe known before the scan with at most this many classes makes the
+#: label form count the (y_true, y_pred) pairs, one group-by of the rows, and take
+#: the margins from them (see :func:`label_grains`).
+PAIRS_UP_TO = 32
+
+
 def label_grains(
-    lf: nw.LazyFrame[Any], roles: LabelRoles, keys: Sequence[str], *, pairs: bool = False
+    lf: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    keys: Sequence[str],
+    *,
+    pairs: bool = False,
+    via_pairs: bool = False,
 ) -> dict[str, nw.LazyFrame[Any]]:
-    """Raw grains of the label form: the per-class margins per group (or the confusion counts).
+    """Raw grains of the label form: the per-class margins per group (and the confusion counts, asked).
 
     ``margins`` (keys, ``class``, ``_t``, ``_p``, ``tp``): per group and class the
-    number of examples of that true class, of that predicted class, and of both,
-    from one group-by over the rows unpivoted (each row once as its true label,
-    once as its predicted one): the (y_true, y_pred) pairs are never formed, so
-    its size is the (group, class) pairs that occur, whatever the number of classes. With
-    ``pairs=True``, ``conf`` (keys, y_true, y_pred, n) instead: the confusion
-    counts, for what needs the whole matrix (the margins follow from them). No
-    n x m expansion either way. With an example column, ``examples`` (keys,
-    n_examples, dup_examples, null_example) checks that each example appears once
-    per group.
+    number of examples of that true class, of that predicted class, and of both.
+    Its size is the (group, class) pairs that occur; no n x m expansion. Two plans:
+
+    - ``via_pairs`` (a universe of at most :data:`PAIRS_UP_TO` classes known before
+      the scan, or the pairs asked for): one group-by of the rows by (y_true,
+      y_pred), at most m^2 pairs per group, then the margins from those counts.
+      One pass over the rows instead of two: at 10^6 groups of 10 rows and 20
+      classes it costs half the two group-bys below (benchmarks/bench_groups.py).
+    - otherwise two group-bys of the rows, by the true and by the predicted
+      label, stacked and summed per (group, class): each table bounded by the
+      (group, class) pairs, whatever the number of classes (at 10^4 classes the
+      pairs would be 10^6 and cost twice as much).
+
+    With ``pairs=True``, also ``conf`` (keys, y_true, y_pred, n): the confusion
+    counts, for what needs the whole matrix. With an example column,
+    ``examples`` (keys, n_ids, dup_examples, null_example) checks that each
+    example appears once per group, and ``rows`` are the projected rows.
+
+    Each aggregation reads the source (as the long form's do): a scan shared by
+    aggregations that consume it at different speeds is buffered by Polars'
+    streaming engine, and that buffer grows with the input (10M label rows, 10^4
+    classes: 0.30 GiB cached against 0.15 GiB read twice, in the same time).
     """
     k = list(keys)
     rk = row_keys(k)
     if roles.example is not None:
-        lf = shared(lf.select(*rk, roles.y_true, roles.y_pred, roles.example))
+        lf = lf.select(*rk, roles.y_true, roles.y_pred, roles.example)
     out: dict[str, nw.LazyFrame[Any]] = {}
-    if pairs:
-        out["conf"] = keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k)
+    if pairs or via_pairs:
+        # read twice by the margins (and the pairs asked for): computed once (Polars would
+        # otherwise push the margins' filter into a second scan)
+        conf = shared_small(keyed(lf.group_by([*rk, roles.y_true, roles.y_pred]).agg(nw.len().alias("n")), k))
+        if pairs:
+            out["conf"] = conf
+        out["margins"] = _pair_margins(conf, roles, k)
     else:
         out["margins"] = keyed(_margins(lf, roles, rk), k)
     if roles.example is not None:
@@ -74,23 +104,21 @@ def label_grains(
 
 
 def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.LazyFrame[Any]:
-    """Per (group, class): ``_t`` (#true), ``_p`` (#predicted), ``tp``.
+    """Per (group, class): ``_t`` (#true), ``_p`` (#predicted), ``tp``, from two group-bys of the rows.
 
-    Two group-bys of the rows (by true label, by predicted label: the bare pass of
-    issue #19), whose results are stacked and summed per (group, class). Streaming
-    memory is the group-bys' state, bounded by the (group, class) pairs that occur;
-    an unpivot of the rows would read as few bytes but hold them (measured on
-    Polars 2.1 at 10M rows: 1.44 GiB against 0.75 GiB at 10^5 groups), and one
-    group-by of the rows stacked twice costs more on every engine (on Spark a
-    shuffle of twice the rows instead of partial aggregates).
+    By true label and by predicted label (the bare pass of issue #19), stacked
+    and summed per (group, class). Streaming memory is the group-bys' state,
+    bounded by the (group, class) pairs that occur; an unpivot of the rows would
+    read as few bytes but hold them (measured on Polars 2.1 at 10M rows: 1.44 GiB
+    against 0.75 GiB at 10^5 groups), and one group-by of the rows stacked twice
+    costs more on every engine (on Spark a shuffle of twice the rows instead of
+    partial aggregates).
     """
     zero = nw.lit(0, nw.Int64)
-    rows = shared(
-        lf.with_columns((nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64).alias("_right"))
-    )
+    right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).cast(nw.Int64)
     trues = (
-        rows.group_by([*rk, roles.y_true])
-        .agg(nw.len().alias("_t"), nw.col("_right").sum().alias("tp"))
+        lf.group_by([*rk, roles.y_true])
+        .agg(nw.len().alias("_t"), right.sum().alias("tp"))
         .select(
             *rk,
             nw.col(roles.y_true).alias(CLASS),
@@ -100,7 +128,7 @@ def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.Lazy
         )
     )
     preds = (
-        rows.group_by([*rk, roles.y_pred])
+        lf.group_by([*rk, roles.y_pred])
         .agg(nw.len().alias("_p"))
         .select(
             *rk,
@@ -112,6 +140,32 @@ def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.Lazy
     )
     stacked = nw.concat([trues, preds], how="vertical")
     return stacked.group_by([*rk, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
+
+
+def _pair_margins(conf: nw.LazyFrame[Any], roles: LabelRoles, keys: list[str]) -> nw.LazyFrame[Any]:
+    """The margins of :func:`_margins` from the confusion counts ``conf`` (keys, y_true, y_pred, n).
+
+    Each pair counts for its true class, and for its predicted class when that is
+    another one (a right pair is both at once): the stack holds the pairs and the
+    wrong ones again, never more.
+    """
+    zero = nw.lit(0, nw.Int64)
+    n = nw.col("n").cast(nw.Int64)
+    # a null label is never right: its pair counts for the null class on each side
+    right = (nw.col(roles.y_true) == nw.col(roles.y_pred)).fill_null(value=False)
+    on_diagonal = nw.when(right).then(n).otherwise(zero)
+    trues = conf.select(
+        *keys,
+        nw.col(roles.y_true).alias(CLASS),
+        n.alias("_t"),
+        on_diagonal.alias("_p"),
+        on_diagonal.alias("tp"),
+    )
+    preds = conf.filter(~right).select(
+        *keys, nw.col(roles.y_pred).alias(CLASS), zero.alias("_t"), n.alias("_p"), zero.alias("tp")
+    )
+    stacked = nw.concat([trues, preds], how="vertical")
+    return stacked.group_by([*keys, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
 
 
 def label_boot_grains(

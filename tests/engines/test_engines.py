@@ -145,7 +145,11 @@ def test_one_scan_for_every_grain(tmp_path: Path) -> None:
     one = af.from_long(pl.scan_parquet(path)).evaluate("f1", lazy=True).explain()
     assert len(re.findall(r"AGGREGATE", plan)) == len(re.findall(r"AGGREGATE", one))
     labels = pl.scan_parquet(EXAMPLES / "predictions.parquet")
+    # the label form: by true and by predicted label, and the examples' check (an example
+    # column); with a small universe declared, the (y_true, y_pred) pairs in one group-by
     plan = af.from_labels(labels, example="example").evaluate(lazy=True, by=["model", "day"]).explain()
+    assert _scans(plan) == 3, plan
+    plan = af.from_labels(labels, n_classes=6).evaluate(lazy=True, by=["model", "day"]).explain()
     assert _scans(plan) == 1, plan
 
 
@@ -168,10 +172,14 @@ def test_the_input_is_read_once_per_grain(engine: str) -> None:
         (pl.col("example") % 3).alias("model")
     )
     labels = pl.read_parquet(EXAMPLES / "predictions.parquet").filter(pl.col("day") == "2026-11-01")
-    # the long form reads once per grain (class, example); the label form has one grain
+    # the long form reads once per grain (class, example); the label form once per
+    # aggregation of its rows (true labels, predicted labels, examples), or once for the
+    # (y_true, y_pred) pairs of a small declared universe (and once for the examples)
     cases = [
         (long, af.from_long, "model", 2),
-        (labels, lambda lf: af.from_labels(lf, example="example"), "model", 1),
+        (labels, lambda lf: af.from_labels(lf, example="example"), "model", 3),
+        (labels, lambda lf: af.from_labels(lf, example="example", n_classes=6), "model", 2),
+        (labels, lambda lf: af.from_labels(lf, n_classes=6), "model", 1),
     ]
     for frame, build, by, reads in cases:
         lf, calls = _counting_source(frame)
@@ -183,15 +191,24 @@ def test_the_input_is_read_once_per_grain(engine: str) -> None:
 
 
 def test_label_form_reads_only_the_class_margins(tmp_path: Path) -> None:
-    # The label form never builds n x m rows, nor the (y_true, y_pred) pairs: one read of
-    # the input feeds two aggregations, by the true label and by the predicted label
+    # The label form never builds n x m rows, nor, without a small declared universe, the
+    # (y_true, y_pred) pairs: two aggregations, by the true label and by the predicted label
     # (under private names), summed per (by..., class).
     plan = af.from_labels(pl.scan_parquet(EXAMPLES / "predictions.parquet")).evaluate(lazy=True).explain()
-    assert _scans(plan) == 1
+    assert _scans(plan) == 2
     assert re.search(r'BY \[col\("__af_y_true"\)\]', plan), plan
     assert re.search(r'BY \[col\("__af_y_pred"\)\]', plan), plan
     assert re.search(r'BY \[col\("class"\)\]', plan), plan
     assert not re.search(r'BY \[.*col\("__af_y_true"\), col\("__af_y_pred"\)\]', plan), plan
+    # up to PAIRS_UP_TO declared classes: the pairs, whose table is bounded by groups x m^2
+    plan = (
+        af.from_labels(pl.scan_parquet(EXAMPLES / "predictions.parquet"), n_classes=6)
+        .evaluate(lazy=True)
+        .explain()
+    )
+    assert _scans(plan) == 1
+    assert re.search(r'BY \[.*col\("__af_y_true"\), col\("__af_y_pred"\)\]', plan), plan
+    assert not re.search(r'BY \[col\("__af_y_true"\)\]', plan), plan
 
 
 def test_cells_roll_up_exactly() -> None:

@@ -340,27 +340,31 @@ def test_long_form_reads_more_only_for_the_weighted_kappas() -> None:
 
 
 @pytest.mark.parametrize("lazy", [False, True])
-def test_label_form_reads_the_input_once(lazy: bool) -> None:
+@pytest.mark.parametrize("n_classes", [None, 3])
+def test_label_form_reads_the_input_once_per_aggregation(lazy: bool, n_classes: int | None) -> None:
     rng = np.random.default_rng(1)
     frame = pl.DataFrame(
         {"g": rng.integers(0, 2, 40), "y_true": rng.integers(0, 3, 40), "y_pred": rng.integers(0, 3, 40)}
     )
+    # the margins: two group-bys of the rows (by true, by predicted label), each reading the
+    # source; with a small universe declared, one group-by of the (y_true, y_pred) pairs
+    reads = 2 if n_classes is None else 1
     lf, calls = _counting_source(frame)
-    pr = af.from_labels(lf)
+    pr = af.from_labels(lf, n_classes=n_classes)
     out = pr.evaluate(["mcc", "kappa"], ["micro", "macro", "multiclass"], by="g", lazy=lazy)
     if lazy:
         assert isinstance(out, pl.LazyFrame)
         out.collect()
-    assert calls[0] == 1
+    assert calls[0] == reads
     if not lazy:
         # the margins plan never forms the (y_true, y_pred) counts (issue #19): the confusion
         # matrix asks for them once (one grouped query), then they are kept with the tables
         pr.confusion_matrix(by="g", normalize="true")
         pr.evaluate(["kappa_quadratic"], "multiclass", by="g")
-        assert calls[0] == 2
-    # a report that needs the counts (weighted kappas) gets them in its one scan
+        assert calls[0] == reads + 1
+    # a report that needs the counts (weighted kappas) gets them, and the margins, in one scan
     lf, calls = _counting_source(frame)
-    out = af.from_labels(lf).evaluate(["kappa_linear", "mcc"], ["multiclass"], by="g", lazy=lazy)
+    out = af.from_labels(lf, n_classes=n_classes).evaluate(["kappa_linear", "mcc"], ["multiclass"], by="g", lazy=lazy)
     if lazy:
         assert isinstance(out, pl.LazyFrame)
         out.collect()
