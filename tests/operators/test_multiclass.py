@@ -364,7 +364,9 @@ def test_label_form_reads_the_input_once_per_aggregation(lazy: bool, n_classes: 
         assert calls[0] == reads + 1
     # a report that needs the counts (weighted kappas) gets them, and the margins, in one scan
     lf, calls = _counting_source(frame)
-    out = af.from_labels(lf, n_classes=n_classes).evaluate(["kappa_linear", "mcc"], ["multiclass"], by="g", lazy=lazy)
+    out = af.from_labels(lf, n_classes=n_classes).evaluate(
+        ["kappa_linear", "mcc"], ["multiclass"], by="g", lazy=lazy
+    )
     if lazy:
         assert isinstance(out, pl.LazyFrame)
         out.collect()
