@@ -38,6 +38,9 @@ warm-up; a longer one counts.
 ``aggframe``   ``af.from_labels(pl.scan_parquet(f), ..., n_classes=m)`` or
                ``af.from_long(pl.scan_parquet(f), ..., n_classes=m)``, then
                ``.evaluate(measures, ["micro", "macro", "weighted", "exemplar"], by="group")``.
+``byhand``     the whole report (the same values, in the same order) written by hand in
+               plain Polars with none of aggframe's checks (``byhand_report.py``): what a
+               careful user would write for these data; ``--check`` there compares it.
 ``pairs``      (label form, a diagnostic) the per-(group, y_true, y_pred) count table that
                aggframe's wide step builds, to tell the scan from the narrow steps.
 
@@ -71,6 +74,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(HERE))
 
+import byhand_report  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
@@ -282,6 +286,14 @@ def run_candidate(cfg: Config, which: str, reps: int, out: Path) -> None:
             got = pl.collect_all(bare_query(cfg, path), engine="streaming")
             return sum(g.height for g in got)
 
+    elif which == "byhand":
+
+        def fn() -> int:
+            keys = ["group"] if cfg.groups else []
+            names = cfg.measure_list or af.list_measures()
+            lf = pl.scan_parquet(path)
+            return byhand_report.report(lf, form=cfg.form, keys=keys, m=cfg.classes, measures=names).height
+
     elif which == "pairs":
 
         def fn() -> int:
@@ -414,7 +426,7 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
     print(f"\nbest of {reps} wall time (s) and peak RSS (GiB), each candidate in a fresh process")
     head = (
         f"{'config':<15} {'data':<66} {'bare':>6} {'aggframe':>9} {'ratio':>6} "
-        f"{'cpu x':>6} {'bare RSS':>8} {'af RSS':>7} {'ratio':>6} {'pairs':>6}  verdict"
+        f"{'cpu x':>6} {'bare RSS':>8} {'af RSS':>7} {'ratio':>6} {'byhand':>7} {'af/bh':>6} {'pairs':>6}  verdict"
     )
     print(head)
     print("-" * len(head))
@@ -434,15 +446,20 @@ def print_table(results: list[dict[str, Any]], reps: int) -> None:
             ok_m = m_ratio is not None and m_ratio <= TARGET_RSS
             verdict = f"time {'ok' if ok_t else 'MISS'}, memory {'ok' if ok_m else 'MISS'}"
         pairs = r.get("pairs", {}).get("best_s")
+        byhand = r.get("byhand", {}).get("best_s")
+        h_ratio = a["best_s"] / byhand if a["best_s"] and byhand else None
         print(
             f"{r['name']:<15} {r['data']:<66} {fmt_s(b['best_s']):>6} {fmt_s(a['best_s']):>9} "
             f"{(f'{t_ratio:.1f}x' if t_ratio else '-'):>6} {(f'{c_ratio:.1f}x' if c_ratio else '-'):>6} {b['peak_rss_gib']:>8.2f} {a['peak_rss_gib']:>7.2f} "
-            f"{(f'{m_ratio:.1f}x' if m_ratio else '-'):>6} {fmt_s(pairs):>6}  {verdict}"
+            f"{(f'{m_ratio:.1f}x' if m_ratio else '-'):>6} {fmt_s(byhand):>7} "
+            f"{(f'{h_ratio:.1f}x' if h_ratio else '-'):>6} {fmt_s(pairs):>6}  {verdict}"
         )
     print(
         f"(targets: aggframe <= {TARGET_TIME}x the bare pass in time and <= {TARGET_RSS}x in peak RSS; "
         "'cpu x' = the same ratio of CPU seconds (user + system, all threads), steadier than wall time "
-        "on a loaded machine; 'pairs' = the per-(group, y_true, y_pred) count table alone, a diagnostic)"
+        "on a loaded machine; 'byhand' = the whole report written by hand in plain Polars, no checks "
+        "(byhand_report.py), and 'af/bh' aggframe's time over it; 'pairs' = the per-(group, y_true, "
+        "y_pred) count table alone, a diagnostic)"
     )
 
 
@@ -542,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
             "config": asdict(cfg),
             "data_stats": stats,
         }
-        for which in ("bare", *(("pairs",) if cfg.form == "labels" else ()), "aggframe"):
+        for which in ("bare", "byhand", *(("pairs",) if cfg.form == "labels" else ()), "aggframe"):
             entry[which] = res = measure(cfg, which, args)
             state = res["stopped"] or res.get("error") or "ok"
             print(

@@ -95,7 +95,9 @@ def finish_long(
         (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).cast(f64).alias("tn"),
     )
     pooled = classes.group_by(k).agg(pl.col(*CELLS).sum(), pl.len().cast(pl.Int64).alias("_present"))
-    occurring = audit.group_by(k).agg(pl.col("n_examples").first()) if sizes is None else sizes
+    # the groups that occur and their examples: the per-example grain's one row per group
+    # (the same groups as the classes'; the checks above run in the same collect)
+    occurring = groups.select(*k, "n_examples") if sizes is None else sizes
     m = (
         classes_lf.group_by(ukeys).agg(pl.len().cast(pl.Int64).alias("n_classes"))
         if ukeys
