@@ -148,8 +148,12 @@ def from_labels(
     ``from_labels(frame, y_true="col", y_pred="col", example="col")``.
     ``fold``/``repeat``/``target`` and ``class_universe`` are as in :func:`from_long`.
 
-    Evaluated without building n x m rows: the confusion counts of (true,
-    predicted) pairs hold everything. The encoding is one-hot over all classes,
+    Evaluated without building n x m rows: per group and class the numbers of
+    true and of predicted labels and of right ones hold every per-class cell,
+    and an example is right or wrong. They come from two group-bys of the rows
+    (by true, by predicted label), or, when at most 32 classes are declared
+    (``n_classes``, ``classes``, an Enum column), from one group-by of the
+    (true, predicted) pairs. The encoding is one-hot over all classes,
     whatever their number: two classes are *not* silently turned into a binary
     task. ``task="binary"`` keeps the positive class ``pos_label`` only, as one
     column (aggmetrics' binary task).

@@ -1,8 +1,8 @@
 """Narrow step of the label form: per-class margins -> validated cell tables (Polars).
 
-Per class, tp, #true and #pred come from the margins (one group-by of the wide
-step, or the confusion counts when those were asked for); per example only
-whether it is right. Only the (group, class) pairs that occur are kept: the
+Per class, tp, #true and #pred come from the wide step's margins (by true and by
+predicted label, or from the (y_true, y_pred) counts: :func:`~aggframe.wide.labels.label_grains`);
+per example only whether it is right. Only the (group, class) pairs that occur are kept: the
 absent ones are counted per group (:mod:`aggframe.tables.cells`). Validation runs
 inside the plan, as for the long form (:mod:`aggframe.tables.long`).
 """
