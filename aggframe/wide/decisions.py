@@ -34,9 +34,9 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, PREFIX
-from aggframe.wide.engines import distinct_classes, shared_small
+from aggframe.wide.engines import distinct_classes
 from aggframe.wide.keys import keyed, row_keys
-from aggframe.wide.long import BAD_VALUES, invalid_values
+from aggframe.wide.long import BAD_VALUES, invalid_values, profiles_and_groups
 
 __all__ = ["MAX_PASSES", "NEGATED", "best_grains", "ranked"]
 
@@ -186,18 +186,11 @@ def best_grains(
         BAD_VALUES,
     )
     checked = examples.with_columns((n_rows - pl.col("n_cls")).alias("_dup"))
-    checked_nw = shared_small(
-        keyed(
-            nw.from_native(checked.group_by([*rk, *CELLS, "rows", "_dup"]).agg(pl.len().alias("n"))),
-            kk,
-        )
-    )
-    profiles = checked_nw.group_by([*kk, *CELLS]).agg(nw.col("n").sum())
-    groups = checked_nw.group_by(kk).agg(
-        nw.col("n").sum().alias("n_examples"),
-        nw.col("rows").min().alias("min_rows"),
-        nw.col("rows").max().alias("max_rows"),
-        (nw.col("_dup") * nw.col("n")).sum().alias("dup_entries"),
+    profiles, groups = profiles_and_groups(
+        nw.from_native(checked.select(*rk, *CELLS, "rows", "_dup")),
+        kk,
+        {"_dup": "dup_entries"},
+        min_rows=n_classes is None,
     )
     return {
         "class": keyed(nw.from_native(per_class), kk),

@@ -42,6 +42,7 @@ __all__ = [
     "invalid_values",
     "long_boot_grains",
     "long_grains",
+    "profiles_and_groups",
     "weighted_block",
     "weighted_profiles",
 ]
@@ -102,7 +103,7 @@ def long_grains(
         profile (the exemplar operator's sufficient statistic). When
         ``n_classes`` is known, absent entries are filled in as true negatives.
     ``groups``
-        keys, n_examples, min_rows, max_rows, dup_entries (and with ``examples``,
+        keys, n_examples, dup_entries, min_rows (an undeclared universe) (and with ``examples``,
         the declared examples (keys, example) of a Polars source: ``undeclared``,
         how many examples with rows are not among them).
     """
@@ -156,16 +157,20 @@ def long_grains(
             *check_rows,
         )
         # without a mask the weight total is the row count, which the group-bys count anyway
-        total = nw.col("_sw").sum() if m is not None else nw.len().cast(nw.Float64).alias("_sw")
-        sums = [*(nw.col(c).sum() for c in ("_syp", "_sy", "_sp")), total]
+        # (one count: a second len() is a second aggregation)
+        sums = [
+            *(nw.col(c).sum() for c in ("_syp", "_sy", "_sp")),
+            *([nw.col("_sw").sum()] if m is not None else []),
+        ]
+        total = nw.col("_sw") if m is not None else nw.col("rows").cast(nw.Float64)
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame.with_columns(
                 nw.col("_syp").alias("tp"),
                 (nw.col("_sp") - nw.col("_syp")).alias("fp"),
                 (nw.col("_sy") - nw.col("_syp")).alias("fn"),
-                (nw.col("_sw") - nw.col("_sy") - nw.col("_sp") + nw.col("_syp")).alias("tn"),
-            ).drop("_syp", "_sy", "_sp", "_sw")
+                (total - nw.col("_sy") - nw.col("_sp") + nw.col("_syp")).alias("tn"),
+            ).drop("_syp", "_sy", "_sp", *(["_sw"] if m is not None else []))
 
     else:
         w = m if m is not None else nw.lit(1.0)
@@ -212,27 +217,49 @@ def long_grains(
         per_example = per_example.with_columns(
             (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
         )
-    # The validation's per-group counts come from the profiles (keyed by the row count
-    # and the duplicate count as well), so the per-example table has one consumer.
     checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
-    flags = ["_dup"]
+    flags = {"_dup": "dup_entries"}
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
         checked = lookup_declared(checked, examples, rk, roles.example, "_undeclared")
-        flags.append("_undeclared")
-    checked = shared_small(checked.group_by([*k, *CELLS, "rows", *flags]).agg(nw.len().alias("n")))
-    profiles = checked.group_by([*k, *CELLS]).agg(nw.col("n").sum())
-    groups = checked.group_by(k).agg(
-        nw.col("n").sum().alias("n_examples"),
-        nw.col("rows").min().alias("min_rows"),
-        nw.col("rows").max().alias("max_rows"),
-        *[(nw.col(f) * nw.col("n")).sum().alias(name) for f, name in zip(flags, _FLAG_NAMES, strict=False)],
-    )
+        flags["_undeclared"] = "undeclared"
+    profiles, groups = profiles_and_groups(checked, k, flags, min_rows=n_classes is None)
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
 
 
-_FLAG_NAMES = ("dup_entries", "undeclared")
+def profiles_and_groups(
+    per_example: nw.LazyFrame[Any], keys: Sequence[str], flags: Mapping[str, str], *, min_rows: bool
+) -> tuple[nw.LazyFrame[Any], nw.LazyFrame[Any]]:
+    """Per-example cells -> the cell profiles and the validation's per-group counts, in one group-by.
+
+    ``per_example`` holds keys, tp, fp, fn, tn, ``rows`` (the example's entries)
+    and the per-example counts ``flags`` (column -> its per-group total's name).
+    The profiles (keys, cells, n) are grouped by the cells only: the flags (and,
+    with ``min_rows``, the least row count, which the check of an undeclared
+    universe reads) are aggregated alongside, not keys, so the one group-by over
+    the examples has as few keys as the profiles themselves. The groups table
+    (keys, n_examples, [min_rows,] the flag totals) sums the small profiles,
+    which every engine computes once (:func:`~aggframe.wide.engines.shared_small`).
+    """
+    k = list(keys)
+    least = [nw.col("rows").min().alias("min_rows")] if min_rows else []
+    # the stand-in key (no by columns) is added to the small result, not grouped by
+    checked = shared_small(
+        keyed(
+            per_example.group_by([*row_keys(k), *CELLS]).agg(
+                nw.len().alias("n"), *least, *[nw.col(flag).sum().alias(name) for flag, name in flags.items()]
+            ),
+            k,
+        )
+    )
+    profiles = checked.select(*k, *CELLS, "n")
+    groups = checked.group_by(k).agg(
+        nw.col("n").sum().alias("n_examples"),
+        *([nw.col("min_rows").min()] if min_rows else []),
+        *[nw.col(name).sum() for name in flags.values()],
+    )
+    return profiles, groups
 
 
 def block_grain(
