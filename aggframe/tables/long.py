@@ -25,7 +25,7 @@ from aggframe.exceptions import (
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import exact_duplicates, first_group, first_row, raise_outside
-from aggframe.tables.universe import targets_per_group, universe_keys
+from aggframe.tables.universe import outside_universe, targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
 from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain
 
@@ -94,7 +94,6 @@ def finish_long(
         *[pl.col(c).cast(f64) for c in ("tp", "fp", "fn")],
         (pl.col("tn") + pl.col("n_examples") - pl.col("rows")).cast(f64).alias("tn"),
     )
-    pooled = classes.group_by(k).agg(pl.col(*CELLS).sum(), pl.len().cast(pl.Int64).alias("_present"))
     # the groups that occur and their examples: the per-example grain's one row per group
     # (the same groups as the classes'; the checks above run in the same collect)
     occurring = groups.select(*k, "n_examples") if sizes is None else sizes
@@ -106,19 +105,6 @@ def finish_long(
     with_m = (
         occurring.join(m, on=ukeys, how="left", nulls_equal=True) if ukeys else occurring.join(m, how="cross")
     )
-    absent = pl.col("n_classes") - pl.col("_present").fill_null(0)
-    groups = (
-        with_m.join(pooled, on=k, how="left", nulls_equal=True)
-        .with_columns(
-            pl.col("n_examples").cast(pl.Int64),
-            absent.alias("n_absent"),
-            *[pl.col(c).fill_null(0.0) for c in ("tp", "fp", "fn")],
-            # the absent classes' examples are true negatives too
-            (pl.col("tn").fill_null(0.0) + absent.cast(f64) * pl.col("n_examples").cast(f64)).alias("tn"),
-        )
-        .select(*k, *GROUP_COLUMNS)
-        .cache()
-    )
     prof = profiles.with_columns(pl.col(*CELLS).cast(pl.Float64), pl.col("n").cast(pl.Int64))
     if unlogged is not None:
         # declared examples without rows: every entry a true negative (m of them)
@@ -129,6 +115,26 @@ def finish_long(
             "n",
         )
         prof = pl.concat([prof, missing], how="vertical_relaxed")
+    # The pooled cells of a group (every class of its universe, absent ones included) are
+    # its examples' cells summed: each example's tn already counts its absent entries
+    # (the wide step adds them, or the data are dense), so a sum over the small profiles
+    # replaces one over the (group, class) pairs; only the count of classes that occur
+    # is read from those.
+    n = pl.col("n").cast(f64)
+    pooled = prof.group_by(k).agg(*[(pl.col(c) * n).sum() for c in CELLS])
+    present = classes.group_by(k).agg(pl.len().cast(pl.Int64).alias("_present"))
+    absent = pl.col("n_classes") - pl.col("_present").fill_null(0)
+    groups = (
+        with_m.join(pooled, on=k, how="left", nulls_equal=True)
+        .join(present, on=k, how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("n_examples").cast(pl.Int64),
+            absent.alias("n_absent"),
+            *[pl.col(c).fill_null(0.0) for c in CELLS],
+        )
+        .select(*k, *GROUP_COLUMNS)
+        .cache()
+    )
     block = None
     if target is not None:
         block = block_profiles(
@@ -309,7 +315,12 @@ def _check_long(
     cols = [
         c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL
     ]
-    group_level = audit.unique(keys)
+
+    def group_total(col: str) -> int:
+        """A per-group count (repeated on each of the group's class rows) summed over the groups."""
+        if col not in audit.columns or not audit[col].max():
+            return 0  # counts are >= 0: all zero, nothing to deduplicate
+        return int(audit.unique(keys)[col].sum())
 
     def total(col: str) -> int:
         return int(audit[col].sum())
@@ -333,7 +344,7 @@ def _check_long(
             msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
             raise NullValueError(msg)
 
-    undeclared = int(group_level["undeclared"].sum()) if "undeclared" in group_level.columns else 0
+    undeclared = group_total("undeclared")
     if undeclared and isinstance(examples, pl.LazyFrame):
         rk = [c for c in keys if c != KEY_ALL]
         unknown = to_polars(source).join(examples, on=[*rk, roles.example], how="anti", nulls_equal=True)
@@ -345,7 +356,7 @@ def _check_long(
         )
         raise InvalidValueError(msg)
 
-    dups = int(group_level["dup_entries"].sum())
+    dups = group_total("dup_entries")
     if dups:
         # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
         dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
@@ -387,7 +398,7 @@ def _check_long(
             raise InvalidValueError(msg)
 
     if declared is not None:
-        outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
+        outside = outside_universe(audit, declared, ukeys)
         if outside.height:
             raise_outside(outside, declared, show(roles.class_), ukeys, count=int(outside["rows"].sum()))
     else:
