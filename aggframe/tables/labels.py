@@ -26,7 +26,7 @@ from aggframe.exceptions import (
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import count_rows, first_group, first_row
 from aggframe.tables.long import block_profiles
-from aggframe.tables.universe import targets_per_group, universe_frame, universe_keys
+from aggframe.tables.universe import outside_universe, targets_per_group, universe_frame, universe_keys
 from aggframe.wide.engines import to_polars_all
 from aggframe.wide.labels import LabelRoles, label_row_cells
 from aggframe.wide.long import block_grain
@@ -265,10 +265,9 @@ def _check_labels(
                 "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
             )
             raise DuplicateEntryError(msg)
-    values = audit[CLASS].unique()
     if declared is not None:
         ukeys = [target] if target is not None else []
-        outside = audit.join(declared.select(*ukeys, CLASS), on=[*ukeys, CLASS], how="anti", nulls_equal=True)
+        outside = outside_universe(audit, declared, ukeys)
         if outside.height:
             first = outside.row(0, named=True)
             where = f" of target {first[target]!r}" if target is not None else ""
@@ -280,14 +279,17 @@ def _check_labels(
                 f"classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
             )
             raise UnknownClassError(msg)
-    if task == "binary" and declared is None and values.len() == 2 and pos_label not in values.to_list():
+    if task != "binary":
+        return
+    values = audit[CLASS].unique()
+    if declared is None and values.len() == 2 and pos_label not in values.to_list():
         # two labels and neither is the positive class: the caller meant another pos_label
         msg = (
             f"pos_label {pos_label!r} does not occur in the labels (found {values.sort().to_list()[:5]!r}); "
             "pass the positive class as pos_label=..., or declare classes=[...] if it is absent from this data"
         )
         raise OptionError(msg)
-    if task == "binary" and values.len() > 2:
+    if values.len() > 2:
         msg = (
             f"task='binary' keeps only the positive class, but the labels hold {values.len()} "
             f"classes (e.g. {values.sort().to_list()[:5]!r}); name the averaging you meant "

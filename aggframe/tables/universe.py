@@ -10,7 +10,7 @@ import polars as pl
 from aggframe._columns import CLASS
 from aggframe.exceptions import OptionError
 
-__all__ = ["join_universe", "targets_per_group", "universe_frame", "universe_keys"]
+__all__ = ["join_universe", "outside_universe", "targets_per_group", "universe_frame", "universe_keys"]
 
 
 def universe_frame(
@@ -68,3 +68,16 @@ def join_universe(groups: pl.LazyFrame, classes: pl.LazyFrame, ukeys: list[str])
 def targets_per_group(rows: pl.LazyFrame, keys: list[str], target: str) -> pl.LazyFrame:
     """How many targets each block group has rows in (every example needs a row in each)."""
     return rows.group_by(keys).agg(pl.col(target).n_unique().alias("_T"))
+
+
+def outside_universe(frame: pl.DataFrame, declared: pl.DataFrame, ukeys: Sequence[str]) -> pl.DataFrame:
+    """The rows of ``frame`` whose class (per ``ukeys``: per target) is not in the declared universe.
+
+    One universe: a set lookup of each row's class (half the cost of an anti-join
+    over a table of millions of (group, class) pairs); per target, an anti-join on
+    (target, class). A null class is outside (never declared).
+    """
+    if not ukeys:
+        return frame.filter(~pl.col(CLASS).is_in(declared[CLASS].implode(), nulls_equal=True))
+    keys = [*ukeys, CLASS]
+    return frame.join(declared.select(keys), on=keys, how="anti", nulls_equal=True)
