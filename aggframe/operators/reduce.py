@@ -421,17 +421,18 @@ def _class_sums(
     f64 = pl.Float64
     support = (pl.col("tp") + pl.col("fn")).cast(f64)
     classes, values = _valued(tables.classes.select(*k, *CELLS), ms, "_x")
-    terms: list[pl.Expr] = []
-    for i, v in enumerate(values):
-        terms += [v.is_not_null().cast(f64).alias(f"_cd{i}"), v.alias(f"_cs{i}")]
-        if weighted:
+    terms: list[pl.Expr] = [v.alias(f"_cs{i}") for i, v in enumerate(values)]
+    if weighted:
+        for i, v in enumerate(values):
             terms += [
                 pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
                 (v * support).alias(f"_cws{i}"),
             ]
     entries = classes.select(*k, *terms)
     stacked = pl.concat([entries, every], how="diagonal_relaxed")
-    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+    # the defined values are counted (a null value is undefined), the rest summed
+    counts = [pl.col(f"_cs{i}").count().alias(f"_cd{i}") for i in range(len(ms))]
+    return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
 
 
 def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame) -> pl.LazyFrame:
