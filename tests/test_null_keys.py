@@ -5,9 +5,11 @@ per null pattern. The oracle of every test here: for each distinct key tuple of 
 frame (nulls included), filter its rows null-aware (``is_null()`` for a null key
 value), evaluate that subset alone with the global class universe declared
 (``classes=`` the sorted distinct labels, which is the default universe of every
-group), and stack the results. ``evaluate(by=keys)``, grouping sets, ``compare``,
-cell stores, the CLI, DuckDB, folds, targets and the per-class/diagnostic helpers
-must give the same numbers, group by group.
+group), and stack the results. An ungrouped evaluation reads the role columns only:
+the oracle evaluates the group's rows without the by-columns, once per distinct rows
+and options in the module (:func:`alone_once`). ``evaluate(by=keys)``, grouping sets,
+``compare``, cell stores, the CLI, DuckDB, folds, targets and the per-class/diagnostic
+helpers must give the same numbers, group by group.
 
 The keys are one to three columns of Int64, String, Boolean or Categorical dtype,
 each with no, some or only null values (``tests/strategies.py``).
@@ -80,23 +82,31 @@ def per_group(
     return pl.concat(parts, how="vertical_relaxed")
 
 
-def memoized(one: Callable[[pl.DataFrame], pl.DataFrame]) -> Callable[[pl.DataFrame], pl.DataFrame]:
-    """``one``, evaluated once per distinct subset (the same rows in the same order, same schema).
+#: the oracle's evaluations for the whole module: (options, schema, rows) -> result
+_ALONE: dict[Any, pl.DataFrame] = {}
 
-    Within one example several groupings often select the very same rows (a grouping set
-    whose kept key is constant or all null, the overall rows when there is one group, a
-    coarser grouping of one key): the oracle's value of a subset depends on its rows only,
-    so each distinct subset is evaluated alone once and its result reused.
+
+def alone_once(
+    options: Any, keys: Sequence[str], evaluate: Callable[[pl.DataFrame], pl.DataFrame]
+) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    """The oracle of one group: ``evaluate`` of its rows alone, without the by-columns ``keys``.
+
+    ``options`` names everything ``evaluate`` depends on besides the rows (constructor,
+    roles, universe, evaluate's arguments). Each distinct (options, rows) is evaluated
+    once and the result kept: within an example the groupings often select the same rows
+    (a grouping set whose kept key is constant or all null, the overall rows when there
+    is one group, a coarser grouping), and across examples and tests hypothesis draws
+    many of the same small groups (each evaluation is ~0.1 s of Polars planning).
     """
-    memo: dict[Any, pl.DataFrame] = {}
 
-    def cached(sub: pl.DataFrame) -> pl.DataFrame:
-        key = (tuple((c, str(d)) for c, d in sub.schema.items()), tuple(sub.rows()))
-        if key not in memo:
-            memo[key] = one(sub)
-        return memo[key]
+    def one(sub: pl.DataFrame) -> pl.DataFrame:
+        rows = sub.drop(keys)
+        key = (options, tuple((c, str(d)) for c, d in rows.schema.items()), tuple(rows.rows()))
+        if key not in _ALONE:
+            _ALONE[key] = evaluate(rows)
+        return _ALONE[key]
 
-    return cached
+    return one
 
 
 def _key_order(keys: Sequence[str]) -> list[pl.Expr]:
@@ -145,7 +155,7 @@ def label_eval(case: LabelCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.Da
         assert isinstance(out, pl.DataFrame)
         return out
 
-    return one
+    return alone_once(("labels", repr(case.roles()), repr(case.universe()), repr(kwargs)), case.by, one)
 
 
 def long_eval(case: LongCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.DataFrame]:
@@ -156,7 +166,7 @@ def long_eval(case: LongCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.Data
         assert isinstance(out, pl.DataFrame)
         return out
 
-    return one
+    return alone_once(("long", repr(case.universe_roles()), repr(kwargs)), case.by, one)
 
 
 EVAL = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
@@ -240,7 +250,8 @@ def test_binary_task_and_operator_groups_equal_each_group_alone(case: LabelCase)
 
         got = af.from_labels(case.frame, **build).evaluate(**kwargs, by=case.by)
         assert isinstance(got, pl.DataFrame)
-        assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+        oracle = alone_once(("binary", repr(build), repr(kwargs)), case.by, one)
+        assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 @FEW
@@ -261,7 +272,8 @@ def test_group_universe_groups_equal_each_group_alone(case: LabelCase | LongCase
 
     got = build(case.frame, class_universe="group").evaluate(**EVAL, by=case.by)
     assert isinstance(got, pl.DataFrame)
-    assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+    oracle = alone_once(("group universe", type(case).__name__, repr(case.roles())), case.by, one)
+    assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 # ---------------------------------------------------------------------------
@@ -307,7 +319,6 @@ def check_grouping_sets(
 ) -> None:
     assert got.columns[: len(by) + 2] == [*by, "grouping_set", "grouping_id"]
     wanted = expected_sets(spec, by)
-    one = memoized(one)  # grouping sets often share subsets (the overall rows, constant keys)
     assert set(got["grouping_id"].unique().to_list()) == {grouping_id(k, by) for k in wanted}
     for keep in wanted:
         rows = got.filter(pl.col("grouping_id") == grouping_id(keep, by))
@@ -365,7 +376,7 @@ def test_rollup_total_counts_null_keyed_rows() -> None:
 def test_compare_equals_each_group_and_overall(case: LabelCase) -> None:
     kwargs = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
     got = af.from_labels(case.frame, **case.roles()).compare(**kwargs, by=case.by)
-    one = memoized(label_eval(case, **EVAL))  # with one group, the group is the overall rows
+    one = label_eval(case, **EVAL)
     expected = per_group(case.frame, case.by, one)
     overall = one(case.frame).select(*STAT, pl.col("value").alias("overall"))
     expected = expected.join(overall, on=STAT, how="left").with_columns(
@@ -395,8 +406,6 @@ def test_cell_store_round_trip_keeps_null_groups(case: LabelCase | LongCase) -> 
     else:
         pr = af.from_long(case.frame, **case.roles())
         one = long_eval(case, **EVAL)
-    # the coarser grouping by[:1] shares its subsets with by (all of them when len(by) == 1)
-    one = memoized(one)
     with tempfile.TemporaryDirectory() as tmp:
         pr.write_cells(Path(tmp) / "store", by=case.by)
         stored = af.from_cells(Path(tmp) / "store")
@@ -649,7 +658,9 @@ def test_from_scores_keeps_null_groups(case: LongCase, seed: int) -> None:
         assert isinstance(out, pl.DataFrame)
         return out
 
-    assert_groups_equal(got, per_group(frame, case.by, one), case.by)
+    assert_groups_equal(
+        got, per_group(frame, case.by, alone_once(("scores", repr(kwargs)), case.by, one)), case.by
+    )
 
 
 @FEW
@@ -664,7 +675,8 @@ def test_from_ordinal_keeps_null_groups(case: LabelCase) -> None:
         assert isinstance(out, pl.DataFrame)
         return out
 
-    assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+    oracle = alone_once(("ordinal", repr(order)), case.by, one)
+    assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 def test_nan_is_nan() -> None:
