@@ -34,8 +34,8 @@ import aggframe as af
 from aggframe.interop.cli import main as cli_main
 from tests.strategies import (
     CONVENTIONS,
-    MEASURES,
     OPERATORS,
+    PROPERTY_MEASURES,
     LabelCase,
     LongCase,
     group_filter,
@@ -169,7 +169,7 @@ def long_eval(case: LongCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.Data
     return alone_once(("long", repr(case.universe_roles()), repr(kwargs)), case.by, one)
 
 
-EVAL = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
+EVAL = {"measures": list(PROPERTY_MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +226,11 @@ def test_issue_example() -> None:
 @given(case=label_frames(max_m=3), data=st.data())
 def test_labels_subset_groups_equal_each_group_alone(case: LabelCase, data: st.DataObject) -> None:
     labels = data.draw(st.lists(st.sampled_from(case.classes), min_size=1, unique=True))
-    kwargs = {"measures": list(MEASURES), "operators": ["micro", "macro", "weighted"], "labels": labels}
+    kwargs = {
+        "measures": list(PROPERTY_MEASURES),
+        "operators": ["micro", "macro", "weighted"],
+        "labels": labels,
+    }
     kwargs["convention"] = list(CONVENTIONS)
     got = af.from_labels(case.frame, **case.roles()).evaluate(**kwargs, by=case.by)
     assert isinstance(got, pl.DataFrame)
@@ -239,7 +243,11 @@ def test_binary_task_and_operator_groups_equal_each_group_alone(case: LabelCase)
     """task='binary' (the positive class alone) and the binary operator on two classes."""
     binary = {"task": "binary", "pos_label": 1, "classes": [0, 1]}
     for build, operators in ((binary, list(OPERATORS)), ({"classes": [0, 1]}, ["binary", "macro"])):
-        kwargs = {"measures": list(MEASURES), "operators": operators, "convention": list(CONVENTIONS)}
+        kwargs = {
+            "measures": list(PROPERTY_MEASURES),
+            "operators": operators,
+            "convention": list(CONVENTIONS),
+        }
 
         def one(
             sub: pl.DataFrame, build: dict[str, Any] = build, kwargs: dict[str, Any] = kwargs
@@ -374,7 +382,11 @@ def test_rollup_total_counts_null_keyed_rows() -> None:
 @SETTINGS
 @given(case=label_frames())
 def test_compare_equals_each_group_and_overall(case: LabelCase) -> None:
-    kwargs = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
+    kwargs = {
+        "measures": list(PROPERTY_MEASURES),
+        "operators": list(OPERATORS),
+        "convention": list(CONVENTIONS),
+    }
     got = af.from_labels(case.frame, **case.roles()).compare(**kwargs, by=case.by)
     one = label_eval(case, **EVAL)
     expected = per_group(case.frame, case.by, one)
@@ -431,7 +443,7 @@ def test_cli_report_keeps_null_groups(case: LabelCase) -> None:
             "--by",
             ",".join(case.by),
             "--measures",
-            ",".join(MEASURES),
+            ",".join(PROPERTY_MEASURES),
             "--operators",
             ",".join(OPERATORS),
             "--convention",
@@ -457,7 +469,7 @@ def test_cli_cells_then_report_keeps_null_groups(case: LabelCase) -> None:
         path, store, out = Path(tmp) / "in.parquet", Path(tmp) / "store", Path(tmp) / "out.csv"
         case.frame.write_parquet(path)
         assert cli_main(["cells", str(path), "--by", ",".join(case.by), "-o", str(store)]) == 0
-        args = ["report", str(store), "--by", ",".join(case.by), "--measures", ",".join(MEASURES)]
+        args = ["report", str(store), "--by", ",".join(case.by), "--measures", ",".join(PROPERTY_MEASURES)]
         args += ["--operators", ",".join(OPERATORS), "--convention", ",".join(CONVENTIONS)]
         assert cli_main([*args, "--format", "csv", "-o", str(out)]) == 0
         got = pl.read_csv(out, schema_overrides={k: pl.String for k in case.by})
@@ -554,7 +566,7 @@ def test_per_class_cells_and_parts_keep_null_groups(case: LabelCase | LongCase) 
     pr = build(case.frame)
     by = case.by
     calls: list[tuple[Callable[[af.Predictions, Any], pl.DataFrame], list[str]]] = [
-        (lambda p, b: p.per_class(list(MEASURES), by=b), ["class", "measure"]),
+        (lambda p, b: p.per_class(list(PROPERTY_MEASURES), by=b), ["class", "measure"]),
         (lambda p, b: p.cells("class", by=b), ["class"]),
         (lambda p, b: p.cells("pooled", by=b), []),
         (lambda p, b: p.cells("profiles", by=b), ["tp", "fp", "fn", "tn"]),
