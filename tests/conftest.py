@@ -22,6 +22,29 @@ settings.register_profile("aggframe-ci", derandomize=True, print_blob=True, **_C
 settings.load_profile("aggframe-ci" if os.environ.get("CI") else "aggframe")
 
 
+#: the session fixtures that start the test JVM (tests/spark_session.py)
+_SPARK_FIXTURES = {"spark_jvm", "spark", "spark_connect"}
+
+
+def _runs_spark(item: pytest.Item) -> bool:
+    """A test of Spark: it asks for a Spark fixture, or names Spark (``request.getfixturevalue``)."""
+    return bool(_SPARK_FIXTURES & set(getattr(item, "fixturenames", ()))) or "spark" in item.nodeid.lower()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The Spark tests first, the local-cluster one (its own JVMs, the longest test) at their head.
+
+    Scheduling only, the same tests run: xdist's ``worksteal`` gives each worker a
+    contiguous half of this order and steals from the tails, so the Spark tests stay on
+    the first worker and one JVM serves them all (not one per worker, each slow to
+    start), and the longest test starts at once instead of holding up the end of the run.
+    """
+    spark = [item for item in items if _runs_spark(item)]
+    spark.sort(key=lambda item: item.name != "test_local_cluster_two_executors")  # stable
+    rest = [item for item in items if not _runs_spark(item)]
+    items[:] = [*spark, *rest]
+
+
 @pytest.fixture
 def digits_like() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)

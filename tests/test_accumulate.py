@@ -22,8 +22,8 @@ from polars.testing import assert_frame_equal
 import aggframe as af
 from tests.strategies import (
     CONVENTIONS,
-    MEASURES,
     OPERATORS,
+    PROPERTY_MEASURES,
     RESULT_NAMES,
     LabelCase,
     LongCase,
@@ -36,7 +36,7 @@ from tests.strategies import (
 FEW = settings(max_examples=20, deadline=None)
 BUFFERS = st.sampled_from([0, 3, 1_000_000])
 EVAL: dict[str, Any] = {
-    "measures": list(MEASURES),
+    "measures": list(PROPERTY_MEASURES),
     "operators": list(OPERATORS),
     "convention": list(CONVENTIONS),
 }

@@ -37,8 +37,8 @@ from tests.strategies import (
     CONVENTIONS,
     HOSTILE_NAMES,
     INTERNAL_NAMES,
-    MEASURES,
     OPERATORS,
+    PROPERTY_MEASURES,
     RESULT_NAMES,
     LabelCase,
     LongCase,
@@ -61,7 +61,7 @@ SETTINGS = settings(
 )
 FEW = settings(SETTINGS, max_examples=20)
 EVAL: dict[str, Any] = {
-    "measures": list(MEASURES),
+    "measures": list(PROPERTY_MEASURES),
     "operators": list(OPERATORS),
     "convention": list(CONVENTIONS),
 }
@@ -440,7 +440,12 @@ def test_per_class_and_parts_any_names(case: LongCase, data: st.DataObject) -> N
     canonical = af.from_long(frame, **long_kwargs(case))
     by = [mapping[k] for k in case.by]
     calls: list[tuple[Callable[[af.Predictions, Any], pl.DataFrame], list[str], list[str], list[str]]] = [
-        (lambda p, b: p.per_class(list(MEASURES), by=b), ["per_class"], ["class", "measure"], case.by),
+        (
+            lambda p, b: p.per_class(list(PROPERTY_MEASURES), by=b),
+            ["per_class"],
+            ["class", "measure"],
+            case.by,
+        ),
         (lambda p, b: p.parts("f1", "macro", by=b), ["parts_class"], ["class"], case.by),
         # per-example values carry the example column, under the user's name
         (lambda p, b: p.parts("f1", "exemplar", by=b), ["parts_example"], ["example"], [*case.by, "example"]),
@@ -535,7 +540,7 @@ def test_cli_any_names(case: LabelCase, data: st.DataObject) -> None:
             str(path),
             f"--y-true={mapping['y_true']}",
             f"--y-pred={mapping['y_pred']}",
-            f"--measures={','.join(MEASURES)}",
+            f"--measures={','.join(PROPERTY_MEASURES)}",
             f"--operators={','.join(OPERATORS)}",
             f"--convention={','.join(CONVENTIONS)}",
             "--format=csv",
@@ -725,8 +730,10 @@ def test_issue_names_long_form(role: str, name: str) -> None:
     expected = af.from_long(LONG, mask="mask").evaluate(**EVAL, by="k0")
     assert isinstance(got, pl.DataFrame)
     assert_frame_equal(got.rename({mapping["k0"]: "k0"}), expected, rel_tol=1e-9, abs_tol=1e-12)
-    got = af.from_long(renamed, **kw, mask=mapping["mask"]).per_class(list(MEASURES), by=mapping["k0"])
-    expected = af.from_long(LONG, mask="mask").per_class(list(MEASURES), by="k0")
+    got = af.from_long(renamed, **kw, mask=mapping["mask"]).per_class(
+        list(PROPERTY_MEASURES), by=mapping["k0"]
+    )
+    expected = af.from_long(LONG, mask="mask").per_class(list(PROPERTY_MEASURES), by="k0")
     assert_frame_equal(got.rename({mapping["k0"]: "k0"}), expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
@@ -803,8 +810,8 @@ def test_by_class_and_cells_work_in_evaluate_and_are_refused_in_per_class(name: 
     """``class`` and the cells are columns of per_class's output, not of evaluate's."""
     frame = LABELS.rename({"k0": name})
     pr = af.from_labels(frame)
-    got = pr.evaluate(list(MEASURES), list(OPERATORS), by=name)
-    expected = af.from_labels(LABELS).evaluate(list(MEASURES), list(OPERATORS), by="k0")
+    got = pr.evaluate(list(PROPERTY_MEASURES), list(OPERATORS), by=name)
+    expected = af.from_labels(LABELS).evaluate(list(PROPERTY_MEASURES), list(OPERATORS), by="k0")
     assert_frame_equal(got.rename({name: "k0"}), expected)
     refused(lambda: pr.per_class("f1", by=name), [name])
 

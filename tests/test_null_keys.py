@@ -5,9 +5,11 @@ per null pattern. The oracle of every test here: for each distinct key tuple of 
 frame (nulls included), filter its rows null-aware (``is_null()`` for a null key
 value), evaluate that subset alone with the global class universe declared
 (``classes=`` the sorted distinct labels, which is the default universe of every
-group), and stack the results. ``evaluate(by=keys)``, grouping sets, ``compare``,
-cell stores, the CLI, DuckDB, folds, targets and the per-class/diagnostic helpers
-must give the same numbers, group by group.
+group), and stack the results. An ungrouped evaluation reads the role columns only:
+the oracle evaluates the group's rows without the by-columns, once per distinct rows
+and options in the module (:func:`alone_once`). ``evaluate(by=keys)``, grouping sets,
+``compare``, cell stores, the CLI, DuckDB, folds, targets and the per-class/diagnostic
+helpers must give the same numbers, group by group.
 
 The keys are one to three columns of Int64, String, Boolean or Categorical dtype,
 each with no, some or only null values (``tests/strategies.py``).
@@ -32,8 +34,8 @@ import aggframe as af
 from aggframe.interop.cli import main as cli_main
 from tests.strategies import (
     CONVENTIONS,
-    MEASURES,
     OPERATORS,
+    PROPERTY_MEASURES,
     LabelCase,
     LongCase,
     group_filter,
@@ -78,6 +80,33 @@ def per_group(
         lits = [pl.lit(v, dtype=frame.schema[k]).alias(k) for k, v in zip(keys, values, strict=True)]
         parts.append(result.select(*lits, pl.all()))
     return pl.concat(parts, how="vertical_relaxed")
+
+
+#: the oracle's evaluations for the whole module: (options, schema, rows) -> result
+_ALONE: dict[Any, pl.DataFrame] = {}
+
+
+def alone_once(
+    options: Any, keys: Sequence[str], evaluate: Callable[[pl.DataFrame], pl.DataFrame]
+) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    """The oracle of one group: ``evaluate`` of its rows alone, without the by-columns ``keys``.
+
+    ``options`` names everything ``evaluate`` depends on besides the rows (constructor,
+    roles, universe, evaluate's arguments). Each distinct (options, rows) is evaluated
+    once and the result kept: within an example the groupings often select the same rows
+    (a grouping set whose kept key is constant or all null, the overall rows when there
+    is one group, a coarser grouping), and across examples and tests hypothesis draws
+    many of the same small groups (each evaluation is ~0.1 s of Polars planning).
+    """
+
+    def one(sub: pl.DataFrame) -> pl.DataFrame:
+        rows = sub.drop(keys)
+        key = (options, tuple((c, str(d)) for c, d in rows.schema.items()), tuple(rows.rows()))
+        if key not in _ALONE:
+            _ALONE[key] = evaluate(rows)
+        return _ALONE[key]
+
+    return one
 
 
 def _key_order(keys: Sequence[str]) -> list[pl.Expr]:
@@ -126,7 +155,7 @@ def label_eval(case: LabelCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.Da
         assert isinstance(out, pl.DataFrame)
         return out
 
-    return one
+    return alone_once(("labels", repr(case.roles()), repr(case.universe()), repr(kwargs)), case.by, one)
 
 
 def long_eval(case: LongCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.DataFrame]:
@@ -137,10 +166,10 @@ def long_eval(case: LongCase, **kwargs: Any) -> Callable[[pl.DataFrame], pl.Data
         assert isinstance(out, pl.DataFrame)
         return out
 
-    return one
+    return alone_once(("long", repr(case.universe_roles()), repr(kwargs)), case.by, one)
 
 
-EVAL = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
+EVAL = {"measures": list(PROPERTY_MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
 
 
 # ---------------------------------------------------------------------------
@@ -197,7 +226,11 @@ def test_issue_example() -> None:
 @given(case=label_frames(max_m=3), data=st.data())
 def test_labels_subset_groups_equal_each_group_alone(case: LabelCase, data: st.DataObject) -> None:
     labels = data.draw(st.lists(st.sampled_from(case.classes), min_size=1, unique=True))
-    kwargs = {"measures": list(MEASURES), "operators": ["micro", "macro", "weighted"], "labels": labels}
+    kwargs = {
+        "measures": list(PROPERTY_MEASURES),
+        "operators": ["micro", "macro", "weighted"],
+        "labels": labels,
+    }
     kwargs["convention"] = list(CONVENTIONS)
     got = af.from_labels(case.frame, **case.roles()).evaluate(**kwargs, by=case.by)
     assert isinstance(got, pl.DataFrame)
@@ -210,7 +243,11 @@ def test_binary_task_and_operator_groups_equal_each_group_alone(case: LabelCase)
     """task='binary' (the positive class alone) and the binary operator on two classes."""
     binary = {"task": "binary", "pos_label": 1, "classes": [0, 1]}
     for build, operators in ((binary, list(OPERATORS)), ({"classes": [0, 1]}, ["binary", "macro"])):
-        kwargs = {"measures": list(MEASURES), "operators": operators, "convention": list(CONVENTIONS)}
+        kwargs = {
+            "measures": list(PROPERTY_MEASURES),
+            "operators": operators,
+            "convention": list(CONVENTIONS),
+        }
 
         def one(
             sub: pl.DataFrame, build: dict[str, Any] = build, kwargs: dict[str, Any] = kwargs
@@ -221,7 +258,8 @@ def test_binary_task_and_operator_groups_equal_each_group_alone(case: LabelCase)
 
         got = af.from_labels(case.frame, **build).evaluate(**kwargs, by=case.by)
         assert isinstance(got, pl.DataFrame)
-        assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+        oracle = alone_once(("binary", repr(build), repr(kwargs)), case.by, one)
+        assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 @FEW
@@ -242,7 +280,8 @@ def test_group_universe_groups_equal_each_group_alone(case: LabelCase | LongCase
 
     got = build(case.frame, class_universe="group").evaluate(**EVAL, by=case.by)
     assert isinstance(got, pl.DataFrame)
-    assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+    oracle = alone_once(("group universe", type(case).__name__, repr(case.roles())), case.by, one)
+    assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 # ---------------------------------------------------------------------------
@@ -343,10 +382,15 @@ def test_rollup_total_counts_null_keyed_rows() -> None:
 @SETTINGS
 @given(case=label_frames())
 def test_compare_equals_each_group_and_overall(case: LabelCase) -> None:
-    kwargs = {"measures": list(MEASURES), "operators": list(OPERATORS), "convention": list(CONVENTIONS)}
+    kwargs = {
+        "measures": list(PROPERTY_MEASURES),
+        "operators": list(OPERATORS),
+        "convention": list(CONVENTIONS),
+    }
     got = af.from_labels(case.frame, **case.roles()).compare(**kwargs, by=case.by)
-    expected = per_group(case.frame, case.by, label_eval(case, **EVAL))
-    overall = label_eval(case, **EVAL)(case.frame).select(*STAT, pl.col("value").alias("overall"))
+    one = label_eval(case, **EVAL)
+    expected = per_group(case.frame, case.by, one)
+    overall = one(case.frame).select(*STAT, pl.col("value").alias("overall"))
     expected = expected.join(overall, on=STAT, how="left").with_columns(
         (pl.col("value") - pl.col("overall")).alias("difference_to_overall")
     )
@@ -399,7 +443,7 @@ def test_cli_report_keeps_null_groups(case: LabelCase) -> None:
             "--by",
             ",".join(case.by),
             "--measures",
-            ",".join(MEASURES),
+            ",".join(PROPERTY_MEASURES),
             "--operators",
             ",".join(OPERATORS),
             "--convention",
@@ -425,7 +469,7 @@ def test_cli_cells_then_report_keeps_null_groups(case: LabelCase) -> None:
         path, store, out = Path(tmp) / "in.parquet", Path(tmp) / "store", Path(tmp) / "out.csv"
         case.frame.write_parquet(path)
         assert cli_main(["cells", str(path), "--by", ",".join(case.by), "-o", str(store)]) == 0
-        args = ["report", str(store), "--by", ",".join(case.by), "--measures", ",".join(MEASURES)]
+        args = ["report", str(store), "--by", ",".join(case.by), "--measures", ",".join(PROPERTY_MEASURES)]
         args += ["--operators", ",".join(OPERATORS), "--convention", ",".join(CONVENTIONS)]
         assert cli_main([*args, "--format", "csv", "-o", str(out)]) == 0
         got = pl.read_csv(out, schema_overrides={k: pl.String for k in case.by})
@@ -522,7 +566,7 @@ def test_per_class_cells_and_parts_keep_null_groups(case: LabelCase | LongCase) 
     pr = build(case.frame)
     by = case.by
     calls: list[tuple[Callable[[af.Predictions, Any], pl.DataFrame], list[str]]] = [
-        (lambda p, b: p.per_class(list(MEASURES), by=b), ["class", "measure"]),
+        (lambda p, b: p.per_class(list(PROPERTY_MEASURES), by=b), ["class", "measure"]),
         (lambda p, b: p.cells("class", by=b), ["class"]),
         (lambda p, b: p.cells("pooled", by=b), []),
         (lambda p, b: p.cells("profiles", by=b), ["tp", "fp", "fn", "tn"]),
@@ -626,7 +670,9 @@ def test_from_scores_keeps_null_groups(case: LongCase, seed: int) -> None:
         assert isinstance(out, pl.DataFrame)
         return out
 
-    assert_groups_equal(got, per_group(frame, case.by, one), case.by)
+    assert_groups_equal(
+        got, per_group(frame, case.by, alone_once(("scores", repr(kwargs)), case.by, one)), case.by
+    )
 
 
 @FEW
@@ -641,7 +687,8 @@ def test_from_ordinal_keeps_null_groups(case: LabelCase) -> None:
         assert isinstance(out, pl.DataFrame)
         return out
 
-    assert_groups_equal(got, per_group(case.frame, case.by, one), case.by)
+    oracle = alone_once(("ordinal", repr(order)), case.by, one)
+    assert_groups_equal(got, per_group(case.frame, case.by, oracle), case.by)
 
 
 def test_nan_is_nan() -> None:

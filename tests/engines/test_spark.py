@@ -433,7 +433,17 @@ def test_local_cluster_two_executors(tmp_path: Path) -> None:
     _masks_folds_data().write_parquet(long_path)
     script = tmp_path / "cluster.py"
     script.write_text(_CLUSTER_SCRIPT)
-    conf = {**SPARK_CONF, "spark.sql.shuffle.partitions": "4", "spark.executor.memory": "512m"}
+    # three short-lived JVMs (the driver and two executors) on a small machine: the client
+    # compiler alone (C1) halves their CPU time (mostly JIT at start-up); the shuffles, the
+    # point of the test, are the same
+    c1 = "-XX:TieredStopAtLevel=1"
+    conf = {
+        **SPARK_CONF,
+        "spark.sql.shuffle.partitions": "4",
+        "spark.executor.memory": "512m",
+        "spark.driver.extraJavaOptions": c1,
+        "spark.executor.extraJavaOptions": c1,
+    }
     # the workers of a local cluster write under $SPARK_HOME/work: a home of links to the
     # installed pyspark keeps that in tmp_path, not in site-packages
     spec = importlib.util.find_spec("pyspark")
