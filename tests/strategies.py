@@ -215,6 +215,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "soft_p",
     "soft_mask",
     "n_cls",
+    "_ncls",
     "n_examples",
     "n_ids",
     "min_rows",

@@ -90,6 +90,7 @@ def long_grains(
     n_classes: int | dict[Any, int] | None,
     target: str | None = None,
     examples: pl.LazyFrame | None = None,
+    class_range: tuple[int, int] | None = None,
 ) -> dict[str, nw.LazyFrame[Any]]:
     """Raw grains of the long form.
 
@@ -124,7 +125,7 @@ def long_grains(
     ]
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
-    distinct = distinct_classes(lf, roles.class_, declared)
+    distinct = distinct_classes(lf, roles.class_, declared, class_range)
     lf = distinct.rows(lf)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)

@@ -303,6 +303,28 @@ def test_long_duplicate_check_is_exact_for_any_class_values(
         assert pr.evaluate("f1", "micro")["value"][0] == 1.0
 
 
+def test_long_exact_duplicate_check_narrows_the_classes_it_counts() -> None:
+    # A declared universe of more than 512 integer classes takes the exact distinct
+    # count, over the classes cast to the narrowest integer type holding the universe
+    # (UInt16 here). Classes outside that type become null: two of them in one example
+    # are one null, a shortfall the exact recount clears, so the error is the class
+    # outside the universe, not a duplicate; a real repeat is still counted exactly.
+    universe = list(range(1000))
+    outside = pl.DataFrame(
+        {"example": [0, 0, 0, 1], "class": [3, 70_000, 80_000, 3], "y": [1, 0, 1, 1], "p": [1, 1, 0, 1]}
+    )
+    with pytest.raises(UnknownClassError, match=seq(r"\b2 row\(s\) with a class outside", r"e\.g\. 70000")):
+        af.from_long(outside, classes=universe).evaluate("f1", "micro")
+    repeated = pl.DataFrame(
+        {"example": [0, 0, 0, 1, 1], "class": [3, 999, 3, 5, 5], "y": [1, 0, 1, 1, 1], "p": [1, 1, 0, 1, 1]}
+    )
+    with pytest.raises(DuplicateEntryError, match=r"\b2 duplicate entr"):
+        af.from_long(repeated, classes=universe).evaluate("f1", "micro")
+    clean = repeated.unique(["example", "class"], keep="first", maintain_order=True)
+    got = af.from_long(clean, classes=universe).evaluate("precision", "micro")
+    assert got["value"][0] == pytest.approx(2 / 3)
+
+
 def test_long_class_outside_declared_classes() -> None:
     pr = af.from_long(long_frame(), classes=["a"])
     pattern = seq("column 'class'", r"\b3 row\(s\) with a class outside", r"e\.g\. 'b'", re.escape("['a']"))
