@@ -33,6 +33,7 @@ __all__ = [
     "FOLD",
     "KEY_ALL",
     "MASK",
+    "PREFIX",
     "REP",
     "REPEAT",
     "RESULT_COLUMNS",

@@ -78,7 +78,15 @@ PROPERTY_MEASURES = ("precision", "recall", "f1", "specificity", "mcc", "balance
 #: RESULT_NAMES where they are column names too. test_names.py rescans the package
 #: and fails when a new name is missing here.
 INTERNAL_NAMES: tuple[str, ...] = (
-    # stand-in keys and private columns in the reserved "__aggframe_" namespace
+    # the reserved namespace's stand-ins and helper columns (interop/layout.py, interop/html_tables.py,
+    # wide/engines.py, analysis/costs.py), and the former "__aggframe_" spellings, kept as hostile names
+    "__af_row",
+    "__af_key0",
+    "__af_key1",
+    "__af_col0",
+    "__af_col1",
+    "__af_grain",
+    "__af_group",
     "__aggframe_all__",
     "__aggframe_fold__",
     "__aggframe_grain__",

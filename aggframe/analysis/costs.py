@@ -16,7 +16,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CLASS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, P, Y, restore
+from aggframe._columns import CLASS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, PREFIX, P, Y, restore
 from aggframe._options import listify
 from aggframe.exceptions import (
     InvalidValueError,
@@ -45,7 +45,7 @@ CostKind = Literal["absolute", "squared", "zero_one"]
 _COST_KINDS: tuple[CostKind, ...] = ("absolute", "squared", "zero_one")
 
 
-_GROUP = "__aggframe_group__"
+_GROUP = f"{PREFIX}group"
 
 
 def cost_matrix(kind: str, m: int) -> np.ndarray:

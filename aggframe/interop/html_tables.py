@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from aggframe._columns import PREFIX
 from aggframe.interop.charts.frames import _text
 from aggframe.interop.layout import named
 
@@ -44,7 +45,7 @@ def gt_table(
         if c not in values and c not in counts and t != pl.String
     ).with_columns(named(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
     # great_tables reads column names with pl.col: "*" and "^x$" go in under stand-in names
-    stand_in = {c: f"__aggframe_col{i}__" for i, c in enumerate(shown.columns) if _pattern_like(c)}
+    stand_in = {c: f"{PREFIX}col{i}" for i, c in enumerate(shown.columns) if _pattern_like(c)}
     shown = shown.rename(stand_in)
     values = [stand_in.get(c, c) for c in values]
     counts = [stand_in.get(c, c) for c in counts]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import polars as pl
 import polars.selectors as cs
 
+from aggframe._columns import PREFIX
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
 
 __all__ = ["SPEC_COLUMNS", "named", "wide"]
@@ -21,7 +22,7 @@ __all__ = ["SPEC_COLUMNS", "named", "wide"]
 #: they take more than one value in the frame.
 SPEC_COLUMNS: tuple[str, ...] = ("measure", "operator", "convention", "pooling")
 _ALWAYS = ("measure", "operator")
-_INDEX = "__aggframe_row__"
+_INDEX = f"{PREFIX}row"
 
 
 def named(name: str) -> pl.Expr:
@@ -32,7 +33,7 @@ def named(name: str) -> pl.Expr:
 
 def _private_keys(keys: Sequence[str]) -> list[str]:
     """Stand-in names for the user's key columns while a frame is reshaped."""
-    return [f"__aggframe_key{i}__" for i in range(len(keys))]
+    return [f"{PREFIX}key{i}" for i in range(len(keys))]
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:

@@ -17,6 +17,8 @@ from typing import Any, cast
 import narwhals as nw
 import polars as pl
 
+from aggframe._columns import PREFIX
+
 __all__ = [
     "DistinctCheck",
     "Frame",
@@ -268,7 +270,7 @@ def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
 
 
 #: Column tagging each grain's rows in the one engine query of :func:`to_polars_all`.
-_GRAIN = "__aggframe_grain__"
+_GRAIN = f"{PREFIX}grain"
 
 
 def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
