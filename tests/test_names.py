@@ -428,6 +428,27 @@ def _subsets(by: list[str]) -> list[list[str]]:
 # per-class values, parts, cells, confusion counts
 
 
+@pytest.mark.parametrize("name", ["tp", "fp", "fn", "tn", "value", "defined"])
+@pytest.mark.parametrize("form", ["long", "labels"])
+def test_parts_refuse_an_example_column_named_like_a_value_column(name: str, form: str) -> None:
+    """The per-example parts carry the example column under its user's name: one named like a
+    value column is refused by name (found by the property test below: a raw DuplicateError)."""
+    if form == "long":
+        frame = pl.DataFrame({name: [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
+        pr = af.from_long(frame, example=name, class_="class", y="y", p="p")
+    else:
+        frame = pl.DataFrame({name: [0, 1, 2], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
+        pr = af.from_labels(frame, y_true="y_true", y_pred="y_pred", example=name)
+    refused(lambda: pr.parts("f1", "exemplar"), [name])
+    ok = frame.rename({name: "id"})
+    good = (
+        af.from_long(ok, example="id", class_="class", y="y", p="p")
+        if form == "long"
+        else af.from_labels(ok, y_true="y_true", y_pred="y_pred", example="id")
+    )
+    assert good.parts("f1", "exemplar")["id"].sort().to_list() == sorted(ok["id"].unique().to_list())
+
+
 @FEW
 @given(
     case=long_frames(kinds=["dense", "sparse", "masked"], nulls=False, max_keys=2, min_keys=0), data=st.data()

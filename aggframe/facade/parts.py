@@ -12,6 +12,7 @@ from aggframe._columns import (
     CLASS,
     EXAMPLE,
     KEY_ALL,
+    check_result_names,
     restore,
 )
 from aggframe._options import (
@@ -62,6 +63,11 @@ class PartsMethods(PredictionsBase):
             msg = "the micro operator pools all entries into one value; it has no parts"
             raise OptionError(msg)
         shown = {EXAMPLE: self.source.roles().get(EXAMPLE, "row")}
+        if EXAMPLE in out.columns:
+            # the example column keeps the user's name: it may not be one of the value columns
+            check_result_names(
+                [shown[EXAMPLE]], [c for c in out.columns if c not in (*tables.keys, EXAMPLE)], "parts"
+            )
         columns = [shown.get(c, c) for c in out.columns if c not in tables.keys]
         return cast("pl.DataFrame", restore(out, {**self.key_names(tables, columns, "parts"), **shown}))
 
