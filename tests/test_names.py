@@ -434,7 +434,9 @@ def test_parts_refuse_an_example_column_named_like_a_value_column(name: str, for
     """The per-example parts carry the example column under its user's name: one named like a
     value column is refused by name (found by the property test below: a raw DuplicateError)."""
     if form == "long":
-        frame = pl.DataFrame({name: [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
+        frame = pl.DataFrame(
+            {name: [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]}
+        )
         pr = af.from_long(frame, example=name, class_="class", y="y", p="p")
     else:
         frame = pl.DataFrame({name: [0, 1, 2], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})

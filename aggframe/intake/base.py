@@ -165,16 +165,6 @@ class Source(ABC):
             return {t: len(v) for t, v in self.universe.items()}
         return len(self.universe)
 
-    def universe_range(self) -> tuple[int, int] | None:
-        """The least and greatest declared class, when every declared class is an integer (else None)."""
-        if self.universe is None:
-            return None
-        groups = self.universe.values() if isinstance(self.universe, dict) else [self.universe]
-        values = [v for g in groups for v in g]
-        if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            return None
-        return min(values), max(values)
-
     # -- grains ---------------------------------------------------------------------------
     @abstractmethod
     def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:

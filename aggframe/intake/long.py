@@ -153,7 +153,7 @@ class LongSource(Source):
             proj.keys,
             tnorm=self.tnorm,
             n_classes=self.universe_sizes(),
-            class_range=self.universe_range(),
+            universe=self.universe,
             target=self.target_key(),
             examples=examples if isinstance(examples, pl.LazyFrame) else None,
         )

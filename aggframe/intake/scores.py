@@ -238,6 +238,7 @@ class ScoreSource(LongSource, Scored):
                 y=Y,
                 k=self._k(),
                 n_classes=n if isinstance(n, int) else None,
+                universe=self.universe,
             )
         if self._window():
             # the window groups every row by example: computed once for both grains

@@ -25,9 +25,9 @@ from aggframe.exceptions import (
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import exact_duplicates, first_group, first_row, raise_outside
-from aggframe.tables.universe import outside_universe, targets_per_group, universe_keys
+from aggframe.tables.universe import targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
-from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain
+from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain, class_refused
 
 __all__ = ["block_profiles", "finish_long", "value_stats"]
 
@@ -62,9 +62,9 @@ def finish_long(
     class_raw = class_raw.rename({roles.class_: CLASS})
     declared = None if universe is None else universe.collect()
 
-    def check(audit: pl.DataFrame) -> pl.DataFrame:
-        _check_long(
-            audit,
+    def check(counts: pl.DataFrame) -> pl.DataFrame:
+        _check_groups(
+            counts,
             source=source,
             roles=roles,
             keys=k,
@@ -74,15 +74,32 @@ def finish_long(
             names=names,
             examples=examples,
         )
-        return audit
+        return counts
 
-    audit = class_raw.join(groups, on=k, how="left", nulls_equal=True).map_batches(check).cache()
+    # Every check reads the per-group counts (one row per group): the flag of refused
+    # values and classes rides on the per-example aggregation (wide.long.long_grains),
+    # so the (group, class) pairs stream past, joined to their group's size, and no
+    # check holds them all at once (a barrier over millions of pairs cost ~15% of a
+    # report at 10^4 groups x 10k labels). The pairs depend on the checked sizes, so the
+    # checks run in every plan that reads them (lazy=True too).
+    checked = groups.map_batches(check).cache()
+    if declared is None:
+        # an undeclared universe: whether the data are dense reads the pairs (after the
+        # checks above, which it follows in order)
+        def check_dense(audit: pl.DataFrame) -> pl.DataFrame:
+            _check_dense(audit, source=source, roles=roles, keys=k, ukeys=ukeys, names=names)
+            return audit
+
+        sized = checked.select(*k, "n_examples", "min_rows")
+        audit = class_raw.join(sized, on=k, how="left", nulls_equal=True).map_batches(check_dense).cache()
+    else:
+        audit = class_raw.join(checked.select(*k, "n_examples"), on=k, how="left", nulls_equal=True)
     present = audit.select(*k, CLASS, *CELLS, "rows", "n_examples")
     classes_lf = universe if universe is not None else present.select(*ukeys, CLASS).unique()
     unlogged = None
     sizes = None
     if examples is not None:
-        observed = audit.select(*k, "n_examples").unique()
+        observed = checked.select(*k, "n_examples")
         sizes, unlogged = _declared_examples(examples, observed, k, roles.example, names)
         present = present.drop("n_examples").join(sizes, on=k, how="inner", nulls_equal=True)
     f64 = pl.Float64
@@ -96,7 +113,7 @@ def finish_long(
     )
     # the groups that occur and their examples: the per-example grain's one row per group
     # (the same groups as the classes'; the checks above run in the same collect)
-    occurring = groups.select(*k, "n_examples") if sizes is None else sizes
+    occurring = checked.select(*k, "n_examples") if sizes is None else sizes
     m = (
         classes_lf.group_by(ukeys).agg(pl.len().cast(pl.Int64).alias("n_classes"))
         if ukeys
@@ -274,15 +291,23 @@ def _strictly_soft(x: nw.Expr) -> nw.Expr:
     return ((x > 0.0) & (x < 1.0)).fill_null(False)  # noqa: FBT003
 
 
-def value_stats(source: nw.LazyFrame[Any], example: str, roles: Mapping[str, str]) -> dict[str, int]:
-    """What the wide step's flag of refused values (:func:`~aggframe.wide.long.invalid_values`) stands for.
+def value_stats(
+    source: nw.LazyFrame[Any], example: str, roles: Mapping[str, str], class_: str, outside: nw.Expr | None
+) -> dict[str, int]:
+    """What the wide step's flag of refused values and classes stands for (:func:`~aggframe.wide.long.invalid_values`,
+    :func:`~aggframe.wide.long.class_refused`).
 
-    One query on the source (error path only): the null examples, and per role
-    (``y``, ``p``, ``mask``: column) its null values (``null_<role>``), values
-    outside [0, 1] or NaN (``range_<role>``) and values strictly between 0 and 1
-    (``soft_<role>``).
+    One query on the source (error path only): the null examples and classes,
+    the rows whose class is ``outside`` the declared universe (an expression; None:
+    none declared), and per role (``y``, ``p``, ``mask``: column) its null values
+    (``null_<role>``), values outside [0, 1] or NaN (``range_<role>``) and values
+    strictly between 0 and 1 (``soft_<role>``).
     """
-    counts = [nw.col(example).null_count().alias("null_example")]
+    counts = [
+        nw.col(example).null_count().alias("null_example"),
+        nw.col(class_).null_count().alias("null_class"),
+        *([outside.cast(nw.Int64).sum().alias("outside")] if outside is not None else []),
+    ]
     for role, col in roles.items():
         x = nw.col(col)
         counts += [
@@ -294,8 +319,15 @@ def value_stats(source: nw.LazyFrame[Any], example: str, roles: Mapping[str, str
     return {name: int(value or 0) for name, value in row.items()}
 
 
-def _check_long(
-    audit: pl.DataFrame,
+def _declared_lists(declared: pl.DataFrame, ukeys: list[str]) -> list[Any] | dict[Any, list[Any]]:
+    """The declared classes as :func:`~aggframe.wide.long.class_refused` takes them (per target: a dict)."""
+    if not ukeys:
+        return declared[CLASS].to_list()
+    return {t: part[CLASS].to_list() for (t,), part in declared.group_by(ukeys[0], maintain_order=True)}
+
+
+def _check_groups(
+    counts: pl.DataFrame,
     *,
     source: nw.LazyFrame[Any],
     roles: LongRoles,
@@ -306,36 +338,39 @@ def _check_long(
     names: Mapping[str, str],
     examples: pl.LazyFrame | int | None = None,
 ) -> None:
+    """The checks on the per-group counts of the wide step (one row per group), in the order they report.
+
+    Empty input, nulls (examples, classes, role values), undeclared examples,
+    duplicate entries, values outside [0, 1], soft values where none may be, and
+    classes outside a declared universe; which of the refused values or classes a
+    group's flag count stands for is counted on the source (:func:`value_stats`),
+    only when some row is flagged.
+    """
+
     def show(col: str) -> str:
         return names.get(col, col)
 
-    if audit.height == 0 or int(audit["rows"].sum()) == 0:
+    def total(col: str) -> int:
+        return int(counts[col].sum()) if col in counts.columns else 0
+
+    if counts.height == 0 or total("n_examples") == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [
         c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL
     ]
-
-    def group_total(col: str) -> int:
-        """A per-group count (repeated on each of the group's class rows) summed over the groups."""
-        if col not in audit.columns or not audit[col].max():
-            return 0  # counts are >= 0: all zero, nothing to deduplicate
-        return int(audit.unique(keys)[col].sum())
-
-    def total(col: str) -> int:
-        return int(audit[col].sum())
-
-    # the wide step counts the rows with a refused value (one flag per row); which check
-    # fails, and for how many rows, is counted on the source, only when some row is flagged
     roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask is not None else {})}
-    stats = value_stats(source, roles.example, roles_of) if total(BAD_VALUES) else None
+    universe = None if declared is None else _declared_lists(declared, ukeys)
+    target = ukeys[0] if ukeys and declared is not None else None
+    outside = None if universe is None else class_refused(roles.class_, universe, target)
+    stats = value_stats(source, roles.example, roles_of, roles.class_, outside) if total(BAD_VALUES) else None
 
     def flagged(name: str) -> int:
-        return 0 if stats is None else stats[name]
+        return 0 if stats is None else stats.get(name, 0)
 
     nulls = [
         (roles.example, flagged("null_example")),
-        (roles.class_, int(audit.filter(pl.col(CLASS).is_null())["rows"].sum())),
+        (roles.class_, flagged("null_class")),
         *[(col, flagged(f"null_{role}")) for role, col in roles_of.items()],
     ]
     for col, count in nulls:
@@ -344,7 +379,7 @@ def _check_long(
             msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); role columns must not hold nulls"
             raise NullValueError(msg)
 
-    undeclared = group_total("undeclared")
+    undeclared = total("undeclared")
     if undeclared and isinstance(examples, pl.LazyFrame):
         rk = [c for c in keys if c != KEY_ALL]
         unknown = to_polars(source).join(examples, on=[*rk, roles.example], how="anti", nulls_equal=True)
@@ -356,7 +391,7 @@ def _check_long(
         )
         raise InvalidValueError(msg)
 
-    dups = group_total("dup_entries")
+    dups = total("dup_entries")
     if dups:
         # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
         dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
@@ -397,35 +432,56 @@ def _check_long(
                 )
             raise InvalidValueError(msg)
 
-    if declared is not None:
-        outside = outside_universe(audit, declared, ukeys)
-        if outside.height:
-            raise_outside(outside, declared, show(roles.class_), ukeys, count=int(outside["rows"].sum()))
-    else:
-        m = audit.group_by(ukeys).agg(pl.col(CLASS).n_unique().alias("_m")) if ukeys else None
-        with_m = (
-            audit.join(m, on=ukeys, nulls_equal=True)
-            if m is not None
-            else audit.with_columns(pl.lit(audit[CLASS].n_unique()).alias("_m"))
+    if declared is not None and outside is not None and flagged("outside"):
+        first = (
+            source.filter(outside)
+            .select(nw.col(roles.class_).alias(CLASS), *[nw.col(u) for u in ukeys])
+            .head(1)
+            .collect(backend="polars")
+            .to_native()
         )
-        short = with_m.filter(pl.col("min_rows") < pl.col("_m"))
-        incomplete = with_m.group_by(keys).agg(
-            (pl.col("n_examples").first() * pl.col("_m").first()) - pl.col("rows").sum()
+        raise_outside(first, declared, show(roles.class_), ukeys, count=flagged("outside"))
+
+
+def _check_dense(
+    audit: pl.DataFrame,
+    *,
+    source: nw.LazyFrame[Any],
+    roles: LongRoles,
+    keys: list[str],
+    ukeys: list[str],
+    names: Mapping[str, str],
+) -> None:
+    """Without a declared universe, every example needs a row in every class of its universe.
+
+    ``audit`` holds the (group, class) pairs with their group's ``n_examples`` and
+    ``min_rows`` (the fewest rows an example of the group has).
+    """
+    if audit.height == 0:
+        return
+    column = names.get(roles.class_, roles.class_)
+    m = audit.group_by(ukeys).agg(pl.col(CLASS).n_unique().alias("_m")) if ukeys else None
+    with_m = (
+        audit.join(m, on=ukeys, nulls_equal=True)
+        if m is not None
+        else audit.with_columns(pl.lit(audit[CLASS].n_unique()).alias("_m"))
+    )
+    short = with_m.filter(pl.col("min_rows") < pl.col("_m"))
+    incomplete = with_m.group_by(keys).agg(
+        (pl.col("n_examples").first() * pl.col("_m").first()) - pl.col("rows").sum()
+    )
+    missing = int(incomplete.to_series(-1).sum())
+    if short.height or missing:
+        m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
+        by = [c for c in keys if c != KEY_ALL]
+        row = (
+            first_group(source, [*by, roles.example], f"n_{column}_rows", lambda n: n < m0, names)
+            or "a class absent from a by-group"
         )
-        missing = int(incomplete.to_series(-1).sum())
-        if short.height or missing:
-            m0 = int(with_m["_m"].max())  # type: ignore[arg-type]
-            by = [c for c in keys if c != KEY_ALL]
-            row = (
-                first_group(
-                    source, [*by, roles.example], f"n_{show(roles.class_)}_rows", lambda n: n < m0, names
-                )
-                or "a class absent from a by-group"
-            )
-            msg = (
-                f"column {show(roles.class_)!r}: the frame is sparse ({missing} (example, class) entries "
-                f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
-                "classes=..., n_classes=... or an Enum class column to count absent entries as "
-                "true negatives"
-            )
-            raise SparseInputError(msg)
+        msg = (
+            f"column {column!r}: the frame is sparse ({missing} (example, class) entries "
+            f"of {m0} classes are absent; e.g. {row}) but no class universe was given; pass "
+            "classes=..., n_classes=... or an Enum class column to count absent entries as "
+            "true negatives"
+        )
+        raise SparseInputError(msg)

@@ -27,7 +27,7 @@ column is compared as strings): the caller passes the tie key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import narwhals as nw
@@ -36,7 +36,7 @@ import polars as pl
 from aggframe._columns import CELLS, PREFIX
 from aggframe.wide.engines import distinct_classes
 from aggframe.wide.keys import keyed, row_keys
-from aggframe.wide.long import BAD_VALUES, invalid_values, profiles_and_groups
+from aggframe.wide.long import BAD_VALUES, class_refused, invalid_values, profiles_and_groups
 
 __all__ = ["MAX_PASSES", "NEGATED", "best_grains", "ranked"]
 
@@ -82,6 +82,7 @@ def best_grains(
     y: str,
     k: int = 1,
     n_classes: int | None = None,
+    universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None = None,
 ) -> dict[str, Frame]:
     """The long form's raw grains (:func:`aggframe.wide.long.long_grains`) of argmax or top-k decisions, on Polars.
 
@@ -100,6 +101,11 @@ def best_grains(
     truths, ``fn = positives - tp``, and the rest of its entries true negatives
     (absent entries of a declared universe too).
     """
+    # each row's refused truth or class (the flag of the long form's wide step), summed per example
+    refused = invalid_values({"y": nw.col(y).cast(nw.Float64)}, nw.col(example), soft=False) | class_refused(
+        class_, universe, None
+    )
+    lf = lf.with_columns(refused.cast(nw.Int64).alias("_bad"))
     native = cast("pl.LazyFrame", nw.to_native(lf))
     kk = list(keys)
     rk = row_keys(kk)
@@ -132,7 +138,7 @@ def best_grains(
     rows = cast("pl.LazyFrame", nw.to_native(distinct.rows(lf)))
     n_cls = [pl.col(b).sum() for b in bits] if bits else [C.n_unique().alias("n_cls")]
     per_example = rows.group_by(part).agg(
-        *best(1), pl.len().cast(pl.Float64).alias("rows"), Y.sum().alias("_pos"), *n_cls
+        *best(1), pl.len().cast(pl.Float64).alias("rows"), Y.sum().alias("_pos"), *n_cls, pl.col("_bad").sum()
     )
     per_example = decoded(per_example, 1).cache()
     for i in range(2, k + 1):
@@ -154,12 +160,11 @@ def best_grains(
     examples = examples.with_columns(
         tp.alias("tp"), (np_ - tp).alias("fp"), (pos - tp).alias("fn"), tn.alias("tn")
     ).cache()
-    # per class: the rows, positives and validation aggregates of the rows, and the
-    # predictions counted from the examples' best entries
+    # per class: the rows and positives, and the predictions counted from the examples'
+    # best entries
     yv = pl.col(y).cast(pl.Float64)
-    bad = invalid_values({"y": yv}, pl.col(example), soft=False).cast(pl.Int64)
     class_rows = native.group_by([*rk, class_]).agg(
-        pl.len().cast(pl.Float64).alias("rows"), yv.sum().alias("_pos"), bad.sum().alias(BAD_VALUES)
+        pl.len().cast(pl.Float64).alias("rows"), yv.sum().alias("_pos")
     )
     picks = pl.concat(
         [
@@ -182,14 +187,13 @@ def best_grains(
         (cpos - ctp).alias("fn"),
         (pl.col("rows") - cpred - cpos + ctp).alias("tn"),
         "rows",
-        # the decisions are made here (one 0/1 prediction per entry): the truth is checked
-        BAD_VALUES,
     )
     checked = examples.with_columns((n_rows - pl.col("n_cls")).alias("_dup"))
+    # the decisions are made here (one 0/1 prediction per entry): the truth is checked
     profiles, groups = profiles_and_groups(
-        nw.from_native(checked.select(*rk, *CELLS, "rows", "_dup")),
+        nw.from_native(checked.select(*rk, *CELLS, "rows", "_dup", "_bad")),
         kk,
-        {"_dup": "dup_entries"},
+        {"_dup": "dup_entries", "_bad": BAD_VALUES},
         min_rows=n_classes is None,
     )
     return {

@@ -97,7 +97,7 @@ def distinct_classes(
     one-bits as terms, and any repeat carries and loses one, so ``popcount``
     equals the number of distinct classes when no two classes of the example are
     ``64w`` apart, and is smaller otherwise. A shortfall is therefore a suspicion,
-    not a verdict: the validation recounts exactly (``_check_long``) before it
+    not a verdict: the validation recounts exactly (``_check_groups``) before it
     raises. ``w`` covers the declared class count (``n_classes``) when it is at
     most ``64 * 8``, is 2 when no count is declared, and with more classes than
     that the distinct count is exact from the start, over the classes cast to the

@@ -39,6 +39,8 @@ __all__ = [
     "BAD_VALUES",
     "LongRoles",
     "block_grain",
+    "class_refused",
+    "integer_range",
     "invalid_values",
     "long_boot_grains",
     "long_grains",
@@ -59,7 +61,7 @@ class LongRoles:
     mask: str | None = None
 
 
-#: The per-class count of rows with a refused value (see :func:`invalid_values`).
+#: The per-group count of rows with a refused value or class (:func:`invalid_values`, :func:`class_refused`).
 BAD_VALUES = "bad_values"
 
 
@@ -81,6 +83,39 @@ def invalid_values(values: Mapping[str, Any], example: Any, *, soft: bool) -> An
     return flag
 
 
+def class_refused(
+    class_: str, universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None, target: str | None
+) -> Any:
+    """Whether a row's class is refused: null, or (a declared universe) not one of its classes.
+
+    ``universe`` is the declared classes (one list, or per target value a list:
+    then the row's target picks its list, and a target without one refuses its
+    classes). Added to the flag of refused values (:func:`invalid_values`), so the
+    classes are checked where the rows are, and no check reads the (group, class)
+    pairs: which failure it was is counted on the source when the flag is raised.
+    """
+    column = nw.col(class_)
+    if universe is None:
+        return column.is_null()
+    if isinstance(universe, Mapping):
+        assert target is not None
+        inside: Any = nw.lit(value=False)
+        for t, values in universe.items():
+            inside = inside | ((nw.col(target) == t) & _member(column, values)).fill_null(value=False)
+    else:
+        inside = _member(column, universe)
+    return column.is_null() | ~inside.fill_null(value=False)
+
+
+def _member(column: Any, values: Sequence[Any]) -> Any:
+    """Whether ``column`` is one of ``values``: a range test when they are consecutive integers
+    (``n_classes=m``: 0 .. m - 1; a set lookup per row costs several times more)."""
+    bounds = integer_range(values)
+    if bounds is not None and bounds[1] - bounds[0] + 1 == len(set(values)):
+        return column.is_between(bounds[0], bounds[1])
+    return column.is_in(list(values))
+
+
 def long_grains(
     lf: nw.LazyFrame[Any],
     roles: LongRoles,
@@ -90,23 +125,24 @@ def long_grains(
     n_classes: int | dict[Any, int] | None,
     target: str | None = None,
     examples: pl.LazyFrame | None = None,
-    class_range: tuple[int, int] | None = None,
+    universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None = None,
 ) -> dict[str, nw.LazyFrame[Any]]:
     """Raw grains of the long form.
 
     Returns lazy frames:
 
     ``class``
-        keys, class, tp, fp, fn, tn, rows (entries present), and ``bad_values``:
-        how many of those rows hold a value the checks refuse (:func:`invalid_values`).
+        keys, class, tp, fp, fn, tn, rows (entries present).
     ``profiles``
         keys, tp, fp, fn, tn, n: how many examples have each per-example cell
         profile (the exemplar operator's sufficient statistic). When
         ``n_classes`` is known, absent entries are filled in as true negatives.
     ``groups``
-        keys, n_examples, dup_entries, min_rows (an undeclared universe) (and with ``examples``,
-        the declared examples (keys, example) of a Polars source: ``undeclared``,
-        how many examples with rows are not among them).
+        keys, n_examples, dup_entries, ``bad_values`` (how many rows hold a value
+        or a class the checks refuse: :func:`invalid_values`, :func:`class_refused`
+        against the declared ``universe``), min_rows (an undeclared universe) (and
+        with ``examples``, the declared examples (keys, example) of a Polars source:
+        ``undeclared``, how many examples with rows are not among them).
     """
     k = list(keys)
     rk = row_keys(k)
@@ -125,21 +161,24 @@ def long_grains(
     ]
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
-    distinct = distinct_classes(lf, roles.class_, declared, class_range)
+    distinct = distinct_classes(lf, roles.class_, declared, integer_range(universe))
     lf = distinct.rows(lf)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
-    # Validation rides on the per-class aggregation as one count: the rows with a value
-    # the checks refuse (invalid_values). Which check fails, and how many rows it
-    # flags, is counted on the source only when that count is not zero
-    # (tables.long._check_long); nine aggregates per class (null counts, min, max and
-    # sum of x - x^2 per role) cost about as much as the cell sums themselves.
+    # Validation rides on the per-example aggregation as one count: the rows with a value
+    # or a class the checks refuse (invalid_values, class_refused), summed per group with
+    # the profiles. Which check fails, and how many rows it flags, is counted on the
+    # source only when that count is not zero (tables.long._check_groups): nine aggregates
+    # per class (null counts, min, max and sum of x - x^2 per role) cost about as much as
+    # the cell sums themselves, and a check over the (group, class) pairs holds them all
+    # at once (a barrier in the streaming plan: ~15% of a report at 10^4 groups x 10k labels).
     validated = {"y": y, "p": p, **({"mask": m} if m is not None else {})}
-    check_rows = [
-        invalid_values(validated, nw.col(roles.example), soft=tnorm is not None).cast(nw.Int64).alias("_bad")
-    ]
-    check_aggs = [nw.col("_bad").sum().alias(BAD_VALUES)]
+    flag = invalid_values(validated, nw.col(roles.example), soft=tnorm is not None) | class_refused(
+        roles.class_, universe, target
+    )
+    check_rows = [flag.cast(nw.Int64).alias("_bad")]
+    check_aggs = [nw.col("_bad").sum()]
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
@@ -192,15 +231,14 @@ def long_grains(
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
-    per_class = keyed(
-        cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"), *check_aggs)), k
-    )
+    per_class = keyed(cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"))), k)
     per_example = keyed(
         cells(
             rows.group_by([*rk, roles.example]).agg(
                 *sums,
                 nw.len().alias("rows"),
                 *distinct.aggs,
+                *check_aggs,
             )
         ),
         k,
@@ -219,7 +257,7 @@ def long_grains(
             (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
         )
     checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
-    flags = {"_dup": "dup_entries"}
+    flags = {"_dup": "dup_entries", "_bad": BAD_VALUES}
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
@@ -227,6 +265,17 @@ def long_grains(
         flags["_undeclared"] = "undeclared"
     profiles, groups = profiles_and_groups(checked, k, flags, min_rows=n_classes is None)
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+def integer_range(universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None) -> tuple[int, int] | None:
+    """The least and greatest declared class when every declared class is an integer (else None)."""
+    if universe is None:
+        return None
+    lists = universe.values() if isinstance(universe, Mapping) else [universe]
+    values = [v for listed in lists for v in listed]
+    if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    return min(values), max(values)
 
 
 def profiles_and_groups(

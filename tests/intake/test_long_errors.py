@@ -340,6 +340,48 @@ def test_long_class_outside_n_classes() -> None:
         pr.compute("f1", "macro")
 
 
+def test_long_class_outside_a_targets_universe() -> None:
+    # each target's declared classes: 'c' is one of t1's classes but not of t0's; the rows
+    # are checked where they are (the wide step's flag), the count and the example from the source
+    frame = pl.DataFrame(
+        {
+            "target": ["t0"] * 4 + ["t1"] * 4,
+            "example": [1, 1, 2, 2, 1, 1, 2, 2],
+            "class": ["a", "c", "a", "b", "a", "c", "a", "c"],
+            "y": [1, 0, 0, 1, 1, 0, 0, 1],
+            "p": [1, 0, 1, 0, 0, 1, 1, 1],
+        }
+    )
+    universe = {"t0": ["a", "b"], "t1": ["a", "c"]}
+    pr = af.from_long(frame, target="target", classes=universe)
+    pattern = seq("column 'class'", r"\b1 row\(s\) with a class outside", "of target 't0'", r"e\.g\. 'c'")
+    with pytest.raises(UnknownClassError, match=pattern):
+        pr.evaluate("f1", "macro")
+    with pytest.raises(UnknownClassError, match=pattern):
+        pr.evaluate("f1", "macro", lazy=True).collect()
+    # a target the universe does not list refuses its classes
+    other = frame.with_columns(
+        pl.when(pl.col("target") == "t0").then(pl.col("class").replace("c", "b")).otherwise(pl.col("class")),
+        pl.col("target").replace("t1", "t2"),
+    )
+    pr = af.from_long(other, target="target", classes=universe)
+    with pytest.raises(UnknownClassError, match=seq(r"\b4 row\(s\) with a class outside", "of target 't2'")):
+        pr.evaluate("f1", "macro")
+
+
+def test_long_checks_report_in_their_order_whatever_else_is_wrong() -> None:
+    # a null value, a class outside the universe and a duplicate entry at once: the null is
+    # reported first, then the duplicate, then the class (the order of the checks)
+    frame = long_frame(**{"y": [1.0, None, 0.0, 1.0, 1.0, 0.0], "class": ["a", "b", "a", "b", "a", "z"]})
+    with pytest.raises(NullValueError, match="column 'y'"):
+        af.from_long(frame, classes=["a", "b"]).evaluate()
+    repeated = long_frame(**{"class": ["a", "a", "a", "b", "a", "z"]})
+    with pytest.raises(DuplicateEntryError, match=r"\b1 duplicate entr"):
+        af.from_long(repeated, classes=["a", "b"]).evaluate()
+    with pytest.raises(UnknownClassError, match=seq(r"\b1 row\(s\)", r"e\.g\. 'z'")):
+        af.from_long(long_frame(**{"class": ["a", "b", "a", "b", "a", "z"]}), classes=["a", "b"]).evaluate()
+
+
 @pytest.mark.parametrize("form", ["long", "labels"])
 def test_unknown_class_check_uses_no_deprecated_polars_api(
     form: str, capfd: pytest.CaptureFixture[str]
