@@ -26,10 +26,10 @@ from aggframe.exceptions import (
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import count_rows, declared_of, first_group, first_row
 from aggframe.tables.long import block_profiles
-from aggframe.tables.universe import outside_universe, targets_per_group, universe_frame, universe_keys
+from aggframe.tables.universe import declared_lists, targets_per_group, universe_frame, universe_keys
 from aggframe.wide.engines import to_polars_all
 from aggframe.wide.labels import LabelRoles, label_row_cells
-from aggframe.wide.long import block_grain
+from aggframe.wide.long import block_grain, class_refused
 
 __all__ = ["finish_labels", "row_cells"]
 
@@ -267,7 +267,8 @@ def _check_labels(
             raise DuplicateEntryError(msg)
     if declared is not None:
         ukeys = [target] if target is not None else []
-        outside = outside_universe(audit, declared, ukeys)
+        refused = class_refused(CLASS, declared_lists(declared, ukeys), target)
+        outside = nw.from_native(audit).filter(refused).to_native()
         if outside.height:
             first = outside.row(0, named=True)
             where = f" of target {first[target]!r}" if target is not None else ""
@@ -302,15 +303,6 @@ def _rows_outside(
     source: nw.LazyFrame[Any], roles: LabelRoles, declared: pl.DataFrame, target: str | None
 ) -> int:
     """How many source rows have a label outside the declared universe (error path only)."""
-    yt, yp = nw.col(roles.y_true), nw.col(roles.y_pred)
-    if target is None:
-        values = declared[CLASS].to_list()
-        inside = yt.is_in(values) & yp.is_in(values)
-    else:
-        inside = nw.lit(value=False)
-        for (t,), part in declared.group_by(target):
-            values = part[CLASS].to_list()
-            inside = inside | ((nw.col(target) == t) & yt.is_in(values) & yp.is_in(values)).fill_null(
-                value=False
-            )
-    return count_rows(source, ~inside.fill_null(value=False))
+    universe = declared_lists(declared, [target] if target is not None else [])
+    outside = class_refused(roles.y_true, universe, target) | class_refused(roles.y_pred, universe, target)
+    return count_rows(source, outside)

@@ -25,7 +25,7 @@ from aggframe.exceptions import (
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 from aggframe.tables.errors import exact_duplicates, first_group, first_row, raise_outside
-from aggframe.tables.universe import targets_per_group, universe_keys
+from aggframe.tables.universe import declared_lists, targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
 from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain, class_refused
 
@@ -319,13 +319,6 @@ def value_stats(
     return {name: int(value or 0) for name, value in row.items()}
 
 
-def _declared_lists(declared: pl.DataFrame, ukeys: list[str]) -> list[Any] | dict[Any, list[Any]]:
-    """The declared classes as :func:`~aggframe.wide.long.class_refused` takes them (per target: a dict)."""
-    if not ukeys:
-        return declared[CLASS].to_list()
-    return {t: part[CLASS].to_list() for (t,), part in declared.group_by(ukeys[0], maintain_order=True)}
-
-
 def _check_groups(
     counts: pl.DataFrame,
     *,
@@ -360,7 +353,7 @@ def _check_groups(
         c for c in (*keys, roles.example, roles.class_, roles.y, roles.p, roles.mask) if c and c != KEY_ALL
     ]
     roles_of = {"y": roles.y, "p": roles.p, **({"mask": roles.mask} if roles.mask is not None else {})}
-    universe = None if declared is None else _declared_lists(declared, ukeys)
+    universe = None if declared is None else declared_lists(declared, ukeys)
     target = ukeys[0] if ukeys and declared is not None else None
     outside = None if universe is None else class_refused(roles.class_, universe, target)
     stats = value_stats(source, roles.example, roles_of, roles.class_, outside) if total(BAD_VALUES) else None
