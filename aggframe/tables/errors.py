@@ -14,8 +14,9 @@ import polars as pl
 
 from aggframe._columns import CLASS, KEY_ALL, fmt_row
 from aggframe.exceptions import UnknownClassError
+from aggframe.tables.universe import declared_classes
 
-__all__ = ["count_rows", "declared_of", "exact_duplicates", "first_group", "first_row", "raise_outside"]
+__all__ = ["count_rows", "exact_duplicates", "first_group", "first_row", "raise_outside"]
 
 
 _COUNT = "__af_count"
@@ -68,20 +69,12 @@ def exact_duplicates(source: nw.LazyFrame[Any], keys: Sequence[str], column: str
     return int(total or 0)
 
 
-def declared_of(declared: pl.DataFrame, target: str | None, value: Any) -> list[Any]:
-    """The declared classes a message lists: the offending row's target's own (per-target universes)."""
-    if target is None:
-        return list(declared[CLASS].to_list())
-    mine = declared.filter(pl.col(target).is_null() if value is None else pl.col(target) == value)
-    return list(mine[CLASS].to_list())
-
-
 def raise_outside(
     outside: pl.DataFrame, declared: pl.DataFrame, column: str, ukeys: list[str], *, count: int
 ) -> None:
     value = outside[CLASS][0]
     where = f" of target {outside[ukeys[0]][0]!r}" if ukeys else ""
-    values = declared_of(declared, ukeys[0] if ukeys else None, outside[ukeys[0]][0] if ukeys else None)
+    values = declared_classes(declared, ukeys, outside[ukeys[0]][0] if ukeys else None)
     msg = (
         f"column {column!r}: {count} row(s) with a class outside the declared universe{where} "
         f"(e.g. {value!r}); declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"

@@ -24,9 +24,15 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
-from aggframe.tables.errors import count_rows, declared_of, first_group, first_row
+from aggframe.tables.errors import count_rows, first_group, first_row
 from aggframe.tables.long import block_profiles
-from aggframe.tables.universe import declared_lists, targets_per_group, universe_frame, universe_keys
+from aggframe.tables.universe import (
+    declared_classes,
+    declared_lists,
+    targets_per_group,
+    universe_frame,
+    universe_keys,
+)
 from aggframe.wide.engines import to_polars_all
 from aggframe.wide.labels import LabelRoles, label_row_cells
 from aggframe.wide.long import block_grain, class_refused
@@ -272,7 +278,7 @@ def _check_labels(
         if outside.height:
             first = outside.row(0, named=True)
             where = f" of target {first[target]!r}" if target is not None else ""
-            listed = declared_of(declared, target, first[target] if target is not None else None)
+            listed = declared_classes(declared, ukeys, first[target] if target is not None else None)
             count = _rows_outside(source, roles, declared, target)
             msg = (
                 f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {count} row(s) with a "

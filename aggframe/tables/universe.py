@@ -10,7 +10,14 @@ import polars as pl
 from aggframe._columns import CLASS
 from aggframe.exceptions import OptionError
 
-__all__ = ["declared_lists", "join_universe", "targets_per_group", "universe_frame", "universe_keys"]
+__all__ = [
+    "declared_classes",
+    "declared_lists",
+    "join_universe",
+    "targets_per_group",
+    "universe_frame",
+    "universe_keys",
+]
 
 
 def universe_frame(
@@ -76,3 +83,10 @@ def declared_lists(declared: pl.DataFrame, ukeys: Sequence[str]) -> list[Any] | 
     if not ukeys:
         return list(declared[CLASS].to_list())
     return {t: part[CLASS].to_list() for (t,), part in declared.group_by(ukeys[0], maintain_order=True)}
+
+
+def declared_classes(declared: pl.DataFrame, ukeys: Sequence[str], target_value: Any = None) -> list[Any]:
+    """The declared classes a message lists: all of them, or (per-target universes) the
+    classes of the offending row's target (none for a target the universe does not list)."""
+    lists = declared_lists(declared, ukeys)
+    return lists if isinstance(lists, list) else lists.get(target_value, [])
