@@ -336,7 +336,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_y_true",
     "__af_example",
     "__af_all",
-    # Polars' null hive partition (intake/source.py; a value, listed as the scan finds it)
+    # Polars' null hive partition (intake/partitions.py; a value, listed as the scan finds it)
     "__HIVE_DEFAULT_PARTITION__",
     # adding af.Cells (intake/cells_value.py)
     "_part",

@@ -8,6 +8,7 @@
 :mod:`~aggframe.intake.scores_source`) and :mod:`~aggframe.intake.ordinal`
 (cumulative thresholds). Each knows its roles,
 its grains and its checks; :mod:`~aggframe.intake.source` reads paths and turns
-the engines' read errors into :class:`~aggframe.exceptions.SourceError`;
+the engines' read errors into :class:`~aggframe.exceptions.SourceError`
+(:mod:`~aggframe.intake.partitions` types the hive ``key=value`` folders of its paths);
 :mod:`~aggframe.intake.checks` holds the option and column checks every form shares.
 """

@@ -22,7 +22,6 @@ as its coverage.
 
 from __future__ import annotations
 
-import datetime as dt
 import glob as globbing
 import hashlib
 import re
@@ -43,6 +42,7 @@ import polars as pl
 
 from aggframe._progress import stage
 from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
+from aggframe.intake.partitions import hive_pairs, partition_dtype
 
 __all__ = [
     "DIRECTORY_EMPTY",
@@ -62,8 +62,6 @@ __all__ = [
     "keep_origin",
     "mixed_label_message",
     "origin_of",
-    "partition_dtype",
-    "partition_value",
     "reading",
     "scan",
     "scanning",
@@ -370,10 +368,6 @@ def _scan_parquet(
         )
 
 
-#: Polars' value of a null hive partition
-_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 HIVE_KEYS = (
     "the hive partition keys of {path!r} ({keys}) differ from those of {first!r} ({first_keys}); "
     "the files of one data set need the same key=value folders"
@@ -384,54 +378,9 @@ HIVE_CLASH = (
 )
 
 
-def partition_dtype(values: Sequence[str]) -> pl.DataType:
-    """The type of a partition key from its values as text: ``Int64``, ``Date`` or ``String``.
-
-    ``Int64`` when every value is a plain integer that fits (``-`` is the only sign;
-    no leading zero, so ``01234`` keeps its zero as text), ``Date`` when every value
-    is an ISO date ``YYYY-MM-DD``, ``String`` otherwise. Polars' null partition
-    (``__HIVE_DEFAULT_PARTITION__``) is left out.
-
-    Examples
-    --------
-    >>> from aggframe.intake.source import partition_dtype
-    >>> partition_dtype(["2026-11-30", "2026-12-01"]), partition_dtype(["7", "-2"]), partition_dtype(["01234"])
-    (Date, Int64, String)
-    """
-    seen = [v for v in values if v != _HIVE_NULL]
-    if seen and all(_INTEGER.fullmatch(v) and -(2**63) <= int(v) < 2**63 for v in seen):
-        return pl.Int64()
-    if seen and all(_DATE.fullmatch(v) and _is_date(v) for v in seen):
-        return pl.Date()
-    return pl.String()
-
-
-def partition_value(text: str) -> Any:
-    """One partition key value typed as :func:`partition_dtype` types it (an int, a date or the text)."""
-    dtype = partition_dtype([text])
-    if dtype == pl.Int64:
-        return int(text)
-    if dtype == pl.Date:
-        return dt.date.fromisoformat(text)
-    return text
-
-
-def _is_date(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _hive_pairs(path: Path) -> list[tuple[str, str]]:
-    """The ``key=value`` folders of a file's path, as given (the file name is not a folder)."""
-    return [tuple(part.split("=", 1)) for part in path.parts[:-1] if "=" in part]  # type: ignore[misc]
-
-
 def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
     """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
-    pairs = [_hive_pairs(f) for f in files]
+    pairs = [hive_pairs(f) for f in files]
     keys = [k for k, _ in pairs[0]]
     for path, kv in zip(files[1:], pairs[1:], strict=True):
         if [k for k, _ in kv] != keys:

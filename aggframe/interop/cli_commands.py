@@ -15,7 +15,8 @@ import polars as pl
 
 from aggframe.constructors import from_cells, from_labels, from_long
 from aggframe.exceptions import AggframeError, StoreError
-from aggframe.intake.source import keep_origin, partition_dtype, partition_value, scan
+from aggframe.intake.partitions import partition_dtype, partition_value
+from aggframe.intake.source import keep_origin, scan
 from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
 from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write
 from aggframe.predictions import Predictions

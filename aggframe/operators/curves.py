@@ -4,7 +4,8 @@ The kernels here read the per-score ``counts`` tables of the wide step
 (``group..., score, pos, neg``; :mod:`aggframe.operators.score_tables` says what
 they hold and the steps every kernel shares) and give frames, one row per point
 of a curve: :func:`threshold_cells`, :func:`roc_curve`, :func:`pr_curve`,
-:func:`macro_roc_curve`, :func:`macro_pr_curve`, :func:`best_threshold` and
+:func:`macro_roc_curve`, :func:`macro_pr_curve`, :func:`best_threshold` (one class),
+:func:`best_common_threshold` (one threshold for all classes, macro or weighted) and
 :func:`auroc_bin_bound` (the error bound of a binned table). The neighbours:
 :mod:`aggframe.operators.calibration` (the reliability table),
 :mod:`aggframe.operators.score_values` (the value of every measure on scores per
@@ -51,11 +52,15 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from aggframe._columns import CELLS
+from aggframe._options import Convention
+from aggframe.operators.reduce import resolve_mean
 from aggframe.operators.score_tables import GID, cumulated, grouped, visible, with_gid
 from aggframe.wide.ranking import NEG, POS, SCORE
 
 __all__ = [
     "auroc_bin_bound",
+    "best_common_threshold",
     "best_threshold",
     "macro_pr_curve",
     "macro_roc_curve",
@@ -366,3 +371,55 @@ def auroc_bin_bound(counts: pl.LazyFrame, group: Sequence[str]) -> pl.LazyFrame:
     den = 2.0 * pl.col("_P") * pl.col("_N")
     out = agg.select(*g, pl.when(den > 0).then(pl.col("_same") / den).alias("bound")).sort(g, nulls_last=True)
     return out.select(*visible(g), "bound")
+
+
+def best_common_threshold(
+    counts: pl.LazyFrame, rk: list[str], c: str, expr: pl.Expr, *, operator: str, convention: Convention
+) -> pl.LazyFrame:
+    """One threshold for all classes maximising the (support-weighted) mean of the class values.
+
+    The candidates are every distinct score of the group and ``+inf``; each
+    class's cells at a candidate are those at its largest own threshold at or
+    above it (an as-of join on an integer group id: null keys are groups).
+    """
+    cells = threshold_cells(counts, [*rk, c])
+    group = rk or ["_all"]
+    if not rk:
+        cells = cells.with_columns(pl.lit(0).alias("_all"))
+    ids = cells.select(*group, c).unique().sort([*group, c], nulls_last=True).with_row_index("_cid")
+    cells = cells.join(ids, on=[*group, c], how="left", nulls_equal=True)
+    candidates = cells.select(*group, "threshold").unique()
+    per_class = candidates.join(ids, on=group, how="inner", nulls_equal=True).sort("threshold")
+    at = per_class.join_asof(
+        cells.select("_cid", "threshold", *CELLS).sort("threshold"),
+        on="threshold",
+        by="_cid",
+        strategy="forward",
+        check_sortedness=False,
+    )
+    value = expr.cast(pl.Float64)
+    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
+    scored = at.with_columns(value.alias("value"), support.alias("_s"))
+    v = pl.col("value")
+    w = pl.lit(1.0) if operator == "macro" else pl.col("_s")
+    defined = v.is_not_null()
+    sums = scored.group_by([*group, "threshold"]).agg(
+        pl.len().cast(pl.Float64).alias("n_tot"),
+        defined.sum().cast(pl.Float64).alias("n_def"),
+        v.filter(defined).sum().alias("sv_n"),
+        w.sum().alias("w_tot"),
+        w.filter(defined).sum().alias("w_def"),
+        (v * w).filter(defined).sum().alias("sv_w"),
+    )
+    if operator == "macro":
+        sums = sums.with_columns(
+            pl.col("n_tot").alias("w_tot"), pl.col("n_def").alias("w_def"), pl.col("sv_n").alias("sv_w")
+        )
+    resolved = sums.with_columns(
+        resolve_mean(pl.lit(convention)).alias("value"),
+    ).with_columns(pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")).alias("value"))
+    top = pl.col("value").max()
+    best = resolved.group_by(group).agg(
+        pl.col("threshold").filter(pl.col("value") == top).max(), top.alias("value")
+    )
+    return best.sort(group, nulls_last=True).select(*rk, "threshold", "value")

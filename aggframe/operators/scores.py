@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from aggframe._columns import CELLS, CLASS, KEY_ALL, RESULT_COLUMNS, by_key
+from aggframe._columns import CLASS, KEY_ALL, RESULT_COLUMNS, by_key
 from aggframe._options import Convention, CurveKind, Strategy
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
@@ -496,61 +496,9 @@ def best_threshold_frame(
         return out.rename({c: CLASS})
     if operator == "micro":
         return cv.best_threshold(_counts(sf, pooled=True), rk, expr)
-    return _best_common_threshold(
+    return cv.best_common_threshold(
         _counts(sf, pooled=False), rk, c, expr, operator=operator, convention=convention
     )
-
-
-def _best_common_threshold(
-    counts: pl.LazyFrame, rk: list[str], c: str, expr: pl.Expr, *, operator: str, convention: Convention
-) -> pl.LazyFrame:
-    """One threshold for all classes maximising the (support-weighted) mean of the class values.
-
-    The candidates are every distinct score of the group and ``+inf``; each
-    class's cells at a candidate are those at its largest own threshold at or
-    above it (an as-of join on an integer group id: null keys are groups).
-    """
-    cells = cv.threshold_cells(counts, [*rk, c])
-    group = rk or ["_all"]
-    if not rk:
-        cells = cells.with_columns(pl.lit(0).alias("_all"))
-    ids = cells.select(*group, c).unique().sort([*group, c], nulls_last=True).with_row_index("_cid")
-    cells = cells.join(ids, on=[*group, c], how="left", nulls_equal=True)
-    candidates = cells.select(*group, "threshold").unique()
-    per_class = candidates.join(ids, on=group, how="inner", nulls_equal=True).sort("threshold")
-    at = per_class.join_asof(
-        cells.select("_cid", "threshold", *CELLS).sort("threshold"),
-        on="threshold",
-        by="_cid",
-        strategy="forward",
-        check_sortedness=False,
-    )
-    value = expr.cast(pl.Float64)
-    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
-    scored = at.with_columns(value.alias("value"), support.alias("_s"))
-    v = pl.col("value")
-    w = pl.lit(1.0) if operator == "macro" else pl.col("_s")
-    defined = v.is_not_null()
-    sums = scored.group_by([*group, "threshold"]).agg(
-        pl.len().cast(pl.Float64).alias("n_tot"),
-        defined.sum().cast(pl.Float64).alias("n_def"),
-        v.filter(defined).sum().alias("sv_n"),
-        w.sum().alias("w_tot"),
-        w.filter(defined).sum().alias("w_def"),
-        (v * w).filter(defined).sum().alias("sv_w"),
-    )
-    if operator == "macro":
-        sums = sums.with_columns(
-            pl.col("n_tot").alias("w_tot"), pl.col("n_def").alias("w_def"), pl.col("sv_n").alias("sv_w")
-        )
-    resolved = sums.with_columns(
-        resolve_mean(pl.lit(convention)).alias("value"),
-    ).with_columns(pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")).alias("value"))
-    top = pl.col("value").max()
-    best = resolved.group_by(group).agg(
-        pl.col("threshold").filter(pl.col("value") == top).max(), top.alias("value")
-    )
-    return best.sort(group, nulls_last=True).select(*rk, "threshold", "value")
 
 
 # ---------------------------------------------------------------------------
