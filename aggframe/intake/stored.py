@@ -283,6 +283,12 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
     covers = origin_covers(origin)
     if covers is None:
         covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+    elif covers["kind"] == "stores" and any(entry["covers"] is None for entry in covers["stores"]):
+        # cells made in memory from a frame (``to_cells``, then ``Cells.write``) cover what a
+        # frame covers: the cell tables' fingerprint, as ``write_cells`` records it (a part's own
+        # tables are gone once parts are added up: then the fingerprint of the sum)
+        frame = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+        covers["stores"] = [e if e["covers"] is not None else {**e, "covers": frame} for e in covers["stores"]]
     return {
         "id": str(uuid.uuid4()),
         "written": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -119,6 +119,38 @@ def test_the_same_frame_written_twice(tmp_path: Path) -> None:
     assert "identical cell tables" in store_error(exc, a, b)
 
 
+def test_the_same_frame_written_twice_through_cells(tmp_path: Path) -> None:
+    """``to_cells().write()`` records the cell tables' fingerprint as ``write_cells`` does.
+
+    Regression: a store written from in-memory cells recorded only the cells' part id,
+    so two stores of the same frame (each its own ``to_cells()``) read together doubled
+    every count.
+    """
+    shuffled = FRAME.sample(fraction=1.0, shuffle=True, seed=5)
+    a = af.from_labels(FRAME).to_cells(by="model").write(tmp_path / "a")
+    b = af.from_labels(shuffled).to_cells(by="model").write(tmp_path / "b")
+    c = af.from_labels(FRAME).write_cells(tmp_path / "c", by="model")
+    for pair in ((a, b), (a, c), (c, b)):
+        with pytest.raises(af.StoreError) as exc:
+            af.from_cells(list(pair))
+        assert "identical cell tables" in store_error(exc, *pair)
+    # cells summed in memory: the fingerprint of the sum (two stores of one sum are refused)
+    days = [af.from_labels(FRAME.filter(pl.col("day") == d)).to_cells(by="model") for d in DAYS]
+    s1 = sum(days[1:], days[0]).write(tmp_path / "s1")
+    s2 = sum(days[1:], days[0]).write(tmp_path / "s2")
+    with pytest.raises(af.StoreError):
+        af.from_cells([s1, s2])
+    # different rows still add up, exactly
+    first, rest = FRAME.filter(pl.col("day") == DAYS[0]), FRAME.filter(pl.col("day") != DAYS[0])
+    d1 = af.from_labels(first).to_cells(by="model").write(tmp_path / "d1")
+    d2 = af.from_labels(rest).to_cells(by="model").write(tmp_path / "d2")
+    assert_frame_equal(
+        af.from_cells([d1, d2]).evaluate(["f1", "mcc"], by="model"),
+        af.from_labels(FRAME).evaluate(["f1", "mcc"], by="model"),
+        abs_tol=1e-12,
+    )
+
+
 def test_stores_written_from_stores(tmp_path: Path) -> None:
     files = day_files(tmp_path / "data")
     stores = [af.from_labels(f).write_cells(tmp_path / f.stem, by="model") for f in files]
