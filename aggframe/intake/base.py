@@ -27,6 +27,7 @@ import polars as pl
 from aggframe._columns import CLUSTER, EXAMPLE, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe._options import Bootstrap, ClassUniverse
 from aggframe.exceptions import ColumnNotFoundError, OptionError
+from aggframe.intake.checks import check_groupable
 from aggframe.intake.source import FRAME, Origin, reading
 from aggframe.tables.cells import CellTables
 from aggframe.tables.universe import universe_frame
@@ -97,7 +98,8 @@ class Source(ABC):
 
     def check_by(self, by: Sequence[str]) -> None:
         """``by`` names columns of the frame, none twice, none a role."""
-        available = self.columns()
+        schema = self.frame.collect_schema()
+        available = list(schema.names())
         roles = {user: private.removeprefix("__af_") for private, user in self.roles().items()}
         roles.update(self.derived_from)
         for col in by:
@@ -113,6 +115,7 @@ class Source(ABC):
             if col not in available:
                 msg = f"by column {col!r} is not in the frame; available columns: {available}"
                 raise ColumnNotFoundError(msg)
+            check_groupable(col, schema[col], "by column")
         if len(set(by)) != len(by):
             msg = f"by columns repeat a name: {list(by)!r}"
             raise OptionError(msg)

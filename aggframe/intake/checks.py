@@ -28,10 +28,12 @@ from aggframe.intake.source import _object_labels
 __all__ = [
     "align_label_dtypes",
     "check_class_universe",
+    "check_groupable",
     "check_numeric",
     "declared_examples",
     "enum_categories",
     "label_frame",
+    "null_columns",
     "require_columns",
     "resolve_universe",
 ]
@@ -52,11 +54,32 @@ def require_columns(
             f"{list(schema.keys())}. Rename it or pass {shown}=<column name>"
         )
         raise ColumnNotFoundError(msg)
+    for name, column in needed.items():
+        if column is not None:
+            check_groupable(column, schema[column], f"role {name.split('[')[0]!r}")
 
 
-def check_numeric(schema: nw.Schema, roles: dict[str, str | None]) -> None:
+def check_groupable(column: str, dtype: Any, what: str) -> None:
+    """Refuse a column of Python objects (Polars' ``Object``): no engine groups, joins or compares them.
+
+    ``what`` says what the column is for (``role 'y_true'``, ``by column``), for the message.
+    """
+    if type(dtype).__name__ == "Object":
+        msg = (
+            f"column {column!r} ({what}) has dtype Object (Python objects), which cannot be grouped, "
+            "joined or compared; cast it to String or a number first "
+            f"(e.g. pl.col({column!r}).map_elements(str, return_dtype=pl.String))"
+        )
+        raise InvalidValueError(msg)
+
+
+def check_numeric(
+    schema: nw.Schema, roles: dict[str, str | None], nulls: set[str] | frozenset[str] = frozenset()
+) -> None:
+    """Each role's column holds booleans or numbers (a column of nothing but nulls, ``nulls``, is left
+    to the null check, which counts its rows)."""
     for role, col in roles.items():
-        if col is None:
+        if col is None or col in nulls:
             continue
         dtype = schema[col]
         if not (dtype.is_numeric() or dtype == nw.Boolean):
@@ -154,14 +177,34 @@ def _label_series(values: np.ndarray, name: str) -> pl.Series:
     return _object_labels(values, name) if values.dtype == object else pl.Series(values)
 
 
-def align_label_dtypes(schema: Mapping[str, Any], y_true: str, y_pred: str) -> Any:
+def null_columns(lf: nw.LazyFrame[Any]) -> set[str]:
+    """The columns of dtype ``Null`` (nothing but nulls: an empty CSV column) of a Polars frame.
+
+    Narwhals reads that dtype as ``Unknown``; the native schema tells it from types
+    that are really unknown. Other engines type such a column themselves.
+    """
+    native = nw.to_native(lf)
+    if not isinstance(native, pl.LazyFrame):
+        return set()
+    return {c for c, d in native.collect_schema().items() if d == pl.Null}
+
+
+def align_label_dtypes(
+    schema: Mapping[str, Any], y_true: str, y_pred: str, nulls: set[str] | frozenset[str] = frozenset()
+) -> Any:
     """The one dtype y_true and y_pred are read as (a Narwhals dtype), None when they share one; or refuse.
 
     Int32 vs Int64, int vs float and bool vs int are one numeric type; numbers
     and strings never mix (scikit-learn: "Mix of label input types"): the string
-    "0" is not the number 0, on arrays as on frames.
+    "0" is not the number 0, on arrays as on frames. A column of nothing but nulls
+    (``nulls``: dtype ``Null``) is read as the other's type, so that the null check
+    counts its rows (both: as integers).
     """
     a, b = schema[y_true], schema[y_pred]
+    if y_true in nulls or y_pred in nulls:
+        if y_true in nulls and y_pred in nulls:
+            return nw.Int64
+        return b if y_true in nulls else a
     if a == b:
         return None
 

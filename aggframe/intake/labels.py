@@ -23,6 +23,7 @@ from aggframe.intake.checks import (
     check_class_universe,
     enum_categories,
     label_frame,
+    null_columns,
     require_columns,
     resolve_universe,
 )
@@ -58,7 +59,14 @@ class LabelSource(Source):
     def class_dtype(self) -> pl.DataType:
         if self.cast is None:
             return super().class_dtype()
-        return pl.Float64() if self.cast == nw.Float64 else pl.Int64()
+        if self.cast in (nw.Float64, nw.Int64):
+            return pl.Float64() if self.cast == nw.Float64 else pl.Int64()
+        # a column of nulls read as the other's type (any type): ask the engine for it
+        col = self.class_column()
+        empty: pl.DataFrame = (
+            self.frame.select(nw.col(col).cast(self.cast)).head(0).collect(backend="polars").to_native()
+        )
+        return empty.schema[col]
 
     @property
     def binary(self) -> bool:
@@ -216,7 +224,7 @@ def label_source(
             raise OptionError(msg)
         lf = nw.from_native(label_frame(data, y_pred_values, "y_true", "y_pred")).lazy()
         roles = LabelRoles()
-    cast = align_label_dtypes(lf.collect_schema(), roles.y_true, roles.y_pred)
+    cast = align_label_dtypes(lf.collect_schema(), roles.y_true, roles.y_pred, null_columns(lf))
     universe = resolve_universe(n_classes, classes, enum_categories(lf, roles.y_true), target)
     mode = check_class_universe(class_universe, universe)
     label_task: LabelTask = task or "multiclass"

@@ -31,6 +31,7 @@ from aggframe.intake.checks import (
     check_numeric,
     declared_examples,
     enum_categories,
+    null_columns,
     require_columns,
     resolve_universe,
 )
@@ -263,7 +264,7 @@ def long_source(
         {"example": example, "class_": class_, "y": y, "p": p, "mask": mask, "fold": fold, "repeat": repeat},
     )
     require_columns(schema, {"target": target})
-    check_numeric(schema, {"y": y, "p": p, "mask": mask})
+    check_numeric(schema, {"y": y, "p": p, "mask": mask}, null_columns(lf))
     fn, _ = resolve_tnorm(tnorm)
     universe = resolve_universe(n_classes, classes, enum_categories(lf, class_), target)
     mode = check_class_universe(class_universe, universe)

@@ -288,7 +288,9 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
         # frame covers: the cell tables' fingerprint, as ``write_cells`` records it (a part's own
         # tables are gone once parts are added up: then the fingerprint of the sum)
         frame = {"kind": "frame", "cells": _cells_fingerprint(tables)}
-        covers["stores"] = [e if e["covers"] is not None else {**e, "covers": frame} for e in covers["stores"]]
+        covers["stores"] = [
+            e if e["covers"] is not None else {**e, "covers": frame} for e in covers["stores"]
+        ]
     return {
         "id": str(uuid.uuid4()),
         "written": datetime.now(UTC).isoformat(timespec="seconds"),

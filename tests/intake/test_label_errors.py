@@ -268,3 +268,49 @@ def test_labels_arrays_binary_task_with_three_classes() -> None:
     pr = af.from_labels([0, 1, 2], [0, 1, 1], task="binary")
     with pytest.raises(OptionError, match=seq("task='binary'", r"\b3 classes", re.escape("[0, 1, 2]"))):
         pr.compute("f1", "macro")
+
+
+# ---------------------------------------------------------------------------
+# Column types no engine groups by, and columns of nothing but nulls
+
+
+OBJECTS = pl.Series([1, None, "x", 2], dtype=pl.Object)
+
+
+@pytest.mark.parametrize(
+    ("build", "column", "what"),
+    [
+        (lambda f: af.from_labels(f).evaluate("f1", "macro", by="g"), "g", "by column"),
+        (lambda f: af.from_labels(f.lazy()).evaluate("f1", "macro", by="g", lazy=True), "g", "by column"),
+        (lambda f: af.from_labels(f).to_cells(by="g"), "g", "by column"),
+        (lambda f: af.from_labels(f, fold="g"), "g", "role 'fold'"),
+        (lambda f: af.from_labels(f, example="g"), "g", "role 'example'"),
+        (lambda f: af.from_labels(f, example="e", target="g"), "g", "role 'target'"),
+        (lambda f: af.from_labels(f.with_columns(y_true=OBJECTS)), "y_true", "role 'y_true'"),
+    ],
+)
+def test_labels_object_column(build: Any, column: str, what: str) -> None:
+    """A column of Python objects is refused by name before any query (it was a Rust panic
+    reported as "could not read the frame: Unsupported in row encoding")."""
+    frame = pl.DataFrame({"y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0], "e": [0, 1, 2, 3]}).with_columns(
+        g=OBJECTS
+    )
+    with pytest.raises(InvalidValueError, match=seq(f"column '{column}'", re.escape(f"({what})"), "Object")):
+        build(frame)
+
+
+@pytest.mark.parametrize(
+    ("frame", "column", "example"),
+    [
+        (pl.DataFrame({"y_true": [1, 0], "y_pred": [None, None]}), "y_pred", "y_true=1, y_pred=None"),
+        (pl.DataFrame({"y_true": [None, None], "y_pred": ["a", "b"]}), "y_true", "y_true=None, y_pred='a'"),
+        (pl.DataFrame({"y_true": [None, None], "y_pred": [None, None]}), "y_true", "y_true=None, y_pred=None"),
+    ],
+)
+@pytest.mark.parametrize("lazy", [False, True])
+def test_labels_column_of_nulls_only(frame: pl.DataFrame, column: str, example: str, lazy: bool) -> None:
+    """A label column of dtype Null (nothing but nulls) is a NullValueError with the count, not a type mix."""
+    assert pl.Null in frame.dtypes
+    pr = af.from_labels(frame.lazy() if lazy else frame)
+    with pytest.raises(NullValueError, match=seq(f"column '{column}'", r"\b2 null value", re.escape(example))):
+        pr.evaluate("f1", "macro", lazy=lazy).lazy().collect()

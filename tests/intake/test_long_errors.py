@@ -496,3 +496,22 @@ def test_classes_not_castable_to_the_class_column() -> None:
     frame = long_frame(**{"class": [0, 1] * 3})
     with pytest.raises(OptionError, match=seq("column 'class'", re.escape("['x', 'y']"), "Int64")):
         af.from_long(frame, classes=["x", "y"]).evaluate()
+
+
+@pytest.mark.parametrize("role", ["class", "example"])
+def test_long_object_column(role: str) -> None:
+    """A role column of Python objects is refused by name at construction (it was a raw Polars error)."""
+    frame = long_frame().with_columns(pl.Series(role, [object()] * long_frame().height, dtype=pl.Object))
+    with pytest.raises(InvalidValueError, match=seq(f"column '{role}'", "Object")):
+        af.from_long(frame)
+
+
+@pytest.mark.parametrize("role", ["y", "p", "mask"])
+def test_long_column_of_nulls_only(role: str) -> None:
+    """A value column of dtype Null is a NullValueError with its count (it was "has dtype Unknown")."""
+    frame = long_frame().with_columns(mask=pl.lit(1))
+    frame = frame.with_columns(pl.lit(None).alias(role))
+    assert frame.schema[role] == pl.Null
+    pr = af.from_long(frame, mask="mask")
+    with pytest.raises(NullValueError, match=seq(f"column '{role}'", rf"\b{frame.height} null value")):
+        pr.evaluate()
