@@ -304,7 +304,11 @@ def test_labels_object_column(build: Any, column: str, what: str) -> None:
     [
         (pl.DataFrame({"y_true": [1, 0], "y_pred": [None, None]}), "y_pred", "y_true=1, y_pred=None"),
         (pl.DataFrame({"y_true": [None, None], "y_pred": ["a", "b"]}), "y_true", "y_true=None, y_pred='a'"),
-        (pl.DataFrame({"y_true": [None, None], "y_pred": [None, None]}), "y_true", "y_true=None, y_pred=None"),
+        (
+            pl.DataFrame({"y_true": [None, None], "y_pred": [None, None]}),
+            "y_true",
+            "y_true=None, y_pred=None",
+        ),
     ],
 )
 @pytest.mark.parametrize("lazy", [False, True])
@@ -312,5 +316,7 @@ def test_labels_column_of_nulls_only(frame: pl.DataFrame, column: str, example: 
     """A label column of dtype Null (nothing but nulls) is a NullValueError with the count, not a type mix."""
     assert pl.Null in frame.dtypes
     pr = af.from_labels(frame.lazy() if lazy else frame)
-    with pytest.raises(NullValueError, match=seq(f"column '{column}'", r"\b2 null value", re.escape(example))):
+    with pytest.raises(
+        NullValueError, match=seq(f"column '{column}'", r"\b2 null value", re.escape(example))
+    ):
         pr.evaluate("f1", "macro", lazy=lazy).lazy().collect()
