@@ -49,6 +49,8 @@ class Projection:
     by_keys: list[str]  # the private by-keys, in the order of ``by``
     keys: list[str]  # the grouping keys of the cell tables: by-keys (or the stand-in), target, folds
     names: dict[str, str]  # private name -> the user's column
+    #: the frame before the label form read y_true and y_pred as one type (None: not cast)
+    raw: nw.LazyFrame[Any] | None = None
 
 
 @dataclass(kw_only=True)

@@ -36,6 +36,7 @@ __all__ = [
     "null_columns",
     "require_columns",
     "resolve_universe",
+    "unfit_labels",
 ]
 
 Universe = list[Any] | dict[Any, list[Any]]
@@ -209,15 +210,50 @@ def align_label_dtypes(
         return None
 
     def numeric(d: Any) -> bool:
-        return bool(d.is_numeric() or d == nw.Boolean)
+        # decimals mix with nothing: an integer type would truncate 1.5 to 1, a float round
+        return bool((d.is_numeric() and d != nw.Decimal) or d == nw.Boolean)
 
     if numeric(a) and numeric(b):
-        return nw.Float64 if (a.is_float() or b.is_float()) else nw.Int64
+        if a.is_float() or b.is_float():
+            return nw.Float64
+        unsigned = [d for d in (a, b) if d.is_unsigned_integer()]
+        return nw.UInt64 if len(unsigned) == 2 else nw.Int64
     msg = (
         f"columns {y_true!r} ({a}) and {y_pred!r} ({b}) hold labels of different types: a mix of "
         "label input types (the string '0' is not the number 0); cast them to one type first"
     )
     raise InvalidValueError(msg)
+
+
+#: The integers a Float64 holds exactly: up to 2^53 in magnitude.
+EXACT_IN_FLOAT = 2**53
+_INT64_MAX = 2**63 - 1
+
+
+def unfit_labels(dtype: Any, column: str, cast: Any) -> tuple[Any, str] | None:
+    """The labels of ``column`` (of ``dtype``) that the common label type ``cast`` cannot hold exactly.
+
+    A flag expression and what the flagged labels are, or None when every value
+    fits: integers beyond 2^53 in magnitude read as Float64 (next to float labels:
+    two of them could become one float), and UInt64 labels above 2^63 - 1 read as
+    Int64 (next to signed ones). The label form reads those as null and, when the
+    null check finds them, counts them on the source with this flag.
+    """
+    col = nw.col(column)
+    if cast == nw.Float64 and dtype.is_integer():
+        flag = col > EXACT_IN_FLOAT
+        if dtype.is_signed_integer():
+            flag = flag | (col < -EXACT_IN_FLOAT)
+        return flag, (
+            "integer label(s) beyond 2^53 in magnitude, which the Float64 labels of both columns "
+            "(the other holds floats) cannot tell apart"
+        )
+    if cast == nw.Int64 and dtype == nw.UInt64:
+        return (
+            col > _INT64_MAX,
+            "label(s) above 2^63 - 1, which Int64 (the other holds signed integers) cannot hold",
+        )
+    return None
 
 
 def declared_examples(

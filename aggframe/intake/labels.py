@@ -7,8 +7,8 @@ whatever their number; ``task="binary"`` keeps the positive class alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import narwhals as nw
@@ -26,6 +26,7 @@ from aggframe.intake.checks import (
     null_columns,
     require_columns,
     resolve_universe,
+    unfit_labels,
 )
 from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
@@ -76,8 +77,21 @@ class LabelSource(Source):
         proj = super().project(by, extra)
         if self.cast is None:
             return proj
-        frame = proj.frame.with_columns(nw.col(Y_TRUE).cast(self.cast), nw.col(Y_PRED).cast(self.cast))
-        return Projection(frame=frame, by_keys=proj.by_keys, keys=proj.keys, names=proj.names)
+        # a label the common type cannot hold exactly is read as null, never as another label:
+        # the null check then counts it on ``raw`` (``cast_guards``) and says what it is
+        guards = self.cast_guards(proj.frame.collect_schema())
+        cast = [
+            (nw.col(c) if c not in guards else nw.when(~guards[c][0]).then(nw.col(c)))
+            .cast(self.cast)
+            .alias(c)
+            for c in (Y_TRUE, Y_PRED)
+        ]
+        return replace(proj, frame=proj.frame.with_columns(*cast), raw=proj.frame)
+
+    def cast_guards(self, schema: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+        """Per (private) label column, the labels the common type cannot hold (:func:`unfit_labels`)."""
+        guards = {c: unfit_labels(schema[c], c, self.cast) for c in (Y_TRUE, Y_PRED)}
+        return {c: g for c, g in guards.items() if g is not None}
 
     def _private_roles(self) -> LabelRoles:
         return LabelRoles(
@@ -87,9 +101,11 @@ class LabelSource(Source):
     def tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
         proj = self.project(by)
         roles = self._private_roles()
+        guards = {} if proj.raw is None else self.cast_guards(proj.raw.collect_schema())
         return finish_labels(
             label_grains(proj.frame, roles, proj.keys, pairs=pairs, via_pairs=self._few_classes()),
             source=proj.frame,
+            unfit=(proj.raw, guards) if guards and proj.raw is not None else None,
             roles=roles,
             keys=proj.keys,
             universe=self.universe_table(),

@@ -19,6 +19,7 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL
 from aggframe.exceptions import (
     DuplicateEntryError,
     EmptyInputError,
+    InvalidValueError,
     NullValueError,
     OptionError,
     UnknownClassError,
@@ -52,13 +53,17 @@ def finish_labels(
     names: Mapping[str, str],
     target: str | None = None,
     group_universe: Sequence[str] = (),
+    unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]] | None = None,
 ) -> CellTables:
     """Validated cell tables of the label form (all names private), absent classes in ``groups``.
 
     From the per-class margins (``raw["margins"]``; with the confusion counts
     ``raw["conf"]`` when the pairs were asked for): per class ``tp``, ``#true``
     and ``#pred``; per group ``N`` and the right count, which fix the pooled cells
-    and the per-example profiles (an example is right or wrong).
+    and the per-example profiles (an example is right or wrong). ``unfit``: the
+    source before y_true and y_pred were read as one type, and per label column the
+    flag of the labels that type cannot hold (read as null): the null check counts
+    those on it.
     """
     k = list(keys)
     ukeys = [*group_universe, *universe_keys(target, universe)]
@@ -96,6 +101,7 @@ def finish_labels(
             pos_label=pos_label,
             target=target if universe_keys(target, universe) else None,
             names=names,
+            unfit=unfit,
         )
         return audit
 
@@ -236,6 +242,7 @@ def _check_labels(
     pos_label: Any,
     names: Mapping[str, str],
     target: str | None = None,
+    unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]] | None = None,
 ) -> None:
     def show(col: str) -> str:
         return names.get(col, col)
@@ -252,6 +259,16 @@ def _check_labels(
         if audit[CLASS].dtype.is_float():
             source_missing = source_missing | nw.col(col).is_nan()
         count = int(audit.filter(missing)[internal].sum())
+        if count and unfit is not None and col in unfit[1]:
+            raw, (flag, what) = unfit[0], unfit[1][col]
+            lost = count_rows(raw, flag)
+            if lost:
+                row = first_row(raw, flag, cols, names)
+                msg = (
+                    f"column {show(col)!r}: {lost} {what} (e.g. row {row}); cast "
+                    f"{show(roles.y_true)!r} and {show(roles.y_pred)!r} to one type first"
+                )
+                raise InvalidValueError(msg)
         if count:
             row = first_row(source, source_missing, cols, names)
             msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); labels must not be null"

@@ -320,3 +320,95 @@ def test_labels_column_of_nulls_only(frame: pl.DataFrame, column: str, example: 
         NullValueError, match=seq(f"column '{column}'", r"\b2 null value", re.escape(example))
     ):
         pr.evaluate("f1", "macro", lazy=lazy).lazy().collect()
+
+
+# ---------------------------------------------------------------------------
+# Two label columns of different numeric types: one type that holds every label exactly
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "refused"),
+    [
+        # integers next to floats are read as Float64: beyond 2^53 two labels could become one
+        (
+            pl.Series([2**53 + 1, 2**53, 0]),
+            pl.Series([2**53 + 1.0, 2**53 + 0.0, 0.0]),
+            ("y_true", "1 integer label(s) beyond 2^53", "y_true=9007199254740993"),
+        ),
+        (
+            pl.Series([1.0, 0.0]),
+            pl.Series([-(2**60), 0], dtype=pl.Int64),
+            ("y_pred", "1 integer label(s) beyond 2^53", "y_pred=-1152921504606846976"),
+        ),
+        # UInt64 next to signed integers is read as Int64: above 2^63 - 1 a label does not fit
+        (
+            pl.Series([-1, 0], dtype=pl.Int8),
+            pl.Series([2**63, 0], dtype=pl.UInt64),
+            ("y_pred", "1 label(s) above 2^63 - 1", "y_pred=9223372036854775808"),
+        ),
+    ],
+)
+@pytest.mark.parametrize("lazy", [False, True])
+def test_labels_that_the_common_type_cannot_hold(
+    y_true: pl.Series, y_pred: pl.Series, refused: tuple[str, str, str], lazy: bool
+) -> None:
+    """Refused by name, with the count and the row, never merged into another label nor a raw cast error.
+
+    Regression: int next to float labels beyond 2^53 were merged (f1 1.0 over 2 classes where
+    scikit-learn has 3), UInt64 next to Int8 was "could not read the frame: conversion from
+    u64 to i64 failed in column '__af_y_pred'".
+    """
+    column, what, example = refused
+    frame = pl.DataFrame({"y_true": y_true, "y_pred": y_pred})
+    pr = af.from_labels(frame.lazy() if lazy else frame)
+    with pytest.raises(
+        InvalidValueError,
+        match=seq(f"column '{column}'", re.escape(what), re.escape(example), "one type"),
+    ):
+        pr.evaluate("f1", "macro", lazy=lazy).lazy().collect()
+
+
+@pytest.mark.parametrize(
+    ("true_dtype", "pred_dtype"),
+    [(pl.UInt64, pl.UInt8), (pl.UInt64, pl.Int8), (pl.Int16, pl.Float32), (pl.UInt32, pl.Int64)],
+)
+def test_labels_of_two_numeric_types_match_sklearn(true_dtype: pl.DataType, pred_dtype: pl.DataType) -> None:
+    """Labels of two numeric types that fit one type are the same classes as scikit-learn's."""
+    from sklearn.metrics import f1_score
+
+    y_true, y_pred = [0, 1, 2, 2, 7, 1], [0, 2, 2, 1, 7, 1]
+    frame = pl.DataFrame(
+        {"y_true": pl.Series(y_true, dtype=true_dtype), "y_pred": pl.Series(y_pred, dtype=pred_dtype)}
+    )
+    got = af.from_labels(frame).compute("f1", "macro")
+    assert got == pytest.approx(f1_score(y_true, y_pred, average="macro"))
+
+
+def test_labels_unsigned_beyond_int64_keep_their_classes() -> None:
+    """Two unsigned columns are read as UInt64: a label above 2^63 - 1 is one class of its own."""
+    big = 2**63 + 5
+    frame = pl.DataFrame(
+        {
+            "y_true": pl.Series([big, 0, big, 7], dtype=pl.UInt64),
+            "y_pred": pl.Series([1, 0, 0, 7], dtype=pl.UInt8),
+        }
+    )
+    per_class = af.from_labels(frame).per_class("recall")
+    assert per_class["class"].to_list() == [0, 1, 7, big]
+    assert af.from_labels(frame).compute("f1", "macro") == pytest.approx((0 + 2 / 3 + 0 + 1) / 4)
+
+
+def test_labels_decimals_mix_with_nothing() -> None:
+    """A Decimal label column next to integers is a type mix (an integer type would truncate 1.5 to 1).
+
+    Regression: the labels were cast to Int64, so the class 1.5 silently became 1 (f1 1.0, not 1/3).
+    """
+    from decimal import Decimal
+
+    frame = pl.DataFrame(
+        {"y_true": pl.Series([Decimal("1.5"), Decimal("1")], dtype=pl.Decimal(10, 1)), "y_pred": [1, 1]}
+    )
+    with pytest.raises(
+        InvalidValueError, match=seq(r"'y_true' \(Decimal", r"'y_pred' \(Int64\)", "different types")
+    ):
+        af.from_labels(frame)
