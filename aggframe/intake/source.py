@@ -534,20 +534,27 @@ def _object_labels(values: np.ndarray, name: str) -> pl.Series:
 # Records of files (for cell stores)
 
 
+#: The bytes a fingerprint reads at each end of a file (the whole file when it is smaller than two).
+_FINGERPRINT_SPAN = 65536
+
+
 def _fingerprint(path: Path, size: int) -> str:
-    """A cheap content fingerprint: the Parquet footer, or the first and last 64 KiB of a CSV."""
+    """A cheap content fingerprint: the first and last 64 KiB of the file (all of a small one), its
+    size, and the ``key=value`` folders of its path.
+
+    The footer alone is not enough: two small Parquet files of one schema, size and
+    column statistics have the same footer and different rows. The folders are part of
+    the rows a hive scan reads (the same bytes under ``day=1/`` and ``day=2/`` are two
+    days), so a copy is recognised within one partition, not across partitions.
+    """
     digest = hashlib.sha256(str(size).encode())
+    for key, value in hive_pairs(path):
+        digest.update(f"/{key}={value}".encode())
     with path.open("rb") as fh:
-        if path.suffix.lower() == ".parquet" and size >= 12:
-            fh.seek(size - 8)
-            length = int.from_bytes(fh.read(4), "little")
-            fh.seek(max(0, size - 8 - length))
-            digest.update(fh.read(length + 8))
-        else:
-            digest.update(fh.read(65536))
-            if size > 65536:
-                fh.seek(max(65536, size - 65536))
-                digest.update(fh.read())
+        digest.update(fh.read(_FINGERPRINT_SPAN))
+        if size > _FINGERPRINT_SPAN:
+            fh.seek(max(_FINGERPRINT_SPAN, size - _FINGERPRINT_SPAN))
+            digest.update(fh.read())
     return digest.hexdigest()
 
 

@@ -48,7 +48,8 @@ gives each store an identity and a record of what it covers (next to the layout)
              | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
 
 ``files``: each file's resolved path, size, mtime and a content fingerprint (the
-Parquet footer, or the first and last 64 KiB of a CSV, with the size); a URI
+first and last 64 KiB of the file, with its size and the ``key=value`` folders of its
+path); a URI
 records its name only. ``frame``: an in-memory or engine frame leaves no trace of
 its rows, so the store records a fingerprint of its own cell tables; two stores
 with identical cell tables are taken as the same frame written twice (two

@@ -294,3 +294,41 @@ def test_disjoint_shards_add_up_and_any_repeat_is_refused(
     )
     with pytest.raises(af.StoreError):
         af.from_cells([*stores, stores[repeat % len(stores)]])
+
+
+def test_different_files_of_one_size_and_footer_add_up(tmp_path: Path) -> None:
+    """Two days whose small files share size, schema and statistics (so their Parquet footers)
+    are two days; the same bytes under two partition folders are two days too; a copy of a
+    file within one partition is still the same file.
+
+    Regression: the fingerprint was the footer alone, so the second day's store was refused
+    as covering the first day's file.
+    """
+    data = tmp_path / "data"
+    rows = {
+        "2026-11-01": {"y_true": [0, 1, 0, 1], "y_pred": [0, 1, 1, 0]},
+        "2026-11-02": {"y_true": [0, 1, 0, 1], "y_pred": [1, 0, 0, 1]},
+        "2026-11-03": {"y_true": [0, 1, 0, 1], "y_pred": [0, 1, 1, 0]},  # the bytes of 11-01
+    }
+    for day, frame in rows.items():
+        (data / f"day={day}").mkdir(parents=True)
+        pl.DataFrame(frame).write_parquet(data / f"day={day}" / "p.parquet")
+    first, second = (data / f"day={d}" / "p.parquet" for d in list(rows)[:2])
+    assert first.stat().st_size == second.stat().st_size
+    assert pl.read_parquet_schema(first) == pl.read_parquet_schema(second)
+    stores = [
+        af.from_labels(af.scan(data / f"day={day}", hive=True)).write_cells(tmp_path / day, by="day")
+        for day in rows
+    ]
+    assert_frame_equal(
+        af.from_cells(stores).evaluate(["f1", "mcc"], ["micro", "macro"], by="day"),
+        af.from_labels(af.scan(data, hive=True)).evaluate(["f1", "mcc"], ["micro", "macro"], by="day"),
+        abs_tol=1e-12,
+    )
+    copied = tmp_path / "copy" / "day=2026-11-01"
+    copied.mkdir(parents=True)
+    shutil.copy2(first, copied / "p.parquet")
+    copy = af.from_labels(af.scan(copied, hive=True)).write_cells(tmp_path / "copy_store", by="day")
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells([stores[0], copy])
+    store_error(exc, stores[0], copy)
