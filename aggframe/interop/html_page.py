@@ -76,7 +76,14 @@ class _Page:
             svg = _unique_ids(self.vlc.vegalite_to_svg(spec), name)
             self.add(f'<div class="chart" id="{name}">{svg}</div>')
         else:
-            payload = json.dumps(spec, allow_nan=False).replace("</", "<\\/")
+            # every <, > and & as a JSON escape: no text of the spec (a group named
+            # "<!--<script>") can end or re-open the script element around it
+            payload = (
+                json.dumps(spec, allow_nan=False)
+                .replace("<", "\\u003c")
+                .replace(">", "\\u003e")
+                .replace("&", "\\u0026")
+            )
             self.add(
                 f'<div class="chart" id="{name}" data-spec="{name}-spec"></div>'
                 f'<script type="application/json" id="{name}-spec">{payload}</script>'
@@ -107,11 +114,24 @@ class _Page:
         )
 
 
+#: An SVG tag, its quoted attribute values included (a value may hold ``>``).
+_TAG = re.compile(r"""<(?:[^>"']|"[^"]*"|'[^']*')*>""")
+
+
 def _unique_ids(svg: str, prefix: str) -> str:
-    """Prefix the ids of an inline SVG (clip paths, gradients) so charts on one page never share one."""
-    ids = set(re.findall(r'\bid="([^"]+)"', svg))
-    for old in sorted(ids, key=len, reverse=True):
-        new = f"{prefix}-{old}"
-        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"url(#{old})", f"url(#{new})")
-        svg = svg.replace(f'href="#{old}"', f'href="#{new}"')
-    return svg
+    """Prefix the ids of an inline SVG (clip paths, gradients) so charts on one page never share one.
+
+    Only inside tags: the text of the chart (titles, labels: the user's names and
+    values, which may read ``id="x"``) is left as it is.
+    """
+    ids = {i for tag in _TAG.findall(svg) for i in re.findall(r'\bid="([^"]+)"', tag)}
+    if not ids:
+        return svg
+    # one pass over the references of each tag, longest ids first (one id may start another)
+    names = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    reference = re.compile(rf'(\bid="|url\(#|href="#)({names})(?=[")])')
+
+    def renamed(tag: re.Match[str]) -> str:
+        return reference.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", tag.group(0))
+
+    return _TAG.sub(renamed, svg)

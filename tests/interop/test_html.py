@@ -4,6 +4,7 @@ headless Chromium loads it without console errors and draws its charts."""
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,73 @@ def test_browser_probe_sees_what_goes_wrong(tmp_path: Path) -> None:
     assert any("undefinedFunction" in e for e in page.exceptions)
     assert any(url.startswith("http://127.0.0.1:9") for url in page.requests)
     assert (page.charts, page.drawn) == (1, 0)
+
+
+# ---------------------------------------------------------------------------
+# Group values that read as markup: shown as given, and they break nothing
+
+HOSTILE_VALUES = ["<!--<script>", 'model id="v1" url(#x) href="#y"', "a & b </script>"]
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    rows = [(g, t, p) for g in [*HOSTILE_VALUES, "b"] for t, p in ((0, 0), (1, 1), (0, 1), (1, 1))]
+    frame = pl.DataFrame(rows, schema=["model", "y_true", "y_pred"], orient="row")
+    out = tmp_path_factory.mktemp("hostile")
+    paths = {}
+    for mode in ("svg", "vega"):
+        paths[mode] = out / f"{mode}.html"
+        af.html_report(
+            af.from_labels(frame), "f1", ["micro", "macro"], by="model", charts=mode, path=paths[mode]
+        )
+    return paths
+
+
+def _strings(spec: Any) -> set[str]:
+    """Every string in a parsed chart spec (the data values among them)."""
+    if isinstance(spec, dict):
+        return {s for v in spec.values() for s in _strings(v)} | {k for k in spec if isinstance(k, str)}
+    if isinstance(spec, list):
+        return {s for v in spec for s in _strings(v)}
+    return {spec} if isinstance(spec, str) else set()
+
+
+def _tags(text: str) -> list[str]:
+    return re.findall(r"""<(?:[^>"']|"[^"]*"|'[^']*')*>""", text)
+
+
+def test_hostile_values_leave_the_markup_alone(hostile_pages: dict[str, Path]) -> None:
+    """Regressions: in vega mode a group named ``<!--<script>`` swallowed every later chart into one
+    script element (the spec escaped only ``</``); in svg mode a label reading ``id="v1"`` was
+    rewritten as an SVG id (``model id="chart-1-v1"``)."""
+    svg = hostile_pages["svg"].read_text(encoding="utf-8")
+    ids = [i for tag in _tags(svg) for i in re.findall(r'\bid="([^"]+)"', tag)]
+    assert len(ids) == len(set(ids))
+    assert "chart-1-v1" not in svg
+    assert "chart-2-v1" not in svg
+    vega = hostile_pages["vega"].read_text(encoding="utf-8")
+    specs = re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', vega, re.S)
+    assert len(specs) == vega.count('data-spec="chart-')
+    values = set()
+    for _, payload in specs:
+        assert "<" not in payload
+        assert ">" not in payload
+        values |= {v for v in HOSTILE_VALUES if v in _strings(json.loads(payload))}
+    assert values == set(HOSTILE_VALUES)  # the values reach the charts as given
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    find_chromium() is None,
+    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
+)
+@pytest.mark.parametrize("mode", ["svg", "vega"])
+def test_hostile_values_in_headless_chromium(hostile_pages: dict[str, Path], mode: str) -> None:
+    page = open_page(hostile_pages[mode])
+    assert page.console_errors == []
+    assert page.exceptions == []
+    assert page.charts >= 2
+    assert page.drawn == page.charts
 
 
 # ---------------------------------------------------------------------------
