@@ -133,7 +133,12 @@ def aligned(parts: list[Cells]) -> list[Cells]:
     casts: dict[str, pl.DataType] = {}
     for col in columns:
         dtypes = [c.class_table.schema[col] for c in parts]
-        known = [d for d in dtypes if d != pl.Null]
+        typed = [d for d in dtypes if d != pl.Null]
+        # a key that is null in every row of a part (the null hive partition alone, typed
+        # String) takes the others' type: its values say nothing about the column's type
+        known = [
+            d for d, c in zip(dtypes, parts, strict=True) if d in typed and not _all_null(c, col)
+        ] or typed
         if not known or all(d == dtypes[0] for d in dtypes):
             continue
         families = {_family(d) for d in known}
@@ -150,6 +155,14 @@ def aligned(parts: list[Cells]) -> list[Cells]:
     if not casts:
         return parts
     return [_cast(c, casts) for c in parts]
+
+
+def _all_null(c: Cells, col: str) -> bool:
+    """Whether a key column is null in every row of every table of ``c`` (never for the class)."""
+    if col == CLASS:
+        return False
+    tables = [c.class_table, c.profile_table, *(t for t in (c.group_table,) if t is not None)]
+    return all(t[col].null_count() == t.height for t in tables if col in t.columns)
 
 
 def _cast(c: Cells, casts: dict[str, pl.DataType]) -> Cells:

@@ -332,3 +332,49 @@ def test_different_files_of_one_size_and_footer_add_up(tmp_path: Path) -> None:
     with pytest.raises(af.StoreError) as exc:
         af.from_cells([stores[0], copy])
     store_error(exc, stores[0], copy)
+
+
+@pytest.mark.parametrize("null_first", [False, True])
+def test_a_store_of_the_null_partition_adds_to_the_others(tmp_path: Path, null_first: bool) -> None:
+    """The null hive partition read alone types its key String (nothing says Date); its store adds
+    to the other days' stores (a key null in every row takes the others' type), as the rows do.
+
+    Regression: "cannot add these cells: column 'day' is Date in one and String in the other".
+    """
+    data = tmp_path / "data"
+    days = ["2026-11-01", "__HIVE_DEFAULT_PARTITION__", "2026-11-02"]
+    for i, day in enumerate(days):
+        (data / f"day={day}").mkdir(parents=True)
+        pl.DataFrame(
+            {
+                "model": ["a", "b", "a", "b"][: 3 + i % 2],
+                "y_true": [0, 1, 2, 0][: 3 + i % 2],
+                "y_pred": [0, 1, 1, 0][: 3 + i % 2],
+            }
+        ).write_parquet(data / f"day={day}" / "p.parquet")
+    stores = [
+        af.from_labels(af.scan(data / f"day={day}", hive=True)).write_cells(
+            tmp_path / f"s{i}", by=["model", "day"]
+        )
+        for i, day in enumerate(days)
+    ]
+    dated = stores[0]
+    if null_first:
+        stores = [stores[1], stores[0], stores[2]]
+    expected = af.from_labels(af.scan(data, hive=True)).evaluate(["f1", "mcc"], ["micro", "macro"], by="day")
+    assert expected.schema["day"] == pl.Date
+    got = af.from_cells(stores).evaluate(["f1", "mcc"], ["micro", "macro"], by="day")
+    assert_frame_equal(got, expected, abs_tol=1e-12)
+    # in memory too, and a key that differs where it has values is still refused
+    cells = [af.Cells.read(s) for s in stores]
+    assert_frame_equal(
+        sum(cells[1:], cells[0]).evaluate(["f1", "mcc"], ["micro", "macro"], by="day"),
+        expected,
+        abs_tol=1e-12,
+    )
+    texts = tmp_path / "texts" / "day=x"
+    texts.mkdir(parents=True)
+    pl.DataFrame({"model": ["a"], "y_true": [0], "y_pred": [0]}).write_parquet(texts / "p.parquet")
+    text_store = af.from_labels(af.scan(texts, hive=True)).write_cells(tmp_path / "t", by=["model", "day"])
+    with pytest.raises(af.OptionError, match="column 'day' is Date in one and String in the other"):
+        af.from_cells([dated, text_store])
