@@ -26,6 +26,13 @@ def _as_labels(args: argparse.Namespace, lf: pl.LazyFrame, flag: str, values: li
     """Class values given as text (--classes, --pos-label) in the type of the class column."""
     column = (_given(args.class_col, "class")) if args.form == "long" else (_given(args.y_true, "y_true"))
     dtype = lf.collect_schema().get(column)
+    if dtype == pl.Boolean:
+        truth = {"1": True, "true": True, "0": False, "false": False}
+        bad = [v for v in values if v.lower() not in truth]
+        if bad:
+            msg = f"{flag} {bad[0]!r} is not a boolean (1, 0, true or false), but column {column!r} holds Boolean labels"
+            raise _UsageError(msg)
+        return [truth[v.lower()] for v in values]
     if dtype is None or not dtype.is_numeric():
         return values
     kind = int if dtype.is_integer() else float

@@ -298,6 +298,35 @@ def test_class_values_are_read_in_the_column_type(capsys: pytest.CaptureFixture[
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "positive"), [("1", True), ("true", True), ("True", True), ("0", False), ("false", False)]
+)
+def test_boolean_labels_take_a_boolean_pos_label(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, positive: bool
+) -> None:
+    """--pos-label and --classes on Boolean label columns (README: booleans are 0/1).
+
+    Regression: every value, the default 1 included, was refused as "the declared classes
+    ['1'] cannot be cast to the column's dtype Boolean": False could not be the positive class.
+    """
+    from sklearn.metrics import recall_score
+
+    frame = pl.DataFrame(
+        {"y_true": [True, False, True, False, True], "y_pred": [True, True, False, False, True]}
+    )
+    frame.write_parquet(tmp_path / "bool.parquet")
+    argv = ["report", str(tmp_path / "bool.parquet"), "--format", "csv", "--measures", "recall"]
+    assert main([*argv, "--task", "binary", "--pos-label", text, "--operators", "micro"]) == 0
+    value = pl.read_csv(capsys.readouterr().out.encode())["value"].item()
+    assert value == pytest.approx(recall_score(frame["y_true"], frame["y_pred"], pos_label=positive))
+    assert (
+        main([*argv, "--classes", f"{text},{'false' if positive else 'true'}", "--operators", "macro"]) == 0
+    )
+    capsys.readouterr()
+    line = fails(capsys, [*argv, "--task", "binary", "--pos-label", "yes"], "usage")
+    assert "--pos-label 'yes' is not a boolean" in line
+
+
 def test_a_failed_write_is_an_output_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     store = tmp_path / "store"
     (store / "classes.parquet").mkdir(parents=True)  # where a table goes, a directory is in the way
