@@ -257,7 +257,7 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "--pos-label",
         default=None,
         metavar="LABEL",
-        help="the positive class, with --task binary or --operators binary, e.g. 1 (default: 1)",
+        help="the positive class, with --task binary or --operators binary, e.g. 1 (default: 1; Boolean labels: true or false)",
     )
     p.add_argument("--fold", metavar="COL", default=None, help="cross-validation fold column, e.g. fold")
     p.add_argument(
