@@ -99,6 +99,13 @@ class ReportRequest:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
             raise OptionError(msg)
         withins = unique_in_order(parse_within(w) for w in listify(within))
+        if not has_target and withins != ["micro"]:
+            # the default needs no target; anything else asked of it would be ignored
+            msg = (
+                f"within={within!r} is the operator inside each target of the target operator, and these "
+                "predictions have no target column: pass target='<column>' when building them"
+            )
+            raise OptionError(msg)
         if "target" in ops and not withins:
             msg = "Expected at least one `within` operator for the target operator"
             raise OptionError(msg)

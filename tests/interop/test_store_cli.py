@@ -156,3 +156,23 @@ def test_cli_long_form_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert "unknown measure 'f7x'" in capsys.readouterr().err
     assert main(["report", str(EXAMPLES / "multilabel.parquet"), "--form", "long"]) == 2
     assert "sparse" in capsys.readouterr().err
+
+
+def test_within_without_a_target_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``within=`` (``--within``) is the operator inside each target: without a target it would be
+    ignored, so it is refused, on predictions and on stores written without a target alike.
+
+    Regression: ``aggframe report STORE --within macro`` on a store without a target printed the
+    report as if --within had not been given (exit 0).
+    """
+    pr = af.from_labels(FRAME, y_true="y_true", y_pred="y_pred")
+    with pytest.raises(af.OptionError, match="within='macro' is the operator inside each target"):
+        pr.evaluate("f1", "macro", within="macro")
+    assert pr.evaluate("f1", "macro", within="micro").equals(pr.evaluate("f1", "macro"))  # the default
+    store = str(pr.write_cells(tmp_path / "store", by="model"))
+    with pytest.raises(af.OptionError, match="no target column"):
+        af.from_cells(store).evaluate("f1", "macro", by="model", within=["macro", "micro"])
+    assert main(["report", store, "--measures", "f1", "--within", "macro"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("aggframe: usage error: --within")
+    assert "no target column" in err
