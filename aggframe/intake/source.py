@@ -372,6 +372,10 @@ HIVE_KEYS = (
     "the hive partition keys of {path!r} ({keys}) differ from those of {first!r} ({first_keys}); "
     "the files of one data set need the same key=value folders"
 )
+HIVE_VALUE = (
+    "the folder {folder!r} of {path!r} holds '=' in its value, which a hive partition writes as %3D "
+    "({quoted!r}); rename the folder"
+)
 HIVE_CLASH = (
     "column {column!r} is both a column of {path!r} and a hive partition key of its path "
     "({column}=...); rename the column or the folder"
@@ -381,6 +385,16 @@ HIVE_CLASH = (
 def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
     """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
     pairs = [hive_pairs(f) for f in files]
+    for path, kv in zip(files, pairs, strict=True):
+        odd = next((f"{k}={v}" for k, v in kv if "=" in v), None)
+        if odd is not None:
+            # Polars reads no partition from such a folder: refuse it by name, not by a height mismatch
+            msg = HIVE_VALUE.format(
+                folder=odd,
+                path=str(path),
+                quoted=odd.split("=", 1)[0] + "=" + odd.split("=", 1)[1].replace("=", "%3D"),
+            )
+            raise SourceError(msg)
     keys = [k for k, _ in pairs[0]]
     for path, kv in zip(files[1:], pairs[1:], strict=True):
         if [k for k, _ in kv] != keys:

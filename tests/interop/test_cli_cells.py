@@ -122,6 +122,23 @@ def test_a_hive_key_that_is_also_a_column_is_refused(
     assert af.scan(folder / "p.parquet").collect()["model"].to_list() == DAY1["model"].to_list()
 
 
+def test_a_hive_value_holding_an_equals_sign(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``seg=a=b`` is refused by name (Polars reads no partition from it: it was a height mismatch
+    from deep inside the scan); written as hive writes it, ``seg=a%3Db``, it reads as ``a=b``."""
+    for folder in ("seg=07", "seg=a=b", "quoted/seg=a%3Db"):
+        (tmp_path / folder).mkdir(parents=True)
+        DAY1.write_parquet(tmp_path / folder / "p.parquet")
+    paths = [str(tmp_path / "seg=07" / "p.parquet"), str(tmp_path / "seg=a=b" / "p.parquet")]
+    assert main(["report", *paths, "--by", "seg"]) == 2
+    err = _error(capsys)
+    assert "input error" in err
+    assert "the folder 'seg=a=b'" in err
+    assert "%3D" in err
+    with pytest.raises(af.SourceError, match="holds '=' in its value"):
+        af.scan(paths[1], hive=True)
+    assert af.scan(tmp_path / "quoted", hive=True).collect()["seg"].unique().to_list() == ["a=b"]
+
+
 def test_files_with_other_hive_keys_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "day=1").mkdir()
     (tmp_path / "other").mkdir()
