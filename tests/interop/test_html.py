@@ -22,6 +22,16 @@ pytest.importorskip("great_tables", reason="the plot extra (great_tables) is not
 
 KEY = "model [v1.2]"
 
+
+def in_chromium(test: Any) -> Any:
+    """A browser test: slow, and skipped without Chromium on PATH (``.ci/run`` installs it)."""
+    needs = pytest.mark.skipif(
+        find_chromium() is None,
+        reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
+    )
+    return pytest.mark.slow(needs(test))
+
+
 # an attribute that makes the browser fetch: src=, href=, srcset=, action=, poster=, data= ...
 _FETCH = re.compile(
     r"""\b(?:src|href|srcset|action|poster|data|xlink:href)\s*=\s*["']?\s*([a-zA-Z][\w+.-]*):"""
@@ -161,11 +171,7 @@ def test_folds_and_many_classes(tmp_path: Path) -> None:
     assert _network_refs(text) == []
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
-)
+@in_chromium
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_report_in_headless_chromium(pages: dict[str, Path], mode: str) -> None:
     from PIL import Image
@@ -188,11 +194,7 @@ def test_report_in_headless_chromium(pages: dict[str, Path], mode: str) -> None:
     assert sum(lower.histogram()[:200]) > 5_000
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
-)
+@in_chromium
 def test_browser_probe_sees_what_goes_wrong(tmp_path: Path) -> None:
     """The probe is not blind: a console error, an exception, a fetch and an empty chart all show."""
     bad = tmp_path / "bad.html"
@@ -263,11 +265,7 @@ def test_hostile_values_leave_the_markup_alone(hostile_pages: dict[str, Path]) -
     assert values == set(HOSTILE_VALUES)  # the values reach the charts as given
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
-)
+@in_chromium
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_hostile_values_in_headless_chromium(hostile_pages: dict[str, Path], mode: str) -> None:
     page = open_page(hostile_pages[mode])
@@ -335,11 +333,7 @@ def test_score_charts_are_the_predictions_curves(score_page: Path) -> None:
     assert "<h2>Scores</h2>" not in plain  # label predictions have no scores
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
-)
+@in_chromium
 def test_score_report_in_headless_chromium(score_page: Path) -> None:
     page = open_page(score_page)
     assert page.console_errors == []
@@ -435,11 +429,7 @@ _INTERVAL_PROBE = """Array.from(document.querySelectorAll("div.chart"))
   }))"""
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium; .ci/run installs it): the browser test cannot run",
-)
+@in_chromium
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_interval_charts_in_headless_chromium(interval_pages: dict[str, Path], mode: str) -> None:
     page = open_page(interval_pages[mode], ask=_INTERVAL_PROBE)
