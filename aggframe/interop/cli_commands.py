@@ -136,6 +136,10 @@ def _evaluate(
         "within": _split(args.within) or "micro",
         "grouping_sets": args.grouping_sets,
     }
+    if stores is not None and args.within is not None and pr.source.target_key() is None:
+        # on files the same is refused before reading (--within needs --target)
+        msg = "--within applies to stores written with --target (it is the operator inside each target)"
+        raise _UsageError(msg)
     # the options first (a usage error comes before a long scan), then the one scan, kept
     request = pr.request(_split(args.measures), _split(args.operators), **options)
     if stores is not None:
