@@ -28,6 +28,7 @@ import polars as pl
 from aggframe._columns import BOOT_COLUMNS, REP, by_key, check_result_names, restore
 from aggframe._options import Bootstrap
 from aggframe.exceptions import OptionError
+from aggframe.operators.compare import difference, ratio
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
 __all__ = ["compare_boot", "interval_columns", "summarize"]
@@ -73,10 +74,6 @@ def summarize(report: pl.LazyFrame, boot: Bootstrap) -> pl.LazyFrame:
     )
 
 
-def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    return pl.when(den.abs() > 0).then(num / den)
-
-
 def compare_boot(
     report: pl.DataFrame,
     names: dict[str, str],
@@ -103,8 +100,8 @@ def compare_boot(
     groups = report.filter(pl.col(GROUPING_ID) == 0).drop(marks)
     overall = report.filter(pl.col(GROUPING_ID) != 0).select(REP, *STAT, pl.col("value").alias("overall"))
     per = groups.join(overall, on=[REP, *STAT], how="left", nulls_equal=True).with_columns(
-        (pl.col("value") - pl.col("overall")).alias("difference_to_overall"),
-        _ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
+        difference(pl.col("value"), pl.col("overall")).alias("difference_to_overall"),
+        ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
     )
     quantities = ["value", "difference_to_overall", "ratio_to_overall"]
     if reference is not None:
@@ -120,8 +117,8 @@ def compare_boot(
             raise OptionError(msg)
         ref = ref.select(REP, *matched, *STAT, pl.col("value").alias("reference"))
         per = per.join(ref, on=[REP, *matched, *STAT], how="left", nulls_equal=True).with_columns(
-            (pl.col("value") - pl.col("reference")).alias("difference_to_reference"),
-            _ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
+            difference(pl.col("value"), pl.col("reference")).alias("difference_to_reference"),
+            ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
         )
         quantities += ["difference_to_reference", "ratio_to_reference"]
     point_columns = [c for c in per.columns if c not in (REP, *private, *STAT)]

@@ -21,7 +21,16 @@ from aggframe._columns import by_key, check_result_names, restore
 from aggframe.exceptions import OptionError
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
-__all__ = ["SUMMARY_COLUMNS", "compare_groups", "compare_keys", "compare_report", "summarize_groups"]
+__all__ = [
+    "SAME_VALUE",
+    "SUMMARY_COLUMNS",
+    "compare_groups",
+    "compare_keys",
+    "compare_report",
+    "difference",
+    "ratio",
+    "summarize_groups",
+]
 
 STAT = ["measure", "operator", "convention"]
 #: the columns of the summary after the control keys
@@ -38,8 +47,24 @@ SUMMARY_COLUMNS = (
 )
 
 
-def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    return pl.when(den.abs() > 0).then(num / den)
+#: Two values closer than this share of the larger are the same value: each is a sum run in
+#: parallel, equal between runs to about 1e-15 only, so identical models differ by rounding.
+SAME_VALUE = 1e-12
+
+
+def _same(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return (a - b).abs() <= SAME_VALUE * pl.max_horizontal(a.abs(), b.abs())
+
+
+def difference(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """``a - b``, exactly zero for the same value (within :data:`SAME_VALUE`: two identical
+    models have a zero difference, and a zero-width paired interval)."""
+    return pl.when(_same(a, b)).then(pl.lit(0.0)).otherwise(a - b)
+
+
+def ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
+    """``num / den``, exactly one for the same value (see :func:`difference`); null when ``den`` is zero."""
+    return pl.when(den.abs() > 0).then(pl.when(_same(num, den)).then(pl.lit(1.0)).otherwise(num / den))
 
 
 def compare_keys(by: Sequence[str], control: Sequence[str]) -> list[str]:
@@ -90,8 +115,8 @@ def compare_groups(
     groups = report.filter(pl.col(GROUPING_ID) == 0).drop(marks)
     overall = report.filter(pl.col(GROUPING_ID) != 0).select(*on, pl.col("value").alias("overall"))
     out = groups.join(overall, on=on, how="left", nulls_equal=True).with_columns(
-        (pl.col("value") - pl.col("overall")).alias("difference_to_overall"),
-        _ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
+        difference(pl.col("value"), pl.col("overall")).alias("difference_to_overall"),
+        ratio(pl.col("value"), pl.col("overall")).alias("ratio_to_overall"),
     )
     if reference is not None:
         ref = groups.filter(*[pl.col(k).eq_missing(pl.lit(v)) for k, v in reference.items()])
@@ -100,8 +125,8 @@ def compare_groups(
             raise OptionError(msg)
         ref = ref.select(*on, pl.col("value").alias("reference"))
         out = out.join(ref, on=on, how="left", nulls_equal=True).with_columns(
-            (pl.col("value") - pl.col("reference")).alias("difference_to_reference"),
-            _ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
+            difference(pl.col("value"), pl.col("reference")).alias("difference_to_reference"),
+            ratio(pl.col("value"), pl.col("reference")).alias("ratio_to_reference"),
         )
     return out
 
@@ -128,8 +153,8 @@ def summarize_groups(compared: pl.DataFrame, by: Sequence[str], control: Sequenc
             pl.len().alias("n_groups"),
         )
         .with_columns(
-            (pl.col("group_max") - pl.col("group_min")).alias("difference"),
-            _ratio(pl.col("group_min"), pl.col("group_max")).alias("ratio"),
+            difference(pl.col("group_max"), pl.col("group_min")).alias("difference"),
+            ratio(pl.col("group_min"), pl.col("group_max")).alias("ratio"),
         )
     )
 
