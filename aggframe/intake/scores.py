@@ -268,7 +268,12 @@ class ScoreSource(LongSource, Scored):
             )
             raise InvalidValueError(msg)
         proj = self._rows(by)
-        frame = proj.frame.select(
+        rows = proj.frame
+        if self.long_roles.mask is not None:
+            # an unobserved entry (mask 0) is no entry of any measure on scores, as it is no
+            # cell of the cell measures: AUROC, AP, losses, curves and calibration skip it
+            rows = rows.filter(nw.col(MASK).cast(nw.Float64) == 1.0)
+        frame = rows.select(
             *proj.by_keys,
             EXAMPLE,
             CLASS_ROLE,

@@ -33,7 +33,7 @@ from typing import Any, cast
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, P, Y
+from aggframe._columns import CLASS_ROLE, EXAMPLE, MASK, PREFIX, P, Y
 from aggframe._options import listify, parse_decision
 from aggframe.exceptions import (
     DecisionWarning,
@@ -219,6 +219,8 @@ def scores_source(
         assert class_ is not None
         private = {EXAMPLE: example_col, CLASS_ROLE: class_, **private}
         private.update({f"{PREFIX}over{i}": c for i, c in enumerate(over_cols)})
+        if mask is not None:
+            private[MASK] = mask
     rows = project_columns(lf, private)
     s, yf = nw.col(SCORE).cast(nw.Float64), nw.col(Y).cast(nw.Float64)
 
@@ -255,6 +257,10 @@ def scores_source(
     nulls = {"null": SCORE, "null_y": Y}
     if not binary:
         nulls.update({"null_example": EXAMPLE, "null_class": CLASS_ROLE})
+        if mask is not None:
+            # the measures on scores skip the unobserved entries: a mask that is neither says nothing
+            nulls["null_mask"] = MASK
+            checks["bad_mask"] = (~nw.col(MASK).cast(nw.Float64).is_in([0.0, 1.0])).fill_null(value=False)
         if cuts is not None:
             checks["no_threshold"] = (~nw.col(CLASS_ROLE).is_in(list(cuts[0]))).fill_null(value=False)
     over_private = [f"{PREFIX}over{i}" for i in range(len(over_cols))]
@@ -272,7 +278,7 @@ def scores_source(
         aggregates=[nw.col(CLASS_ROLE).n_unique().alias("_classes")] if count_classes else [],
     )
     names = dict(private)  # private -> the user's name, for messages
-    shown = [c for c in [*over_private, EXAMPLE, CLASS_ROLE, SCORE, Y] if c in private]
+    shown = [c for c in [*over_private, EXAMPLE, CLASS_ROLE, SCORE, Y, MASK] if c in private]
 
     def row(predicate: nw.Expr) -> str:
         return first_row(rows, predicate, shown, names)
@@ -312,6 +318,19 @@ def scores_source(
                 "role columns must not hold nulls"
             )
             raise NullValueError(msg)
+    if count("null_mask"):
+        msg = (
+            f"column {mask!r}: {count('null_mask')} null value(s) (e.g. row {row(nw.col(MASK).is_null())}); "
+            "role columns must not hold nulls"
+        )
+        raise NullValueError(msg)
+    if count("bad_mask"):
+        bad_mask = ~nw.col(MASK).cast(nw.Float64).is_in([0.0, 1.0])
+        msg = (
+            f"column {mask!r}: {count('bad_mask')} value(s) other than 0 and 1 (e.g. row {row(bad_mask)}); "
+            "a mask says whether an entry is observed: 0/1 or booleans"
+        )
+        raise InvalidValueError(msg)
     if count("null_y"):
         msg = f"column {y!r}: {count('null_y')} null value(s) (e.g. row {row(nw.col(Y).is_null())}); the truth must not be null"
         raise NullValueError(msg)
