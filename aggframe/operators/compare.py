@@ -53,7 +53,9 @@ SAME_VALUE = 1e-12
 
 
 def _same(a: pl.Expr, b: pl.Expr) -> pl.Expr:
-    return (a - b).abs() <= SAME_VALUE * pl.max_horizontal(a.abs(), b.abs())
+    # a NaN (an undefined value) is never the same as anything: its difference stays NaN
+    d = a - b
+    return d.is_finite() & (d.abs() <= SAME_VALUE * pl.max_horizontal(a.abs(), b.abs()))
 
 
 def difference(a: pl.Expr, b: pl.Expr) -> pl.Expr:

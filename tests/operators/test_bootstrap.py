@@ -417,6 +417,28 @@ def test_identical_models_are_never_told_apart_by_rounding() -> None:
     ).abs().max() == 0.0
 
 
+def test_the_same_value_within_rounding() -> None:
+    """compare's difference and ratio: rounding is the same value; NaN, null and inf are never."""
+    from aggframe.operators.compare import difference, ratio
+
+    nan, inf = float("nan"), float("inf")
+    frame = pl.DataFrame(
+        {
+            "a": [0.5, nan, 1.0, nan, None, 0.0, inf, 0.5],
+            "b": [0.5 + 1e-17, nan, nan, 1.0, 0.5, 0.0, inf, 0.25],
+        }
+    )
+    got = frame.select(d=difference(pl.col("a"), pl.col("b")), r=ratio(pl.col("a"), pl.col("b")))
+    assert got["d"].to_list()[0] == 0.0
+    assert got["r"].to_list()[0] == 1.0
+    assert all(np.isnan(got["d"].to_list()[i]) for i in (1, 2, 3, 6))
+    assert got["d"].to_list()[4] is None
+    assert got["d"].to_list()[5] == 0.0
+    assert got["r"].to_list()[5] is None  # a zero reference: no ratio
+    assert got["d"].to_list()[7] == 0.25
+    assert got["r"].to_list()[7] == 2.0
+
+
 def test_pairing_narrows_the_difference() -> None:
     """The same comparison with the examples of B renamed (no pairing): a wider interval."""
     paired = _models()
