@@ -48,7 +48,8 @@ def from_long(
     ----------
     frame
         A Polars DataFrame or LazyFrame (e.g. ``pl.scan_parquet(...)``), or any
-        frame Narwhals supports.
+        frame Narwhals supports: a lazy one (DuckDB, Spark) runs on its engine, an
+        eager one (pandas, pyarrow) is read as Polars.
     example, class_, y, p, mask
         Role column names. ``y`` (truth) and ``p`` (prediction) hold 0/1,
         booleans, or soft values in [0, 1] (soft needs ``tnorm``); ``mask``
@@ -289,7 +290,7 @@ def from_scores(
     ----------
     frame
         A Polars DataFrame or LazyFrame, or any frame Narwhals supports (DuckDB,
-        Spark). The **long layout**: one row per (example, class) entry. The
+        Spark run on their engine; pandas and pyarrow are read as Polars). The **long layout**: one row per (example, class) entry. The
         **binary layout** (``class_=None``): one row per example.
     example, class_, score, y
         Role columns: the example id (default ``"example"``), the class, the

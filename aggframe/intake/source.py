@@ -501,7 +501,14 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         # resolving the schema reads a footer: a corrupt or vanished file fails here, named
         with reading(origin_of(native)):
             native.collect_schema()
-    return obj.lazy() if isinstance(obj, nw.DataFrame) else obj
+    if isinstance(obj, nw.DataFrame):
+        # an eager frame is in memory already: read as Polars (pandas and pyarrow frames lack
+        # aggregations the grains use, or compute some of them wrongly under Narwhals: the
+        # class of a one-hot row by when/then/max came out as the last class), one copy
+        polars_frame: pl.DataFrame = native if isinstance(native, pl.DataFrame) else obj.to_polars()
+        return nw.from_native(polars_frame.lazy())
+    lazy: nw.LazyFrame[Any] = obj
+    return lazy
 
 
 def is_frame(obj: Any) -> bool:
