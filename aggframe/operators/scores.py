@@ -97,7 +97,10 @@ _LOSSES = ("log_loss", "brier")
 
 
 def check_score_request(measures: Sequence[str], operators: Sequence[str]) -> None:
-    """Refuse combinations without a value: ``ece`` per example, ``multiclass`` of a ranking or ``ece``."""
+    """Refuse requests without a value: ``ece`` per example only, ``multiclass`` of a ranking or ``ece``.
+
+    ``ece`` with ``exemplar`` and other operators is no error: its exemplar row is left out.
+    """
     for op in operators:
         if op not in SCORE_OPERATORS:
             msg = (
@@ -105,8 +108,10 @@ def check_score_request(measures: Sequence[str], operators: Sequence[str]) -> No
                 f"their operators: {', '.join(SCORE_OPERATORS)}"
             )
             raise OptionError(msg)
-    if "exemplar" in operators and "ece" in measures:
-        msg = "ece has no per-example value (a calibration needs many entries); drop 'exemplar' or 'ece'"
+    if "ece" in measures and set(operators) <= {"exemplar"}:
+        # with other operators the report leaves ece's exemplar row out (the default
+        # operators, or a report of many measures, need not be split for it)
+        msg = "ece has no per-example value (a calibration needs many entries): evaluate it with micro, macro or weighted"
         raise OptionError(msg)
     if "multiclass" in operators:
         other = [m for m in measures if m not in _LOSSES]
@@ -245,8 +250,8 @@ def score_entries(
     classes = None if stacked_classes is None else _complete(stacked_classes, sf, measures)
     pooled = stacked(pooled_parts, [*rk, "measure", "value"])
     examples = None
-    if "stats" in grains:
-        wanted = [m for m in measures if m in EXAMPLE_MEASURES]
+    wanted = [m for m in measures if m in EXAMPLE_MEASURES]  # ece has no per-example value
+    if "stats" in grains and wanted:
         examples = sv.example_entries(grains["stats"], rk, wanted)
     multiclass = None
     if "multiclass" in operators and losses and "losses" in grains:
@@ -414,9 +419,11 @@ def report_rows(
 ) -> pl.LazyFrame:
     """Tidy report rows of the measures on scores of one grouping (row keys; unsorted)."""
     entries = score_entries(sf, grains, measures, operators)
+    # ece alone has no per-example entries: no exemplar rows then (checked: other operators are asked)
+    ops = [op for op in operators if op != "exemplar" or entries.examples is not None]
     return reduce_entries(
         entries.keys,
-        operators=operators,
+        operators=ops,
         conventions=conventions,
         classes=entries.classes,
         pooled=entries.pooled,

@@ -329,6 +329,19 @@ def test_score_measures_need_scores_and_valid_combinations() -> None:
     pr = af.from_scores(long_scores(Y, P), decision="argmax")
     with pytest.raises(af.OptionError, match="ece has no per-example value"):
         pr.evaluate("ece", "exemplar")
+    # with other operators (the default ones, or README's report of every measure) ece's
+    # exemplar row is left out, and the rest is the same as without it
+    # (regression: pr.evaluate("ece") raised "drop 'exemplar' or 'ece'")
+    default = pr.evaluate("ece")
+    assert default["operator"].to_list() == ["micro", "macro", "weighted"]
+    everything = pr.evaluate(["f1", "auroc", "ece"], ["micro", "macro", "weighted", "exemplar"])
+    assert everything.height == 3 * 4 - 1
+    assert_frame_equal(
+        everything.filter(pl.col("measure") != "ece"),
+        pr.evaluate(["f1", "auroc"], ["micro", "macro", "weighted", "exemplar"]),
+        abs_tol=1e-12,
+    )
+    assert_frame_equal(everything.filter(pl.col("measure") == "ece"), default, abs_tol=1e-12)
     with pytest.raises(af.OptionError, match="'f1' has no whole-matrix definition"):
         pr.evaluate(["f1", "log_loss"], "multiclass")
     with pytest.raises(af.OptionError, match="multiclass operator"):
