@@ -49,7 +49,7 @@ from aggframe.operators.bootstrap import summarize
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
 
 
-@dataclass
+@dataclass(repr=False)
 class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     """Classification predictions in a (lazy) frame, ready to evaluate.
 
@@ -327,7 +327,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         return self.compute("label_accuracy", "micro")
 
 
-@dataclass
+@dataclass(repr=False)
 class OrdinalPredictions(Predictions):
     """Ordinal predictions as ``m - 1`` cumulative thresholds (from :func:`from_ordinal`).
 

@@ -27,7 +27,7 @@ from aggframe._options import (
     Grain,
     listify,
 )
-from aggframe.exceptions import OptionError, UnknownNameError
+from aggframe.exceptions import AggframeError, OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.source import scanning
 from aggframe.intake.stored import StoredSource
@@ -70,7 +70,7 @@ def summary_html(title: str, rows: dict[str, str]) -> str:
     return f"<table><caption{left}><b>{html.escape(title)}</b></caption>{body}</table>"
 
 
-@dataclass
+@dataclass(repr=False)
 class PredictionsBase:
     """The source and the kept cell tables of :class:`~aggframe.Predictions` (see there)."""
 
@@ -156,6 +156,15 @@ class PredictionsBase:
 
     def _repr_html_(self) -> str:
         return summary_html(type(self).__name__, self.summary())
+
+    def __repr__(self) -> str:
+        """What these predictions are (:meth:`summary`), on one line: never the universe's classes."""
+        try:
+            about = self.summary()
+        except AggframeError:  # a source that cannot say (a vanished file): its form at least
+            return f"{type(self).__name__}(form={self.form!r})"
+        shown = ", ".join(f"{k}={about[k]!r}" for k in ("form", "task", "roles", "classes", "source"))
+        return f"{type(self).__name__}({shown})"
 
     def cell_tables(
         self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto", pairs: bool = False

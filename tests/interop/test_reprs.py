@@ -92,6 +92,27 @@ def test_predictions_summary_reads_nothing() -> None:
     assert long.summary()["read"] == "(all)"
 
 
+def test_predictions_repr_is_one_line_and_reads_nothing() -> None:
+    """repr is the summary on one line: a declared universe by its size, never its classes.
+
+    Regression: the dataclass repr printed every declared class (689k characters at 10^5).
+    """
+
+    def boom(s: pl.Series) -> pl.Series:
+        msg = "the data was read"
+        raise RuntimeError(msg)
+
+    lf = pl.LazyFrame({"t": [0, 1, 2], "p": [0, 1, 1]}).with_columns(
+        pl.col("t").map_batches(boom, return_dtype=pl.Int64)
+    )
+    text = repr(af.from_labels(lf, y_true="t", y_pred="p", classes=list(range(100_000))))
+    assert text.startswith("Predictions(form='labels', task='multiclass'")
+    assert "classes='100000 (declared)'" in text
+    assert len(text) < 300
+    assert "\n" not in text
+    assert repr(af.from_ordinal([0, 1, 2], [0, 2, 2])).startswith("OrdinalPredictions(form='long'")
+
+
 def test_predictions_html_names_roles_source_and_universe(tmp_path: object) -> None:
     frame = pl.DataFrame({"<b>&": [0, 1, 2, 2], "y'": [0, 2, 2, 1], "*": ["a", None, "a", "b"]})
     pr = af.from_labels(frame, y_true="<b>&", y_pred="y'", classes=[0, 1, 2, 3])
