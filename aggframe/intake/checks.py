@@ -210,11 +210,20 @@ def align_label_dtypes(
         return None
 
     def numeric(d: Any) -> bool:
-        # decimals mix with nothing: an integer type would truncate 1.5 to 1, a float round
-        return bool((d.is_numeric() and d != nw.Decimal) or d == nw.Boolean)
+        return bool(d.is_numeric() or d == nw.Boolean)
 
     if numeric(a) and numeric(b):
-        if a.is_float() or b.is_float():
+        decimals = [d for d in (a, b) if d == nw.Decimal]
+        wide = [d for d in decimals if getattr(d, "precision", None) is None or d.precision > _EXACT_DIGITS]
+        if wide:
+            # an integer type would truncate 1.5 to 1; a Float64 tells apart decimals of at most
+            # 15 digits only (DuckDB reads the literal 3.0 as DECIMAL(2,1): that one mixes)
+            msg = (
+                f"columns {y_true!r} ({a}) and {y_pred!r} ({b}) hold labels of different types, and "
+                f"{wide[0]} has more digits than a Float64 tells apart ({_EXACT_DIGITS}); cast them to one type first"
+            )
+            raise InvalidValueError(msg)
+        if a.is_float() or b.is_float() or decimals:
             return nw.Float64
         unsigned = [d for d in (a, b) if d.is_unsigned_integer()]
         return nw.UInt64 if len(unsigned) == 2 else nw.Int64
@@ -225,6 +234,9 @@ def align_label_dtypes(
     raise InvalidValueError(msg)
 
 
+#: The decimal digits a Float64 tells apart: two decimals of at most 15 significant digits
+#: are two floats (DBL_DIG).
+_EXACT_DIGITS = 15
 #: The integers a Float64 holds exactly: up to 2^53 in magnitude.
 EXACT_IN_FLOAT = 2**53
 _INT64_MAX = 2**63 - 1

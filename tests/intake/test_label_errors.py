@@ -398,17 +398,28 @@ def test_labels_unsigned_beyond_int64_keep_their_classes() -> None:
     assert af.from_labels(frame).compute("f1", "macro") == pytest.approx((0 + 2 / 3 + 0 + 1) / 4)
 
 
-def test_labels_decimals_mix_with_nothing() -> None:
-    """A Decimal label column next to integers is a type mix (an integer type would truncate 1.5 to 1).
+def test_labels_decimals_next_to_other_numbers() -> None:
+    """A Decimal label column next to integers is read as Float64 when it has at most 15 digits
+    (two such decimals are two floats: 1.5 stays a class of its own), refused with more.
 
     Regression: the labels were cast to Int64, so the class 1.5 silently became 1 (f1 1.0, not 1/3).
     """
     from decimal import Decimal
 
-    frame = pl.DataFrame(
-        {"y_true": pl.Series([Decimal("1.5"), Decimal("1")], dtype=pl.Decimal(10, 1)), "y_pred": [1, 1]}
-    )
+    from sklearn.metrics import f1_score
+
+    def frame(precision: int) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "y_true": pl.Series([Decimal("1.5"), Decimal("1")], dtype=pl.Decimal(precision, 1)),
+                "y_pred": [1, 1],
+            }
+        )
+
+    expected = f1_score(["1.5", "1"], ["1", "1"], average="macro")  # two classes, as strings
+    assert expected == pytest.approx(1 / 3)
+    assert af.from_labels(frame(10)).compute("f1", "macro") == pytest.approx(expected)
     with pytest.raises(
-        InvalidValueError, match=seq(r"'y_true' \(Decimal", r"'y_pred' \(Int64\)", "different types")
+        InvalidValueError, match=seq(r"'y_true' \(Decimal", "more digits than a Float64", "one type")
     ):
-        af.from_labels(frame)
+        af.from_labels(frame(20))
