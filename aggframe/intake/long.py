@@ -16,7 +16,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, MASK, P, Y
+from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, P, Y
 from aggframe._options import Bootstrap, ClassUniverse, LongTask
 from aggframe.exceptions import (
     ColumnNotFoundError,
@@ -37,7 +37,7 @@ from aggframe.intake.checks import (
 )
 from aggframe.intake.source import as_lazy, origin_of
 from aggframe.tables.bootstrap import finish_long_boot
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.long import finish_long
 from aggframe.wide.bootstrap import unit_hash, weight_columns
 from aggframe.wide.engines import to_polars
@@ -209,10 +209,35 @@ class LongSource(Source):
         return self.task is None
 
     def example_cells(self, by: Sequence[str], tables: CellTables) -> tuple[pl.LazyFrame, list[str]]:
+        """Each example's cells (keys, example, tp, fp, fn, tn): the declared examples without rows
+        too, all-negative (``tn`` = the classes of their group), as the exemplar operator counts them:
+        by id with a frame of ids, with a null id each with a count."""
         proj = self.project(by)
+        keys = list(proj.keys)
         raw = self._grains(proj)
-        frame = to_polars(raw["examples"].select(*proj.keys, EXAMPLE, *CELLS))
-        return frame.with_columns(pl.col(*CELLS).cast(pl.Float64)), proj.keys
+        frame = to_polars(raw["examples"].select(*keys, EXAMPLE, *CELLS)).with_columns(
+            pl.col(*CELLS).cast(pl.Float64)
+        )
+        declared = self._examples(proj)
+        if declared is None:
+            return frame, keys
+        logged = frame.collect()
+        m = group_table(tables).select(*keys, pl.col("n_classes").cast(pl.Float64).alias("tn")).collect()
+        if isinstance(declared, int):
+            # a count names no example: each unlogged one is a row without an id
+            ids = pl.DataFrame(
+                {EXAMPLE: [None] * max(declared - logged.height, 0)}, schema={EXAMPLE: logged.schema[EXAMPLE]}
+            )
+        else:
+            ids = declared.collect().with_columns(
+                pl.col(c).cast(logged.schema[c]) for c in declared.collect_schema()
+            )
+        if KEY_ALL in keys:
+            ids = ids.with_columns(pl.lit(0, dtype=logged.schema[KEY_ALL]).alias(KEY_ALL))
+        unlogged = ids.join(logged.select(*keys, EXAMPLE), on=[*keys, EXAMPLE], how="anti", nulls_equal=True)
+        zeros = [pl.lit(0.0).alias(c) for c in ("tp", "fp", "fn")]
+        rows = unlogged.join(m, on=keys, how="inner", nulls_equal=True).select(*keys, EXAMPLE, *zeros, "tn")
+        return pl.concat([logged, rows], how="vertical_relaxed").lazy(), keys
 
     def confusion_pairs(self, projection: Projection, keys: Sequence[str] | None = None) -> nw.LazyFrame[Any]:
         y, p = nw.col(Y).cast(nw.Float64), nw.col(P).cast(nw.Float64)

@@ -200,7 +200,8 @@ def _declared_examples(
             ),
             pl.col(example).null_count().alias("_nulls"),
         )
-        if not rk:
+        if KEY_ALL in keys:
+            # no by-columns: the stand-in key (folds and repeats, when given, are columns of both)
             declared = declared.with_columns(pl.lit(0).alias(KEY_ALL))
     both = declared.join(observed, on=keys, how="full", coalesce=True, nulls_equal=True).with_columns(
         pl.col("_D", "_dups", "_nulls", "n_examples").fill_null(0)

@@ -211,3 +211,47 @@ def test_suites_refuse_ordinal_predictions() -> None:
     with pytest.raises(OptionError, match="not defined on ordinal predictions"):
         af.select_suite(pr, operator="macro")
     assert af.suite_rank(pr.labels, ["recall", "precision"], "micro").rank >= 1
+
+
+def test_declared_examples_with_folds_and_their_parts() -> None:
+    """Declared examples with folds (no by=) evaluate as the dense frame; ``parts(..., "exemplar")``
+    lists the declared examples without rows too (all-negative), so its mean is the exemplar value.
+
+    Regressions: with fold= and no by=, every evaluation failed ("unable to find column
+    '__af_all'"); parts left the unlogged examples out (3 rows, mean 0.833, where exemplar is 0.875).
+    """
+    sparse = pl.DataFrame(
+        {"example": [0, 1, 2], "class": [0, 1, 1], "y": [1, 1, 0], "p": [1, 0, 1], "fold": [0, 0, 1]}
+    )
+    ids = pl.DataFrame({"example": [0, 1, 2, 3], "fold": [0, 0, 1, 1]})
+    dense = pl.DataFrame(
+        {
+            "example": [0, 0, 1, 1, 2, 2, 3, 3],
+            "class": [0, 1] * 4,
+            "y": [1, 0, 0, 1, 0, 0, 0, 0],
+            "p": [1, 0, 0, 0, 0, 1, 0, 0],
+            "fold": [0, 0, 0, 0, 1, 1, 1, 1],
+        }
+    )
+    pr = af.from_long(sparse, n_classes=2, fold="fold", examples=ids)
+    full = af.from_long(dense, n_classes=2, fold="fold")
+    kw = {"pooling": ["pooled", "averaged", "fold"], "convention": CONVENTIONS}
+    assert_frame_equal(pr.evaluate(MEASURES, OPS, **kw), full.evaluate(MEASURES, OPS, **kw), abs_tol=1e-12)
+    assert pr.accuracy() == pytest.approx(full.accuracy())
+    for declared, frame in ((ids, sparse), (ids.drop("fold"), sparse.drop("fold"))):
+        kept = af.from_long(frame, n_classes=2, examples=declared)
+        parts = kept.parts("specificity", "exemplar").sort("example")
+        assert parts["example"].to_list() == [0, 1, 2, 3]
+        assert parts.row(3, named=True)["tn"] == 2.0  # the unlogged example: every class a true negative
+        assert parts["value"].mean() == pytest.approx(
+            kept.evaluate("specificity", "exemplar")["value"].item()
+        )
+    # a count names no example: the unlogged ones are rows without an id
+    counted = af.from_long(sparse.drop("fold"), n_classes=2, examples=6).parts("specificity", "exemplar")
+    assert counted.height == 6
+    assert counted["example"].null_count() == 3
+    assert counted["value"].mean() == pytest.approx(
+        af.from_long(sparse.drop("fold"), n_classes=2, examples=6)
+        .evaluate("specificity", "exemplar")["value"]
+        .item()
+    )
