@@ -201,6 +201,28 @@ def test_folds_chart_finds_the_fold_columns() -> None:
     assert isinstance(af.plot_folds(one), alt.LayerChart)
     with pytest.raises(af.ColumnNotFoundError, match="pooling"):
         af.plot_folds(pr.evaluate("f1", "macro").drop("pooling"))
+    # the per-repeat rows carry the repeat column: still a fold column, not a group
+    # (regression: the chart was split by repeat, with a made-up "null" panel)
+    with_repeats = pr.evaluate(
+        ["f1", "mcc"],
+        ["micro", "macro"],
+        by=KEY,
+        pooling=["pooled", "averaged", "fold", "repeat", "repeat_pooled"],
+    )
+    values = _values(af.plot_folds(with_repeats))
+    assert {v["group"] for v in values} == {"a", "b"}
+    assert len([v for v in values if v["pooling"] == "fold"]) == 2 * 2 * 2 * 2 * 3
+
+
+@pytest.mark.parametrize("alias", ["iou", "dice", "youden_j", "sensitivity", "tpr"])
+def test_classes_take_measure_aliases(alias: str) -> None:
+    """plot_classes of an alias draws its measure (regression: "measure value(s) ['iou'] are not in
+    the frame; it has ['jaccard']", about the frame plot_classes had just computed itself)."""
+    pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
+    name = af.get_measure(alias).name
+    values = _values(af.plot_classes(pr, alias))
+    bars = sorted(v["value"] for v in values if v["kind"] == "class")
+    assert bars == pytest.approx(sorted(pr.per_class(name)["value"].to_list()))
 
 
 def test_png_and_svg_export_offline(tmp_path: Any, pr: Any) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe.exceptions import ColumnNotFoundError, OptionError
+from aggframe.exceptions import AggframeError, ColumnNotFoundError, OptionError
 from aggframe.interop.charts.frames import (
     _GROUP_SEP,
     _altair,
@@ -32,6 +32,7 @@ from aggframe.interop.charts.frames import (
     _title,
 )
 from aggframe.interop.layout import SPEC_COLUMNS
+from aggframe.measures.registry import get_measure
 
 if TYPE_CHECKING:
     import altair as alt
@@ -104,6 +105,7 @@ def plot_classes(
         msg = f"plot_classes takes a Predictions or a per_class frame, got {type(data).__name__}"
         raise OptionError(msg)
     _need(per, ["class", "value"], "plot_classes")
+    measure = _measure_name(measure, per)
     per = _pick(per, "measure", measure, single=True, what="plot_classes")
     keys = _keys(per, by, ["class"])
     defined = pl.col("defined") if "defined" in per.columns else pl.col("value").is_not_nan()
@@ -298,10 +300,24 @@ def plot_conventions(
     return _rows([band, points], data_, frame=frame, keys=keys, title=title)
 
 
+#: The poolings whose rows are one part of the data (a fold, a repeat), keyed by its column.
+_PER_PART = ("fold", "repeat")
+
+
+def _measure_name(measure: str, frame: pl.DataFrame) -> str:
+    """The name a measure has in the frames aggframe writes: an alias (``iou``) by its measure's name."""
+    if "measure" not in frame.columns or measure in frame.get_column("measure").to_list():
+        return measure
+    try:
+        return get_measure(measure).name
+    except AggframeError:
+        return measure  # not a measure's name: the frame's own check names what it has
+
+
 def _fold_columns(df: pl.DataFrame, keys: Sequence[str]) -> list[str]:
-    """Key columns set only on the per-fold rows: the fold (and repeat) columns."""
-    fold_rows = df.filter(pl.col("pooling") == "fold")
-    other = df.filter(pl.col("pooling") != "fold")
+    """Key columns set only on the per-fold (and per-repeat) rows: the fold and repeat columns."""
+    fold_rows = df.filter(pl.col("pooling").is_in(_PER_PART))
+    other = df.filter(~pl.col("pooling").is_in(_PER_PART))
     out = []
     for k in keys:
         if other.get_column(k).null_count() == other.height and (
@@ -332,7 +348,8 @@ def plot_folds(
         Which convention to draw when the report has several.
     folds
         The fold (and repeat) columns. Default: the key columns that are null on every row but
-        the per-fold ones. The other keys are groups (one panel each).
+        the per-fold (and per-repeat) ones. The other keys are groups (one panel each). The
+        rows of the ``repeat*`` poolings are not drawn.
 
     Returns
     -------
