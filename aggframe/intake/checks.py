@@ -148,6 +148,12 @@ def check_class_universe(mode: object, universe: Any) -> ClassUniverse:
 
 
 def _label_array(values: Any, name: str) -> np.ndarray:
+    if isinstance(values, (list, tuple)) and any(isinstance(v, str) for v in values):
+        # NumPy would make [0, "a"] an array of strings (0 becomes "0"): keep the Python
+        # objects, so that a mix of strings and numbers is refused as in an object array
+        kinds = {type(v) for v in values if v is not None}
+        if kinds - {str}:
+            return np.asarray(values, dtype=object)
     try:
         return np.asarray(values)
     except ValueError as exc:

@@ -44,7 +44,13 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.intake.binary_scores import POSITIVE, BinaryScoreSource
-from aggframe.intake.checks import check_numeric, enum_categories, require_columns, resolve_universe
+from aggframe.intake.checks import (
+    check_numeric,
+    enum_categories,
+    null_columns,
+    require_columns,
+    resolve_universe,
+)
 from aggframe.intake.scores import SCORE, ScoreSource, polars_dtype
 from aggframe.intake.source import as_lazy, origin_of, reading
 from aggframe.tables.errors import first_row
@@ -208,10 +214,12 @@ def scores_source(
     if not binary:
         roles = {"example": example_col, "class_": class_, **roles, "mask": mask}
     require_columns(schema, {**roles, **{f"over[{i}]": c for i, c in enumerate(over_cols)}})
-    if not (schema[score].is_numeric() or schema[score] == nw.Boolean):
+    # a column of nothing but nulls (dtype Null) is left to the null checks below, which count it
+    all_null = null_columns(lf)
+    if score not in all_null and not (schema[score].is_numeric() or schema[score] == nw.Boolean):
         msg = f"column {score!r} (role 'score') has dtype {schema[score]}; expected numbers"
         raise InvalidValueError(msg)
-    check_numeric(schema, {"y": y, "mask": mask})
+    check_numeric(schema, {"y": y, "mask": mask}, all_null)
 
     # -- the rows under private names: nothing below reads a user's name as a pattern -----------
     private = {SCORE: score, Y: y}

@@ -92,6 +92,7 @@ __all__ = [
     "expand_stores",
     "is_store",
     "origin_covers",
+    "overwritten_input",
     "prepare_output",
     "read_store",
     "source_meta",
@@ -126,6 +127,10 @@ def write_store(
     ``covers`` replaces the coverage record derived from ``origin``.
     """
     out = Path(path)
+    replaced = overwritten_input(out, _input_paths(origin))
+    if replaced is not None:
+        msg = STORE_ON_INPUT.format(path=str(out), input=replaced)
+        raise StoreError(msg)
     prepare_output(out, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
     tables = with_groups(tables)
@@ -153,6 +158,31 @@ def write_store(
     info = {"format": FORMAT, "by": list(by), **meta, "universe_keys": universe_keys, **identity}
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
+
+
+def _input_paths(origin: Origin) -> list[str]:
+    """The files and stores ``origin`` reads, and the files in-memory cells were made from."""
+    if origin.kind not in ("files", "stores"):
+        return []
+    paths = [f for f in origin.files if Path(f).exists()]
+    for part in origin.stores:
+        covers = part.get("covers") if isinstance(part, dict) else None
+        if isinstance(covers, dict) and covers.get("kind") == "files":
+            paths += [str(r["path"]) for r in covers.get("files", []) if r.get("path")]
+    return paths
+
+
+def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
+    """The input (a file or a store, or a glob's match) that writing to ``out`` would replace or
+    write into, if any: ``out`` is it, or a folder holding it."""
+    target = Path(out).resolve()
+    for name in inputs:
+        matches = globbing.glob(name, recursive=True) if any(ch in name for ch in "*?[") else [name]
+        for match in matches:
+            resolved = Path(match).resolve()
+            if resolved == target or target in resolved.parents:
+                return str(match)
+    return None
 
 
 def prepare_output(out: Path, *, overwrite: bool) -> None:
@@ -221,6 +251,10 @@ STORE_ON_FILE = (
     "overwrite=True replaces the file)"
 )
 STORE_EXISTS = "{path!r} is an existing cell store; pass overwrite=True to replace it"
+STORE_ON_INPUT = (
+    "cannot write a cell store to {path!r}: it would replace {input!r}, which these cells are read "
+    "from; write it somewhere else"
+)
 STORE_ON_OTHER = (
     "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
     "pick a new directory"

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from aggframe._options import parse_bootstrap
-from aggframe.intake.source import _has_glob
-from aggframe.intake.stored import is_store
+from aggframe.exceptions import SourceError
+from aggframe.intake.source import FILE_NOT_FOUND, _has_glob
+from aggframe.intake.stored import is_store, overwritten_input
 from aggframe.interop.cli_output import _OutputError, _UsageError
 
 
@@ -43,6 +44,9 @@ def _store_inputs(paths: Sequence[str]) -> list[str] | None:
         return None
     if not all(stores):
         other = next(p for p, s in zip(expanded, stores, strict=True) if not s)
+        if not Path(other).exists():
+            # a missing input is an input error, whatever the other inputs are
+            raise SourceError(FILE_NOT_FOUND.format(path=other))
         msg = f"{other!r} is not a cell store but other inputs are; pass cell stores or prediction files, not both"
         raise _UsageError(msg)
     return expanded
@@ -164,6 +168,15 @@ def _check_html(args: argparse.Namespace) -> None:
     if args.output is not None and Path(args.output).resolve() == out.resolve():
         msg = f"--html {args.html!r} and -o name the same file; give each its own"
         raise _UsageError(msg)
+    _check_not_input(args, "--html", args.html)
+
+
+def _check_not_input(args: argparse.Namespace, flag: str, path: str) -> None:
+    """An output never replaces (or writes into) an input: a file, a store, a glob's match."""
+    replaced = overwritten_input(path, list(getattr(args, "paths", None) or []))
+    if replaced is not None:
+        msg = f"{flag} {path!r} would replace the input {replaced!r}; write it somewhere else"
+        raise _OutputError(msg)
 
 
 def _with_columns(args: argparse.Namespace) -> dict[str, str]:
@@ -193,6 +206,7 @@ def _check_output(args: argparse.Namespace) -> None:
     if args.output is None:
         return
     out = Path(args.output)
+    _check_not_input(args, "-o", args.output)
     parent = out.parent
     if not parent.is_dir():
         msg = f"-o {args.output!r}: the directory {str(parent)!r} does not exist"

@@ -423,3 +423,14 @@ def test_labels_decimals_next_to_other_numbers() -> None:
         InvalidValueError, match=seq(r"'y_true' \(Decimal", "more digits than a Float64", "one type")
     ):
         af.from_labels(frame(20))
+
+
+def test_labels_lists_mixing_numbers_and_strings() -> None:
+    """A Python list of numbers and strings is refused as an object array is (scikit-learn: "Mix of
+    label input types"). Regression: NumPy turned ``[0, "a", 1]`` into strings, so 0 matched "0"
+    and f1 was 1.0."""
+    with pytest.raises(
+        InvalidValueError, match=seq("y_true mixes label types", r"2 int \(e.g. 0\)", r"1 str \(e.g. 'a'\)")
+    ):
+        af.from_labels([0, "a", 1], ["0", "a", "1"])
+    assert af.from_labels(["a", "b", None][:2], ["a", "a"]).compute("f1", "macro") == pytest.approx(1 / 3)

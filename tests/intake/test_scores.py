@@ -500,3 +500,15 @@ def test_a_mask_of_scores_is_checked(mask: list[Any], error: type[Exception], te
     ).with_columns(obs=pl.Series(mask, strict=False))
     with pytest.raises(error, match=text):
         af.from_scores(frame, example="example", mask="obs", decision="threshold").evaluate("auroc", "micro")
+
+
+@pytest.mark.parametrize("role", ["score", "y"])
+def test_a_score_column_of_nothing_but_nulls(role: str) -> None:
+    """A score or truth column of dtype Null is a NullValueError with its count (it was "has dtype
+    Unknown; expected numbers")."""
+    frame = pl.DataFrame(
+        {"example": [1, 1, 2, 2], "class": [0, 1, 0, 1], "y": [1, 0, 0, 1], "score": [0.1, 0.9, 0.4, 0.6]}
+    ).with_columns(pl.lit(None).alias(role))
+    assert frame.schema[role] == pl.Null
+    with pytest.raises(af.NullValueError, match=rf"column '{role}': 4 null"):
+        af.from_scores(frame, example="example", decision="argmax")

@@ -378,3 +378,25 @@ def test_a_store_of_the_null_partition_adds_to_the_others(tmp_path: Path, null_f
     text_store = af.from_labels(af.scan(texts, hive=True)).write_cells(tmp_path / "t", by=["model", "day"])
     with pytest.raises(af.OptionError, match="column 'day' is Date in one and String in the other"):
         af.from_cells([dated, text_store])
+
+
+def test_a_store_never_replaces_its_own_input(tmp_path: Path) -> None:
+    """Writing a store onto the file (or the store) it is read from is refused, and the input is
+    left as it was. Regression: write_cells("a.parquet", overwrite=True) on the predictions of
+    a.parquet deleted the input, then failed with a raw IsADirectoryError."""
+    source = tmp_path / "a.parquet"
+    FRAME.write_parquet(source)
+    before = source.read_bytes()
+    pr = af.from_labels(source)
+    for out in (source, tmp_path):
+        with pytest.raises(af.StoreError, match="which these cells are read from"):
+            pr.write_cells(out, overwrite=True)
+        with pytest.raises(af.StoreError, match="which these cells are read from"):
+            pr.to_cells().write(out, overwrite=True)  # cells in memory, made from that file
+    assert source.read_bytes() == before
+    store = af.from_labels(source).write_cells(tmp_path / "store")
+    with pytest.raises(af.StoreError, match="which these cells are read from"):
+        af.from_cells(store).write_cells(store, overwrite=True)
+    assert af.from_cells(store).compute("f1", "macro") == pytest.approx(
+        af.from_labels(FRAME).compute("f1", "macro")
+    )

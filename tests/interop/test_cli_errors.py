@@ -333,3 +333,30 @@ def test_a_failed_write_is_an_output_error(capsys: pytest.CaptureFixture[str], t
     (store / "meta.json").write_text("{}")
     line = fails(capsys, ["cells", PREDICTIONS, "-o", str(store), "--overwrite"], "output")
     assert f"could not write the cell store {str(store)!r}" in line
+
+
+def test_an_output_never_replaces_an_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """-o and --html onto an input file (or a folder holding it) are output errors, and the input
+    is left as it was. Regression: ``aggframe report d.parquet --html d.parquet`` exited 0 and
+    replaced the predictions with the HTML report."""
+    data = tmp_path / "d.parquet"
+    FRAME.head(200).write_parquet(data)
+    before = data.read_bytes()
+    for argv in (
+        ["report", str(data), "--html", str(data)],
+        ["report", str(data), "-o", str(data)],
+        ["report", str(tmp_path / "*.parquet"), "-o", str(data)],
+        ["cells", str(data), "-o", str(data), "--overwrite"],
+        ["cells", str(data), "-o", str(tmp_path), "--overwrite"],
+    ):
+        line = fails(capsys, argv, "output")
+        assert "would replace the input" in line
+    assert data.read_bytes() == before
+
+
+def test_a_missing_input_next_to_a_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A missing path is "input file not found", also next to cell stores (it was a usage error:
+    "'nope.parquet' is not a cell store but other inputs are")."""
+    store = str(af.from_labels(FRAME.head(200)).write_cells(tmp_path / "store"))
+    line = fails(capsys, ["report", store, str(tmp_path / "nope.parquet")], "input")
+    assert "input file not found" in line
