@@ -23,6 +23,13 @@ pytest.importorskip("great_tables", reason="the plot extra (great_tables) is not
 KEY = "model [v1.2]"
 
 
+def _loads_cleanly(page: Any) -> None:
+    """No console error, no exception, and every chart container holds a drawn SVG."""
+    assert page.console_errors == []
+    assert page.exceptions == []
+    assert page.drawn == page.charts
+
+
 def in_chromium(test: Any) -> Any:
     """A browser test: slow, and skipped without Chromium on PATH (``.ci/run`` installs it)."""
     needs = pytest.mark.skipif(
@@ -177,12 +184,10 @@ def test_report_in_headless_chromium(pages: dict[str, Path], mode: str) -> None:
     from PIL import Image
 
     page = open_page(pages[mode])
-    assert page.console_errors == []
-    assert page.exceptions == []
+    _loads_cleanly(page)
     assert page.log_errors == []  # a blocked or failed load would be logged here
     assert all(url.startswith("file://") for url in page.requests), page.requests
     assert page.charts >= 4
-    assert page.drawn == page.charts  # every chart container holds a drawn SVG
     assert page.marks > 100
     image = Image.open(io.BytesIO(page.screenshot)).convert("L")
     width, height = image.size
@@ -269,10 +274,8 @@ def test_hostile_values_leave_the_markup_alone(hostile_pages: dict[str, Path]) -
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_hostile_values_in_headless_chromium(hostile_pages: dict[str, Path], mode: str) -> None:
     page = open_page(hostile_pages[mode])
-    assert page.console_errors == []
-    assert page.exceptions == []
+    _loads_cleanly(page)
     assert page.charts >= 2
-    assert page.drawn == page.charts
 
 
 # ---------------------------------------------------------------------------
@@ -336,12 +339,10 @@ def test_score_charts_are_the_predictions_curves(score_page: Path) -> None:
 @in_chromium
 def test_score_report_in_headless_chromium(score_page: Path) -> None:
     page = open_page(score_page)
-    assert page.console_errors == []
-    assert page.exceptions == []
+    _loads_cleanly(page)
     assert page.log_errors == []
     assert all(url.startswith("file://") for url in page.requests), page.requests
     assert page.charts >= 3
-    assert page.drawn == page.charts
 
 
 # ---------------------------------------------------------------------------
@@ -433,11 +434,9 @@ _INTERVAL_PROBE = """Array.from(document.querySelectorAll("div.chart"))
 @pytest.mark.parametrize("mode", ["svg", "vega"])
 def test_interval_charts_in_headless_chromium(interval_pages: dict[str, Path], mode: str) -> None:
     page = open_page(interval_pages[mode], ask=_INTERVAL_PROBE)
-    assert page.console_errors == []
-    assert page.exceptions == []
+    _loads_cleanly(page)
     assert page.log_errors == []
     assert all(url.startswith("file://") for url in page.requests), page.requests
-    assert page.drawn == page.charts
     groups, *heatmaps_and_classes = page.probed
     report = af.from_labels(_paired_frame(), example="example").evaluate(
         ["f1", "recall"], ["micro", "macro"], by=[KEY, "day"], n_boot=30, seed=2
