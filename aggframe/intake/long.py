@@ -229,9 +229,8 @@ class LongSource(Source):
                 {EXAMPLE: [None] * max(declared - logged.height, 0)}, schema={EXAMPLE: logged.schema[EXAMPLE]}
             )
         else:
-            ids = declared.collect().with_columns(
-                pl.col(c).cast(logged.schema[c]) for c in declared.collect_schema()
-            )
+            ids = declared.collect()
+            ids = ids.with_columns(pl.col(c).cast(logged.schema[c]) for c in ids.columns)
         if KEY_ALL in keys:
             ids = ids.with_columns(pl.lit(0, dtype=logged.schema[KEY_ALL]).alias(KEY_ALL))
         unlogged = ids.join(logged.select(*keys, EXAMPLE), on=[*keys, EXAMPLE], how="anti", nulls_equal=True)

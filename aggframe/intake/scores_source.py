@@ -231,6 +231,7 @@ def scores_source(
             private[MASK] = mask
     rows = project_columns(lf, private)
     s, yf = nw.col(SCORE).cast(nw.Float64), nw.col(Y).cast(nw.Float64)
+    bad_mask = ~nw.col(MASK).cast(nw.Float64).is_in([0.0, 1.0])  # read only with a mask
 
     cuts: tuple[tuple[Any, ...], tuple[float, ...]] | None = None
     cut = 0.5
@@ -268,7 +269,7 @@ def scores_source(
         if mask is not None:
             # the measures on scores skip the unobserved entries: a mask that is neither says nothing
             nulls["null_mask"] = MASK
-            checks["bad_mask"] = (~nw.col(MASK).cast(nw.Float64).is_in([0.0, 1.0])).fill_null(value=False)
+            checks["bad_mask"] = bad_mask.fill_null(value=False)
         if cuts is not None:
             checks["no_threshold"] = (~nw.col(CLASS_ROLE).is_in(list(cuts[0]))).fill_null(value=False)
     over_private = [f"{PREFIX}over{i}" for i in range(len(over_cols))]
@@ -333,7 +334,6 @@ def scores_source(
         )
         raise NullValueError(msg)
     if count("bad_mask"):
-        bad_mask = ~nw.col(MASK).cast(nw.Float64).is_in([0.0, 1.0])
         msg = (
             f"column {mask!r}: {count('bad_mask')} value(s) other than 0 and 1 (e.g. row {row(bad_mask)}); "
             "a mask says whether an entry is observed: 0/1 or booleans"

@@ -386,15 +386,13 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
     """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
     pairs = [hive_pairs(f) for f in files]
     for path, kv in zip(files, pairs, strict=True):
-        odd = next((f"{k}={v}" for k, v in kv if "=" in v), None)
-        if odd is not None:
-            # Polars reads no partition from such a folder: refuse it by name, not by a height mismatch
-            msg = HIVE_VALUE.format(
-                folder=odd,
-                path=str(path),
-                quoted=odd.split("=", 1)[0] + "=" + odd.split("=", 1)[1].replace("=", "%3D"),
-            )
-            raise SourceError(msg)
+        for key, value in kv:
+            if "=" in value:
+                # Polars reads no partition from such a folder: refuse it by name, not by a height mismatch
+                msg = HIVE_VALUE.format(
+                    folder=f"{key}={value}", path=str(path), quoted=f"{key}={value.replace('=', '%3D')}"
+                )
+                raise SourceError(msg)
     keys = [k for k, _ in pairs[0]]
     for path, kv in zip(files[1:], pairs[1:], strict=True):
         if [k for k, _ in kv] != keys:

@@ -81,7 +81,15 @@ import polars as pl
 from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
 from aggframe.intake.base import Source
-from aggframe.intake.source import FRAME, Origin, _first_line, _read_errors, file_records, package_version
+from aggframe.intake.source import (
+    FRAME,
+    Origin,
+    _first_line,
+    _has_glob,
+    _read_errors,
+    file_records,
+    package_version,
+)
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
 
 __all__ = [
@@ -177,7 +185,7 @@ def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
     write into, if any: ``out`` is it, or a folder holding it."""
     target = Path(out).resolve()
     for name in inputs:
-        matches = globbing.glob(name, recursive=True) if any(ch in name for ch in "*?[") else [name]
+        matches = globbing.glob(name, recursive=True) if _has_glob(name) else [name]
         for match in matches:
             resolved = Path(match).resolve()
             if resolved == target or target in resolved.parents:
@@ -353,7 +361,7 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     out: list[Path] = []
     for item in items:
         name = str(item)
-        if any(ch in name for ch in "*?["):
+        if _has_glob(name):
             found = sorted(Path(p) for p in globbing.glob(name, recursive=True) if Path(p).is_dir())
             if not found:
                 msg = STORE_NO_MATCH.format(path=name)

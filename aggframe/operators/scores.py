@@ -159,7 +159,7 @@ def score_grains(
         engine["calibration"] = calibration_sums(
             sf.frame, rk, score=sf.score, y=sf.y, bins=ECE_BINS, class_=c
         )
-    if "exemplar" in operators:
+    if "exemplar" in operators and set(EXAMPLE_MEASURES) & set(measures):  # ece has no per-example value
         if sf.example is None:
             engine["stats"] = row_example_stats(sf.frame, rk, score=sf.score, y=sf.y)
         else:
@@ -250,8 +250,8 @@ def score_entries(
     classes = None if stacked_classes is None else _complete(stacked_classes, sf, measures)
     pooled = stacked(pooled_parts, [*rk, "measure", "value"])
     examples = None
-    wanted = [m for m in measures if m in EXAMPLE_MEASURES]  # ece has no per-example value
-    if "stats" in grains and wanted:
+    if "stats" in grains:
+        wanted = [m for m in measures if m in EXAMPLE_MEASURES]
         examples = sv.example_entries(grains["stats"], rk, wanted)
     multiclass = None
     if "multiclass" in operators and losses and "losses" in grains:
