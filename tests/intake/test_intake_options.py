@@ -255,3 +255,19 @@ def test_declared_examples_with_folds_and_their_parts() -> None:
         .evaluate("specificity", "exemplar")["value"]
         .item()
     )
+
+
+def test_parts_of_declared_examples_with_a_null_key_and_an_internal_name() -> None:
+    """The unlogged examples of a null group, under a by-column named like a private key."""
+    key = "__af_all"
+    sparse = pl.DataFrame(
+        {key: ["a", "a", None], "example": [0, 1, 2], "class": [0, 1, 1], "y": [1, 1, 0], "p": [1, 0, 1]}
+    )
+    ids = pl.DataFrame({key: ["a", "a", None, None, "b"], "example": [0, 1, 2, 3, 4]})
+    pr = af.from_long(sparse, n_classes=2, examples=ids)
+    parts = pr.parts("specificity", "exemplar", by=key)
+    assert parts.height == 5
+    means = parts.group_by(key).agg(pl.col("value").mean()).sort(key, nulls_last=True)
+    report = pr.evaluate("specificity", "exemplar", by=key).sort(key, nulls_last=True)
+    assert means[key].to_list() == report[key].to_list() == ["a", "b", None]
+    assert means["value"].to_list() == pytest.approx(report["value"].to_list())

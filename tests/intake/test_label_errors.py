@@ -434,3 +434,13 @@ def test_labels_lists_mixing_numbers_and_strings() -> None:
     ):
         af.from_labels([0, "a", 1], ["0", "a", "1"])
     assert af.from_labels(["a", "b", None][:2], ["a", "a"]).compute("f1", "macro") == pytest.approx(1 / 3)
+
+
+def test_unfit_labels_with_a_null_key_and_internal_names() -> None:
+    """The labels the common type cannot hold are refused under any column names and with null keys."""
+    frame = pl.DataFrame({"_t": [None, "g"], "n": [2**53 + 1, 0], "value": [1.0, 0.0]})
+    with pytest.raises(InvalidValueError, match=seq("column 'n'", "1 integer label", "n=9007199254740993")):
+        af.from_labels(frame, y_true="n", y_pred="value").evaluate("f1", "macro", by="_t")
+    fits = frame.with_columns(pl.col("n").clip(upper_bound=1))
+    got = af.from_labels(fits, y_true="n", y_pred="value").evaluate("recall", "micro", by="_t")
+    assert got.sort("_t", nulls_last=True)["value"].to_list() == [1.0, 1.0]

@@ -512,3 +512,25 @@ def test_a_score_column_of_nothing_but_nulls(role: str) -> None:
     assert frame.schema[role] == pl.Null
     with pytest.raises(af.NullValueError, match=rf"column '{role}': 4 null"):
         af.from_scores(frame, example="example", decision="argmax")
+
+
+def test_masked_scores_with_a_null_key_and_internal_names() -> None:
+    """A mask column named like a cell (``tp``) and a null by-key: each group reads its observed entries."""
+    from sklearn.metrics import roc_auc_score
+
+    frame = pl.DataFrame(
+        {
+            "n": ["a"] * 6 + [None] * 6,
+            "example": np.repeat(np.arange(6), 2),
+            "class": np.tile([0, 1], 6),
+            "score": [0.9, 0.2, 0.8, 0.3, 0.1, 0.7, 0.6, 0.4, 0.3, 0.8, 0.5, 0.5],
+            "y": [1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0],
+            "tp": [1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1],
+        }
+    )
+    got = af.from_scores(frame, example="example", mask="tp", decision="threshold").evaluate(
+        "auroc", "micro", by="n"
+    )
+    for key, value in zip(got["n"], got["value"], strict=True):
+        kept = frame.filter(pl.col("n").eq_missing(key) & (pl.col("tp") == 1))
+        assert value == pytest.approx(roc_auc_score(kept["y"], kept["score"]))
