@@ -187,10 +187,14 @@ class ScoreMethods(PredictionsBase):
             scikit-learn's: ``roc_curve(drop_intermediate=False)`` (first row at
             threshold ``inf``, (0, 0)) and ``precision_recall_curve`` (its last
             point, precision 1 and recall 0, is the row of threshold ``inf``); a
-            prediction is positive when ``score >= threshold``. A curve without
-            negatives (positives) has null fpr (tpr, recall) where scikit-learn
-            has NaN. With ``bins=N`` the points are the exact curve's at the
-            thresholds ``q/N``.
+            prediction is positive when ``score >= threshold``; thresholds are in
+            the scores' units (with ``logits=True``, logits). An undefined rate
+            is null: fpr without negatives and tpr without positives (where
+            scikit-learn has NaN), and recall without positives (where
+            scikit-learn's ``precision_recall_curve`` has 1, and 0 at its last
+            point). With ``bins=N`` the points are the exact curve's at the
+            thresholds ``q/N`` (``bins`` quantises probabilities: with logits,
+            their sigmoid).
 
         Examples
         --------
@@ -301,7 +305,11 @@ class ScoreMethods(PredictionsBase):
         """The score threshold that maximises a measure, and the measure's value there.
 
         The candidates are every distinct score and ``inf`` (nothing predicted);
-        a prediction is positive when ``score >= threshold``. The cells at every
+        a prediction is positive when ``score >= threshold``. Thresholds are in
+        the scores' units, as the curves' are: with ``logits=True`` a logit (the
+        ``threshold=`` of :func:`~aggframe.from_scores` is a probability: pass
+        its sigmoid), and scores outside [0, 1] without logits give thresholds
+        there too. The cells at every
         threshold are the cumulative sums of the ROC curve, so this is one more
         small aggregation over the per-score table.
 

@@ -55,6 +55,7 @@ class BinaryScoreSource(LabelSource, Scored):
         return pl.Int64()
 
     def project(self, by: Sequence[str], extra: dict[str, str] | None = None) -> Projection:
+        self.check_threshold()
         proj = Source.project(self, by, extra)
         frame = proj.frame.with_columns(
             nw.col(Y_TRUE).cast(nw.Float64).cast(nw.Int64).alias(Y_TRUE),
@@ -67,7 +68,7 @@ class BinaryScoreSource(LabelSource, Scored):
         frame = proj.frame.select(
             *proj.by_keys,
             nw.lit(POSITIVE).cast(nw.Int64).alias(CLASS_ROLE),
-            self.probability(nw.col(SCORE)).alias(SCORE),
+            nw.col(SCORE).cast(nw.Float64),
             nw.col(Y_TRUE).cast(nw.Float64).cast(nw.Int64).alias(Y_TRUE),
         )
         return ScoreFrame(
@@ -79,6 +80,7 @@ class BinaryScoreSource(LabelSource, Scored):
             y=Y_TRUE,
             example=None,
             bins=self.bins,
+            logits=self.logits,
             universe=pl.LazyFrame({"class": [POSITIVE]}),
             n_classes=1,
             names=dict(proj.names),

@@ -94,6 +94,17 @@ class Scored:
         s = score.cast(nw.Float64)
         return 1.0 / (1.0 + (-s).exp()) if self.logits else s
 
+    def check_threshold(self) -> None:
+        """Refuse the threshold decision (``score > threshold``, a probability) when scores lie outside [0, 1]."""
+        if self.outside and not self.logits:
+            msg = (
+                f"column {self.score!r}: {self.outside} score(s) outside [0, 1] (e.g. row {self.outside_row}); "
+                "a threshold decision needs probabilities (the cell measures, decisions() and best_threshold() "
+                "read it; AUROC, AP and curves take any real scores); pass logits=True if the scores are "
+                "logits, or decision='argmax' / 'top_k'"
+            )
+            raise InvalidValueError(msg)
+
     def check_probabilities(self, what: str) -> None:
         """Refuse ``what`` (a measure or curve that reads probabilities) when scores lie outside [0, 1]."""
         if self.outside and not self.logits:
@@ -164,6 +175,7 @@ class ScoreSource(LongSource, Scored):
         if self.tnorm is not None:
             p = self.probability(nw.col(SCORE))
         elif self.decision == "threshold":
+            self.check_threshold()
             if self.cuts is not None:
                 classes, cuts = self.cuts
                 cut = nw.col(CLASS_ROLE).replace_strict(list(classes), list(cuts), return_dtype=nw.Float64)
@@ -277,7 +289,7 @@ class ScoreSource(LongSource, Scored):
             *proj.by_keys,
             EXAMPLE,
             CLASS_ROLE,
-            self.probability(nw.col(SCORE)).alias(SCORE),
+            nw.col(SCORE).cast(nw.Float64),
             nw.col(Y).cast(nw.Float64).cast(nw.Int64).alias(Y),
         )
         sizes = self.universe_sizes()
@@ -290,6 +302,7 @@ class ScoreSource(LongSource, Scored):
             y=Y,
             example=EXAMPLE,
             bins=self.bins,
+            logits=self.logits,
             universe=self.universe_table(),
             n_classes=sizes if isinstance(sizes, int) else None,
             names=dict(proj.names),

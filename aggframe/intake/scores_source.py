@@ -305,12 +305,13 @@ def scores_source(
         msg = f"column {score!r}: {count('nan')} NaN score(s) (e.g. row {row(s.is_nan())}); scores must be numbers"
         raise NullValueError(msg)
     outside_row = row(~s.is_between(0.0, 1.0)) if count("outside") else ""
-    needs_probabilities = not logits and (kind == "threshold" or soft_fn is not None)
-    if needs_probabilities and count("outside"):
-        what = "keep_soft" if soft_fn is not None else "a threshold"
+    # keep_soft reads the scores as probabilities in every evaluation: refused now. A threshold
+    # decision is refused when it is made (Scored.check_threshold): AUROC, AP and the curves of
+    # the same predictions take any real scores
+    if soft_fn is not None and not logits and count("outside"):
         msg = (
             f"column {score!r}: {count('outside')} score(s) outside [0, 1] (e.g. row {outside_row}); "
-            f"{what} needs probabilities; pass logits=True if the scores are logits"
+            "keep_soft needs probabilities; pass logits=True if the scores are logits"
         )
         raise InvalidValueError(msg)
     if bins is not None and count("outside") and not logits:

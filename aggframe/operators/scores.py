@@ -152,18 +152,22 @@ def score_grains(
             ranked = sv.ranking_entries(rows, rk, c, unit_rows=True)
             polars["ranking_classes"], polars["ranking_pooled"] = ranked["classes"], ranked["pooled"]
         else:
-            engine["counts"] = score_counts(sf.frame, rk, score=sf.score, y=sf.y, class_=c, bins=sf.bins)
+            engine["counts"] = score_counts(
+                sf.frame, rk, score=sf.score, y=sf.y, class_=c, bins=sf.bins, logits=sf.logits
+            )
     if (per_entry or "multiclass" in operators) and set(_LOSSES) & set(measures):
-        engine["losses"] = loss_sums(sf.frame, rk, score=sf.score, y=sf.y, class_=c)
+        engine["losses"] = loss_sums(sf.frame, rk, score=sf.score, y=sf.y, class_=c, logits=sf.logits)
     if per_entry and "ece" in measures:
         engine["calibration"] = calibration_sums(
-            sf.frame, rk, score=sf.score, y=sf.y, bins=ECE_BINS, class_=c
+            sf.frame, rk, score=sf.score, y=sf.y, bins=ECE_BINS, class_=c, logits=sf.logits
         )
     if "exemplar" in operators and set(EXAMPLE_MEASURES) & set(measures):  # ece has no per-example value
         if sf.example is None:
-            engine["stats"] = row_example_stats(sf.frame, rk, score=sf.score, y=sf.y)
+            engine["stats"] = row_example_stats(sf.frame, rk, score=sf.score, y=sf.y, logits=sf.logits)
         else:
-            engine["stats"] = example_stats(sf.frame, rk, example=sf.example, score=sf.score, y=sf.y)
+            engine["stats"] = example_stats(
+                sf.frame, rk, example=sf.example, score=sf.score, y=sf.y, logits=sf.logits
+            )
     names = list(engine)
     crossed = dict(zip(names, to_polars_all([engine[n] for n in names]), strict=True))  # type: ignore[misc]
     if "counts" in crossed:
@@ -445,6 +449,7 @@ def _counts(sf: ScoreFrame, *, pooled: bool) -> pl.LazyFrame:
         y=sf.y,
         class_=None if pooled else sf.class_,
         bins=sf.bins,
+        logits=sf.logits,
     )
     return to_polars(table)
 
@@ -465,7 +470,8 @@ def curve_frame(sf: ScoreFrame, kind: CurveKind, operator: str | None) -> pl.Laz
 
 
 def calibration_frame(sf: ScoreFrame, *, bins: int, strategy: Strategy, operator: str | None) -> pl.LazyFrame:
-    """The reliability table per group (and class unless ``operator="micro"``)."""
+    """The reliability table per group (and class unless ``operator="micro"``), in probability units."""
+    sf = sf.probabilities()
     rk, c = list(sf.row_keys), sf.class_
     if operator == "micro":
         return cal.calibration(_counts(sf, pooled=True), rk, bins=bins, strategy=strategy)
@@ -495,6 +501,7 @@ def best_threshold_frame(
     ``weighted``: the mean over classes of the per-class values at one common
     threshold (undefined class values resolved by ``convention``); with
     ``per_class`` each class its own threshold. Ties: the largest threshold.
+    Thresholds are in the scores' units (with logits, logits), as the curves'.
     """
     rk, c = list(sf.row_keys), sf.class_
     expr = measure.expr()

@@ -86,7 +86,7 @@ with only positives 1, so LRAP with ``one`` differs from it exactly there).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import narwhals as nw
@@ -133,9 +133,11 @@ class ScoreFrame:
     """The rows of predictions with scores, projected onto private names, for one grouping.
 
     What an intake source hands to the score measures (:mod:`aggframe.operators.scores`):
-    ``frame`` holds the by-keys (``row_keys``), ``class_``, ``score`` (a
-    probability when the source read logits: their sigmoid), ``y`` (0/1) and,
-    in the long layout, ``example``. ``keys`` are the cell tables' keys (the
+    ``frame`` holds the by-keys (``row_keys``), ``class_``, ``score`` (as
+    given: with ``logits`` the measures that read probabilities take its
+    sigmoid, the rankings and curves the score itself, which the sigmoid would
+    tie above about 37 in float64), ``y`` (0/1) and, in the long layout,
+    ``example``. ``keys`` are the cell tables' keys (the
     by-keys, or the stand-in key when there are none).
     """
 
@@ -149,6 +151,8 @@ class ScoreFrame:
     example: str | None
     #: quantisation cells of [0, 1] (``bins=N``), or None: exact
     bins: int | None = None
+    #: the scores are logits: probabilities are their sigmoid (the quantisation cells too)
+    logits: bool = False
     #: the declared class universe (column ``class``), or None: the classes seen
     universe: pl.LazyFrame | None = field(default=None, repr=False)
     #: the number of classes, when known (declared universe, or the binary layout's one)
@@ -156,10 +160,28 @@ class ScoreFrame:
     #: private name -> the user's column
     names: dict[str, str] = field(default_factory=dict)
 
+    def probabilities(self) -> ScoreFrame:
+        """This frame with the scores as probabilities (for what is read in probability units)."""
+        if not self.logits:
+            return self
+        return replace(
+            self, frame=self.frame.with_columns(sigmoid(nw.col(self.score)).alias(self.score)), logits=False
+        )
+
     @property
     def polars(self) -> bool:
         """The rows are a Polars frame (the exact ranking then reads them without a group-by)."""
         return isinstance(nw.to_native(self.frame), pl.LazyFrame)
+
+
+def sigmoid(score: nw.Expr) -> nw.Expr:
+    """The probability of a logit, ``1 / (1 + exp(-score))`` (Float64)."""
+    return 1.0 / (1.0 + (-score.cast(nw.Float64)).exp())
+
+
+def _probability(score: nw.Expr, *, logits: bool) -> nw.Expr:
+    s = score.cast(nw.Float64)
+    return sigmoid(s) if logits else s
 
 
 def _nlog(x: nw.Expr) -> nw.Expr:
@@ -167,9 +189,9 @@ def _nlog(x: nw.Expr) -> nw.Expr:
     return -(x.clip(EPS, 1.0 - EPS).log())
 
 
-def entry_sums(score: nw.Expr, y: nw.Expr) -> list[nw.Expr]:
-    """The per-row terms of :data:`SUM_COLUMNS` (``y`` an Int64 0/1 expression)."""
-    s = score.cast(nw.Float64)
+def entry_sums(score: nw.Expr, y: nw.Expr, *, logits: bool = False) -> list[nw.Expr]:
+    """The per-row terms of :data:`SUM_COLUMNS` (``y`` an Int64 0/1 expression; ``logits``: their sigmoid)."""
+    s = _probability(score, logits=logits)
     yf = y.cast(nw.Float64)
     return [
         s.alias("s_sum"),
@@ -188,6 +210,7 @@ def score_counts(
     y: str,
     class_: str | None = None,
     bins: int | None = None,
+    logits: bool = False,
 ) -> Frame:
     """Positive and negative entries per distinct score, per (keys, class) or pooled per keys.
 
@@ -205,6 +228,9 @@ def score_counts(
         ``None`` (exact: one row per distinct score) or the number ``N`` of
         quantisation cells of [0, 1]; the row of cell ``q`` has score ``q / N``
         and carries the :data:`SUM_COLUMNS` as well.
+    logits
+        The scores are logits: the cells and the sums read their sigmoid (the
+        exact table keeps the scores as given: a ranking needs no probabilities).
 
     Returns
     -------
@@ -240,8 +266,9 @@ def score_counts(
         if int(bins) != bins or bins < 1:
             msg = f"Expected `bins` to be a positive integer, got {bins!r}"
             raise ValueError(msg)
-        cell = (s.clip(0.0, 1.0) * float(bins)).floor().clip(0.0, float(bins - 1))
-        rows = lf.select(*group, (cell / float(bins)).alias(SCORE), yv.alias(POS), *entry_sums(s, yv))
+        prob = _probability(s, logits=logits)
+        cell = (prob.clip(0.0, 1.0) * float(bins)).floor().clip(0.0, float(bins - 1))
+        rows = lf.select(*group, (cell / float(bins)).alias(SCORE), yv.alias(POS), *entry_sums(prob, yv))
         sums = [nw.col(c).sum() for c in SUM_COLUMNS]
     return (
         rows.group_by([*group, SCORE])
@@ -288,7 +315,9 @@ def _per_keys(lf: Frame, keys: Sequence[str], aggs: Sequence[nw.Expr]) -> Frame:
     return lf.select(*aggs)
 
 
-def example_stats(lf: Frame, keys: Sequence[str], *, example: str, score: str, y: str) -> Frame:
+def example_stats(
+    lf: Frame, keys: Sequence[str], *, example: str, score: str, y: str, logits: bool = False
+) -> Frame:
     """Sums of the per-example (exemplar) values per keys, from per-example ranks.
 
     Every example must have one row per class of its universe (ranks are taken
@@ -331,7 +360,7 @@ def example_stats(lf: Frame, keys: Sequence[str], *, example: str, score: str, y
     )
     pos = nw.col("_y") == 1
     ys = nw.col("_y").cast(nw.Float64)
-    terms = entry_sums(nw.col("_s"), nw.col("_y"))
+    terms = entry_sums(nw.col("_s"), nw.col("_y"), logits=logits)  # ranks read the scores as given
     per_example = rows.group_by(part).agg(
         ys.sum().alias("_P"),
         nw.len().cast(nw.Float64).alias("_M"),
@@ -358,7 +387,9 @@ def example_stats(lf: Frame, keys: Sequence[str], *, example: str, score: str, y
     return _per_keys(valued, keys, aggs)
 
 
-def loss_sums(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str | None = None) -> Frame:
+def loss_sums(
+    lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str | None = None, logits: bool = False
+) -> Frame:
     """Entries, positives and the loss sums per (keys, class), or pooled per keys (``class_=None``).
 
     Returns ``keys..., [class_], n, pos`` and the :data:`SUM_COLUMNS` (one
@@ -384,7 +415,7 @@ def loss_sums(lf: Frame, keys: Sequence[str], *, score: str, y: str, class_: str
     """
     group = [*keys, *([class_] if class_ is not None else [])]
     yv = nw.col(y).cast(nw.Int64)
-    rows = lf.select(*group, yv.alias(POS), *entry_sums(nw.col(score), yv))
+    rows = lf.select(*group, yv.alias(POS), *entry_sums(nw.col(score), yv, logits=logits))
     aggs = [
         nw.len().cast(nw.Int64).alias("n"),
         nw.col(POS).sum().cast(nw.Int64),
@@ -428,7 +459,14 @@ def uniform_bin(score: nw.Expr, bins: int) -> nw.Expr:
 
 
 def calibration_sums(
-    lf: Frame, keys: Sequence[str], *, score: str, y: str, bins: int, class_: str | None = None
+    lf: Frame,
+    keys: Sequence[str],
+    *,
+    score: str,
+    y: str,
+    bins: int,
+    class_: str | None = None,
+    logits: bool = False,
 ) -> Frame:
     """Per (keys, [class], bin) of a uniform calibration: entries, positives and the score sum.
 
@@ -437,7 +475,7 @@ def calibration_sums(
     ``keys..., [class_], bin, n, pos, s_sum``.
     """
     group = [*keys, *([class_] if class_ is not None else [])]
-    s = nw.col(score).cast(nw.Float64)
+    s = _probability(nw.col(score), logits=logits).alias(score)
     rows = lf.select(*group, uniform_bin(s, bins).alias("bin"), nw.col(y).cast(nw.Int64).alias(POS), s)
     return rows.group_by([*group, "bin"]).agg(
         nw.len().cast(nw.Int64).alias("n"),
@@ -446,14 +484,14 @@ def calibration_sums(
     )
 
 
-def row_example_stats(lf: Frame, keys: Sequence[str], *, score: str, y: str) -> Frame:
+def row_example_stats(lf: Frame, keys: Sequence[str], *, score: str, y: str, logits: bool = False) -> Frame:
     """:func:`example_stats` when every row is one example with one entry (the binary layout).
 
     An example with one entry has no ranking (AUROC and LRAP undefined: it has
     no positive or only positives); its losses are the entry's.
     """
     yv = nw.col(y).cast(nw.Int64)
-    terms = entry_sums(nw.col(score), yv)
+    terms = entry_sums(nw.col(score), yv, logits=logits)
     rows = lf.select(*keys, (terms[1] + terms[2]).alias("_ll"), (terms[3] + terms[4]).alias("_br"))
     aggs = [
         nw.len().cast(nw.Int64).alias("n_examples"),

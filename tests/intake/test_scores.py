@@ -343,10 +343,18 @@ def _bad(score: list[float | None]) -> pl.DataFrame:
 
 def test_scores_outside_unit_interval_need_logits() -> None:
     frame = _bad([0.2, 1.5, -0.1, 0.7])
-    with pytest.raises(
-        af.InvalidValueError, match=r"column 'score': 2 score\(s\) outside \[0, 1\].*example=0, class=1"
+    # the threshold decision needs probabilities: refused where it is made (the cell
+    # measures, decisions(), the cell tables), not at construction
+    pr = from_scores(frame)
+    bad = r"column 'score': 2 score\(s\) outside \[0, 1\].*example=0, class=1.*a threshold decision"
+    for decide in (
+        lambda: pr.evaluate("f1"),
+        pr.source.decisions,
+        pr.cell_tables,
+        lambda: pr.evaluate(["auroc", "f1"]),
     ):
-        from_scores(frame)
+        with pytest.raises(af.InvalidValueError, match=bad):
+            decide()
     with pytest.raises(af.InvalidValueError, match="outside"):
         from_scores(frame, keep_soft="product")
     from_scores(frame, logits=True)  # logits: any real score

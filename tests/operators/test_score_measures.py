@@ -367,6 +367,70 @@ def test_score_measures_need_scores_and_valid_combinations() -> None:
     )
 
 
+def test_real_scores_without_a_decision_for_rankings_and_curves() -> None:
+    """SVM margins: AUROC, AP and the curves take any real score, with the default (threshold) decision.
+
+    Before, the default threshold decision refused the predictions when they were built,
+    so the measures that need no probabilities could not be had without logits=True.
+    """
+    s = np.array([2.0, -1.0, 0.5, 3.0, -0.2, 0.1])
+    y = np.array([1, 0, 0, 1, 1, 0])
+    binary = af.from_scores(pl.DataFrame({"score": s, "y": y}), class_=None)
+    assert binary.evaluate("auroc", "micro")["value"].item() == pytest.approx(
+        skm.roc_auc_score(y, s), rel=TOL
+    )
+    assert binary.evaluate("average_precision", "micro")["value"].item() == pytest.approx(
+        skm.average_precision_score(y, s), rel=TOL
+    )
+    assert_frame_equal(binary.curve("roc").select("threshold", "fpr", "tpr"), _roc(y, s), abs_tol=TOL)
+    best = binary.best_threshold("f1")  # in the scores' units
+    assert best["threshold"].item() in set(s.tolist())
+    Y, S = np.array([[1, 0], [0, 1], [1, 0]]), np.array([[2.5, -1.0], [0.3, 4.0], [-2.0, -3.0]])
+    long = af.from_scores(long_scores(Y, S))
+    assert long.evaluate("auroc", "macro")["value"].item() == pytest.approx(
+        skm.roc_auc_score(Y, S, average="macro"), rel=TOL
+    )
+    for pr in (binary, long):
+        with pytest.raises(af.InvalidValueError, match="a threshold decision needs probabilities"):
+            pr.evaluate("f1")
+        with pytest.raises(af.InvalidValueError, match="log_loss reads the scores as probabilities"):
+            pr.evaluate("log_loss", "micro")
+
+
+def test_logits_rank_as_given_where_the_sigmoid_ties() -> None:
+    """Above ~37 the sigmoid is 1.0 in float64: AUROC, AP, curves and thresholds read the logits themselves."""
+    s = np.array([40.0, 45.0, 50.0, 55.0, -3.0, 1.0])
+    y = np.array([0, 1, 0, 1, 0, 1])
+    pr = af.from_scores(pl.DataFrame({"score": s, "y": y}), class_=None, logits=True)
+    assert pr.evaluate("auroc", "micro")["value"].item() == pytest.approx(skm.roc_auc_score(y, s), rel=TOL)
+    assert pr.evaluate("average_precision", "micro")["value"].item() == pytest.approx(
+        skm.average_precision_score(y, s), rel=TOL
+    )
+    assert_frame_equal(pr.curve("roc").select("threshold", "fpr", "tpr"), _roc(y, s), abs_tol=TOL)
+    assert pr.best_threshold("f1")["threshold"].item() == 1.0  # a logit: sigmoid(1.0) as a probability
+    p = 1 / (1 + np.exp(-s))
+    assert pr.evaluate("log_loss", "micro")["value"].item() == pytest.approx(skm.log_loss(y, p), rel=1e-9)
+    assert pr.evaluate("brier", "micro")["value"].item() == pytest.approx(
+        skm.brier_score_loss(y, p), rel=1e-9
+    )
+    # the long layout, per example (exemplar: label ranking and the per-example AUROC)
+    Y = np.array([[0, 1, 1], [1, 0, 0]])
+    S = np.array([[40.0, 45.0, 50.0], [38.0, 39.0, -1.0]])
+    long = af.from_scores(long_scores(Y, S), decision="argmax", logits=True)
+    got = long.evaluate(["auroc", "average_precision"], ["macro", "exemplar"])
+    want = [
+        skm.roc_auc_score(Y, S, average="macro"),
+        skm.roc_auc_score(Y, S, average="samples"),
+        skm.average_precision_score(Y, S, average="macro"),
+        skm.label_ranking_average_precision_score(Y, S),
+    ]
+    assert got["value"].to_list() == pytest.approx(want, rel=TOL)
+    # probabilities where they are read: calibration in probability units, bins of the sigmoid
+    cal = pr.calibration(bins=2)
+    probabilities = af.from_scores(pl.DataFrame({"score": p, "y": y}), class_=None)
+    assert_frame_equal(cal, probabilities.calibration(bins=2))
+
+
 # ---------------------------------------------------------------------------
 # curves, calibration, thresholds
 
