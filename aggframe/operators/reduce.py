@@ -281,8 +281,11 @@ def reduce_wide(
             msg = "the binary operator needs the class dtype"
             raise OptionError(msg)
         parts.append(_positive_values(tables, k, ms, pos_label, class_dtype))
-    # every part has one row per group, sorted by the keys: side by side, no join
-    base = pl.concat([parts[0], *[p.sort(k, nulls_last=True).drop(k) for p in parts[1:]]], how="horizontal")
+    # every part has one row per group, sorted by the keys (the pooled sums already are): side
+    # by side, no join. The first part is the profiles or the positive class's values when no
+    # operator reads the pooled sums: sorted too (unsorted, the columns were other groups')
+    ordered = [p if p is pooled else p.sort(k, nulls_last=True) for p in parts]
+    base = pl.concat([ordered[0], *[p.drop(k) for p in ordered[1:]]], how="horizontal")
     # the sums each (measure, operator) shares across conventions, once, as plain
     # columns; then each slot's value is a small expression of them (a report of
     # 21 measures x 4 operators x 4 conventions is 336 slots: the plan stays small)

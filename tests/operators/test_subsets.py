@@ -106,3 +106,28 @@ def test_per_class_by_group_and_every_measure() -> None:
     table = af.from_labels(frame).per_class(by="model")
     assert table.height == 3 * 6 * 21
     assert table.columns[:3] == ["model", "class", "measure"]
+
+
+@pytest.mark.parametrize("ops", [["exemplar", "binary"], ["binary"], ["exemplar"], ["binary", "exemplar"]])
+def test_binary_and_exemplar_without_pooled_operators_keep_each_group_its_values(ops: list[str]) -> None:
+    """Without micro/macro/weighted the blocks were put side by side unsorted: values on other groups.
+
+    Each group (a null key among them) must get scikit-learn's binary value, and the rows are
+    sorted by the keys with nulls last, as with every other operator.
+    """
+    rng = np.random.default_rng(0)
+    n = 400
+    g = [None if i % 9 == 0 else f"k{i % 9}" for i in range(n)]
+    df = pl.DataFrame(
+        {"example": range(n), "y_true": rng.integers(0, 2, n), "y_pred": rng.integers(0, 2, n), "g": g}
+    )
+    out = af.from_labels(df, example="example").evaluate("f1", ops, by="g")
+    keys = out["g"].unique(maintain_order=True).to_list()
+    assert keys == [*sorted(k for k in keys if k is not None), None]
+    for op in ops:
+        rows = out.filter(pl.col("operator") == op)
+        for key, value in zip(rows["g"], rows["value"], strict=True):
+            part = df.filter(pl.col("g").is_null() if key is None else pl.col("g") == key)
+            yt, yp = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
+            want = skm.f1_score(yt, yp) if op == "binary" else float(np.mean(yt == yp))
+            assert value == pytest.approx(want, abs=1e-12), (op, key)
