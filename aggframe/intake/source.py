@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import glob as globbing
 import hashlib
+import os
 import re
 import sys
 import warnings
@@ -242,6 +243,28 @@ def _is_remote(name: str) -> bool:
     return re.match(r"^[A-Za-z][A-Za-z0-9+.\-]+://", name) is not None and not name.startswith("file://")
 
 
+def _unreadable(exc: OSError) -> None:
+    msg = f"cannot read the folder {exc.filename!r}: {exc.strerror or exc}; its files would be left out"
+    raise SourceError(msg) from exc
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """The files under ``root``; a folder that cannot be listed is a SourceError (``rglob`` and
+    ``glob`` skip it, and its partitions would be left out of the result without a word)."""
+    for folder, _, names in os.walk(root, onerror=_unreadable):
+        for name in names:
+            path = Path(folder) / name
+            if path.is_file():
+                yield path
+
+
+def _glob_root(name: str) -> Path:
+    """The folder a glob starts from (its path before the first component with a wildcard)."""
+    parts = Path(name).parts
+    first = next(i for i, part in enumerate(parts) if _has_glob(part))
+    return Path(*parts[:first]) if first else Path()
+
+
 def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
@@ -249,6 +272,12 @@ def _expand(name: str) -> list[Path]:
         found = sorted(
             Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True) if Path(p).is_file()
         )
+        if "**" in name:
+            # a recursive glob skips the folders it cannot list: walk them first to say so
+            root = _glob_root(name)
+            if root.is_dir():
+                for _ in os.walk(root, onerror=_unreadable):
+                    pass
         if not found:
             msg = GLOB_NO_MATCH.format(path=name)
             raise SourceError(msg)
@@ -259,7 +288,7 @@ def _expand(name: str) -> list[Path]:
             raise SourceError(msg)
         return nonempty
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.stat().st_size > 0)
+        files = sorted(p for p in _walk(path) if p.stat().st_size > 0)
         if not files:
             msg = DIRECTORY_EMPTY.format(path=name)
             raise SourceError(msg)
@@ -417,6 +446,22 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
     return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
 
 
+def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> None:
+    """Refuse a file that two inputs reach (the same path twice, a glob and a file of it, a folder
+    and one of its partitions): its rows would count twice."""
+    seen: dict[Path, str] = {}
+    for name in names:
+        for f in expanded[name]:
+            key = f.resolve()
+            if key in seen:
+                msg = (
+                    f"the file {str(f)!r} is read twice, through {seen[key]!r} and {name!r}: its rows would "
+                    "count twice; give each file once"
+                )
+                raise SourceError(msg)
+            seen[key] = name
+
+
 def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
 
@@ -460,6 +505,7 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     kinds = {_kind(name, files) for name, files in expanded.items()}
     kinds |= {".csv" if name.lower().endswith(".csv") else ".parquet" for name in remote}
     files = [f for name in names if name not in remote for f in expanded[name]]
+    _check_read_once([name for name in names if name not in remote], expanded)
     if kinds not in ({".parquet"}, {".csv"}):
         msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
         raise SourceError(msg)

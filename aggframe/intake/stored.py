@@ -79,7 +79,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
-from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
+from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
     FRAME,
@@ -172,7 +172,8 @@ def _input_paths(origin: Origin) -> list[str]:
     """The files and stores ``origin`` reads, and the files in-memory cells were made from."""
     if origin.kind not in ("files", "stores"):
         return []
-    paths = [f for f in origin.files if Path(f).exists()]
+    # the folders given (a dataset of hive partitions) as well as the files they hold
+    paths = [f for f in (*origin.inputs, *origin.files) if not _has_glob(f) and Path(f).exists()]
     for part in origin.stores:
         covers = part.get("covers") if isinstance(part, dict) else None
         if isinstance(covers, dict) and covers.get("kind") == "files":
@@ -181,14 +182,16 @@ def _input_paths(origin: Origin) -> list[str]:
 
 
 def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
-    """The input (a file or a store, or a glob's match) that writing to ``out`` would replace or
-    write into, if any: ``out`` is it, or a folder holding it."""
+    """The input (a file, a folder or a store, or a glob's match) that writing to ``out`` would
+    replace or write into, if any: ``out`` is it, a folder holding it, or a path inside it (a
+    report written into a folder of hive partitions, or a store's table, is read back with it)."""
     target = Path(out).resolve()
     for name in inputs:
         matches = globbing.glob(name, recursive=True) if _has_glob(name) else [name]
         for match in matches:
             resolved = Path(match).resolve()
-            if resolved == target or target in resolved.parents:
+            inside = resolved.is_dir() and resolved in target.parents
+            if resolved == target or target in resolved.parents or inside:
                 return str(match)
     return None
 
@@ -260,7 +263,7 @@ STORE_ON_FILE = (
 )
 STORE_EXISTS = "{path!r} is an existing cell store; pass overwrite=True to replace it"
 STORE_ON_INPUT = (
-    "cannot write a cell store to {path!r}: it would replace {input!r}, which these cells are read "
+    "cannot write a cell store to {path!r}: it would replace or write into {input!r}, which these cells are read "
     "from; write it somewhere else"
 )
 STORE_ON_OTHER = (
@@ -350,9 +353,14 @@ def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
 def is_store(path: str | Path) -> bool:
     """A directory with a meta.json, or with the cell tables of one (then its meta.json is missing)."""
     p = Path(path)
-    return p.is_dir() and (
-        (p / "meta.json").exists() or ((p / "classes.parquet").exists() and (p / "profiles.parquet").exists())
-    )
+    try:
+        return p.is_dir() and (
+            (p / "meta.json").exists()
+            or ((p / "classes.parquet").exists() and (p / "profiles.parquet").exists())
+        )
+    except OSError as exc:  # a folder that cannot be read (permissions): say so, not a traceback
+        msg = f"cannot read {str(p)!r}: {exc.strerror or exc}"
+        raise SourceError(msg) from exc
 
 
 def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:

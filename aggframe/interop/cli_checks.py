@@ -175,7 +175,7 @@ def _check_not_input(args: argparse.Namespace, flag: str, path: str) -> None:
     """An output never replaces (or writes into) an input: a file, a store, a glob's match."""
     replaced = overwritten_input(path, list(getattr(args, "paths", None) or []))
     if replaced is not None:
-        msg = f"{flag} {path!r} would replace the input {replaced!r}; write it somewhere else"
+        msg = f"{flag} {path!r} would replace or write into the input {replaced!r}; write it somewhere else"
         raise _OutputError(msg)
 
 

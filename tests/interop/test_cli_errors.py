@@ -350,8 +350,35 @@ def test_an_output_never_replaces_an_input(capsys: pytest.CaptureFixture[str], t
         ["cells", str(data), "-o", str(tmp_path), "--overwrite"],
     ):
         line = fails(capsys, argv, "output")
-        assert "would replace the input" in line
+        assert "would replace or write into the input" in line
     assert data.read_bytes() == before
+
+
+def test_an_output_never_goes_inside_an_input_folder_or_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """-o into a folder of partitions being read (onto one of its files, or beside them) or onto a
+    store's table: output errors, nothing written. Regression: the predictions file of day=1 was
+    replaced by the report, and a store's classes.parquet by a report (the store then unreadable)."""
+    log = tmp_path / "log"
+    for day in (1, 2):
+        (log / f"day={day}").mkdir(parents=True)
+        FRAME.head(100).write_parquet(log / f"day={day}" / "p.parquet")
+    store = str(af.from_labels(FRAME.head(100)).write_cells(tmp_path / "store"))
+    before = (log / "day=1" / "p.parquet").read_bytes()
+    for argv in (
+        ["report", str(log), "-o", str(log / "day=1" / "p.parquet"), "--format", "parquet"],
+        ["report", str(log), "-o", str(log / "report.csv"), "--format", "csv"],
+        ["report", store, "-o", str(Path(store) / "classes.parquet"), "--format", "parquet"],
+        ["cells", str(log), "-o", str(log / "cells")],
+    ):
+        line = fails(capsys, argv, "output")
+        assert "would replace or write into the input" in line
+    assert (log / "day=1" / "p.parquet").read_bytes() == before
+    assert not (log / "report.csv").exists()
+    assert not (log / "cells").exists()
+    with pytest.raises(af.StoreError, match="would replace or write into"):
+        af.from_labels(af.scan(log)).write_cells(log / "cells")
 
 
 def test_a_missing_input_next_to_a_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
