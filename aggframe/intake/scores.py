@@ -178,7 +178,11 @@ class ScoreSource(LongSource, Scored):
             self.check_threshold()
             if self.cuts is not None:
                 classes, cuts = self.cuts
-                cut = nw.col(CLASS_ROLE).replace_strict(list(classes), list(cuts), return_dtype=nw.Float64)
+                # every class has a cut (checked at construction); the default is for engines that
+                # want one (DuckDB, Spark) and is never read
+                cut = nw.col(CLASS_ROLE).replace_strict(
+                    list(classes), list(cuts), default=float("inf"), return_dtype=nw.Float64
+                )
             else:
                 cut = nw.lit(self.cut)
             p = (s > cut).cast(nw.Int8)

@@ -110,3 +110,22 @@ def test_registered_measure_and_diagnostics_on_duckdb(con) -> None:  # type: ign
         assert_frame_equal(_sort(diag_got), _sort(diag_expected), abs_tol=1e-12)
     finally:
         af.unregister_measure(m.name)
+
+
+def test_a_threshold_per_class_on_duckdb(con) -> None:  # type: ignore[no-untyped-def]
+    """threshold={class: t} was a raw Narwhals ValueError on DuckDB (replace_strict wants a default)."""
+    frame = pl.DataFrame(
+        {
+            "example": [0, 0, 1, 1, 2, 2],
+            "class": ["a", "b"] * 3,
+            "score": [0.9, 0.3, 0.4, 0.6, 0.2, 0.8],
+            "y": [1, 0, 0, 1, 1, 1],
+        }
+    )
+    con.register("scores", frame.to_arrow())
+    cuts = {"a": 0.5, "b": 0.7}
+    expected = af.from_scores(frame, threshold=cuts).evaluate(["f1", "recall"], ["micro", "macro"])
+    got = af.from_scores(con.sql("select * from scores"), threshold=cuts).evaluate(
+        ["f1", "recall"], ["micro", "macro"]
+    )
+    assert_frame_equal(got, expected, abs_tol=1e-12)
