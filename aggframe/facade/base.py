@@ -29,7 +29,7 @@ from aggframe._options import (
 )
 from aggframe.exceptions import AggframeError, OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
-from aggframe.intake.source import scanning
+from aggframe.intake.source import reading, scanning
 from aggframe.intake.stored import StoredSource
 from aggframe.measures.measure import Measure
 from aggframe.tables.bootstrap import stack
@@ -186,11 +186,17 @@ class PredictionsBase:
             return self.with_pairs(tables, by_cols)
         return tables
 
+    def _source_tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
+        """The source's cell tables, lazy: what the engine does to build them (a DuckDB relation
+        collects its small tables, Spark resolves its files) turns read errors into SourceErrors."""
+        with reading(self.source.origin):
+            return self.source.tables(tuple(by), pairs=pairs)
+
     def _collect_tables(
         self, by: tuple[str, ...], extra: Sequence[pl.LazyFrame], *, engine: Engine, pairs: bool = False
     ) -> list[pl.DataFrame]:
         """Collect the cell tables of ``by`` and ``extra`` frames in one collect (one read); keep the tables."""
-        tables = self.source.tables(by, pairs=pairs)
+        tables = self._source_tables(by, pairs=pairs)
         given = {name: getattr(tables, name) for name in _OPTIONAL_TABLES}
         optional = {name: lf for name, lf in given.items() if lf is not None}
         parts = [tables.classes, tables.profiles, *optional.values()]
@@ -223,12 +229,14 @@ class PredictionsBase:
         """
         by_cols = tuple(listify(by))
         if lazy:
-            base = self.source.tables(by_cols)
-            return stack(base, self.source.boot_tables(by_cols, boot, base))
+            base = self._source_tables(by_cols)
+            with reading(self.source.origin):
+                return stack(base, self.source.boot_tables(by_cols, boot, base))
         key = (by_cols, boot)
         if key not in self._boot_cache:
             base = self.cell_tables(by_cols, engine=engine)
-            reps = self.source.boot_tables(by_cols, boot, base)
+            with reading(self.source.origin):
+                reps = self.source.boot_tables(by_cols, boot, base)
             named = {"classes": reps.classes, "profiles": reps.profiles}
             named.update(
                 {n: lf for n in ("block_profiles", "groups") if (lf := getattr(reps, n)) is not None}

@@ -91,7 +91,7 @@ class ReportMethods(ScoreMethods):
         if boot is not None:
             tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
         elif lazy:
-            tables = self.source.tables(request.by, pairs=request.needs_pairs)
+            tables = self._source_tables(request.by, pairs=request.needs_pairs)
         else:
             # the confusion counts only when the weighted kappas ask (the label form: same scan)
             tables = self.cell_tables(request.by, engine=engine, pairs=request.needs_pairs)

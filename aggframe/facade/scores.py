@@ -88,7 +88,7 @@ class ScoreMethods(PredictionsBase):
         tables: CellTables | None = None
         if request.measures or request.matrix_measures:
             if lazy:
-                tables = self.source.tables(request.by, pairs=request.needs_pairs)
+                tables = self._source_tables(request.by, pairs=request.needs_pairs)
             else:
                 tables, grains = self._collect_with(
                     request.by, grains, engine=engine, pairs=request.needs_pairs

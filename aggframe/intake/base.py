@@ -134,7 +134,8 @@ class Source(ABC):
         self.check_by(by)
         by_keys = [by_key(i) for i in range(len(by))]
         names = {**self.roles(), **dict(zip(by_keys, by, strict=True)), **(extra or {})}
-        frame = project_columns(self.frame, names)
+        with reading(self.origin):  # a DuckDB relation binds its files here (one deleted: an IO error)
+            frame = project_columns(self.frame, names)
         return Projection(frame=frame, by_keys=by_keys, keys=self.keys(by_keys), names=names)
 
     # -- classes -------------------------------------------------------------------------

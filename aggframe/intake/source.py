@@ -167,15 +167,31 @@ def origin_of(frame: Any) -> Origin:
 
 
 def _read_errors() -> tuple[type[BaseException], ...]:
+    """The engines' read errors: Polars, OS and Arrow, and DuckDB's and Spark's once they are loaded
+    (a relation over a deleted or corrupt file, a path Spark cannot find), never imported here."""
     kinds: list[type[BaseException]] = [pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError]
-    arrow = sys.modules.get("pyarrow")
-    if arrow is not None:
-        kinds.append(arrow.ArrowException)
+    for module, name in (
+        ("pyarrow", "ArrowException"),
+        ("duckdb", "Error"),
+        ("pyspark.errors", "PySparkException"),
+        ("py4j.protocol", "Py4JError"),
+    ):
+        loaded = sys.modules.get(module)
+        kind = getattr(loaded, name, None)
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            kinds.append(kind)
     return tuple(kinds)
 
 
 def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = str(exc)
+    java = getattr(exc, "java_exception", None)  # Spark classic: the JVM's exception says what failed
+    if java is not None:
+        try:
+            text = str(java.toString())
+        except Exception:  # noqa: BLE001 - a gateway already gone: the Python side's text
+            text = str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__
 
 
@@ -541,10 +557,14 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
         raise OptionError(msg) from exc
     native = nw.to_native(obj)
+    # resolving the schema reads a footer (Polars) or asks the engine (Spark Connect resolves
+    # its paths here): a corrupt or vanished file fails now, named
     if isinstance(native, pl.LazyFrame):
-        # resolving the schema reads a footer: a corrupt or vanished file fails here, named
         with reading(origin_of(native)):
             native.collect_schema()
+    else:
+        with reading(None):
+            obj.collect_schema()
     if isinstance(obj, nw.DataFrame):
         # an eager frame is in memory already: read as Polars (pandas and pyarrow frames lack
         # aggregations the grains use, or compute some of them wrongly under Narwhals: the

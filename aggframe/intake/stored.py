@@ -238,7 +238,52 @@ def _meta(path: Path) -> dict[str, Any]:
         msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
         raise StoreError(msg)
     _check_tables(path, sparse=info["format"] in _SPARSE)
+    reason = _bad_layout(path, info)
+    if reason is not None:
+        msg = STORE_BAD_META.format(path=str(path), reason=reason)
+        raise StoreError(msg)
     return info
+
+
+def _bad_layout(path: Path, info: dict[str, Any]) -> str | None:
+    """What in meta.json does not fit its tables (an edited or damaged file), or None.
+
+    The key columns it names (by, folds, target, the universe's keys) must be lists of
+    names (or a name) and columns of the groups table; the coverage record an object with
+    a kind, and its files objects: read as they are, they were raw errors or other numbers.
+    """
+    by, folds, target = info.get("by"), info.get("folds", []), info.get("target")
+    universe_keys = info.get("universe_keys", [])
+    for name, value in (("by", by), ("folds", folds), ("universe_keys", universe_keys)):
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            return f"{name!r} is {value!r}, not a list of column names"
+    if target is not None and not isinstance(target, str):
+        return f"'target' is {target!r}, not a column name"
+    if len(folds) > 2:
+        return f"'folds' is {folds!r}: a fold column, or a repeat and a fold column"
+    # the tables' key columns (private names; formats before 3 kept the user's names)
+    names = _private_names(info)
+    private = info["format"] in _SPARSE or info["format"] == "aggframe-cells/2"
+    keys = list(names) if private else list(names.values())
+    columns = pl.read_parquet_schema(path / "classes.parquet").names()
+    missing = [names.get(c, c) for c in keys if c not in columns]
+    if missing:
+        return f"it names the key columns {missing!r}, which its tables do not have"
+    if info["format"] in _SPARSE:
+        universe = pl.read_parquet_schema(path / "universe.parquet").names()
+        unknown = [c for c in universe_keys if c not in keys or c not in universe]
+        if unknown:
+            return f"'universe_keys' names {unknown!r}, which are not key columns of its universe table"
+    covers = info.get("covers")
+    if covers is not None:
+        files = covers.get("files", []) if isinstance(covers, dict) else None
+        if (
+            not isinstance(covers, dict)
+            or not isinstance(files, list)
+            or not all(isinstance(f, dict) for f in files)
+        ):
+            return f"'covers' is not a coverage record ({str(covers)[:60]})"
+    return None
 
 
 # ---------------------------------------------------------------------------

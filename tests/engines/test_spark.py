@@ -472,3 +472,23 @@ def test_local_cluster_two_executors(tmp_path: Path) -> None:
     _same(pl.read_parquet(tmp_path / "labels.parquet"), expected)
     long = af.from_long(_masks_folds_data(), mask="mask", fold="fold", repeat="repeat", n_classes=4)
     _same(pl.read_parquet(tmp_path / "long.parquet"), long.evaluate(pooling=["pooled", "averaged"]))
+
+
+@pytest.mark.parametrize("engine", ["lazy", "duckdb", "spark", "spark_connect"])
+@pytest.mark.parametrize("broken", ["deleted", "corrupt"])
+def test_a_file_broken_after_the_frame_is_made_is_a_source_error(
+    engine: str, broken: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A Parquet file deleted or overwritten after the engine's frame was made: a SourceError on every
+    engine (DuckDB raised its IOException / InvalidInputException, Spark classic a Py4JJavaError)."""
+    path = tmp_path / "p.parquet"
+    pl.DataFrame({"example": [0, 1, 2, 3], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]}).write_parquet(
+        path
+    )
+    frame = _parquet(engine, path, request)
+    if broken == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(b"garbage" * 100)
+    with pytest.raises(af.SourceError, match="could not read"):
+        af.from_labels(frame, example="example").evaluate("f1", "macro")

@@ -15,6 +15,7 @@ import shutil
 import uuid
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -198,6 +199,32 @@ def test_bad_meta_json(content: str | None, wording: str, tmp_path: Path) -> Non
         af.from_cells(store)
     assert wording in store_error(exc, store)
     assert isinstance(exc.value, af.OptionError)  # as before StoreError existed
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "wording"),
+    [
+        ("folds", 5, "'folds' is 5, not a list of column names"),
+        ("folds", ["x", "y"], "it names the key columns ['x', 'y'], which its tables do not have"),
+        ("by", ["model", "day"], "it names the key columns ['day']"),
+        ("target", 3, "'target' is 3, not a column name"),
+        ("universe_keys", ["nope"], "'universe_keys' names ['nope']"),
+        ("covers", {"kind": "files", "files": [1]}, "'covers' is not a coverage record"),
+        ("covers", "x", "'covers' is not a coverage record"),
+    ],
+)
+def test_an_edited_meta_json_that_does_not_fit_its_tables(
+    key: str, value: Any, wording: str, tmp_path: Path
+) -> None:
+    """Fields of meta.json read as they were: raw TypeError/AttributeError, a Polars ColumnNotFoundError,
+    or another number (an unknown universe key changed micro mcc). Each a StoreError now."""
+    store = Path(af.from_labels(FRAME).write_cells(tmp_path / "s", by="model"))
+    meta = json.loads((store / "meta.json").read_text())
+    meta[key] = value
+    (store / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(store).evaluate("mcc", ["micro", "macro"], by="model")
+    assert wording in store_error(exc, store)
 
 
 def test_unreadable_table_in_a_store(tmp_path: Path) -> None:
