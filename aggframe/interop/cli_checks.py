@@ -118,10 +118,26 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
     if args.grouping_sets is not None and not _split(args.by):
         msg = "--grouping-sets needs --by COLUMNS (the columns to roll up)"
         raise _UsageError(msg)
+    _output_format(args)
     if args.format == "parquet" and args.output is None:
         msg = "--format parquet needs -o FILE (Parquet is not printed)"
         raise _UsageError(msg)
     _check_boot(args, stores)
+
+
+#: the report's format an -o file's extension names
+_FORMAT_OF = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
+
+
+def _output_format(args: argparse.Namespace) -> None:
+    """``--format`` from the -o file's extension when not given (``-o report.parquet`` wrote the text
+    table into a .parquet file); an extension that names another format is a usage error."""
+    named = _FORMAT_OF.get(Path(args.output).suffix.lower()) if args.output is not None else None
+    if args.format is None:
+        args.format = named or "table"
+    elif named is not None and named != args.format:
+        msg = f"-o {args.output!r} names a {named} file and --format is {args.format}; drop one of them"
+        raise _UsageError(msg)
 
 
 def _check_boot(args: argparse.Namespace, stores: list[str] | None) -> None:

@@ -141,8 +141,9 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     rep.add_argument(
         "--format",
         choices=["table", "csv", "json", "parquet"],
-        default="table",
-        help="output format, e.g. csv (default: table; parquet needs -o)",
+        default=None,
+        help="output format, e.g. csv (default: the -o file's extension .csv/.json/.parquet, else table; "
+        "parquet needs -o)",
     )
     rep.add_argument(
         "-o", "--output", metavar="PATH", default=None, help="write the report to this file, e.g. report.csv"

@@ -387,3 +387,23 @@ def test_a_missing_input_next_to_a_store(capsys: pytest.CaptureFixture[str], tmp
     store = str(af.from_labels(FRAME.head(200)).write_cells(tmp_path / "store"))
     line = fails(capsys, ["report", store, str(tmp_path / "nope.parquet")], "input")
     assert "input file not found" in line
+
+
+def test_the_output_format_follows_the_file_extension(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """-o report.parquet without --format wrote the text table into the .parquet file (exit 0)."""
+    data = tmp_path / "d.parquet"
+    FRAME.head(200).write_parquet(data)
+    for suffix in (".parquet", ".csv", ".json"):
+        out = tmp_path / f"r{suffix}"
+        assert (
+            main(["report", str(data), "-q", "--measures", "f1", "--operators", "macro", "-o", str(out)]) == 0
+        )
+        read = {".parquet": pl.read_parquet, ".csv": pl.read_csv, ".json": pl.read_json}[suffix]
+        assert read(out)["measure"].to_list() == ["f1"]
+    text = tmp_path / "r.txt"
+    assert main(["report", str(data), "-q", "--measures", "f1", "--operators", "macro", "-o", str(text)]) == 0
+    assert "f1" in text.read_text()  # any other extension: the table
+    line = fails(capsys, ["report", str(data), "-o", str(tmp_path / "x.parquet"), "--format", "csv"], "usage")
+    assert "names a parquet file and --format is csv" in line
