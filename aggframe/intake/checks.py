@@ -131,12 +131,15 @@ def resolve_universe(
 
 
 def enum_categories(lf: nw.LazyFrame[Any], column: str) -> list[Any] | None:
+    """The declared categories of an Enum column (Polars ``Enum``, DuckDB ``ENUM``), in order; else None."""
     native = nw.to_native(lf)
     if isinstance(native, pl.LazyFrame):
         dtype = native.collect_schema()[column]
-        if isinstance(dtype, pl.Enum):
-            return dtype.categories.to_list()
-    return None
+        return dtype.categories.to_list() if isinstance(dtype, pl.Enum) else None
+    # other engines: Narwhals reads the categories off the engine's type (a DuckDB ENUM comes
+    # through Arrow as a dictionary, which Polars would call Categorical: no order, no universe)
+    declared = lf.collect_schema()[column]
+    return list(declared.categories) if isinstance(declared, nw.Enum) else None
 
 
 def check_class_universe(mode: object, universe: Any) -> ClassUniverse:

@@ -23,7 +23,7 @@ from aggframe.exceptions import (
     OptionError,
     UnknownClassError,
 )
-from aggframe.intake.checks import label_frame, require_columns
+from aggframe.intake.checks import enum_categories, label_frame, require_columns
 from aggframe.intake.labels import LabelSource, label_source
 from aggframe.intake.long import LongSource, long_source
 from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of, reading
@@ -64,6 +64,13 @@ def ordinal_sources(
         native = as_lazy(data, "data")
         origin = origin_of(native)
         lf = to_polars(native)
+        # an engine's Enum (DuckDB ENUM) reaches Polars as a dictionary, Categorical: its order
+        # is the ordinal order, so it becomes the Polars Enum it was
+        names = native.collect_schema().names()
+        declared = {c: enum_categories(native, c) for c in dict.fromkeys((y_true, y_pred)) if c in names}
+        lf = lf.with_columns(
+            pl.col(c).cast(pl.Enum(cats)) for c, cats in declared.items() if cats is not None
+        )
         schema = lf.collect_schema()
         roles = {
             "y_true": y_true,

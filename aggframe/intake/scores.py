@@ -51,6 +51,7 @@ from aggframe._columns import CLASS_ROLE, EXAMPLE, MASK, PREFIX, P, Y, free_name
 from aggframe._options import Decision
 from aggframe.exceptions import DuplicateEntryError, InvalidValueError, OptionError
 from aggframe.intake.base import Projection, Source
+from aggframe.intake.checks import enum_categories
 from aggframe.intake.long import LongSource
 from aggframe.intake.source import reading
 from aggframe.wide.decisions import MAX_PASSES, NEGATED, best_grains, ranked
@@ -189,7 +190,12 @@ class ScoreSource(LongSource, Scored):
         else:
             # decide per (by..., example): the window runs over this grouping's examples
             key = CLASS_ROLE
-            if polars_dtype(frame, CLASS_ROLE) == pl.Categorical:
+            # a Categorical sorts by its physical codes (the order rows came in): ties go by the
+            # text; an Enum (Polars, DuckDB) sorts in its declared order, as documented
+            if (
+                polars_dtype(frame, CLASS_ROLE) == pl.Categorical
+                and enum_categories(frame, CLASS_ROLE) is None
+            ):
                 key = f"{PREFIX}key"
                 frame = frame.with_columns(nw.col(CLASS_ROLE).cast(nw.String).alias(key))
             frame, p = ranked(frame, score=SCORE, key=key, partition=[*proj.by_keys, EXAMPLE], k=self._k())

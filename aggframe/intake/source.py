@@ -189,7 +189,7 @@ def _first_line(exc: BaseException) -> str:
     if java is not None:
         try:
             text = str(java.toString())
-        except Exception:  # noqa: BLE001 - a gateway already gone: the Python side's text
+        except Exception:  # a gateway already gone: the Python side's text
             text = str(exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__

@@ -265,12 +265,12 @@ def _bad_layout(path: Path, info: dict[str, Any]) -> str | None:
     names = _private_names(info)
     private = info["format"] in _SPARSE or info["format"] == "aggframe-cells/2"
     keys = list(names) if private else list(names.values())
-    columns = pl.read_parquet_schema(path / "classes.parquet").names()
+    columns = list(pl.read_parquet_schema(path / "classes.parquet"))
     missing = [names.get(c, c) for c in keys if c not in columns]
     if missing:
         return f"it names the key columns {missing!r}, which its tables do not have"
     if info["format"] in _SPARSE:
-        universe = pl.read_parquet_schema(path / "universe.parquet").names()
+        universe = list(pl.read_parquet_schema(path / "universe.parquet"))
         unknown = [c for c in universe_keys if c not in keys or c not in universe]
         if unknown:
             return f"'universe_keys' names {unknown!r}, which are not key columns of its universe table"

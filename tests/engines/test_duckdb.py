@@ -129,3 +129,28 @@ def test_a_threshold_per_class_on_duckdb(con) -> None:  # type: ignore[no-untype
         ["f1", "recall"], ["micro", "macro"]
     )
     assert_frame_equal(got, expected, abs_tol=1e-12)
+
+
+def test_a_duckdb_enum_declares_the_universe_and_its_order(con) -> None:  # type: ignore[no-untyped-def]
+    """A DuckDB ENUM reached Polars as a Categorical: argmax ties went to the alphabetically first
+    class, a declared category without rows left the universe (recall macro 0.75 where Polars and
+    scikit-learn give 0.5), and from_ordinal refused it. As a Polars Enum now."""
+    scores = pl.DataFrame(
+        {"example": [0, 0, 1, 1, 2, 2], "class": ["z", "a"] * 3, "score": [0.5] * 6, "y": [1, 0, 0, 1, 1, 0]}
+    )
+    con.register("scores", scores.to_arrow())
+    rel = con.sql("select example, class::ENUM('z', 'a') as class, score, y from scores")
+    polars = scores.with_columns(pl.col("class").cast(pl.Enum(["z", "a"])))
+    want = af.from_scores(polars, decision="argmax").evaluate("f1", "micro")
+    assert_frame_equal(af.from_scores(rel, decision="argmax").evaluate("f1", "micro"), want)
+    labels = pl.DataFrame({"y_true": ["z", "a", "z"], "y_pred": ["a", "a", "z"]})
+    con.register("labels", labels.to_arrow())
+    enum = "ENUM('z', 'a', 'm')"
+    lrel = con.sql(f"select y_true::{enum} as y_true, y_pred::{enum} as y_pred from labels")
+    plab = labels.with_columns(pl.all().cast(pl.Enum(["z", "a", "m"])))
+    for measure, op in (("recall", "macro"), ("f1", "weighted")):
+        want = af.from_labels(plab).evaluate(measure, op, convention="zero")
+        assert_frame_equal(af.from_labels(lrel).evaluate(measure, op, convention="zero"), want)
+    assert_frame_equal(
+        af.from_ordinal(lrel).evaluate("f1", "macro"), af.from_ordinal(plab).evaluate("f1", "macro")
+    )
