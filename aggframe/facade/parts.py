@@ -26,7 +26,14 @@ from aggframe.intake.source import scanning
 from aggframe.intake.stored import StoredSource
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, list_measures
-from aggframe.operators.classes import class_table, class_values, example_values, subset_tables
+from aggframe.operators.classes import (
+    check_binary_subset,
+    class_list,
+    class_table,
+    class_values,
+    example_values,
+    subset_tables,
+)
 from aggframe.tables.cells import CellTables
 
 #: The columns of :meth:`Predictions.per_class` after the keys.
@@ -126,8 +133,10 @@ class PartsMethods(PredictionsBase):
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
     ) -> pl.LazyFrame:
         """Per-class values with private keys, sorted by keys, class and measure."""
-        if classes is not None:
-            tables = subset_tables(tables, list(classes), self.source.class_dtype())
+        subset = class_list(classes)
+        check_binary_subset(binary=self.source.binary, classes=subset)
+        if subset is not None:
+            tables = subset_tables(tables, subset, self.source.class_dtype())
         visible = [k for k in tables.keys if k != KEY_ALL]
         order = {m.name: i for i, m in enumerate(measures)}
         return class_table(tables, measures).sort(

@@ -54,6 +54,7 @@ class ReportMethods(ScoreMethods):
             grouping_sets=grouping_sets,
             has_folds=bool(self.source.fold_keys()),
             has_target=self.source.target is not None,
+            binary_task=self.source.binary,
         )
 
     def report(

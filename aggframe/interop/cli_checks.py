@@ -109,6 +109,11 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
     if not report:
         _check_with(args, stores)
         return
+    for dest in ("measures", "operators", "by"):
+        if getattr(args, dest) is not None and not _split(getattr(args, dest)):
+            # an empty list is not the default (every measure, operator; no groups): say so
+            msg = f"{_flag(dest)} is empty; name at least one, or leave the option out for the default"
+            raise _UsageError(msg)
     if stores is None and args.pooling is not None and args.fold is None:
         msg = "--pooling needs --fold COLUMN (the test fold of each row)"
         raise _UsageError(msg)
@@ -224,8 +229,13 @@ def _check_output(args: argparse.Namespace) -> None:
     out = Path(args.output)
     _check_not_input(args, "-o", args.output)
     parent = out.parent
-    if not parent.is_dir():
+    # a store's folders are made as write_cells makes them (cells/2026-11-30 on the first day)
+    if not parent.is_dir() and args.command == "report":
         msg = f"-o {args.output!r}: the directory {str(parent)!r} does not exist"
+        raise _OutputError(msg)
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir() and existing != out:
+        msg = f"-o {args.output!r}: {str(existing)!r} is a file, not a directory"
         raise _OutputError(msg)
     if args.command == "report":
         if out.is_dir():

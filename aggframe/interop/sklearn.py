@@ -29,7 +29,11 @@ scikit-learn                                    aggframe (measure, operator, con
 ``average=None``                                ``Predictions.per_class(measure)`` (or
                                                 ``parts``), the class rows of
                                                 :func:`classification_report`
-``labels=[...]``                                ``labels=[...]``
+``labels=[...]``                                ``labels=[...]`` (micro, macro, weighted;
+                                                not ``"exemplar"``: slice the columns; not
+                                                ``task="binary"``). Matched exactly: a value
+                                                the class column cannot hold (``1.5`` on
+                                                integer classes) is refused, never cast
 ``zero_division=0`` (and ``"warn"``)            ``convention="zero"``
 ``zero_division=1``                             ``convention="one"``
 ``zero_division=np.nan``                        ``convention="exclude"``: undefined entries
@@ -57,9 +61,10 @@ scikit-learn                                    aggframe (measure, operator, con
 ``hamming_loss`` (labels)                       ``1 - accuracy`` (``"accuracy"``,
                                                 ``"multiclass"``); not ``"hamming_loss"``,
                                                 which counts one-hot cells
-``confusion_matrix(labels=, normalize=)``       ``Predictions.confusion_matrix(normalize=)``
+``confusion_matrix(normalize=)``                ``Predictions.confusion_matrix(normalize=)``
                                                 (tidy; ``rate`` null where scikit-learn
-                                                gives 0: ``convention="zero"`` semantics)
+                                                gives 0: ``convention="zero"`` semantics);
+                                                no ``labels=``: rates are within all classes
 ``classification_report``                       :func:`classification_report`
 ``roc_auc_score(y, P, multi_class="ovr",``      ``"auroc"``, ``a``, on :func:`~aggframe.from_scores`
 ``average=a)`` (macro, weighted)                (one-vs-rest per class)
@@ -92,12 +97,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggframe._options import parse_convention, parse_report_operator
+from aggframe._options import listify, parse_convention, parse_report_operator
 from aggframe.constructors import from_indicator, from_labels
 from aggframe.exceptions import OptionError, ShapeError, UnknownNameError
 from aggframe.measures.matrix import is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
+from aggframe.operators.classes import check_binary_subset, class_list, exact_classes
 from aggframe.operators.reduce import resolve_entry
 from aggframe.operators.report import ReportRequest
 from aggframe.predictions import Predictions
@@ -117,8 +123,13 @@ def _predictions(
     pos_label: Any,
     classes: Sequence[Any] | None = None,
 ) -> Predictions:
-    """Label arrays -> label form; 2-D indicator matrices -> long form."""
+    """Label arrays -> label form; 2-D indicator matrices -> long form.
+
+    An ``n x 1`` array (a column vector, a one-column frame) is a label array, as
+    in scikit-learn (``column_or_1d``): not a one-class indicator matrix.
+    """
     try:
+        y_true, y_pred = _column_or_1d(y_true), _column_or_1d(y_pred)
         ndim_t, ndim_p = np.ndim(y_true), np.ndim(y_pred)
     except ValueError as exc:
         msg = f"y_true and y_pred must be label arrays or indicator matrices: {exc}"
@@ -142,8 +153,55 @@ def _predictions(
     )
 
 
+def _column_or_1d(y: Any) -> Any:
+    """A 2-D array of one column as its 1-D labels (scikit-learn's ``column_or_1d``); anything else as is."""
+    if np.ndim(y) != 2 or np.shape(y)[1] != 1:
+        return y
+    dense = y.toarray() if hasattr(y, "toarray") else np.asarray(y)  # scipy.sparse, frames, lists
+    return np.asarray(dense).reshape(-1)
+
+
 def _as_list(labels: Sequence[Any] | None) -> list[Any] | None:
-    return None if labels is None else list(labels)
+    """``labels=`` as a list of classes (an OptionError for one value, e.g. ``labels=5``)."""
+    return class_list(labels)
+
+
+def _one(option: str, value: Any, example: str) -> None:
+    """These functions return one number: an option that names one thing takes no list."""
+    if not isinstance(value, str):
+        msg = (
+            f"{option}= takes one name here (these functions return one number), got "
+            f"{type(value).__name__}: {value!r}; e.g. {option}={example!r} (for several, use "
+            "Predictions.evaluate or classification_report)"
+        )
+        raise OptionError(msg)
+
+
+def _one_measure(measure: Any) -> None:
+    if not isinstance(measure, (str, Measure)):
+        msg = (
+            f"measure= takes one measure here (these functions return one number), got "
+            f"{type(measure).__name__}: {measure!r}; e.g. measure='f1' (for several, use "
+            "Predictions.evaluate or classification_report)"
+        )
+        raise OptionError(msg)
+
+
+def _check_options(
+    pr: Predictions | None,
+    operators: Sequence[str],
+    *,
+    labels: list[Any] | None,
+    task: str | None,
+    pos_label: Any,
+) -> None:
+    """What the evaluation would otherwise read wrongly: a subset of a binary task, a cast pos_label."""
+    check_binary_subset(binary=task == "binary" or (pr is not None and pr.source.binary), classes=labels)
+    if pr is None or task == "binary":  # task="binary" checks pos_label against the labels itself
+        return
+    if any(str(o).strip().lower() == "binary" for o in operators):
+        # the binary operator's positive class, matched exactly (1.5 is not class 1)
+        exact_classes([pos_label], pr.source.class_dtype(), option="pos_label")
 
 
 def score(
@@ -163,8 +221,9 @@ def score(
     Parameters
     ----------
     y_true, y_pred
-        1-D label arrays (via :func:`~aggframe.from_labels`), or 2-D multilabel
-        indicator matrices (via :func:`~aggframe.from_indicator`).
+        1-D label arrays (via :func:`~aggframe.from_labels`; an ``n x 1`` column
+        too, as in scikit-learn), or 2-D multilabel indicator matrices with two
+        or more columns (via :func:`~aggframe.from_indicator`).
     measure
         A measure name, alias or :class:`~aggframe.Measure`; under
         ``"multiclass"`` one of ``mcc``, ``kappa``, ``kappa_linear``,
@@ -178,11 +237,17 @@ def score(
         ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``).
     convention
         ``"zero"`` (default, scikit-learn's ``zero_division=0``), ``"one"``,
-        ``"exclude"`` (``zero_division=np.nan``) or ``"nan"``.
+        ``"exclude"`` (``zero_division=np.nan``) or ``"nan"``: one name, as
+        ``measure`` and ``operator`` are (a list is an :class:`~aggframe.OptionError`).
     labels
-        Average over these classes only (scikit-learn's ``labels``).
+        Average over these classes only (scikit-learn's ``labels``): a list. A
+        class absent from the data counts as one nobody is or predicts; a value
+        the class column cannot hold (``1.5`` or ``'1'`` on integer classes) is
+        an :class:`~aggframe.OptionError`, never cast to another class. Not with
+        ``task="binary"`` (it keeps ``pos_label`` only) nor ``"exemplar"``.
     n_classes, task, pos_label
-        As in :func:`~aggframe.from_labels` (label arrays only).
+        As in :func:`~aggframe.from_labels` (label arrays only). ``pos_label`` is
+        matched exactly too.
 
     Returns
     -------
@@ -199,8 +264,14 @@ def score(
     >>> round(score([0, 1, 2, 2], [0, 2, 2, 1], "kappa_quadratic", "multiclass"), 4)
     0.6364
     """
+    _one_measure(measure)
+    _one("operator", operator, "macro")
+    _one("convention", convention, "zero")
+    subset = _as_list(labels)
+    _check_options(None, [operator], labels=subset, task=task, pos_label=pos_label)
     pr = _predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
-    out = pr.evaluate([measure], [operator], convention=convention, labels=_as_list(labels))
+    _check_options(pr, [operator], labels=subset, task=task, pos_label=pos_label)
+    out = pr.evaluate([measure], [operator], convention=convention, labels=subset)
     assert isinstance(out, pl.DataFrame)
     return float(out["value"][0])
 
@@ -260,7 +331,8 @@ def make_scorer(
         As in :func:`score` (``operator="multiclass"`` included); checked here,
         not at the first fold.
     **kw
-        ``labels``, ``n_classes``, ``task``, ``pos_label``: passed to :func:`score`.
+        ``labels``, ``n_classes``, ``task``, ``pos_label``: passed to :func:`score`
+        (``labels`` and ``pos_label`` checked here too).
 
     Returns
     -------
@@ -271,7 +343,9 @@ def make_scorer(
     Raises
     ------
     OptionError
-        An unknown keyword, or a measure the operator does not define.
+        An unknown keyword, a list where one name is due, ``labels`` that are no
+        list of classes (or with ``task="binary"``), or a measure the operator
+        does not define.
 
     Examples
     --------
@@ -290,13 +364,18 @@ def make_scorer(
     if unknown:
         msg = f"unknown keyword(s) {unknown} for make_scorer; valid: {', '.join(_SCORER_OPTIONS)}"
         raise OptionError(msg)
+    _one("operator", operator, "macro")
+    _one("convention", convention, "zero")
+    _one_measure(measure)
     request = ReportRequest.parse(
         [measure],
         [operator],
         convention=convention,
+        classes=_as_list(kw.get("labels")),
         pos_label=kw.get("pos_label", 1),
         has_folds=False,
         has_target=False,
+        binary_task=kw.get("task") == "binary",
     )
     # the whole-matrix measures are all greater-is-better; a cell measure says for itself
     better = request.measures[0].greater_is_better if request.measures else True
@@ -340,13 +419,13 @@ def classification_report(
         a :class:`~aggframe.Predictions` alone (then no ``y_pred``, ``n_classes``,
         ``task`` or ``pos_label``: they were given when it was built).
     measures
-        Measure names or objects; one column each (named by the measure's
+        Measure names or objects (or one of them); one column each (named by the measure's
         canonical name). A column is null in the rows whose operator does not
         define its measure: ``precision`` in the ``multiclass`` row,
         ``kappa_quadratic`` per class and under the cell operators.
     operators
-        The averages to report (``multiclass`` included: the whole-matrix value
-        of the measures that have one).
+        The averages to report, or one of them (``multiclass`` included: the
+        whole-matrix value of the measures that have one).
     convention
         How undefined entries are resolved, in the averages and in the
         per-class rows: ``"zero"`` (0), ``"one"`` (1), ``"nan"`` (NaN) or
@@ -354,7 +433,8 @@ def classification_report(
     labels
         Report these classes, in this order, and average over them; classes
         absent from the data get rows with support 0 (a class nobody is or
-        predicts). Not with ``multiclass``.
+        predicts). Matched exactly, as in :func:`score`. Not with
+        ``multiclass``, ``exemplar`` or ``task="binary"``.
     n_classes, task, pos_label
         As in :func:`~aggframe.from_labels` (label arrays only).
 
@@ -382,6 +462,16 @@ def classification_report(
     └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
     """
     conv = parse_convention(convention)
+    for option, value, default in (("measures", measures, "precision"), ("operators", operators, "micro")):
+        if value is None:
+            msg = (
+                f"{option}=None: give a list, e.g. {option}=[{default!r}, ...] (leave it out for the default)"
+            )
+            raise OptionError(msg)
+    measures = listify(measures, scalar=(str, Measure))
+    operators = listify(operators)
+    subset = _as_list(labels)
+    _check_options(None, operators, labels=subset, task=task, pos_label=pos_label)
     if isinstance(y_true, Predictions):
         given = {"y_pred": y_pred, "n_classes": n_classes, "task": task, "pos_label": pos_label}
         extra = [k for k, v in given.items() if v is not None]
@@ -399,6 +489,7 @@ def classification_report(
         pr = _predictions(
             y_true, y_pred, n_classes=n_classes, task=task, pos_label=1 if pos_label is None else pos_label
         )
+    _check_options(pr, operators, labels=subset, task=task, pos_label=pr.source.pos_label)
     ops = list(operators)
     whole = [o for o in ops if str(o).strip().lower() == "multiclass"]
     cell_ops = [o for o in ops if o not in whole]
@@ -429,14 +520,14 @@ def classification_report(
             "empty; add e.g. 'mcc', 'kappa' or 'balanced_accuracy', or drop 'multiclass'"
         )
         raise OptionError(msg)
-    table = pr.per_class(cell_meas, labels=_as_list(labels)) if cell_meas else pr.per_class(["recall"])
+    table = pr.per_class(cell_meas, labels=subset) if cell_meas else pr.per_class(["recall"])
     class_dtype = table.schema["class"]
     per_class = table.with_columns(resolve_entry(pl.col("value"), conv)).pivot(
         on="measure", index=["class", "support"], values="value", aggregate_function=None
     )
-    if labels is not None:
+    if subset is not None:
         # in the order asked for (per_class sorts by class)
-        wanted = pl.DataFrame({"class": pl.Series(list(labels)).cast(class_dtype)})
+        wanted = pl.DataFrame({"class": exact_classes(subset, class_dtype)})
         per_class = wanted.join(per_class, on="class", how="left", maintain_order="left", nulls_equal=True)
     null = pl.lit(None, dtype=pl.Float64)
     rows = per_class.select(
@@ -448,7 +539,7 @@ def classification_report(
     total = int(rows["support"].sum())
     parts = [rows]
     if cell_ops:
-        averages = pr.evaluate(cell_meas, cell_ops, convention=conv, labels=_as_list(labels))
+        averages = pr.evaluate(cell_meas, cell_ops, convention=conv, labels=subset)
         parts.append(
             _average_rows(
                 averages, {n: c.name for n, (c, _) in columns.items() if c}, names, class_dtype, total
@@ -456,7 +547,7 @@ def classification_report(
         )
     if whole:
         matrix_names = {n: str(mx) for n, (_, mx) in columns.items() if mx is not None}
-        if labels is not None:
+        if subset is not None:
             msg = "labels= restricts the class columns; the multiclass row takes the whole confusion matrix"
             raise OptionError(msg)
         averages = pr.evaluate(list(dict.fromkeys(matrix_names.values())), ["multiclass"], convention=conv)

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL
-from aggframe._options import unique_in_order
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables, filled_classes, group_table
 
-__all__ = ["absent_values", "class_table", "class_values", "example_values", "subset_tables"]
+__all__ = [
+    "absent_values",
+    "check_binary_subset",
+    "class_list",
+    "class_table",
+    "class_values",
+    "exact_classes",
+    "example_values",
+    "subset_tables",
+]
 
 
 def class_values(tables: CellTables, measure: Measure) -> pl.LazyFrame:
@@ -41,23 +49,122 @@ def example_values(cells: pl.LazyFrame, keys: Sequence[str], example: str, measu
     )
 
 
+def _kind(dtype: pl.DataType) -> str:
+    """What sort of value a class of ``dtype`` is: numbers, booleans, text or (else) the dtype itself."""
+    if dtype.is_numeric():
+        return "number"
+    if dtype == pl.Boolean:
+        return "boolean"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return "text"
+    return str(dtype.base_type())
+
+
+def exact_classes(values: Sequence[object], dtype: pl.DataType, *, option: str = "labels") -> pl.Series:
+    """``values`` as a Series of the class dtype, each one exactly: refused, never truncated or converted.
+
+    A value the class column cannot hold exactly is no class of it: ``1.5`` or
+    ``'1'`` on integer classes, ``2`` on boolean ones, ``1`` on string ones
+    (booleans and the numbers 0 and 1 are the same values, as ``True == 1`` in
+    Python). A cast would silently read it as another class (``1.5`` as ``1``,
+    ``2`` as ``True``, ``1`` as ``'1'``), so it raises :class:`~aggframe.OptionError` naming the
+    option (``labels``, ``pos_label``) and the value. A value of the right type
+    that the data does not hold (``7`` on classes ``0 .. 2``) passes: the caller
+    treats it as an absent class. Floats on float classes are rounded to the
+    column's precision (``0.1`` on Float32 classes is their ``0.1``).
+    """
+    items = list(values)
+    want = _kind(dtype)
+    by_type: dict[type, list[int]] = {}
+    for i, v in enumerate(items):
+        by_type.setdefault(type(v), []).append(i)
+    out: list[object] = [None] * len(items)
+    for at in by_type.values():
+        given = [items[i] for i in at]
+        try:
+            series = pl.Series(given, strict=True)
+            # booleans are the numbers 0 and 1 (as in Python, NumPy and scikit-learn: True == 1)
+            ok = _kind(series.dtype) == want or {_kind(series.dtype), want} == {"number", "boolean"}
+            cast = series.cast(dtype, strict=True) if ok else series
+            # the round trip: 1.5 -> 1 -> 1.0, 2 -> true -> 1, 2**60 + 1 -> 2.0**60 -> 2**60 differ
+            same = (cast.cast(series.dtype, strict=False) == series).fill_null(value=False)
+            if series.dtype.is_float() and dtype.is_float():
+                same = pl.Series([True] * len(given))
+        except Exception:  # a value polars cannot read or cast: refused below, by value
+            ok, same = False, pl.Series([False] * len(given))
+        if not ok or not same.all():
+            bad = given[0] if not ok else given[same.to_list().index(False)]
+            example = _example(dtype)
+            msg = (
+                f"{option} value {bad!r} ({type(bad).__name__}) cannot be a class of the class column, whose "
+                f"dtype is {dtype}: classes are matched exactly, never converted (1.5 is not class 1, '1' is "
+                f"not 1, 2 is not True); give values of that type, e.g. "
+                f"{option}={example if option == 'labels' else example[1]!r}"
+            )
+            raise OptionError(msg)
+        for i, v in zip(at, cast.to_list(), strict=True):
+            out[i] = v
+    return pl.Series(CLASS, out, dtype=dtype)
+
+
+def _example(dtype: pl.DataType) -> list[object]:
+    """Two values of the sort a class of ``dtype`` is (for messages)."""
+    kind = _kind(dtype)
+    if kind == "number":
+        return [0, 1] if dtype.is_integer() else [0.0, 1.0]
+    if kind == "boolean":
+        return [False, True]
+    if kind == "text":
+        return ["cat", "dog"]
+    return [f"<{dtype}>", f"<{dtype}>"]
+
+
+def class_list(classes: object) -> list[object] | None:
+    """``classes=`` (``labels=``) as a list of classes: a list, tuple, array or Series, not one value."""
+    if classes is None:
+        return None
+    if not isinstance(classes, (str, bytes, Mapping)) and isinstance(classes, Iterable):
+        try:
+            return list(classes)
+        except TypeError:  # a 0-d array
+            pass
+    msg = (
+        f"classes= (labels=) takes a list of classes, got {type(classes).__name__}: {classes!r}; "
+        f"wrap one class in a list, e.g. labels=[{classes!r}]"
+    )
+    raise OptionError(msg)
+
+
+def check_binary_subset(*, binary: bool, classes: Sequence[object] | None) -> None:
+    """Refuse a class subset on ``task="binary"`` predictions: they keep the positive class only.
+
+    With ``task="binary"`` the negative class is not a class of the tables, so
+    ``labels=[negative]`` would silently be read as an absent class.
+    """
+    if binary and classes is not None:
+        msg = (
+            f"classes= (labels=) {list(classes)[:5]!r} does not apply to task='binary' predictions: they "
+            "keep the positive class (pos_label) only, so a subset would report another class as absent; "
+            "evaluate the positive class without labels=, or pass pos_label=<class> for another one"
+        )
+        raise OptionError(msg)
+
+
 def subset_tables(tables: CellTables, labels: Sequence[object], dtype: pl.DataType) -> CellTables:
     """Keep only the named classes (scikit-learn's ``labels=``): they become the universe.
 
     A named class outside the universe is a class nobody is or predicts: no
     positives, every example a true negative (its values are undefined or zero
     by the convention). Micro over a subset is no longer accuracy. The named
-    classes absent from a group stay absent (counted, not filled in).
+    classes absent from a group stay absent (counted, not filled in). A value the
+    class dtype cannot hold exactly (``1.5`` on integer classes) is refused
+    (:func:`exact_classes`), never cast to another class.
     """
     keys = list(tables.keys)
     if any(label is None for label in labels):
         msg = f"labels {list(labels)[:5]!r} name a null class; a class is a value, not null"
         raise OptionError(msg)
-    try:
-        named = pl.Series(CLASS, unique_in_order(labels)).cast(dtype, strict=True)
-    except Exception as exc:
-        msg = f"labels {list(labels)[:5]!r} cannot be cast to the class dtype {dtype}"
-        raise OptionError(msg) from exc
+    named = exact_classes(labels, dtype)
     wanted = pl.LazyFrame(named.unique(maintain_order=True))
     m = pl.lit(wanted.select(pl.len()).collect().item(), dtype=pl.Int64)
     classes = tables.classes.join(wanted, on=CLASS, how="semi", nulls_equal=True).cache()

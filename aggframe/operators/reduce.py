@@ -57,6 +57,7 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL, RESULT_COLUMNS
 from aggframe._options import Convention
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
+from aggframe.operators.classes import exact_classes
 from aggframe.tables.cells import CellTables, group_keys, group_table
 
 __all__ = [
@@ -458,7 +459,8 @@ def _positive_values(
     As in scikit-learn and Lodestar.Metrics, a call written for two classes and
     later fed three raises instead of silently averaging.
     """
-    positive = pl.lit(pos_label).cast(dtype)
+    # the class itself, never a cast of another value (1.5 is no Int64 class 1): refused
+    positive = pl.lit(exact_classes([pos_label], dtype, option="pos_label")[0], dtype=dtype)
     groups = group_table(tables).select(*k, "n_examples", "n_classes")
     universe = tables.universe if tables.universe is not None else tables.classes.select(CLASS)
 

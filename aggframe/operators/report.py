@@ -9,7 +9,7 @@ set. The plan's size does not grow with the number of measures or groups.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,7 @@ from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.matrix import MATRIX_MEASURES, WEIGHTED, is_matrix_measure, resolve_matrix_measures
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure, is_score_measure, list_measures, score_measure
-from aggframe.operators.classes import subset_tables
+from aggframe.operators.classes import check_binary_subset, class_list, subset_tables
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
 from aggframe.operators.matrix import matrix_wide, target_matrix_wide
@@ -92,8 +92,13 @@ class ReportRequest:
         grouping_sets: Any = None,
         has_folds: bool,
         has_target: bool,
+        binary_task: bool = False,
     ) -> ReportRequest:
-        """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one."""
+        """Parse the user's options of :meth:`~aggframe.Predictions.evaluate` once, or raise naming the bad one.
+
+        ``binary_task``: the predictions keep the positive class only (``task="binary"``),
+        so ``classes=`` is refused (it would report the negative class as absent).
+        """
         ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
         if "target" in ops and not has_target:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
@@ -122,10 +127,15 @@ class ReportRequest:
             msg = "Expected at least one convention"
             raise OptionError(msg)
         pools = _poolings(pooling, has_folds=has_folds)
+        classes = class_list(classes)
+        check_binary_subset(binary=binary_task, classes=classes)
+        _check_pos_label(pos_label)
         if classes is not None and ("exemplar" in ops or "multiclass" in ops or has_target):
             msg = (
-                "classes= (labels=) restricts the class columns: it works with micro, macro, weighted and "
-                "binary, without targets (the multiclass operator takes the whole confusion matrix)"
+                "classes= (labels=) restricts the class columns: it works with micro, macro and weighted "
+                "only, without targets (not with exemplar/samples: slice the classes' columns out of the "
+                "data instead; the multiclass operator takes the whole confusion matrix; the binary "
+                "operator reports pos_label)"
             )
             raise OptionError(msg)
         if "binary" in ops and classes is not None:
@@ -155,6 +165,17 @@ class ReportRequest:
             scores=scores,
             measure_order=order,
         )
+
+
+def _check_pos_label(pos_label: Any) -> None:
+    """``pos_label`` is one class: not a list (of classes) nor a mapping."""
+    if isinstance(pos_label, (str, bytes)) or not isinstance(pos_label, Iterable):
+        return
+    msg = (
+        f"pos_label takes one class, got {type(pos_label).__name__}: {pos_label!r}; e.g. pos_label=1 "
+        "(for several classes use labels=[...] with 'macro', 'weighted' or 'micro')"
+    )
+    raise OptionError(msg)
 
 
 #: The operators that average a binary measure over cells (everything but ``multiclass``).

@@ -179,8 +179,6 @@ def test_output_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
     assert f"the directory {str(missing.parent)!r} does not exist" in line
     line = fails(capsys, ["report", PREDICTIONS, "-o", str(tmp_path)], "output")
     assert "is a directory" in line
-    line = fails(capsys, ["cells", PREDICTIONS, "-o", str(tmp_path / "no" / "store")], "output")
-    assert "does not exist" in line
     (tmp_path / "file").write_text("keep me")
     line = fails(capsys, ["cells", PREDICTIONS, "-o", str(tmp_path / "file")], "output")
     assert "is an existing file" in line
@@ -407,3 +405,21 @@ def test_the_output_format_follows_the_file_extension(
     assert "f1" in text.read_text()  # any other extension: the table
     line = fails(capsys, ["report", str(data), "-o", str(tmp_path / "x.parquet"), "--format", "csv"], "usage")
     assert "names a parquet file and --format is csv" in line
+
+
+def test_cells_makes_its_folders_and_empty_lists_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """README's daily pipeline (`cells ... -o cells/2026-11-30`) failed on the first day: "the
+    directory 'cells' does not exist" (write_cells makes it). `--measures ""` ran all 21 measures."""
+    data = tmp_path / "d.parquet"
+    FRAME.head(200).write_parquet(data)
+    out = tmp_path / "cells" / "2026-11-30"
+    assert main(["cells", str(data), "-o", str(out), "--by", "model", "-q"]) == 0
+    assert af.from_cells(out).evaluate("f1", "macro", by="model").height > 0
+    (tmp_path / "file").write_text("x")
+    line = fails(capsys, ["cells", str(data), "-o", str(tmp_path / "file" / "s"), "--by", "model"], "output")
+    assert "is a file, not a directory" in line
+    for flag in ("--measures", "--operators", "--by"):
+        line = fails(capsys, ["report", str(data), flag, " , "], "usage")
+        assert f"{flag} is empty" in line

@@ -669,3 +669,122 @@ def test_rows_of_the_curves_and_calibration() -> None:
         mine = table.filter(pl.col("class") == c).sort("bin")
         np.testing.assert_allclose(mine["frequency"].to_numpy(), truth, atol=1e-12)
         np.testing.assert_allclose(mine["mean_score"].to_numpy(), mean, atol=1e-12)
+
+
+# -- options read exactly: labels and pos_label, column vectors, one-number options ----------
+
+
+def test_labels_are_matched_exactly_never_cast() -> None:
+    yt, yp = np.array([0, 1, 1, 2]), np.array([0, 1, 1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # a label of the column's type that the data does not hold is an absent class, as in scikit-learn
+        for labels in ([7], [1, 7], [1.0, 2], [True]):  # True == 1, in Python and scikit-learn
+            assert score(yt, yp, "f1", "macro", labels=labels) == pytest.approx(
+                skm.f1_score(yt, yp, average="macro", labels=labels, zero_division=0)
+            )
+    # a value the class dtype cannot hold is no class of it: refused, not read as another class
+    # (1.5 was class 1, '1' was 1, 2 was True: scikit-learn gives 0.0 for [1.5], aggframe gave 1.0)
+    for labels in ([1.5], [1.5, 1], ["1"], [2.9]):
+        with pytest.raises(af.OptionError, match=r"labels value .* cannot be a class of the class column"):
+            score(yt, yp, "f1", "macro", labels=labels)
+    with pytest.raises(af.OptionError, match=r"labels value 1\.5"):
+        af.from_labels(yt, yp).per_class("f1", labels=[1.5])
+    with pytest.raises(af.OptionError, match=r"labels value 1\.5"):
+        classification_report(yt, yp, labels=[1.5])
+    bools = np.array([True, True, False]), np.array([True, True, True])
+    with pytest.raises(af.OptionError, match=r"labels value 2 \(int\).*Boolean"):
+        score(*bools, "f1", "macro", labels=[2])  # it was True: 0.8, scikit-learn 0.0
+    assert score(*bools, "f1", "macro", labels=[1]) == pytest.approx(
+        skm.f1_score(*bools, labels=[1], average="macro")
+    )
+    with pytest.raises(af.OptionError, match=r"labels value 1 \(int\).*String.*labels=\['cat', 'dog'\]"):
+        score(np.array(["0", "1", "1"]), np.array(["0", "1", "0"]), "f1", "macro", labels=[1])
+    # the binary operator's pos_label too (1.5 was class 1: f1 1.0)
+    bt, bp = np.array([0, 1, 1]), np.array([0, 1, 1])
+    for pos in (1.5, "1"):
+        with pytest.raises(af.OptionError, match=r"pos_label value .* cannot be a class"):
+            score(bt, bp, "f1", "binary", pos_label=pos)
+        with pytest.raises(af.OptionError, match="pos_label"):
+            score(bt, bp, "f1", task="binary", pos_label=pos)
+    assert score(bt, bp, "f1", "binary", pos_label=1.0) == skm.f1_score(bt, bp, pos_label=1)
+
+
+def test_task_binary_refuses_labels() -> None:
+    # task="binary" keeps the positive class only: labels=[0] reported the real class 0 as absent (0.0)
+    yt, yp = np.array([0, 1, 1, 0, 1]), np.array([0, 1, 0, 1, 1])
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+        score(yt, yp, "f1", task="binary", labels=[0])
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+        make_scorer("f1", "micro", task="binary", labels=[0])
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+        classification_report(yt, yp, task="binary", labels=[0])
+    pr = af.from_labels(yt, yp, task="binary", pos_label=1)
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+        pr.per_class("f1", labels=[0])
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+        classification_report(pr, labels=[0])
+    assert score(yt, yp, "f1", task="binary") == pytest.approx(skm.f1_score(yt, yp))
+
+
+@pytest.mark.parametrize(
+    ("yt", "yp"),
+    [([0, 1, 2, 2], [0, 2, 2, 1]), ([0, 1, 1, 0], [0, 1, 0, 0]), (["a", "b", "b"], ["a", "a", "b"])],
+)
+def test_a_column_vector_is_labels(yt: list[Any], yp: list[Any]) -> None:
+    # scikit-learn's column_or_1d: an n x 1 array is labels, not a one-class indicator matrix
+    Yt, Yp = np.array(yt).reshape(-1, 1), np.array(yp).reshape(-1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = skm.f1_score(Yt, Yp, average="macro")
+        report = skm.classification_report(Yt, Yp, output_dict=True, zero_division=0)
+    assert score(Yt, Yp, "f1", "macro") == pytest.approx(want)
+    assert score(Yt, np.array(yp), "f1", "macro") == pytest.approx(want)
+    assert score(pl.DataFrame({"y": yt}), pl.DataFrame({"p": yp}), "f1", "macro") == pytest.approx(want)
+    ours = classification_report(Yt, Yp).filter(pl.col("operator") == "macro")["f1"].item()
+    assert ours == pytest.approx(report["macro avg"]["f1-score"])
+
+
+def test_one_number_options_take_one_name() -> None:
+    yt, yp = [0, 1, 2, 2], [0, 0, 0, 0]
+    with pytest.raises(af.OptionError, match=r"convention= takes one name.*\['zero', 'one'\]"):
+        score(yt, yp, "precision", "macro", convention=["zero", "one"])
+    with pytest.raises(af.OptionError, match="convention= takes one name"):
+        make_scorer("precision", "macro", convention=["one", "zero"])
+    with pytest.raises(af.OptionError, match="operator= takes one name"):
+        score(yt, yp, "precision", ["macro", "micro"])
+    with pytest.raises(af.OptionError, match="measure= takes one measure"):
+        score(yt, yp, ["precision", "recall"], "macro")
+    assert score(yt, yp, "precision", "macro", convention="one") == pytest.approx(
+        skm.precision_score(yt, yp, average="macro", zero_division=1)
+    )
+
+
+def test_bad_options_raise_aggframe_errors() -> None:
+    with pytest.raises(af.OptionError, match=r"labels=\) takes a list of classes, got int.*labels=\[5\]"):
+        score([0, 1], [0, 1], "f1", labels=5)
+    with pytest.raises(af.OptionError, match="takes a list of classes, got str"):
+        score(["a", "b"], ["a", "b"], "f1", labels="a")
+    with pytest.raises(af.OptionError, match="pos_label"):
+        score([0, 1], [0, 1], "f1", "binary", pos_label=[1])
+    with pytest.raises(af.OptionError, match="pos_label takes one class"):
+        af.from_labels([0, 1], [0, 1]).evaluate("f1", "binary", pos_label=[1])
+    with pytest.raises(af.OptionError, match=r"measures=None"):
+        classification_report([0, 1], [0, 1], measures=None)  # type: ignore[arg-type]
+    with pytest.raises(af.OptionError, match=r"operators=None"):
+        classification_report([0, 1], [0, 1], operators=None)  # type: ignore[arg-type]
+    # checked when the scorer is made, not at every fold
+    with pytest.raises(af.OptionError, match="takes a list of classes"):
+        make_scorer("f1", labels=5)
+    # one name is one measure / operator (it was read letter by letter)
+    one = classification_report([0, 1, 1], [0, 1, 0], measures="f1", operators="macro")
+    assert one.columns == ["class", "operator", "f1", "support"]
+    assert one["operator"].to_list() == [None, None, "macro"]
+
+
+def test_labels_refusal_names_the_operators_it_works_with() -> None:
+    Y = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    P = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
+    with pytest.raises(af.OptionError, match=r"micro, macro and weighted only") as info:
+        score(Y, P, "f1", "samples", labels=[0, 2])
+    assert "and binary" not in str(info.value)

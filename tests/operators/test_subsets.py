@@ -131,3 +131,19 @@ def test_binary_and_exemplar_without_pooled_operators_keep_each_group_its_values
             yt, yp = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
             want = skm.f1_score(yt, yp) if op == "binary" else float(np.mean(yt == yp))
             assert value == pytest.approx(want, abs=1e-12), (op, key)
+
+
+def test_pos_label_and_classes_are_classes_never_casts() -> None:
+    """evaluate(..., "binary", pos_label=1.5) scored class 1 (a cast); classes=[0] on task="binary"
+    predictions reported the negative class as absent (f1 0.0 where it has 2 examples)."""
+    frame = pl.DataFrame({"t": [0, 1, 1, 0], "q": [0, 1, 0, 0]})
+    pr = af.from_labels(frame, y_true="t", y_pred="q")
+    assert pr.evaluate("f1", "binary", pos_label=1)["value"].item() == pytest.approx(
+        skm.f1_score([0, 1, 1, 0], [0, 1, 0, 0])
+    )
+    for pos in (1.5, "1"):
+        with pytest.raises(af.OptionError, match=r"pos_label value .* cannot be a class of the class column"):
+            pr.evaluate("f1", "binary", pos_label=pos)
+    binary = af.from_labels(frame, y_true="t", y_pred="q", task="binary")
+    with pytest.raises(af.OptionError, match=r"does not apply to task='binary' predictions"):
+        binary.evaluate("f1", "macro", classes=[0])
