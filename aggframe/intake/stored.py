@@ -494,10 +494,14 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
     origin = Origin("stores", tuple(map(str, dirs)), tuple(str(d.resolve()) for d in dirs), tuple(metas))
     first = {**metas[0], "origin": origin}
     for d, m in zip(dirs[1:], metas[1:], strict=True):
-        if any(m.get(k) != first.get(k) for k in LAYOUT):
-            layouts = [{k: x.get(k) for k in LAYOUT} for x in (m, first)]
-            msg = f"cell store {d} has another layout than {dirs[0]}: {layouts[0]} vs {layouts[1]}"
-            raise OptionError(msg)
+        differ = [k for k in LAYOUT if m.get(k) != first.get(k)]
+        if differ:
+            shown = "; ".join(f"{k} {m.get(k)!r} against {first.get(k)!r}" for k in differ)
+            msg = (
+                f"cell store {str(d)!r} has another layout than {str(dirs[0])!r} ({shown}); stores add up only "
+                "when written with the same by-columns (in the same order), target, folds and task"
+            )
+            raise StoreError(msg)
     names = _private_names(first)
     parts = [_store_tables(d, m, names) for d, m in zip(dirs, metas, strict=True)]
     tables = add_tables(parts)

@@ -427,3 +427,16 @@ def test_a_store_never_replaces_its_own_input(tmp_path: Path) -> None:
     assert af.from_cells(store).compute("f1", "macro") == pytest.approx(
         af.from_labels(FRAME).compute("f1", "macro")
     )
+
+
+def test_stores_of_another_layout_say_what_differs(tmp_path: Path) -> None:
+    """Stores written with other by-columns (here: the same ones in another order) were an OptionError
+    printing both layouts as raw dicts (a usage error on the command line). A StoreError naming the
+    fields that differ."""
+    day = pl.DataFrame({"day": [1] * 3, "model": ["a", "b", "a"], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
+    one = af.from_labels(day).write_cells(tmp_path / "one", by=["model", "day"])
+    two = af.from_labels(day.with_columns(day=pl.lit(2))).write_cells(tmp_path / "two", by=["day", "model"])
+    with pytest.raises(
+        af.StoreError, match=r"has another layout .*\(by \['day', 'model'\] against \['model', 'day'\]\)"
+    ):
+        af.from_cells([one, two])
