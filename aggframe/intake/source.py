@@ -30,9 +30,9 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -122,6 +122,9 @@ class Origin:
     inputs: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     stores: tuple[dict[str, Any], ...] = ()
+    #: constant key columns added to every row (``aggframe cells --with day=...``): part of what
+    #: the rows are, as a hive folder is (the same CSV bytes under two days are two days)
+    constants: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         if self.kind == "frame":
@@ -145,11 +148,15 @@ def _remember(lf: pl.LazyFrame, origin: Origin) -> None:
     _ORIGINS[key] = (weakref.ref(lf, lambda _: _ORIGINS.pop(key, None)), origin)
 
 
-def keep_origin(derived: pl.LazyFrame, frame: Any) -> pl.LazyFrame:
-    """``derived`` (e.g. ``frame`` with columns added) remembered with the :class:`Origin` of ``frame``."""
+def keep_origin(
+    derived: pl.LazyFrame, frame: Any, constants: Mapping[str, str] | None = None
+) -> pl.LazyFrame:
+    """``derived`` (e.g. ``frame`` with columns added) remembered with the :class:`Origin` of ``frame``
+    (and the ``constants`` it added to every row, which the files' fingerprints then include)."""
     origin = origin_of(frame)
     if origin.kind != "frame":
-        _remember(derived, origin)
+        more = tuple((k, str(v)) for k, v in (constants or {}).items())
+        _remember(derived, replace(origin, constants=origin.constants + more) if more else origin)
     return derived
 
 
@@ -623,7 +630,7 @@ def _object_labels(values: np.ndarray, name: str) -> pl.Series:
 _FINGERPRINT_SPAN = 65536
 
 
-def _fingerprint(path: Path, size: int) -> str:
+def _fingerprint(path: Path, size: int, constants: Sequence[tuple[str, str]] = ()) -> str:
     """A cheap content fingerprint: the first and last 64 KiB of the file (all of a small one), its
     size, and the ``key=value`` folders of its path.
 
@@ -633,7 +640,7 @@ def _fingerprint(path: Path, size: int) -> str:
     days), so a copy is recognised within one partition, not across partitions.
     """
     digest = hashlib.sha256(str(size).encode())
-    for key, value in hive_pairs(path):
+    for key, value in (*hive_pairs(path), *constants):
         digest.update(f"/{key}={value}".encode())
     with path.open("rb") as fh:
         digest.update(fh.read(_FINGERPRINT_SPAN))
@@ -658,7 +665,7 @@ def file_records(origin: Origin) -> list[dict[str, Any]]:
                 "path": str(path),
                 "size": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
-                "fingerprint": _fingerprint(path, stat.st_size),
+                "fingerprint": _fingerprint(path, stat.st_size, origin.constants),
             }
         )
     return out

@@ -67,7 +67,7 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
         added = [
             pl.lit(partition_value(v), dtype=partition_dtype([v])).alias(k) for k, v in constants.items()
         ]
-        lf = keep_origin(lf.with_columns(added), lf)
+        lf = keep_origin(lf.with_columns(added), lf, constants)
     if args.form == "long":
         return from_long(
             lf,

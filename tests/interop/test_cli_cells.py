@@ -182,3 +182,55 @@ def test_overwrite_is_needed_to_replace_a_store(tmp_path: Path, capsys: pytest.C
     # Python refuses the same way
     with pytest.raises(af.StoreError, match="overwrite=True"):
         af.from_labels(DAY1).write_cells(tmp_path / "s")
+
+
+def test_identical_csv_days_keyed_with_with_add_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two days whose CSV files have the same bytes (a fixed evaluation set), keyed with --with day=...,
+    were refused as covering the same file; the same bytes under two hive folders were accepted.
+    The --with constants are part of the files' fingerprints now, as hive folders are."""
+    text = "model,y_true,y_pred\na,0,0\na,1,1\na,1,0\n"
+    days = ["2026-11-29", "2026-11-30"]
+    for day in days:
+        (tmp_path / f"preds-{day}.csv").write_text(text)
+        out = str(tmp_path / "cells" / day)
+        assert (
+            main(
+                [
+                    "cells",
+                    str(tmp_path / f"preds-{day}.csv"),
+                    "-o",
+                    out,
+                    "--by",
+                    "model",
+                    "--with",
+                    f"day={day}",
+                    "-q",
+                ]
+            )
+            == 0
+        )
+    got = af.from_cells(str(tmp_path / "cells" / "*")).evaluate("f1", "exemplar", by="day")
+    assert got["day"].cast(pl.String).to_list() == days
+    assert got["n_entries"].to_list() == [3, 3]
+    # the same file under two days is still one file read twice
+    again = str(tmp_path / "again")
+    assert (
+        main(
+            [
+                "cells",
+                str(tmp_path / "preds-2026-11-29.csv"),
+                "-o",
+                again,
+                "--by",
+                "model",
+                "--with",
+                "day=2026-12-01",
+                "-q",
+            ]
+        )
+        == 0
+    )
+    with pytest.raises(af.StoreError, match="both cover"):
+        af.from_cells([str(tmp_path / "cells" / days[0]), again])
