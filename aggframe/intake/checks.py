@@ -269,11 +269,18 @@ def unfit_labels(dtype: Any, column: str, cast: Any) -> tuple[Any, str] | None:
             "integer label(s) beyond 2^53 in magnitude, which the Float64 labels of both columns "
             "(the other holds floats) cannot tell apart"
         )
-    if cast == nw.Int64 and dtype == nw.UInt64:
+    if cast == nw.Int64 and dtype in (nw.UInt64, nw.UInt128):
         return (
             col > _INT64_MAX,
             "label(s) above 2^63 - 1, which Int64 (the other holds signed integers) cannot hold",
         )
+    if cast == nw.Int64 and dtype == nw.Int128:
+        return (
+            (col > _INT64_MAX) | (col < -_INT64_MAX - 1),
+            "label(s) beyond the Int64 range (a 128-bit column next to 64-bit labels), which Int64 cannot hold",
+        )
+    if cast == nw.UInt64 and dtype == nw.UInt128:
+        return col > 2**64 - 1, "label(s) above 2^64 - 1, which UInt64 (the other's type) cannot hold"
     return None
 
 

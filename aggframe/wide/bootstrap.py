@@ -281,12 +281,20 @@ def unit_hash(frame: Frame, column: str, seed: int, out: str, *, what: str) -> F
     lo, hi, null = f"{out}_lo", f"{out}_hi", f"{out}_null"
     x = nw.col(column)
     frame = frame.with_columns(x.is_null().cast(nw.Int64).alias(null))
-    if dtype.is_integer() or dtype == nw.Boolean:
+    if dtype == nw.UInt64:
+        # ids up to 2^64 - 1: both 32-bit words computed unsigned (an Int64 cast fails above
+        # 2^63 - 1); below that, the words of the Int64 path, so the same id hashes the same
+        u = x.fill_null(0)
+        frame = frame.with_columns((u % _M).cast(nw.Int64).alias(lo))
+        hi_word = ((u - (u % _M)) // _M).cast(nw.Int64) + 2**31
+        frame = frame.with_columns(nw.when(x.is_null()).then(0).otherwise(hi_word).alias(hi))
+    elif (dtype.is_integer() and dtype not in (nw.Int128, nw.UInt128)) or dtype == nw.Boolean:
         v = x.cast(nw.Int64).fill_null(0)
         frame = frame.with_columns((v % _M).alias(lo))
         hi_word = (v - nw.col(lo)) // _M + 2**31
         frame = frame.with_columns(nw.when(x.is_null()).then(0).otherwise(hi_word).alias(hi))
-    elif dtype == nw.String or dtype in (nw.Categorical, nw.Enum):
+    elif dtype in (nw.String, nw.Categorical, nw.Enum, nw.Int128, nw.UInt128):
+        # 128-bit ids (DuckDB HUGEINT) are hashed by their text: no 64-bit cast holds them all
         if dtype != nw.String:
             frame = frame.with_columns(x.cast(nw.String).alias(column))
         frame = _string_words(frame, column, lo=lo, hi=hi, s1=s1, s2=s2)

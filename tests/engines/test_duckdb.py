@@ -154,3 +154,27 @@ def test_a_duckdb_enum_declares_the_universe_and_its_order(con) -> None:  # type
     assert_frame_equal(
         af.from_ordinal(lrel).evaluate("f1", "macro"), af.from_ordinal(plab).evaluate("f1", "macro")
     )
+
+
+def test_128_bit_labels_beyond_int64_are_refused_by_name(con) -> None:  # type: ignore[no-untyped-def]
+    """An Int128 (DuckDB HUGEINT) label beyond Int64 next to Int64 labels was "could not read the
+    frame: conversion from i128 to i64 failed in column '__af_y_true'" (DuckDB: the same, as a
+    Conversion Error). An InvalidValueError naming the user's column and a row; in range, read."""
+    big = 2**64 + 5
+    frame = pl.DataFrame(
+        {"example": range(4), "y_true": pl.Series([big, 1, 2, 3], dtype=pl.Int128), "y_pred": [0, 1, 2, 3]}
+    )
+    rel = con.sql(
+        f"select range as example, (case when range = 0 then {big} else range end)::HUGEINT as y_true, "
+        "range::BIGINT as y_pred from range(4)"
+    )
+    for source in (frame, rel):
+        with pytest.raises(
+            af.InvalidValueError, match=r"column 'y_true': 1 label\(s\) beyond the Int64 range"
+        ):
+            af.from_labels(source, example="example").evaluate("f1", "macro")
+    fits = frame.with_columns(pl.Series("y_true", [0, 1, 2, 3], dtype=pl.Int128))
+    want = af.from_labels(fits.with_columns(pl.col("y_true").cast(pl.Int64)), example="example").evaluate(
+        "f1", "macro"
+    )
+    assert_frame_equal(af.from_labels(fits, example="example").evaluate("f1", "macro"), want)

@@ -901,3 +901,22 @@ def test_multiclass_replicates_are_sklearn_with_sample_weight(seed: int) -> None
     summary = pr.evaluate(list(oracle), "multiclass", n_boot=12, seed=seed)
     assert summary["n_boot"].to_list() == [12] * len(oracle)
     assert (summary["ci_low"] <= summary["ci_high"]).all()
+
+
+def test_uint64_ids_above_int64_are_resampled() -> None:
+    """UInt64 example ids above 2^63 - 1 were "could not read the frame: conversion from u64 to i64
+    failed in column '__af_example'" (a raw ConversionException on DuckDB). Below that they hash as
+    the same Int64 ids do, so two frames of either type pair their examples."""
+    duckdb = pytest.importorskip("duckdb")
+    labels = {"y_true": [0, 1, 1, 0, 1, 0, 1, 1], "y_pred": [0, 1, 0, 0, 1, 1, 1, 0]}
+    big = pl.DataFrame({"example": pl.Series([2**63 + i for i in range(8)], dtype=pl.UInt64), **labels})
+    polars = af.from_labels(big, example="example").evaluate("f1", "macro", n_boot=20, seed=1)
+    on_duckdb = af.from_labels(duckdb.from_arrow(big.to_arrow()), example="example").evaluate(
+        "f1", "macro", n_boot=20, seed=1
+    )
+    assert_frame_equal(on_duckdb, polars, abs_tol=1e-12)
+    small = pl.DataFrame({"example": pl.Series(range(8), dtype=pl.UInt64), **labels})
+    as_int = small.with_columns(pl.col("example").cast(pl.Int64))
+    a = af.from_labels(small, example="example").evaluate("f1", "macro", n_boot=20, seed=1)
+    b = af.from_labels(as_int, example="example").evaluate("f1", "macro", n_boot=20, seed=1)
+    assert_frame_equal(a, b)
