@@ -564,6 +564,7 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
         raise OptionError(msg) from exc
     native = nw.to_native(obj)
+    _check_unique_names(obj, native)
     # resolving the schema reads a footer (Polars) or asks the engine (Spark Connect resolves
     # its paths here): a corrupt or vanished file fails now, named
     if isinstance(native, pl.LazyFrame):
@@ -580,6 +581,19 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         return nw.from_native(polars_frame.lazy())
     lazy: nw.LazyFrame[Any] = obj
     return lazy
+
+
+def _check_unique_names(obj: Any, native: Any) -> None:
+    """Two columns of one name (a DuckDB relation, a Spark or pandas frame may hold them): which
+    one a role reads would be the engine's choice. Refused by name."""
+    if isinstance(native, (pl.DataFrame, pl.LazyFrame)):
+        return  # Polars holds no two columns of one name
+    with reading(None):
+        names = list(obj.columns)
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        msg = f"the frame has two columns named {twice!r}; rename one of them first"
+        raise InvalidValueError(msg)
 
 
 def is_frame(obj: Any) -> bool:

@@ -178,3 +178,14 @@ def test_128_bit_labels_beyond_int64_are_refused_by_name(con) -> None:  # type: 
         "f1", "macro"
     )
     assert_frame_equal(af.from_labels(fits, example="example").evaluate("f1", "macro"), want)
+
+
+def test_two_columns_of_one_name_are_refused(con) -> None:  # type: ignore[no-untyped-def]
+    """A DuckDB relation with two y_pred columns gave a number read from one of them (or a raw
+    Narwhals TypeError): an InvalidValueError naming the column."""
+    for sql in (
+        "select 1 as example, 0 as y_true, 1 as y_pred, 0 as y_pred",
+        "select range as example, range % 2 as y_true, 1 as y_pred, range % 2 as y_pred from range(6)",
+    ):
+        with pytest.raises(af.InvalidValueError, match="the frame has two columns named 'y_pred'"):
+            af.from_labels(con.sql(sql), example="example").evaluate("f1", "macro")
