@@ -37,6 +37,7 @@ Pair = tuple[str, str]
 
 
 _H_COMPLEX = 1e-30  # complex step
+_H_CHECK = 1e-20  # a second complex step: a derivative is the same at both
 
 
 _H_CENTRAL = 1e-6  # central differences (fallback), the step of aggmetrics
@@ -262,19 +263,30 @@ def _jacobian(model: _Model, measures: Sequence[Measure], pairs: Sequence[Pair])
     d = model.dim
     jac = np.full((len(pairs), d), np.nan)
     eye = np.eye(d)
-    complex_step: _Evaluator | None = None
+    steps: dict[float, _Evaluator] = {}
     central: tuple[_Evaluator, _Evaluator, FloatArray] | None = None
+
+    def complex_grad(meas: Measure, how: str, h: float) -> FloatArray:
+        if h not in steps:
+            steps[h] = _Evaluator(model, model.theta + 1j * h * eye)
+        out = steps[h].value(meas, how)
+        return np.where(np.isfinite(out), np.imag(out) / h, np.nan)
+
     for row, (meas, (_, how)) in enumerate(zip(measures, pairs, strict=True)):
-        if _complex_step_ok(meas):
-            if complex_step is None:
-                complex_step = _Evaluator(model, model.theta + 1j * _H_COMPLEX * eye)
-            out = complex_step.value(meas, how)
-            grad = np.where(np.isfinite(out), np.imag(out) / _H_COMPLEX, np.nan)
-        else:
+        grad = complex_grad(meas, how, _H_COMPLEX) if _complex_step_ok(meas) else None
+        if grad is not None and not np.allclose(
+            grad, complex_grad(meas, how, _H_CHECK), rtol=1e-6, atol=1e-9, equal_nan=True
+        ):
+            # Not differentiable here (sqrt at 0: gmean with a recall of 0): the complex step
+            # grows as 1/sqrt(h) (6e14 at h = 1e-30), which no other step size repeats. The
+            # one-sided slope of central differences is what aggmetrics reports there.
+            grad = None
+        if grad is None:
             # Fallback for formulas complex step cannot go through (the probe in
-            # _complex_step_ok failed: abs/max/comparisons, casts to float, ...):
-            # central differences clamped to [0, 1], exactly as aggmetrics does it.
-            # None of the 21 built-in formulas needs it (tests/analysis/test_suites.py checks).
+            # _complex_step_ok failed: abs/max/comparisons, casts to float, ...) and points
+            # where it is not a derivative: central differences clamped to [0, 1], exactly as
+            # aggmetrics does it. None of the 21 built-in formulas needs it away from such
+            # points (tests/analysis/test_suites.py checks).
             if central is None:
                 hi = np.minimum(model.theta + _H_CENTRAL, 1.0)
                 lo = np.maximum(model.theta - _H_CENTRAL, 0.0)

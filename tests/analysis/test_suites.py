@@ -514,3 +514,19 @@ def test_suite_input_is_read_only_float() -> None:
     assert data.counts.dtype == np.float64
     with pytest.raises(ValueError, match="read-only"):
         data.counts[0, 0] = 1.0
+
+
+def test_gmean_where_sqrt_is_not_differentiable_is_aggmetrics_slope() -> None:
+    """gmean with a recall of 0 sits on sqrt's branch point: the complex step gave 6.1e14 (that is
+    1/sqrt(h)) as a finite derivative, with no sign. A second step size tells such points apart,
+    and they take the central differences aggmetrics reports (866 here)."""
+    import aggmetrics as amx
+
+    yt = np.array([1, 1, 1, 0, 0, 0, 0, 1])
+    yp = np.array([0, 0, 0, 0, 1, 0, 0, 0])  # recall 0
+    counts = SuiteInput("binary", np.array([0, 1, 4, 3]))
+    names = ["gmean", "recall", "specificity"]
+    ours, _ = suite_jacobian(counts, names, "micro")
+    theirs, _ = am.suite_jacobian(amx.IndicatorMatrix(yt, yp), names, aggregation="micro")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-9)
+    assert np.abs(ours).max() < 1e4
