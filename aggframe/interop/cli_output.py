@@ -56,7 +56,9 @@ _WORDS = [
     (re.compile(rf"`({_KEYS})`"), lambda m: f"`{FLAGS[m[1]]}`"),
     (re.compile(rf"\(role '({_KEYS})'\)"), lambda m: f"({FLAGS[m[1]]})"),
     (re.compile(rf"(?<![\w.\-'`])({_KEYS})='([\w<> ]*)'"), lambda m: f"{FLAGS[m[1]]} {m[2]}"),
-    (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: f"{FLAGS[m[1]]} "),
+    # `classes=3` reads `--classes 3`; a bare `classes=/n_classes=` reads `--classes/--n-classes`
+    (re.compile(rf"(?<![\w.\-'`])({_KEYS})=(?=[\w<\[\"'])"), lambda m: f"{FLAGS[m[1]]} "),
+    (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: FLAGS[m[1]]),
     (re.compile(r" when building the predictions"), lambda m: ""),
 ]
 
@@ -72,6 +74,8 @@ def cli_words(message: str) -> str:
     'pass --fold <column>'
     >>> cli_words("column 'day' (role 'y_true') is not in the frame")
     "column 'day' (--y-true) is not in the frame"
+    >>> cli_words("one declared with classes=/n_classes=, the other the classes seen")
+    'one declared with --classes/--n-classes, the other the classes seen'
     """
     for pattern, repl in _WORDS:
         message = pattern.sub(repl, message)
