@@ -171,7 +171,7 @@ def _deliver(
     except (pl.exceptions.PolarsError, OSError) as exc:
         progress.failed()
         return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
-    rows = f"{result.height} row{'' if result.height == 1 else 's'}"
+    rows = f"a report of {result.height} row{'' if result.height == 1 else 's'}"
     progress.done(rows + (f", HTML report {args.html}" if args.html is not None else ""))
     return 0
 

@@ -166,7 +166,7 @@ def test_no_live_display_off_a_terminal(capsys: pytest.CaptureFixture[str], slow
     err = capsys.readouterr().err
     assert "\r" not in err
     assert "\x1b" not in err
-    assert re.fullmatch(r"aggframe: scanning 1 input\(s\): 1 row in \d+\.\ds\n", err)
+    assert re.fullmatch(r"aggframe: scanning 1 input\(s\): a report of 1 row in \d+\.\ds\n", err)
 
 
 def test_spinner_on_a_terminal(
@@ -191,7 +191,7 @@ def test_spinner_on_a_terminal(
     assert times == sorted(times)
     assert times[-1] >= 0.4
     # cleared at the end, then the one summary line
-    assert re.fullmatch(r"aggframe: scanning 1 input\(s\): 3 rows in \d+\.\ds\n", frames[-1])
+    assert re.fullmatch(r"aggframe: scanning 1 input\(s\): a report of 3 rows in \d+\.\ds\n", frames[-1])
     assert "baseline" in capsys.readouterr().out  # stdout is the table only
     assert threading.active_count() == threads  # the spinner's thread is gone
 
@@ -208,7 +208,7 @@ def test_spinner_names_the_store_roll_up(
     text = terminal.getvalue()
     assert "aggframe: reading and rolling up 2 cell store(s)... " in text
     assert text.endswith("\n")
-    assert text.split(CLEAR)[-1].startswith("aggframe: scanning 2 input(s): 3 rows in ")
+    assert text.split(CLEAR)[-1].startswith("aggframe: scanning 2 input(s): a report of 3 rows in ")
 
 
 def test_spinner_is_cleared_before_an_error(
