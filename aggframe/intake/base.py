@@ -162,6 +162,7 @@ class Source(ABC):
             self.class_column(),
             target=self.target_key(),
             target_dtype=self.polars_schema()[self.target] if self.target is not None else None,
+            target_name=self.target,
         )
 
     def universe_sizes(self) -> int | dict[Any, int] | None:

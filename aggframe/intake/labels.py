@@ -32,6 +32,7 @@ from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
+from aggframe.tables.universe import exact_classes
 from aggframe.wide.engines import to_polars
 from aggframe.wide.labels import PAIRS_UP_TO, LabelRoles, label_boot_grains, label_grains
 
@@ -247,7 +248,7 @@ def label_source(
     if label_task == "binary" and isinstance(universe, list) and pos_label not in universe:
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
         raise OptionError(msg)
-    return LabelSource(
+    source = LabelSource(
         frame=lf,
         origin=origin,
         label_roles=roles,
@@ -261,3 +262,9 @@ def label_source(
         class_universe=mode,
         derived_from=derived_from or {},
     )
+    if label_task == "binary":
+        # the positive class exactly (1.5 is no class 1), before the universe that holds it
+        exact_classes([pos_label], source.class_dtype(), option="pos_label")
+    if universe is not None:
+        source.universe_table()  # the declared classes (and per-target keys), checked now
+    return source

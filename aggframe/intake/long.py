@@ -293,7 +293,7 @@ def long_source(
     universe = resolve_universe(n_classes, classes, enum_categories(lf, class_), target)
     mode = check_class_universe(class_universe, universe)
     declared = declared_examples(examples, lf, target=target, class_universe=mode)
-    return LongSource(
+    source = LongSource(
         frame=lf,
         origin=origin_of(lf),
         long_roles=LongRoles(example=example, class_=class_, y=y, p=p, mask=mask),
@@ -307,6 +307,9 @@ def long_source(
         examples=declared,
         derived_from=derived_from or {},
     )
+    if universe is not None:
+        source.universe_table()  # the declared classes (and per-target keys), checked now
+    return source
 
 
 def indicator_frame(Y: Any, P: Any, mask: Any = None) -> tuple[pl.DataFrame, int]:

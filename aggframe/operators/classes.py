@@ -11,6 +11,7 @@ from aggframe._columns import CELLS, CLASS, KEY_ALL
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables, filled_classes, group_table
+from aggframe.tables.universe import exact_classes
 
 __all__ = [
     "absent_values",
@@ -47,76 +48,6 @@ def example_values(cells: pl.LazyFrame, keys: Sequence[str], example: str, measu
         .sort([*visible, example], nulls_last=True)
         .select(*visible, example, *CELLS, "value", "defined")
     )
-
-
-def _kind(dtype: pl.DataType) -> str:
-    """What sort of value a class of ``dtype`` is: numbers, booleans, text or (else) the dtype itself."""
-    if dtype.is_numeric():
-        return "number"
-    if dtype == pl.Boolean:
-        return "boolean"
-    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
-        return "text"
-    return str(dtype.base_type())
-
-
-def exact_classes(values: Sequence[object], dtype: pl.DataType, *, option: str = "labels") -> pl.Series:
-    """``values`` as a Series of the class dtype, each one exactly: refused, never truncated or converted.
-
-    A value the class column cannot hold exactly is no class of it: ``1.5`` or
-    ``'1'`` on integer classes, ``2`` on boolean ones, ``1`` on string ones
-    (booleans and the numbers 0 and 1 are the same values, as ``True == 1`` in
-    Python). A cast would silently read it as another class (``1.5`` as ``1``,
-    ``2`` as ``True``, ``1`` as ``'1'``), so it raises :class:`~aggframe.OptionError` naming the
-    option (``labels``, ``pos_label``) and the value. A value of the right type
-    that the data does not hold (``7`` on classes ``0 .. 2``) passes: the caller
-    treats it as an absent class. Floats on float classes are rounded to the
-    column's precision (``0.1`` on Float32 classes is their ``0.1``).
-    """
-    items = list(values)
-    want = _kind(dtype)
-    by_type: dict[type, list[int]] = {}
-    for i, v in enumerate(items):
-        by_type.setdefault(type(v), []).append(i)
-    out: list[object] = [None] * len(items)
-    for at in by_type.values():
-        given = [items[i] for i in at]
-        try:
-            series = pl.Series(given, strict=True)
-            # booleans are the numbers 0 and 1 (as in Python, NumPy and scikit-learn: True == 1)
-            ok = _kind(series.dtype) == want or {_kind(series.dtype), want} == {"number", "boolean"}
-            cast = series.cast(dtype, strict=True) if ok else series
-            # the round trip: 1.5 -> 1 -> 1.0, 2 -> true -> 1, 2**60 + 1 -> 2.0**60 -> 2**60 differ
-            same = (cast.cast(series.dtype, strict=False) == series).fill_null(value=False)
-            if series.dtype.is_float() and dtype.is_float():
-                same = pl.Series([True] * len(given))
-        except Exception:  # a value polars cannot read or cast: refused below, by value
-            ok, same = False, pl.Series([False] * len(given))
-        if not ok or not same.all():
-            bad = given[0] if not ok else given[same.to_list().index(False)]
-            example = _example(dtype)
-            msg = (
-                f"{option} value {bad!r} ({type(bad).__name__}) cannot be a class of the class column, whose "
-                f"dtype is {dtype}: classes are matched exactly, never converted (1.5 is not class 1, '1' is "
-                f"not 1, 2 is not True); give values of that type, e.g. "
-                f"{option}={example if option == 'labels' else example[1]!r}"
-            )
-            raise OptionError(msg)
-        for i, v in zip(at, cast.to_list(), strict=True):
-            out[i] = v
-    return pl.Series(CLASS, out, dtype=dtype)
-
-
-def _example(dtype: pl.DataType) -> list[object]:
-    """Two values of the sort a class of ``dtype`` is (for messages)."""
-    kind = _kind(dtype)
-    if kind == "number":
-        return [0, 1] if dtype.is_integer() else [0.0, 1.0]
-    if kind == "boolean":
-        return [False, True]
-    if kind == "text":
-        return ["cat", "dog"]
-    return [f"<{dtype}>", f"<{dtype}>"]
 
 
 def class_list(classes: object) -> list[object] | None:
