@@ -91,6 +91,7 @@ from aggframe.intake.source import (
     package_version,
 )
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
+from aggframe.wide.tnorms import tnorm_name
 
 __all__ = [
     "FORMAT",
@@ -668,7 +669,7 @@ def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:
     return {
         **meta,
         "soft": source.soft,
-        "tnorm": None if tnorm is None else str(getattr(tnorm, "__name__", "custom")),
+        "tnorm": None if tnorm is None else tnorm_name(tnorm),
         "masked": source.masked,
         "class_universe": source.class_universe,
         "universe": "declared" if source.universe is not None or source.binary else "observed",

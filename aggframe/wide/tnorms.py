@@ -17,6 +17,7 @@ engine Narwhals supports.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +27,16 @@ import numpy as np
 
 from aggframe.exceptions import OptionError, UnknownNameError
 
-__all__ = ["TNorm", "godel", "hamacher", "lukasiewicz", "marginal_defect", "product", "resolve_tnorm"]
+__all__ = [
+    "TNorm",
+    "godel",
+    "hamacher",
+    "lukasiewicz",
+    "marginal_defect",
+    "product",
+    "resolve_tnorm",
+    "tnorm_name",
+]
 
 TNorm = Callable[[Any, Any], Any]
 
@@ -51,10 +61,16 @@ def hamacher(gamma: float = 1.0) -> TNorm:
 
     ``T(0, 0)`` is 0 by continuity when the denominator vanishes (``gamma = 0``).
     """
-    g = float(gamma)
-    if not g >= 0:
-        msg = f"Expected `gamma` of the Hamacher t-norm to be >= 0, got {gamma!r}"
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError) as exc:
+        msg = f"Expected `gamma` of the Hamacher t-norm to be a number >= 0, got {gamma!r}"
+        raise OptionError(msg) from exc
+    if not (g >= 0 and np.isfinite(g)):
+        msg = f"Expected `gamma` of the Hamacher t-norm to be a finite number >= 0, got {gamma!r}"
         raise OptionError(msg)
+    if g == 1.0:
+        return product  # the same t-norm: its cells add to product cells
 
     def t(a: Any, b: Any) -> Any:
         den = g + (1.0 - g) * (a + b - a * b)
@@ -81,7 +97,7 @@ def resolve_tnorm(tnorm: str | TNorm | None) -> tuple[TNorm | None, str | None]:
     if tnorm is None:
         return None, None
     if callable(tnorm):
-        return tnorm, getattr(tnorm, "__name__", "custom")
+        return tnorm, _callable_name(tnorm)
     if isinstance(tnorm, str):
         key = tnorm.strip().lower()
         if key in _NAMED:
@@ -92,6 +108,61 @@ def resolve_tnorm(tnorm: str | TNorm | None) -> tuple[TNorm | None, str | None]:
         "product (or af.hamacher(gamma), or a callable T(a, b) on expressions)"
     )
     raise UnknownNameError(msg)
+
+
+def _callable_name(fn: Any) -> str:
+    """What a user's t-norm is recorded as (cells of two t-norms never add up): a named function by
+    its module and qualified name; one without a name of its own (a lambda, a partial, an object)
+    by a digest of its code, so that cells of two of them are refused rather than mixed.
+    The callable must build an expression of two Narwhals expressions (NumPy's ``np.minimum`` or
+    the built-in ``min`` do not): checked here, with an OptionError."""
+    try:
+        probe = fn(nw.col("a"), nw.col("b"))
+    except Exception as exc:
+        msg = (
+            f"the t-norm {fn!r} raised {type(exc).__name__} on two expressions: a custom t-norm is a "
+            "function T(a, b) of two Narwhals expressions, e.g. lambda a, b: a * b (NumPy functions and "
+            "the built-in min do not take expressions)"
+        )
+        raise OptionError(msg) from exc
+    if not isinstance(probe, nw.Expr):
+        msg = (
+            f"the t-norm {fn!r} returned {type(probe).__name__}, not an expression: a custom t-norm is a "
+            "function T(a, b) of two Narwhals expressions, e.g. lambda a, b: a * b"
+        )
+        raise OptionError(msg)
+    return tnorm_name(fn)
+
+
+def tnorm_name(fn: Any) -> str:
+    """The name a t-norm is recorded under (cells and stores of two names never add up).
+
+    The built-ins by their names (``af.hamacher(1)`` is ``product``); a user's named
+    function by its module and qualified name; one without a name of its own (a
+    lambda, a partial, a callable object) by a digest of its code and captured values:
+    cells of two such t-norms are refused rather than mixed.
+    """
+    if any(v is fn for v in _NAMED.values()):
+        return next(k for k, v in _NAMED.items() if v is fn)
+    if getattr(fn, "__module__", None) == __name__:
+        return str(fn.__name__)  # af.hamacher(gamma): "hamacher(0.5)", as stores have recorded it
+    name = getattr(fn, "__qualname__", None)
+    if isinstance(name, str) and "<lambda>" not in name and "<locals>" not in name:
+        return f"{getattr(fn, '__module__', '?')}.{name}"
+    return f"custom t-norm {getattr(fn, '__qualname__', type(fn).__name__)} #{_code_digest(fn)}"
+
+
+def _code_digest(fn: Any) -> str:
+    """A digest of what a nameless t-norm computes: its code, constants, names and captured values
+    (two lambdas of other bodies differ; the same lambda twice is the same t-norm). A callable
+    without code (an object) is told apart by its type and repr."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        text = f"{type(fn).__module__}.{type(fn).__qualname__}:{fn!r}"
+    else:
+        cells = tuple(repr(c.cell_contents) for c in (getattr(fn, "__closure__", None) or ()))
+        text = repr((code.co_code, code.co_consts, code.co_names, code.co_varnames, cells))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def marginal_defect(tnorm: str | TNorm, grid: int = 21) -> float:

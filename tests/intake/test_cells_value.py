@@ -394,3 +394,40 @@ def test_the_multiclass_operator_needs_single_label_cells(tmp_path: Path) -> Non
     same(read.evaluate("mcc", "multiclass"), af.from_labels(FRAME).evaluate("mcc", "multiclass"))
     with pytest.raises(af.OptionError, match="confusion counts"):
         read.evaluate("kappa_quadratic", "multiclass")
+
+
+def test_cells_of_two_t_norms_never_add_up() -> None:
+    """Two lambdas (product, Goedel) were both recorded as '<lambda>', so their cells added up to a
+    number of neither t-norm (micro f1 0.668); 'product' and af.hamacher(1) (the same t-norm) were
+    refused as different. NumPy's minimum, the built-in min and hamacher('x') raised raw errors."""
+    import narwhals as nw
+
+    def frame(offset: int) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "example": [offset, offset, offset + 1, offset + 1],
+                "class": [0, 1, 0, 1],
+                "y": [1.0, 0.3, 0.3, 1.0],
+                "p": [0.6, 0.6, 0.0, 1.0],
+            }
+        )
+
+    product = af.from_long(frame(0), tnorm=lambda a, b: a * b, n_classes=2).to_cells()
+    godel = af.from_long(frame(10), tnorm=nw.min_horizontal, n_classes=2).to_cells()
+    with pytest.raises(af.OptionError, match="their t-norms differ"):
+        product + godel
+    minimum = lambda a, b: nw.min_horizontal(a, b)  # noqa: E731, PLW0108 - a lambda, as the report had it
+    with pytest.raises(af.OptionError, match="their t-norms differ"):
+        product + af.from_long(frame(10), tnorm=minimum, n_classes=2).to_cells()
+    same = af.from_long(frame(10), tnorm=lambda a, b: a * b, n_classes=2).to_cells()
+    assert (product + same).evaluate("f1", "micro").height == 1  # the same lambda body: one t-norm
+    named = af.from_long(frame(0), tnorm="product", n_classes=2).to_cells()
+    hamacher = af.from_long(frame(10), tnorm=af.hamacher(1), n_classes=2).to_cells()
+    both = af.from_long(pl.concat([frame(0), frame(10)]), tnorm="product", n_classes=2)
+    assert_frame_equal((named + hamacher).evaluate("f1", "micro"), both.evaluate("f1", "micro"))
+    for bad in (np.minimum, min):
+        with pytest.raises(af.OptionError, match="a custom t-norm is a function T"):
+            af.from_long(frame(0), tnorm=bad, n_classes=2)
+    for gamma in ("x", float("inf"), -1.0):
+        with pytest.raises(af.OptionError, match="gamma"):
+            af.hamacher(gamma)  # type: ignore[arg-type]
