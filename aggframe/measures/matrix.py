@@ -107,7 +107,7 @@ import polars as pl
 
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.measure import Measure
-from aggframe.measures.registry import get_measure
+from aggframe.measures.registry import get_measure, reserve_matrix_names
 from aggframe.measures.registry import key as _key
 from aggframe.ops import ratio
 
@@ -148,6 +148,8 @@ _ALIASES: dict[str, MatrixMeasure] = {
     "accuracy_score": "accuracy",
     "balanced_accuracy_score": "balanced_accuracy",
 }
+
+reserve_matrix_names([*MATRIX_MEASURES, *_ALIASES])
 
 _NORMALIZE: tuple[Normalize, ...] = get_args(Normalize)
 #: Stand-in key when the caller has no keys (a constant, dropped from every result).

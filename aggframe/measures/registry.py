@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures import formulas as f
@@ -91,12 +92,14 @@ def score_measure(name: str) -> str:
     return _SCORE_NAMES[key]
 
 
-def _add(measure: Measure, *, overwrite: bool = False) -> Measure:
+def _add(measure: Measure, *, overwrite: bool = False, is_builtin: bool = False) -> Measure:
     names = (measure.name, *measure.aliases)
     scored = [n for n in names if _key(n) in _SCORE_NAMES]
     if scored:
         msg = f"measure name {scored[0]!r} belongs to a measure on scores and cannot be registered"
         raise OptionError(msg)
+    if not is_builtin:
+        _check_user_names(names)
     if not overwrite:
         taken = [n for n in names if _key(n) in _REGISTRY]
         if taken:
@@ -119,8 +122,39 @@ def _add(measure: Measure, *, overwrite: bool = False) -> Measure:
     return measure
 
 
+#: The whole-matrix measures' names and spellings (measures.matrix reserves them when it loads:
+#: it builds on this module, not the other way round).
+_MATRIX_NAMES: set[str] = set()
+
+
+def reserve_matrix_names(names: Sequence[str]) -> None:
+    """Names of the whole-matrix measures, which a user's measure cannot take."""
+    _MATRIX_NAMES.update(_key(n) for n in names)
+
+
+def _check_user_names(names: Sequence[str]) -> None:
+    """A user's measure takes no name that already means something else under some operator.
+
+    The whole-matrix measures (``accuracy``, ``kappa_linear``, ``qwk``, ...: the
+    ``multiclass`` operator would still read the built-in one, so one name would be two
+    measures) and the F-beta spellings (``f3``, ``f_1``, ``fbeta_0.5``: ``af.fbeta`` and
+    every ``"f<beta>"`` name are F-beta).
+    """
+    for n in names:
+        if _key(n) in _MATRIX_NAMES:
+            msg = (
+                f"measure name {n!r} belongs to a whole-matrix measure (the multiclass operator's) and "
+                "cannot be registered: the name would mean your formula under macro and the built-in one "
+                "under multiclass; pick another name"
+            )
+            raise OptionError(msg)
+        if _FBETA.match(_key(n)):
+            msg = f"measure name {n!r} is an F-beta name (f<beta>: af.fbeta) and cannot be registered; pick another name"
+            raise OptionError(msg)
+
+
 def _builtin(*args: Any, **kwargs: Any) -> None:
-    m = _add(Measure(*args, **kwargs))
+    m = _add(Measure(*args, **kwargs), is_builtin=True)
     _BUILTIN.update(_key(n) for n in (m.name, *m.aliases))
 
 
@@ -361,12 +395,20 @@ def register_measure(
     try:
         values = np.asarray(probe(*grid), dtype=float)
         probe.expr()
+        cols = pl.DataFrame({c: grid[i] for i, c in enumerate(("tp", "fp", "fn", "tn"))})
+        kind = cols.select(formula(*(pl.col(c) for c in cols.columns)).alias("v")).schema["v"]
     except Exception as exc:
         msg = (
             f"measure {name!r}: the formula must work on NumPy arrays and on Polars "
             f"expressions; calling it failed with {type(exc).__name__}: {exc}"
         )
         raise OptionError(msg) from exc
+    if not kind.is_numeric():
+        msg = (
+            f"measure {name!r}: the formula must give numbers, and on Polars expressions it gives {kind} "
+            "(a comparison such as tp > fp is a Boolean: multiply it by 1.0)"
+        )
+        raise OptionError(msg)
     if values.shape != (grid.shape[1],):
         msg = f"measure {name!r}: the formula must be elementwise, got shape {values.shape}"
         raise OptionError(msg)
