@@ -66,7 +66,9 @@ def fold_report(
     visible = [c for c in gk if c != KEY_ALL]
     parts: list[pl.LazyFrame] = []
     slots = None
-    null_folds = [pl.lit(None).alias(c) for c in fk]
+    # a fold key not reported is null of its own dtype: one schema whatever the poolings
+    dtypes = tables.classes.collect_schema()
+    null_folds = [pl.lit(None, dtype=dtypes[c]).alias(c) for c in fk]
 
     def block(frame: pl.LazyFrame, pooling: str, folds: Sequence[pl.Expr | str], n: int) -> pl.LazyFrame:
         return frame.select(*gk, *folds, pl.lit(pooling).alias("pooling"), *slot_columns(n))
@@ -173,8 +175,9 @@ def _repeats(
     wide = reducer(sum_to(tables, [*keys, REPEAT]))
     n = len(wide.slots)
     per_repeat = wide.frame.cache()
-    only_repeat = [pl.col(c) if c == REPEAT else pl.lit(None).alias(c) for c in fold_keys]
-    nulls = [pl.lit(None).alias(c) for c in fold_keys]
+    dtypes = tables.classes.collect_schema()
+    only_repeat = [pl.col(c) if c == REPEAT else pl.lit(None, dtype=dtypes[c]).alias(c) for c in fold_keys]
+    nulls = [pl.lit(None, dtype=dtypes[c]).alias(c) for c in fold_keys]
     frames = []
     if "repeat" in poolings:
         frames.append(

@@ -202,3 +202,25 @@ def test_fold_errors() -> None:
         af.from_labels(ok, fold="folds")
     with pytest.raises(af.UnknownNameError, match="unknown operator"):
         af.fold_aggregate([af.from_labels([0, 1], [0, 1])], "f1", "mean")
+
+
+def test_the_fold_columns_keep_their_dtype_whatever_the_poolings() -> None:
+    """The fold and repeat columns were dtype Null unless a per-fold pooling was asked: two reports
+    of the same predictions did not concat (SchemaError)."""
+    frame = pl.DataFrame(
+        {
+            "example": [0, 1, 2, 3],
+            "y_true": [0, 1, 1, 0],
+            "y_pred": [0, 1, 0, 0],
+            "f": ["a", "a", "b", "b"],
+            "r": [0, 0, 0, 0],
+        }
+    )
+    pr = af.from_labels(frame, example="example", fold="f", repeat="r")
+    reports = [
+        pr.evaluate("recall", "macro", pooling=p)
+        for p in ("pooled", "fold", "averaged", "repeat", "repeat_pooled")
+    ]
+    for report in reports:
+        assert (report.schema["f"], report.schema["r"]) == (pl.String, pl.Int64)
+    assert pl.concat(reports).height == sum(r.height for r in reports)
