@@ -15,7 +15,7 @@ from typing import Any, cast
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CELLS, CLASS, KEY_ALL
+from aggframe._columns import CELLS, CLASS, FOLD, KEY_ALL, REPEAT
 from aggframe.exceptions import (
     DuplicateEntryError,
     EmptyInputError,
@@ -189,8 +189,16 @@ def finish_labels(
         assert roles.example is not None  # checked above
         # the group's number of targets comes from the margins, which carry the checks:
         # the block is read after validation
+        # per group over its folds: a target absent from a whole fold is missing from its examples
+        per_group = [c for c in bk if c not in (FOLD, REPEAT)]
         block = block_profiles(
-            more[-1], block_detail, targets_per_group(margins, bk, target), bk, roles.example, target, names
+            more[-1],
+            block_detail,
+            targets_per_group(margins, per_group, target),
+            bk,
+            roles.example,
+            target,
+            names,
         )
         if task != "binary":
             # every example has a row in each target of its group (checked), so its tn sums

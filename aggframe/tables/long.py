@@ -15,7 +15,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CELLS, CLASS, KEY_ALL, fmt_row
+from aggframe._columns import CELLS, CLASS, FOLD, KEY_ALL, REPEAT, fmt_row
 from aggframe.exceptions import (
     DuplicateEntryError,
     EmptyInputError,
@@ -154,10 +154,14 @@ def finish_long(
     )
     block = None
     if target is not None:
+        # the targets a group has rows in, over its folds: a target absent from a whole fold
+        # leaves that fold's examples without it (the pooled rows would mix examples of two
+        # target sets, which the evaluation without the fold column refuses)
+        per_group = [c for c in k if c not in (target, FOLD, REPEAT)]
         block = block_profiles(
             block_pl[0],
             block_detail,
-            targets_per_group(present, [c for c in k if c != target], target),
+            targets_per_group(present, per_group, target),
             [c for c in k if c != target],
             roles.example,
             target,
@@ -274,9 +278,11 @@ def block_profiles(  # noqa: PLR0917
             raise InvalidValueError(msg)
         return stats
 
+    # the targets' count is per group over its folds (finish_long): joined on the keys it has
+    on = [c for c in targets.collect_schema().names() if c in keys]
+    joined = raw.join(targets, on=on, how="left", nulls_equal=True) if on else raw.join(targets, how="cross")
     return (
-        raw.join(targets, on=keys, how="left", nulls_equal=True)
-        .map_batches(check)
+        joined.map_batches(check)
         .group_by(*keys, *CELLS)
         .agg(pl.col("n").sum().cast(pl.Int64))
         .with_columns(pl.col(*CELLS).cast(pl.Float64))
