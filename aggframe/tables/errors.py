@@ -75,8 +75,10 @@ def raise_outside(
     value = outside[CLASS][0]
     where = f" of target {outside[ukeys[0]][0]!r}" if ukeys else ""
     values = declared_classes(declared, ukeys, outside[ukeys[0]][0] if ukeys else None)
-    msg = (
-        f"column {column!r}: {count} row(s) with a class outside the declared universe{where} "
-        f"(e.g. {value!r}); declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"
+    declared_here = (
+        f"declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"
+        if values or not ukeys
+        else f"classes/n_classes have no entry for target {outside[ukeys[0]][0]!r} (a universe per target names every target)"
     )
+    msg = f"column {column!r}: {count} row(s) with a class outside the declared universe{where} (e.g. {value!r}); {declared_here}"
     raise UnknownClassError(msg)

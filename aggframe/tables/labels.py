@@ -305,10 +305,17 @@ def _check_labels(
             where = f" of target {first[target]!r}" if target is not None else ""
             listed = declared_classes(declared, ukeys, first[target] if target is not None else None)
             count = _rows_outside(source, roles, declared, target)
+            declared_here = (
+                f"declared {len(listed)} classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
+                if listed or target is None
+                else (
+                    f"classes/n_classes have no entry for target {first[target]!r} (a universe per "
+                    "target names every target)"
+                )
+            )
             msg = (
                 f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {count} row(s) with a "
-                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); declared {len(listed)} "
-                f"classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
+                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); {declared_here}"
             )
             raise UnknownClassError(msg)
     if task != "binary":

@@ -39,3 +39,11 @@ def test_a_target_absent_from_a_whole_fold_is_refused(form: str) -> None:
         _predictions(ROWS, form).evaluate("recall", ["target", "micro"], pooling=["pooled", "fold"])
     whole = _predictions(ROWS.filter(pl.col("example") < 2), form)  # every example in both targets
     assert whole.evaluate("recall", "target", pooling="fold").height == 1
+
+
+def test_a_target_without_an_entry_in_a_per_target_universe_is_named() -> None:
+    """n_classes={"a": 2} with targets a and b said "declared 0 classes: []" for target b."""
+    rows = ROWS.filter(pl.col("example") < 2)
+    pr = af.from_labels(rows, example="example", target="target", n_classes={"a": 2})
+    with pytest.raises(af.UnknownClassError, match="classes/n_classes have no entry for target 'b'"):
+        pr.evaluate("recall", "target")
