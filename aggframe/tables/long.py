@@ -410,10 +410,12 @@ def _check_groups(
         count = flagged(f"range_{role}")
         if count:
             row = first_row(source, _out_of_range(nw.col(col)), cols, names)
-            msg = (
-                f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); "
-                "expected 0/1, booleans, or soft values in [0, 1]"
+            expected = (
+                "a mask says whether an entry is observed: 0/1 or booleans"
+                if role == "mask"
+                else "expected 0/1, booleans, or soft values in [0, 1]"
             )
+            msg = f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); {expected}"
             raise InvalidValueError(msg)
     for role, col in roles_of.items():
         count = flagged(f"soft_{role}")
