@@ -53,12 +53,18 @@ def exact_classes(
     """
     items = list(values)
     want = _kind(dtype)
-    by_type: dict[type, list[int]] = {}
-    for i, v in enumerate(items):
-        by_type.setdefault(type(v), []).append(i)
+    kinds = set(map(type, items))
+    by_type: dict[type, Sequence[int]] = {}
+    if len(kinds) == 1:  # the common case (n_classes=10**5: one pass, no index lists)
+        by_type[kinds.pop()] = range(len(items))
+    else:
+        lists: dict[type, list[int]] = {}
+        for i, v in enumerate(items):
+            lists.setdefault(type(v), []).append(i)
+        by_type.update(lists)
     out: list[object] = [None] * len(items)
     for at in by_type.values():
-        given = [items[i] for i in at]
+        given = items if len(at) == len(items) else [items[i] for i in at]
         try:
             series = pl.Series(given, strict=True)
             # booleans are the numbers 0 and 1 (as in Python, NumPy and scikit-learn: True == 1)
@@ -84,6 +90,8 @@ def exact_classes(
                 )
             )
             raise OptionError(msg)
+        if len(at) == len(items):
+            return cast.cast(dtype).rename(CLASS)
         for i, v in zip(at, cast.to_list(), strict=True):
             out[i] = v
     return pl.Series(CLASS, out, dtype=dtype)
