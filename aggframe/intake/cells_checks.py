@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -21,6 +22,7 @@ from aggframe.exceptions import (
     OptionError,
     SparseInputError,
 )
+from aggframe.intake.partitions import hive_pairs
 from aggframe.intake.stored import (
     OPTIONS,
 )
@@ -142,6 +144,14 @@ def aligned(parts: list[Cells]) -> list[Cells]:
         if not known or all(d == dtypes[0] for d in dtypes):
             continue
         families = {_family(d) for d in known}
+        integer_or_text = families == {"number", "String"} and all(
+            d.is_integer() or d == pl.String for d in known
+        )
+        if integer_or_text and first.names.get(col, col) in set.intersection(*(_hive_keys(c) for c in parts)):
+            # a partition key typed per path: hour=09 is text (a leading zero), hour=10 an
+            # integer; read together the folders give text, so the stores' keys are text
+            casts[col] = pl.String()
+            continue
         if len(families) > 1:
             shown = "class" if col == CLASS else repr(first.names.get(col, col))
             a, b = known[0], next(d for d in known if _family(d) != _family(known[0]))
@@ -155,6 +165,21 @@ def aligned(parts: list[Cells]) -> list[Cells]:
     if not casts:
         return parts
     return [_cast(c, casts) for c in parts]
+
+
+def _hive_keys(c: Cells) -> set[str]:
+    """The ``key=value`` folder names of every file the cells were made from (none: not from files)."""
+    found: set[str] | None = None
+    for part in c.parts:
+        covers = part.get("covers") if isinstance(part, Mapping) else None
+        files = covers.get("files") if isinstance(covers, Mapping) and covers.get("kind") == "files" else None
+        if not files:
+            return set()
+        for record in files:
+            path = record.get("path") if isinstance(record, Mapping) else None
+            keys = {k for k, _ in hive_pairs(Path(path))} if isinstance(path, str) else set()
+            found = keys if found is None else found & keys
+    return found or set()
 
 
 def _all_null(c: Cells, col: str) -> bool:
