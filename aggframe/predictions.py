@@ -36,6 +36,7 @@ from aggframe._columns import (
 from aggframe._options import (
     Engine,
     parse_bootstrap,
+    parse_pooling,
 )
 from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError
@@ -295,8 +296,20 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         >>> round(pr.compute("f1", "macro"), 4)
         0.5222
         """
-        if pooling == "fold":
-            msg = "pooling='fold' gives one value per fold; use evaluate(..., pooling='fold')"
+        for option, value in (
+            ("measure", measure),
+            ("operator", operator),
+            ("convention", convention),
+            ("pooling", pooling),
+        ):
+            if isinstance(value, (list, tuple, set)) or (
+                hasattr(value, "__array__") and not isinstance(value, str)
+            ):
+                # one number: several values would be cut to the first one's result
+                msg = f"compute() returns one number: {option} takes one name, got {value!r}; use evaluate() for several"
+                raise OptionError(msg)
+        if parse_pooling(pooling) in ("fold", "repeat"):
+            msg = f"pooling={pooling!r} gives one value per fold (or repeat); use evaluate(..., pooling={pooling!r})"
             raise OptionError(msg)
         out = self.evaluate(
             [measure],

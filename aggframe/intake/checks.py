@@ -8,7 +8,7 @@ arrays (1-D, same length, one label type), the alignment of ``y_true`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import narwhals as nw
@@ -58,6 +58,18 @@ def require_columns(
     for name, column in needed.items():
         if column is not None:
             check_groupable(column, schema[column], f"role {name.split('[')[0]!r}")
+    seen: dict[str, str] = {}
+    for name, column in needed.items():
+        if column is None:
+            continue
+        if column in seen:
+            # y_true='y_pred' (a typo) scored the predictions against themselves: f1 1.0
+            msg = (
+                f"column {column!r} is given for two roles, {seen[column].split('[')[0]!r} and "
+                f"{name.split('[')[0]!r}; each role needs its own column"
+            )
+            raise OptionError(msg)
+        seen[column] = name
 
 
 def check_groupable(column: str, dtype: Any, what: str) -> None:
@@ -119,6 +131,13 @@ def resolve_universe(
             raise OptionError(msg)
         return from_n
     if classes is not None:
+        if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+            # classes="012" read as the classes '0', '1', '2'; classes=3 as a raw TypeError
+            msg = (
+                f"`classes` takes a list of classes, got {type(classes).__name__} {classes!r}; e.g. "
+                "classes=['cat', 'dog'] (or n_classes=3 for the classes 0, 1, 2)"
+            )
+            raise OptionError(msg)
         values = list(classes)
         if not values:
             msg = "Expected `classes` to hold at least one class"

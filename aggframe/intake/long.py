@@ -285,9 +285,17 @@ def long_source(
     schema = lf.collect_schema()
     require_columns(
         schema,
-        {"example": example, "class_": class_, "y": y, "p": p, "mask": mask, "fold": fold, "repeat": repeat},
+        {
+            "example": example,
+            "class_": class_,
+            "y": y,
+            "p": p,
+            "mask": mask,
+            "fold": fold,
+            "repeat": repeat,
+            "target": target,
+        },
     )
-    require_columns(schema, {"target": target})
     check_numeric(schema, {"y": y, "p": p, "mask": mask}, null_columns(lf))
     fn, _ = resolve_tnorm(tnorm)
     universe = resolve_universe(n_classes, classes, enum_categories(lf, class_), target)

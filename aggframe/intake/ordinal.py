@@ -10,7 +10,7 @@ label-form source over the ``m`` classes, for costs, coordinates and dominance.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import polars as pl
@@ -93,6 +93,10 @@ def ordinal_sources(
         schema = lf.collect_schema()
 
     # -- the order (options, no data) -------------------------------------------------
+    if order is not None and (isinstance(order, (str, bytes)) or not isinstance(order, Iterable)):
+        # order="cba" was read as ['c', 'b', 'a']; order=5 a raw TypeError
+        msg = f"`order` takes a list of the classes from lowest to highest, got {type(order).__name__} {order!r}"
+        raise OptionError(msg)
     if n_classes is not None:
         if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
             msg = f"Expected `n_classes` to be an integer >= 2, got {n_classes!r}"

@@ -390,6 +390,10 @@ def register_measure(
     if not callable(formula):
         msg = f"Expected `formula` to be a callable of (tp, fp, fn, tn), got {type(formula).__name__}"
         raise OptionError(msg)
+    if isinstance(aliases, (str, bytes)) or not all(isinstance(a, str) for a in aliases):
+        # aliases="xy" registered the aliases 'x' and 'y'
+        msg = f"`aliases` takes a list of names, got {aliases!r}; e.g. aliases=['my_alias']"
+        raise OptionError(msg)
     probe = Measure(name, formula)
     grid = np.array([[3, 1, 2, 4], [0, 2, 2, 6], [5, 0, 0, 1], [1, 3, 0, 0], [7, 2, 5, 11]], dtype=float).T
     try:

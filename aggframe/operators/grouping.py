@@ -38,7 +38,23 @@ def resolve_grouping_sets(spec: str | Sequence[Sequence[str]], by: Sequence[str]
             return [list(c) for r in range(len(cols), -1, -1) for c in combinations(cols, r)]
         msg = f"unknown grouping_sets {spec!r}; expected 'rollup', 'cube' or a list of column lists"
         raise OptionError(msg)
+    if not isinstance(spec, (list, tuple)) or not all(
+        isinstance(s, (list, tuple)) and all(isinstance(c, str) for c in s) for s in spec
+    ):
+        # ["model"] was read as the set ['m', 'o', 'd', 'e', 'l']; 5 was a raw TypeError
+        msg = (
+            f"grouping_sets takes 'rollup', 'cube' or a list of column lists, e.g. [['model', 'day'], "
+            f"['model'], []], got {spec!r}"
+        )
+        raise OptionError(msg)
     sets = [list(s) for s in spec]
+    for i, s in enumerate(sets):
+        if len(set(s)) != len(s):
+            msg = f"grouping set {s!r} names a column twice"
+            raise OptionError(msg)
+        if any(set(s) == set(t) for t in sets[:i]):
+            msg = f"grouping set {s!r} is given twice (its rows would be reported twice)"
+            raise OptionError(msg)
     for s in sets:
         extra = [c for c in s if c not in cols]
         if extra:

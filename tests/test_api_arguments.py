@@ -1,0 +1,56 @@
+"""Arguments of the public API read as meant, or refused by name (found by an audit, 2 December)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import aggframe as af
+
+LABELS = pl.DataFrame(
+    {"y_true": [0, 1, 2, 2, 1, 0], "y_pred": [0, 2, 2, 1, 1, 1], "f": ["a", "a", "a", "b", "b", "b"]}
+)
+
+
+def test_one_column_for_two_roles_is_refused() -> None:
+    """y_true='y_pred' scored the predictions against themselves (f1 1.0 where it is 0.5)."""
+    with pytest.raises(af.OptionError, match="column 'y_pred' is given for two roles, 'y_true' and 'y_pred'"):
+        af.from_labels(LABELS, y_true="y_pred")
+    with pytest.raises(af.OptionError, match="given for two roles"):
+        af.from_labels(LABELS, fold="y_true")
+    long = pl.DataFrame({"example": [0, 0, 1, 1], "class": [0, 1] * 2, "y": [1, 0, 0, 1], "p": [0, 1, 1, 0]})
+    with pytest.raises(af.OptionError, match="column 'p' is given for two roles, 'y' and 'p'"):
+        af.from_long(long, y="p")
+
+
+def test_compute_takes_one_value_of_each_option() -> None:
+    """compute(pooling=["fold"]) or pooling="FOLD" returned the first fold's value; convention=[...]
+    the first convention's."""
+    pr = af.from_labels(LABELS, fold="f")
+    assert pr.compute("f1", "micro", pooling="POOLED") == pr.compute("f1", "micro")
+    for kwargs in (
+        {"pooling": "FOLD"},
+        {"pooling": ["fold"]},
+        {"convention": ["nan", "zero"]},
+        {"operator": ["micro"]},
+    ):
+        with pytest.raises(af.OptionError, match=r"one value per fold|takes one name"):
+            pr.compute("f1", **{"operator": "micro", **kwargs})  # type: ignore[arg-type]
+
+
+def test_a_string_is_not_a_list_of_names() -> None:
+    """classes="012" declared '0', '1', '2'; order="cba" the order c, b, a; aliases="xy" the aliases
+    x and y; grouping_sets=["model"] the set of the letters m, o, d, e, l."""
+    with pytest.raises(af.OptionError, match="`classes` takes a list of classes"):
+        af.from_labels(LABELS, classes="012")  # type: ignore[arg-type]
+    with pytest.raises(af.OptionError, match="`classes` takes a list of classes"):
+        af.from_labels(LABELS, classes=3)  # type: ignore[arg-type]
+    with pytest.raises(af.OptionError, match="`order` takes a list"):
+        af.from_ordinal(LABELS, order="012")  # type: ignore[arg-type]
+    with pytest.raises(af.OptionError, match="`aliases` takes a list of names"):
+        af.register_measure("two_tp", lambda tp, fp, fn, tn: 2 * tp / (tp + fp + 1), aliases="xy")  # type: ignore[arg-type]
+    assert "x" not in af.list_measures()
+    pr = af.from_labels(LABELS)
+    for sets in (["f"], 5, [["f"], ["f"]], [["f", "f"]]):
+        with pytest.raises(af.OptionError, match="grouping"):
+            pr.evaluate("f1", "macro", by="f", grouping_sets=sets)  # type: ignore[arg-type]
