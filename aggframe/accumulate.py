@@ -57,6 +57,7 @@ from aggframe.exceptions import (
 from aggframe.intake.cells_value import Cells, add_cells, check_parts
 from aggframe.intake.checks import label_frame
 from aggframe.intake.long import indicator_frame
+from aggframe.intake.source import origin_of, reading
 from aggframe.predictions import Predictions
 
 __all__ = ["Accumulator", "AccumulatorForm"]
@@ -464,9 +465,14 @@ def _as_polars(batch: Any) -> pl.DataFrame:
     if isinstance(batch, pl.DataFrame):
         return batch
     if isinstance(batch, pl.LazyFrame):
-        return batch.collect()
+        with reading(origin_of(batch)):  # a scan of a missing file, a bad expression: SourceError
+            return batch.collect()
     if isinstance(batch, Mapping):
-        return pl.DataFrame(dict(batch))
+        try:
+            return pl.DataFrame(dict(batch))
+        except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+            msg = f"a batch given as a dict of columns could not be read as a frame: {str(exc).splitlines()[0]}"
+            raise OptionError(msg) from exc
     if isinstance(batch, np.ndarray):
         msg = (
             "a NumPy batch is two label arrays (update(y_true, y_pred)) or, with form='indicator', "
@@ -476,6 +482,11 @@ def _as_polars(batch: Any) -> pl.DataFrame:
     try:
         out: pl.DataFrame = nw.from_native(batch, eager_only=True).to_polars()
         return out
+    except nw.exceptions.DuplicateError as exc:
+        names = [str(c) for c in getattr(batch, "columns", [])]
+        twice = next((c for i, c in enumerate(names) if c in names[:i]), "?")
+        msg = f"the batch has two columns named {twice!r}; rename one of them first"
+        raise InvalidValueError(msg) from exc
     except TypeError as exc:
         msg = f"Expected a batch to be a DataFrame (Polars, pandas, Arrow, ...) or a dict of columns, got {type(batch).__name__}"
         raise OptionError(msg) from exc

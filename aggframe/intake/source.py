@@ -560,6 +560,12 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         frame = scan(frame)
     try:
         obj = nw.from_native(frame)
+    except nw.exceptions.DuplicateError as exc:
+        # a pandas frame with two columns of one name (Narwhals refuses it before we look)
+        names = [str(c) for c in getattr(frame, "columns", [])]
+        twice = next((c for i, c in enumerate(names) if c in names[:i]), "?")
+        msg = f"the frame has two columns named {twice!r}; rename one of them first"
+        raise InvalidValueError(msg) from exc
     except TypeError as exc:
         msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
         raise OptionError(msg) from exc
@@ -604,6 +610,8 @@ def is_frame(obj: Any) -> bool:
         return True
     try:
         nw.from_native(obj)
+    except nw.exceptions.DuplicateError:
+        return True  # a frame (with two columns of one name: as_lazy says so)
     except TypeError:
         return False
     return not isinstance(obj, (list, tuple, np.ndarray))

@@ -189,3 +189,13 @@ def test_two_columns_of_one_name_are_refused(con) -> None:  # type: ignore[no-un
     ):
         with pytest.raises(af.InvalidValueError, match="the frame has two columns named 'y_pred'"):
             af.from_labels(con.sql(sql), example="example").evaluate("f1", "macro")
+
+
+def test_a_pandas_frame_with_two_columns_of_one_name_is_refused() -> None:
+    """Narwhals refused it first with its own DuplicateError (from_labels and Accumulator.update)."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([[0, 1, 1]], columns=["y_true", "y_pred", "y_pred"])
+    with pytest.raises(af.InvalidValueError, match="two columns named 'y_pred'"):
+        af.from_labels(frame)
+    with pytest.raises(af.InvalidValueError, match="two columns named 'y_pred'"):
+        af.Accumulator().update(frame)
