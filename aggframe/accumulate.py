@@ -54,6 +54,7 @@ from aggframe.exceptions import (
     OptionError,
     ShapeError,
 )
+from aggframe.intake.cells_checks import exact_widening
 from aggframe.intake.cells_value import Cells, add_cells, check_parts
 from aggframe.intake.checks import label_frame
 from aggframe.intake.long import indicator_frame
@@ -335,6 +336,12 @@ class Accumulator:
         schema = pl.Schema({c: full[c] for c in self._columns})
         if self._schema is None:
             self._schema = schema
+        elif any(d == pl.Null for d in self._schema.values()):
+            # a column of nothing but nulls so far says nothing of its type: the first batch that
+            # has values types it (a Null first batch let String '1' and Int64 1 meet later)
+            self._schema = pl.Schema(
+                {c: schema[c] if d == pl.Null else d for c, d in self._schema.items()}
+            )
         for col, dtype in schema.items():
             before = self._schema[col]
             if (
@@ -371,6 +378,8 @@ class Accumulator:
                 # column orders or numeric widths differ: one order, the widest types
                 order = list(first)
                 batches = [b.select(pl.nth(b.columns.index(c)) for c in order) for b in batches]
+                for col in order:
+                    exact_widening([b.get_column(col) for b in batches], col)
             frame = pl.concat(batches, how="vertical_relaxed", rechunk=False)
         return replace(self._build(frame).to_cells(self.by), parts=())
 

@@ -438,3 +438,28 @@ def test_the_multiclass_operator_accumulates(
     for b in batches(case.frame, None, data, k):
         acc.update(b)
     same(acc.compute(**kw), af.from_labels(case.frame).evaluate(**kw, by=case.by))
+
+
+@pytest.mark.parametrize("buffer_rows", [0, 1_000_000])
+def test_integers_beyond_2_53_never_meet_floats_silently(buffer_rows: int) -> None:
+    """Day 1 with the labels 2**53 and 2**53 + 1, day 2 with float labels: added cells (and the
+    Accumulator, buffered or not) read both integers as one Float64 class (f1 macro 0.833 where
+    three classes give 0.778). One frame with the mix is refused; so is this."""
+    big = pl.DataFrame({"y_true": [2**53, 2**53 + 1], "y_pred": [2**53, 2**53]})
+    small = pl.DataFrame({"y_true": [0.5, 0.5], "y_pred": [0.5, 2.5]})
+    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):
+        af.from_labels(big).to_cells() + af.from_labels(small).to_cells()
+    acc = af.Accumulator(buffer_rows=buffer_rows)
+    acc.update(big)
+    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):  # noqa: PT012 - reduced at once or buffered
+        acc.update(small)
+        acc.compute("f1", "macro")
+
+
+def test_a_null_first_batch_does_not_let_two_key_types_meet() -> None:
+    """A first batch whose by-column is all null let String '1' and Int64 1 become one group."""
+    acc = af.Accumulator(by="model")
+    acc.update(pl.DataFrame({"model": [None], "y_true": [0], "y_pred": [0]}))
+    acc.update(pl.DataFrame({"model": ["1"], "y_true": [1], "y_pred": [1]}))
+    with pytest.raises(af.InvalidValueError, match="column 'model' is Int64 in update 3 but String"):
+        acc.update(pl.DataFrame({"model": [1], "y_true": [1], "y_pred": [0]}))

@@ -22,6 +22,7 @@ from aggframe.exceptions import (
     OptionError,
     SparseInputError,
 )
+from aggframe.intake.checks import EXACT_IN_FLOAT
 from aggframe.intake.partitions import hive_pairs
 from aggframe.intake.stored import (
     OPTIONS,
@@ -162,6 +163,7 @@ def aligned(parts: list[Cells]) -> list[Cells]:
             raise OptionError(msg)
         empty = [pl.DataFrame(schema={col: d}) for d in known]
         casts[col] = pl.concat(empty, how="vertical_relaxed").schema[col]
+        exact_widening([c.class_table.get_column(col) for c in parts], first.names.get(col, col))
     if not casts:
         return parts
     return [_cast(c, casts) for c in parts]
@@ -180,6 +182,32 @@ def _hive_keys(c: Cells) -> set[str]:
             keys = {k for k, _ in hive_pairs(Path(path))} if isinstance(path, str) else set()
             found = keys if found is None else found & keys
     return found or set()
+
+
+def exact_widening(columns: list[pl.Series], name: str) -> None:
+    """Refuse integers that the float type they would be widened to cannot tell apart.
+
+    Integer labels or keys next to float ones are read as Float64, which holds integers
+    exactly up to 2^53 only: ``2**53`` and ``2**53 + 1`` would become one class (one group).
+    One frame holding such a mix is refused when the predictions are built; batches and
+    cells that meet only when they are added are checked here, on the integer parts.
+    """
+    if not any(c.dtype.is_float() for c in columns):
+        return
+    for c in columns:
+        if not c.dtype.is_integer():
+            continue
+        beyond = c > EXACT_IN_FLOAT
+        if c.dtype.is_signed_integer():
+            beyond = beyond | (c < -EXACT_IN_FLOAT)
+        if beyond.any():
+            big = c.filter(beyond)[0]
+            msg = (
+                f"column {name!r}: integer value(s) beyond 2^53 in magnitude (e.g. {big}) meet float values "
+                "in another batch or part: read as Float64 they could not be told apart; cast them to one "
+                "type first"
+            )
+            raise InvalidValueError(msg)
 
 
 def _all_null(c: Cells, col: str) -> bool:
