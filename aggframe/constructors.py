@@ -307,7 +307,9 @@ def from_scores(
         ``decision``, ``threshold``, ``k`` or ``keep_soft``): a 0.5 threshold,
         and a :class:`~aggframe.DecisionWarning` when the scores of every
         example sum to one over its classes (softmax probabilities, for which
-        ``decision="argmax"`` is usually meant).
+        ``decision="argmax"`` is usually meant). ``threshold=0.5`` given
+        explicitly is the default's value and warns too: state
+        ``decision="threshold"`` to keep that reading without a warning.
     threshold
         A probability in [0, 1], or a dict ``{class: threshold}`` that names
         every class of the data (and only known classes). Threshold decision only.
@@ -320,9 +322,10 @@ def from_scores(
         The scores are logits (or any real-valued scores). A threshold then
         applies to ``sigmoid(score)`` (computed exactly as ``score > log(t / (1 -
         t))``); argmax and top-k use the raw scores; ``keep_soft`` keeps
-        ``sigmoid(score)``. The measures on scores read ``sigmoid(score)`` (the
-        same order, so AUROC and AP are the raw scores' except where the
-        sigmoid rounds two large logits to the same float).
+        ``sigmoid(score)``. Log loss, Brier, ECE, ``calibration()`` and
+        ``bins=`` read ``sigmoid(score)``; AUROC, AP, the curves and
+        ``best_threshold()`` read the scores as given (the sigmoid would tie
+        every logit above about 37), with thresholds in logits.
     n_classes, classes, mask
         As in :func:`~aggframe.from_long`. The mask does not change the
         decision: a masked entry can still be the argmax.
