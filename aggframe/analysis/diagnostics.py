@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from aggframe._columns import KEY_ALL, by_key, check_result_names, restore
+from aggframe._columns import CLASS, KEY_ALL, by_key, check_result_names, restore
 from aggframe._options import listify, parse_report_operator
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
@@ -303,7 +303,11 @@ def diagnose(
         )
         rows.append(finding(collapse, "micro_collapse", "note", "micro"))
     # 4. undefined entries and the size of the convention effect
-    ops = ["macro"] if pr.cells("class").height == 1 else ["macro", "exemplar"]
+    # one class (the binary task): no per-example ranking to speak of. Read off the kept tables
+    # of this grouping (the ungrouped ones refused example ids shared by two groups)
+    listed = tables.universe if tables.universe is not None else tables.classes
+    one_class = listed.select(pl.col(CLASS).n_unique()).collect().item() == 1
+    ops = ["macro"] if one_class else ["macro", "exemplar"]
     wide = (
         report.filter(pl.col("operator").is_in(ops))
         .pivot(

@@ -46,6 +46,7 @@ from aggframe.interop.html_sections import (
 )
 from aggframe.interop.layout import SPEC_COLUMNS, wide
 from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
+from aggframe.measures.registry import is_score_measure
 
 __all__ = ["ChartMode", "html_report", "write_html_report"]
 
@@ -109,7 +110,9 @@ def _build(
     # per-class values: for the shape, the per-class table and charts
     per_class: pl.DataFrame | None = None
     per_class_error = None
-    names = [m for m in measures if m]
+    # the cell measures: per-class values and diagnostics are theirs (a measure on scores such
+    # as auroc has its own section; with it here, both failed for every measure)
+    names = [m for m in measures if m and not is_score_measure(m)]
     try:
         per_class = pr.per_class(names, by=groups or None)
     except AggframeError as exc:
@@ -205,7 +208,7 @@ def _build(
             )
         else:
             reference = plain if pc_keys == groups else None
-            for m in measures[:_MAX_CLASS_CHARTS]:
+            for m in names[:_MAX_CLASS_CHARTS]:
                 page.chart(plot_classes(per_class, m, by=pc_keys, reference=reference))
                 drawn += 1
     if not drawn:
