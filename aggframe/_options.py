@@ -90,6 +90,7 @@ LabelTask = Literal["multiclass", "binary"]
 LongTask = Literal["multiclass", "multilabel"]
 Grain = Literal["class", "pooled", "profiles"]
 
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
 CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
@@ -245,3 +246,16 @@ def unique_in_order(items: Iterable[T]) -> list[T]:
         if it not in seen:
             seen.append(it)
     return seen
+
+
+def parse_engine(name: object) -> Engine:
+    """A Polars engine name (any case, ``-``/``_``/blanks alike), or an UnknownNameError listing them.
+
+    Polars' own error named its internals ("Invalid engine argument"), and a report whose
+    cell tables were kept never looked at the name.
+    """
+    key = str(name).strip().lower().replace("_", "-").replace(" ", "-") if isinstance(name, str) else None
+    if key in ENGINES:
+        return key
+    msg = f"unknown engine {name!r}; valid engines: {', '.join(ENGINES)}"
+    raise UnknownNameError(msg)

@@ -339,9 +339,7 @@ class Accumulator:
         elif any(d == pl.Null for d in self._schema.values()):
             # a column of nothing but nulls so far says nothing of its type: the first batch that
             # has values types it (a Null first batch let String '1' and Int64 1 meet later)
-            self._schema = pl.Schema(
-                {c: schema[c] if d == pl.Null else d for c, d in self._schema.items()}
-            )
+            self._schema = pl.Schema({c: schema[c] if d == pl.Null else d for c, d in self._schema.items()})
         for col, dtype in schema.items():
             before = self._schema[col]
             if (
@@ -480,7 +478,9 @@ def _as_polars(batch: Any) -> pl.DataFrame:
         try:
             return pl.DataFrame(dict(batch))
         except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
-            msg = f"a batch given as a dict of columns could not be read as a frame: {str(exc).splitlines()[0]}"
+            msg = (
+                f"a batch given as a dict of columns could not be read as a frame: {str(exc).splitlines()[0]}"
+            )
             raise OptionError(msg) from exc
     if isinstance(batch, np.ndarray):
         msg = (

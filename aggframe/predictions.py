@@ -36,6 +36,7 @@ from aggframe._columns import (
 from aggframe._options import (
     Engine,
     parse_bootstrap,
+    parse_engine,
     parse_pooling,
 )
 from aggframe._progress import evaluating, tracked
@@ -257,6 +258,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         │ 0.522 ┆ 0.467  ┆ 0.57    ┆ 200    │
         └───────┴────────┴─────────┴────────┘
         """
+        engine = parse_engine(engine)
         request = self.request(
             measures,
             operators,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import aggframe as af
 
@@ -54,3 +55,27 @@ def test_a_string_is_not_a_list_of_names() -> None:
     for sets in (["f"], 5, [["f"], ["f"]], [["f", "f"]]):
         with pytest.raises(af.OptionError, match="grouping"):
             pr.evaluate("f1", "macro", by="f", grouping_sets=sets)  # type: ignore[arg-type]
+
+
+def test_engine_names_are_checked_everywhere() -> None:
+    """engine='bogus' was a raw Polars ValueError naming its internals (or, with kept tables, not
+    looked at); 'Streaming' was refused though option names take any case."""
+    pr = af.from_labels(LABELS)
+    assert_frame_equal(pr.evaluate("f1", "macro", engine="Streaming"), pr.evaluate("f1", "macro"))
+    for call in (
+        lambda: pr.evaluate("f1", "macro", engine="bogus"),
+        lambda: pr.cell_tables(engine="bogus"),
+        lambda: pr.to_cells().evaluate("f1", "macro", engine="bogus"),
+    ):
+        with pytest.raises(
+            af.UnknownNameError, match="unknown engine 'bogus'; valid engines: auto, in-memory, streaming"
+        ):
+            call()
+
+
+@pytest.mark.parametrize("tol", [float("nan"), -1.0, float("inf")])
+def test_a_suite_tolerance_is_a_finite_number(tol: float) -> None:
+    """tol=nan gave rank 0, volume 0 and 'redundant' with no error."""
+    pr = af.from_labels(LABELS)
+    with pytest.raises(af.OptionError, match="`tol` to be a finite number >= 0"):
+        af.suite_rank(pr, ["recall", "precision"], "macro", tol=tol)

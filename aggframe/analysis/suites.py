@@ -271,6 +271,18 @@ def _items(measures: Item | Iterable[Item], aggregation: str) -> tuple[list[Pair
     return pairs, objs
 
 
+def _check_tol(tol: object) -> float:
+    """A tolerance is a finite number >= 0 (NaN made every comparison false: rank 0, volume 0)."""
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float, np.integer, np.floating))
+        or not (np.isfinite(tol) and tol >= 0)
+    ):
+        msg = f"Expected `tol` to be a finite number >= 0, got {tol!r}"
+        raise OptionError(msg)
+    return float(tol)
+
+
 def _unit_rows(jac: FloatArray, tol: float) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     norms = np.linalg.norm(jac, axis=1)
     flat = ~np.isfinite(norms) | (norms <= tol)
@@ -444,6 +456,7 @@ def suite_rank(
     pairs, objs = _items(measures, aggregation)
     m = model(data)
     jac = jacobian(m, objs, pairs)
+    tol = _check_tol(tol)
     unit, flat = _unit_rows(jac, tol)
     volume, rank, sv = _volume_and_rank(unit, tol)
     return SuiteRank(
@@ -513,6 +526,7 @@ def select_suite(
     pairs, objs = _items(_default_candidates() if candidates is None else candidates, aggregation)
     m = model(data)
     jac = jacobian(m, objs, pairs)
+    tol = _check_tol(tol)
     unit, flat = _unit_rows(jac, tol)
     keep = [i for i, f in enumerate(flat.tolist()) if not f]
     cap = 0

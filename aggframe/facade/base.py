@@ -26,6 +26,7 @@ from aggframe._options import (
     Engine,
     Grain,
     listify,
+    parse_engine,
 )
 from aggframe.exceptions import AggframeError, OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
@@ -176,6 +177,7 @@ class PredictionsBase:
         counts too (single-label data: the label form counts them in the same
         scan; tables kept without them get them from one more grouped query).
         """
+        engine = parse_engine(engine)
         by_cols = tuple(listify(by))
         if by_cols not in self._cache:
             self._collect_tables(by_cols, [], engine=engine, pairs=pairs)
@@ -227,6 +229,7 @@ class PredictionsBase:
         sums come from one more read of the input, whatever ``n_boot``.
         ``lazy=True`` returns the whole plan (both reads) uncollected.
         """
+        engine = parse_engine(engine)
         by_cols = tuple(listify(by))
         if lazy:
             base = self._source_tables(by_cols)

@@ -20,6 +20,7 @@ from aggframe._options import (
     listify,
     parse_convention,
     parse_curve,
+    parse_engine,
     parse_operator,
     parse_strategy,
 )
@@ -217,6 +218,7 @@ class ScoreMethods(PredictionsBase):
         │ 0.2       ┆ 1.0      ┆ 1.0      │
         └───────────┴──────────┴──────────┘
         """
+        engine = parse_engine(engine)
         source = self._scored("curve()")
         chosen = parse_curve(kind)
         op = None if operator is None else parse_operator(operator)
@@ -277,6 +279,7 @@ class ScoreMethods(PredictionsBase):
         │ 1   ┆ 0.5   ┆ 1.0   ┆ 0.85       ┆ 1.0       ┆ 2     │
         └─────┴───────┴───────┴────────────┴───────────┴───────┘
         """
+        engine = parse_engine(engine)
         source = self._scored("calibration()")
         source.check_probabilities("calibration()")
         if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
@@ -356,6 +359,7 @@ class ScoreMethods(PredictionsBase):
         │ 0.2       ┆ 0.857143 │
         └───────────┴──────────┘
         """
+        engine = parse_engine(engine)
         source = self._scored("best_threshold()")
         meas = get_measure(measure)
         conv = parse_convention(convention)
@@ -388,6 +392,7 @@ class ScoreMethods(PredictionsBase):
         polars.DataFrame
             by..., [class], bound (null where the AUROC is undefined).
         """
+        engine = parse_engine(engine)
         source = self._scored("auroc_bound()")
         op = None if operator is None else parse_operator(operator)
         if op not in (None, "micro"):

@@ -8,6 +8,7 @@ from typing import Any
 from aggframe._options import (
     Engine,
     listify,
+    parse_engine,
 )
 from aggframe._progress import tracked
 from aggframe.facade.base import PredictionsBase
@@ -65,6 +66,7 @@ class StoreMethods(PredictionsBase):
         >>> round(af.from_labels([0, 1, 1, 2, 1, 0], [0, 1, 0, 2, 1, 1]).compute("f1", "macro"), 4)
         0.7222
         """
+        engine = parse_engine(engine)
         keys = listify(by)
         tables = self.store_tables(keys, engine=engine)
         # whether the examples are single-label, from this grouping's profiles (no second scan)

@@ -50,7 +50,7 @@ from typing import Any, Literal, cast, overload
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
-from aggframe._options import Engine, Grain
+from aggframe._options import Engine, Grain, parse_engine
 from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     OptionError,
@@ -317,6 +317,7 @@ class Cells:
         │ mcc     ┆ macro    ┆ 0.294152 │
         └─────────┴──────────┴──────────┘
         """
+        engine = parse_engine(engine)
         if n_boot is not None:
             msg = (
                 "n_boot= weights each example, and cells hold sums over the examples: bootstrap the "
