@@ -442,15 +442,31 @@ class Accumulator:
         or a copy of it (pickled, sent back), is refused.
         """
         if isinstance(other, Accumulator):
-            if (other.form, other.by, other.options) != (self.form, self.by, self.options):
+            # the form and the by-columns here; every other option through the cells' layouts
+            # (equivalent spellings, n_classes=3 or classes=[0, 1, 2], add up as cells do)
+            if (other.form, list(other.by)) != (self.form, list(self.by)):
                 msg = (
-                    "cannot merge accumulators configured differently: "
-                    f"{(other.form, list(other.by), other.options)!r} vs {(self.form, list(self.by), self.options)!r}"
+                    f"cannot merge accumulators of another form or by-columns: form {other.form!r}, by "
+                    f"{list(other.by)!r} into form {self.form!r}, by {list(self.by)!r}"
                 )
                 raise OptionError(msg)
             other.flush()
             theirs, rows, updates = other._cells, other._rows, other._updates
         elif isinstance(other, Cells):
+            forms = {
+                "labels": ("labels",),
+                "long": ("long",),
+                "indicator": ("long",),
+                "scores": ("labels", "long"),
+            }
+            if list(other.by) != list(self.by) or other.form not in forms.get(self.form, (other.form,)):
+                # checked now also when nothing was added yet: taken as they are, they made every
+                # later update fail (its rows lost) and compute() name a missing key
+                msg = (
+                    f"cannot merge these cells: form {other.form!r}, by {list(other.by)!r}, into an accumulator "
+                    f"of form {self.form!r}, by {list(self.by)!r}"
+                )
+                raise OptionError(msg)
             theirs, rows, updates = other, 0, 0
         else:
             msg = f"merge takes an af.Accumulator or af.Cells, got {type(other).__name__}"

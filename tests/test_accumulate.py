@@ -345,8 +345,13 @@ def test_merge_adds_other_accumulators_once() -> None:
         a.merge(b_copy)  # the same rows, sent back
     with pytest.raises(af.StoreError, match="twice"):
         a.merge(a)
-    with pytest.raises(af.OptionError, match="configured differently"):
-        a.merge(af.Accumulator(by="model", n_classes=3))
+    with pytest.raises(af.OptionError, match="another form or by-columns"):
+        a.merge(af.Accumulator(by="day"))
+    labels = sorted(set(FRAME["y_true"].to_list()) | set(FRAME["y_pred"].to_list()))
+    declared = af.Accumulator(by="model", classes=labels)
+    declared.update(FRAME[:2])
+    with pytest.raises(af.OptionError, match="class universes"):
+        a.merge(declared)  # other options: the cells' layout check
     # cells made elsewhere (another process, a Spark task)
     c = af.Accumulator(by="model")
     c.merge(af.from_labels(FRAME).to_cells(by="model"))
@@ -463,3 +468,20 @@ def test_a_null_first_batch_does_not_let_two_key_types_meet() -> None:
     acc.update(pl.DataFrame({"model": ["1"], "y_true": [1], "y_pred": [1]}))
     with pytest.raises(af.InvalidValueError, match="column 'model' is Int64 in update 3 but String"):
         acc.update(pl.DataFrame({"model": [1], "y_true": [1], "y_pred": [0]}))
+
+
+def test_merge_checks_what_it_takes_and_reads_options_as_cells_do() -> None:
+    """An empty accumulator took any Cells (then every update failed and compute named a missing
+    key); equivalent options (n_classes=3 and classes=[0, 1, 2], a list and a tuple, a NumPy
+    array: a raw ValueError) were refused as "configured differently"."""
+    day = pl.DataFrame({"model": ["a", "b", "a"], "day": [1, 1, 1], "y_true": [0, 1, 2], "y_pred": [0, 1, 1]})
+    acc = af.Accumulator(by="model")
+    with pytest.raises(af.OptionError, match=r"cannot merge these cells: form 'labels', by \['day'\]"):
+        acc.merge(af.from_labels(day).to_cells(by="day"))
+    a = af.Accumulator(by="model", n_classes=3)
+    b = af.Accumulator(by="model", classes=np.array([0, 1, 2]))
+    a.update(day)
+    b.update(day.with_columns(pl.lit(2).alias("day")))
+    a.merge(b)
+    want = af.from_labels(pl.concat([day, day]), n_classes=3).evaluate("f1", "macro", by="model")
+    assert_frame_equal(a.compute("f1", "macro"), want)
