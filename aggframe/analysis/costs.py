@@ -92,7 +92,10 @@ def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal:
             f"column (predicted class) per class, in the order {list(classes)[:10]!r}"
         )
         raise ShapeError(msg)
-    if not (np.issubdtype(M.dtype, np.number) or M.dtype == bool):
+    if not (
+        (np.issubdtype(M.dtype, np.number) and not np.issubdtype(M.dtype, np.complexfloating))
+        or M.dtype == bool
+    ):
         msg = f"the cost matrix has dtype {M.dtype}; expected numbers"
         raise InvalidValueError(msg)
     M = M.astype(float)

@@ -343,7 +343,10 @@ def indicator_frame(Y: Any, P: Any, mask: Any = None) -> tuple[pl.DataFrame, int
             msg = f"mask has shape {Ma.shape} but Y and P have shape {Ya.shape}"
             raise ShapeError(msg)
     for name, arr in (("Y", Ya), ("P", Pa), ("mask", Ma)):
-        if arr is not None and not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if arr is not None and not (
+            (np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating))
+            or arr.dtype == bool
+        ):
             msg = f"{name} has dtype {arr.dtype}; expected booleans or numbers in [0, 1]"
             raise InvalidValueError(msg)
     keep = (Ya != 0) | (Pa != 0)

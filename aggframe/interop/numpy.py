@@ -83,8 +83,12 @@ def _matrix(x: Any, name: str) -> np.ndarray:
     if a.ndim != 2:
         msg = f"{name} has shape {a.shape}; expected an n x m matrix (or a 1-D array: one column)"
         raise ShapeError(msg)
-    if not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
-        msg = f"{name} has dtype {a.dtype}; expected booleans or numbers in [0, 1]"
+    if not (
+        (np.issubdtype(a.dtype, np.number) and not np.issubdtype(a.dtype, np.complexfloating))
+        or a.dtype == bool
+    ):
+        # complex values lost their imaginary part in the cast to float (1j read as 0)
+        msg = f"{name} has dtype {a.dtype}; expected booleans or real numbers in [0, 1]"
         raise InvalidValueError(msg)
     f = a.astype(np.float64)
     bad = np.isnan(f) | (f < 0.0) | (f > 1.0)
@@ -92,7 +96,11 @@ def _matrix(x: Any, name: str) -> np.ndarray:
         i, j = (int(v) for v in np.argwhere(bad)[0])
         msg = (
             f"{name}: {int(bad.sum())} value(s) outside [0, 1] or NaN (e.g. {name}[{i}, {j}] = {f[i, j]!r}); "
-            "expected 0/1, booleans, or soft values in [0, 1]"
+            + (
+                "a mask says whether an entry is observed: 0/1 or booleans"
+                if name == "mask"
+                else "expected 0/1, booleans, or soft values in [0, 1]"
+            )
         )
         raise InvalidValueError(msg)
     return f

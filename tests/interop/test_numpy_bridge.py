@@ -187,3 +187,14 @@ def test_bad_input_is_named() -> None:
         bridge.cells([[1, 0], [1]], [[1, 0], [1]])
     with pytest.raises(af.UnknownNameError, match="operator"):
         bridge.aggregate(Y, Y, "f1", "sideways")
+
+
+def test_complex_arrays_and_bad_masks_are_refused_by_what_they_are() -> None:
+    """Complex indicator values lost their imaginary part (1j read as 0: f1 0.0); a mask of 2 or NaN
+    in af.numpy was described as maybe soft."""
+    Y = np.array([[1, 0], [0, 1]])
+    for fn in (lambda: af.from_indicator(Y * 1j, Y), lambda: af.numpy.aggregate(Y * 1j, Y, "f1", "micro")):
+        with pytest.raises(af.InvalidValueError, match="complex128"):
+            fn()
+    with pytest.raises(af.InvalidValueError, match="a mask says whether an entry is observed"):
+        af.numpy.aggregate(Y, Y, "f1", "micro", mask=np.array([[2, 1], [1, 1]]))
