@@ -79,3 +79,12 @@ def test_a_suite_tolerance_is_a_finite_number(tol: float) -> None:
     pr = af.from_labels(LABELS)
     with pytest.raises(af.OptionError, match="`tol` to be a finite number >= 0"):
         af.suite_rank(pr, ["recall", "precision"], "macro", tol=tol)
+
+
+def test_compare_summary_with_a_reference_is_refused() -> None:
+    """reference= with summary=True was checked, then left out of the summary without a word."""
+    frame = pl.DataFrame(
+        {"g": ["a", "a", "a", "b", "b", "b"], "y_true": [0, 1, 2, 2, 1, 0], "y_pred": [0, 2, 2, 1, 1, 1]}
+    )
+    with pytest.raises(af.OptionError, match="ask for one or the other"):
+        af.from_labels(frame).compare("f1", "micro", by="g", reference={"g": "a"}, summary=True)

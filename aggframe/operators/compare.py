@@ -183,6 +183,14 @@ def compare_report(
     private = [by_key(i) for i in range(len(keys))]
     private_ctrl = [by_key(keys.index(c)) for c in ctrl]
     ref = None
+    if reference is not None and summary:
+        # the summary is the spread of the groups against the overall value; it has no place for
+        # a reference group (it was checked, then left out without a word)
+        msg = (
+            "compare(summary=True) summarises the groups against the overall value; reference= compares "
+            "each group with one group: ask for one or the other"
+        )
+        raise OptionError(msg)
     if reference is not None:
         missing = [k for k in compared_keys if k not in reference]
         if missing or set(reference) - set(compared_keys):
