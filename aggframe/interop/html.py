@@ -75,6 +75,30 @@ def _version() -> str:
 # The report
 
 
+#: How a rolled-up key of a grouping set reads (a null key reads ``null``)
+ROLLED_UP = "(all)"
+
+
+def _rolled_up_as_all(report: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:
+    """A grouping-set report with each rolled-up key reading ``(all)``, the marks dropped.
+
+    A rolled-up key is null, as a real null key is: the total read ``null · null`` and its
+    rows were drawn as a real group's (a second macro line in the null day's panel).
+    """
+    if "grouping_id" not in report.columns:
+        return report
+    n = len(groups)
+    shown = [
+        pl.when((pl.col("grouping_id") & (1 << (n - 1 - i))) != 0)
+        .then(pl.lit(ROLLED_UP))
+        .otherwise(pl.col(k).cast(pl.String))
+        .alias(k)
+        for i, k in enumerate(groups)
+        if k in report.columns
+    ]
+    return report.with_columns(shown).drop("grouping_set", "grouping_id", strict=False)
+
+
 def _build(
     pr: Any,
     report: pl.DataFrame,
@@ -92,6 +116,7 @@ def _build(
     vlc, gt = _deps()
     page = _Page(charts, vlc, gt)
     groups = [by] if isinstance(by, str) else list(by or [])
+    report = _rolled_up_as_all(report, groups)
     keys = _keys(report, None, SPEC_COLUMNS)  # the group keys and any fold/repeat/target keys
     measures = [str(m) for m in _values(report, "measure")]
     operators = [str(o) for o in _values(report, "operator")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -45,3 +47,29 @@ def test_a_measure_on_scores_keeps_the_per_class_section() -> None:
     assert "per-class" not in with_auroc.lower() or "Per-class values are not available" not in with_auroc
     assert "Diagnostics are not available" not in with_auroc
     assert with_auroc.count("Per class") == af.html_report(pr, ["f1"], "macro").count("Per class")
+
+
+def test_rolled_up_keys_read_all_not_null(tmp_path: Path) -> None:
+    """--grouping-sets rollup --html: a rolled-up key read "null", as a real null key does (the total
+    was "null · null"), and the roll-ups were drawn as groups of their own."""
+    from aggframe.interop.cli import main
+
+    data = tmp_path / "d.parquet"
+    pl.DataFrame(
+        {
+            "model": ["A", "A", "A", "A"],
+            "day": ["d1", "d1", None, None],
+            "y_true": [0, 1, 0, 1],
+            "y_pred": [0, 1, 1, 0],
+        }
+    ).write_parquet(data)
+    page = tmp_path / "r.html"
+    code = main(
+        ["report", str(data), "--by", "model,day", "--grouping-sets", "rollup", "--measures", "f1",
+         "--operators", "macro", "--html", str(page), "-q", "-o", str(tmp_path / "r.csv")]
+    )  # fmt: skip
+    assert code == 0
+    text = page.read_text()
+    assert "(all) · (all)" in text
+    assert "A · (all)" in text
+    assert "A · null" in text  # the real null day, told apart
