@@ -175,8 +175,18 @@ def parse_bootstrap(
 ) -> Bootstrap | None:
     """``n_boot=None`` -> None (no bootstrap); otherwise a checked :class:`Bootstrap`."""
     if n_boot is None:
-        if cluster is not None:
-            msg = "cluster= resamples clusters in a bootstrap: pass n_boot= (the number of replicates) too"
+        given = [
+            name
+            for name, value, default in (
+                ("cluster", cluster, None),
+                ("level", level, 0.95),
+                ("seed", seed, 0),
+            )
+            if value != default
+        ]
+        if given:
+            # level=0.9 or seed=3 without n_boot were neither checked nor used
+            msg = f"{given[0]}= is an option of the bootstrap: pass n_boot= (the number of replicates) too"
             raise OptionError(msg)
         return None
     if isinstance(n_boot, bool) or not isinstance(n_boot, Integral) or n_boot < 2:

@@ -88,3 +88,27 @@ def test_compare_summary_with_a_reference_is_refused() -> None:
     )
     with pytest.raises(af.OptionError, match="ask for one or the other"):
         af.from_labels(frame).compare("f1", "micro", by="g", reference={"g": "a"}, summary=True)
+
+
+def test_empty_lists_and_bootstrap_options_without_n_boot_are_refused() -> None:
+    """measures=[] (operators=[], per_class([])) read as every measure; classes=[] gave NaN with
+    no entries; level=/seed= without n_boot were neither checked nor used (cluster= was refused)."""
+    pr = af.from_labels(LABELS)
+    for call in (
+        lambda: pr.evaluate([], "macro"),
+        lambda: pr.evaluate("f1", []),
+        lambda: pr.per_class([]),
+        lambda: pr.evaluate("f1", "macro", classes=[]),
+        lambda: pr.evaluate("f1", "macro", level=0.9),
+        lambda: pr.evaluate("f1", "macro", seed=3),
+    ):
+        with pytest.raises(af.OptionError, match=r"names n|leave it out|option of the bootstrap"):
+            call()
+
+
+def test_calibration_takes_numpy_integers() -> None:
+    import numpy as np
+
+    scores = pl.DataFrame({"score": [0.1, 0.4, 0.35, 0.8], "y": [0, 0, 1, 1]})
+    pr = af.from_scores(scores, class_=None)
+    assert_frame_equal(pr.calibration(np.int64(2)), pr.calibration(2))

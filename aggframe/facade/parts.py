@@ -108,7 +108,11 @@ class PartsMethods(PredictionsBase):
         │ 2     ┆ 1.0      ┆ 3       │
         └───────┴──────────┴─────────┘
         """
-        names = listify(measures, scalar=(str, Measure)) or list_measures()
+        names = listify(measures, scalar=(str, Measure))
+        if measures is not None and not names:
+            msg = "measures=[] names none; leave measures out (None) for every measure"
+            raise OptionError(msg)
+        names = names or list_measures()
         ms = unique_in_order(get_measure(m) for m in names)
         tables = self.cell_tables(by)
         out = self.per_class_table(tables, ms, class_subset(classes, labels)).collect()

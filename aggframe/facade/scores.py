@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import cast
 
+import numpy as np
 import polars as pl
 
 from aggframe._columns import (
@@ -282,7 +283,7 @@ class ScoreMethods(PredictionsBase):
         engine = parse_engine(engine)
         source = self._scored("calibration()")
         source.check_probabilities("calibration()")
-        if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
             msg = f"Expected `bins` to be a positive integer, got {bins!r}"
             raise OptionError(msg)
         how = parse_strategy(strategy)
@@ -292,7 +293,7 @@ class ScoreMethods(PredictionsBase):
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
         with scanning(self.source.origin):
-            out = calibration_frame(sf, bins=bins, strategy=how, operator=op).collect(engine=engine)
+            out = calibration_frame(sf, bins=int(bins), strategy=how, operator=op).collect(engine=engine)
         return self._restored(out, sf, "calibration")
 
     def best_threshold(

@@ -56,9 +56,15 @@ def class_list(classes: object) -> list[object] | None:
         return None
     if not isinstance(classes, (str, bytes, Mapping)) and isinstance(classes, Iterable):
         try:
-            return list(classes)
+            listed = list(classes)
         except TypeError:  # a 0-d array
             pass
+        else:
+            if not listed:
+                # no class: every value NaN with n_entries 0 (per_class: an empty frame)
+                msg = "classes= (labels=) names no class; leave it out (None) for every class"
+                raise OptionError(msg)
+            return listed
     msg = (
         f"classes= (labels=) takes a list of classes, got {type(classes).__name__}: {classes!r}; "
         f"wrap one class in a list, e.g. labels=[{classes!r}]"

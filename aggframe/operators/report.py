@@ -99,6 +99,11 @@ class ReportRequest:
         ``binary_task``: the predictions keep the positive class only (``task="binary"``),
         so ``classes=`` is refused (it would report the negative class as absent).
         """
+        for option, value in (("measures", measures), ("operators", operators)):
+            if value is not None and not isinstance(value, (str, Measure)) and not listify(value):
+                # an empty list is not the default (None): it read as every measure (operator)
+                msg = f"{option}=[] names none; leave {option} out (None) for the default"
+                raise OptionError(msg)
         ops = unique_in_order(parse_report_operator(o) for o in (listify(operators) or list(OPERATORS)))
         if "target" in ops and not has_target:
             msg = "the target operator needs a target column: pass target='<column>' when building the predictions"
