@@ -97,18 +97,23 @@ class PredictionsBase:
         read as single-label. The task decides standard accuracy, the confusion
         matrix, the suites' parametrisation and the degrees of freedom.
         """
+        return self.kind_by(())
+
+    def kind_by(self, by: Sequence[str]) -> Kind:
+        """:attr:`kind`, read off the cell tables of a grouping (example ids need only be unique
+        within each of its groups: two models scored on the same examples)."""
         if self.source.binary:
             return "binary"
-        return "multiclass" if self._single_label() else "multilabel"
+        return "multiclass" if self._single_label(by) else "multilabel"
 
     @property
     def kind_inferred(self) -> bool:
         """Whether :attr:`kind` was inferred from the data (long form without ``task=``)."""
         return self.source.kind_inferred()
 
-    def _single_label(self) -> bool:
+    def _single_label(self, by: Sequence[str] = ()) -> bool:
         # the profiles are read only if the source infers its reading from them
-        return self.source.single_label(lambda: self.cell_tables().profiles.collect())  # noqa: PLW0108
+        return self.source.single_label(lambda: self.cell_tables(tuple(by) or None).profiles.collect())  # noqa: PLW0108 - read only when needed
 
     def summary(self) -> dict[str, str]:
         """What these predictions are, in a few words, without reading the data.

@@ -73,3 +73,21 @@ def test_rolled_up_keys_read_all_not_null(tmp_path: Path) -> None:
     assert "(all) · (all)" in text
     assert "A · (all)" in text
     assert "A · null" in text  # the real null day, told apart
+
+
+def test_the_report_of_scored_models_on_the_same_examples() -> None:
+    """from_scores(decision="argmax") of two models reusing example ids: evaluate(by="model") worked,
+    html_report(by="model") raised (the task was read off the ungrouped tables)."""
+    frame = pl.DataFrame(
+        {
+            "model": ["A"] * 6 + ["B"] * 6,
+            "example": [0, 0, 1, 1, 2, 2] * 2,
+            "class": [0, 1] * 6,
+            "score": [0.8, 0.2, 0.3, 0.7, 0.6, 0.4, 0.4, 0.6, 0.3, 0.7, 0.9, 0.1],
+            "y": [1, 0, 0, 1, 0, 1] * 2,
+        }
+    )
+    pr = af.from_scores(frame, decision="argmax")
+    page = af.html_report(pr, "f1", "macro", by="model")
+    assert "multiclass" in page
+    assert pr.kind_by(["model"]) == "multiclass"
