@@ -114,6 +114,13 @@ def parse_operator(name: object) -> Operator:
     """One of the four operators (``samples`` is an alias of ``exemplar``)."""
     key = _key(name)
     key = _OPERATOR_ALIASES.get(key, key)
+    if key in ("binary", "target", "multiclass"):
+        # an operator of evaluate() that does not average cells here: not "unknown"
+        msg = (
+            f"operator {name!r} does not apply here: this call takes {', '.join(OPERATORS)} (alias "
+            f"'samples' = exemplar); {key!r} is an operator of evaluate()"
+        )
+        raise OptionError(msg)
     if key not in OPERATORS:
         msg = (
             f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "

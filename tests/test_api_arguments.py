@@ -112,3 +112,10 @@ def test_calibration_takes_numpy_integers() -> None:
     scores = pl.DataFrame({"score": [0.1, 0.4, 0.35, 0.8], "y": [0, 0, 1, 1]})
     pr = af.from_scores(scores, class_=None)
     assert_frame_equal(pr.calibration(np.int64(2)), pr.calibration(2))
+
+
+def test_an_operator_of_evaluate_where_it_does_not_apply_is_named_so() -> None:
+    """parts(..., "binary") said "unknown operator 'binary'; valid operators: ... binary ..."."""
+    pr = af.from_labels(LABELS)
+    with pytest.raises(af.OptionError, match="operator 'binary' does not apply here"):
+        pr.parts("f1", "binary")
