@@ -25,6 +25,7 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
+from aggframe.intake.checks import plain_array
 from aggframe.intake.source import reading
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.tables.cells import CellTables
@@ -82,7 +83,7 @@ def cost_matrix(kind: str, m: int) -> np.ndarray:
 
 def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal: bool) -> np.ndarray:
     try:
-        M = np.asarray(C)
+        M = np.asarray(plain_array(C, "the cost matrix"))
     except ValueError as exc:
         msg = f"the cost matrix is not an m x m array (ragged or nested input): {exc}"
         raise ShapeError(msg) from exc

@@ -169,7 +169,26 @@ def check_class_universe(mode: object, universe: Any) -> ClassUniverse:
     return checked
 
 
+def plain_array(values: Any, name: str) -> Any:
+    """An array NumPy reads as it is meant: a SciPy sparse matrix densified (``np.asarray`` made it a
+    0-d object array: "shape ()"), a masked array with masked entries refused (NumPy drops the
+    mask: masked entries were counted as data). Anything else is returned unchanged."""
+    if type(values).__module__.startswith("scipy.sparse") and hasattr(values, "toarray"):
+        return values.toarray()
+    if isinstance(values, np.ma.MaskedArray):
+        if np.ma.getmaskarray(values).any():
+            msg = (
+                f"{name} is a masked array with {int(np.ma.getmaskarray(values).sum())} masked entries, which "
+                "NumPy would read as data: pass the observation mask as mask= (indicator matrices) or drop "
+                "those entries first"
+            )
+            raise InvalidValueError(msg)
+        return np.ma.getdata(values)
+    return values
+
+
 def _label_array(values: Any, name: str) -> np.ndarray:
+    values = plain_array(values, name)
     if isinstance(values, (list, tuple)) and any(isinstance(v, str) for v in values):
         # NumPy would make [0, "a"] an array of strings (0 becomes "0"): keep the Python
         # objects, so that a mix of strings and numbers is refused as in an object array

@@ -32,6 +32,7 @@ from aggframe.intake.checks import (
     declared_examples,
     enum_categories,
     null_columns,
+    plain_array,
     require_columns,
     resolve_universe,
 )
@@ -322,6 +323,7 @@ def long_source(
 
 def indicator_frame(Y: Any, P: Any, mask: Any = None) -> tuple[pl.DataFrame, int]:
     """NumPy indicator matrices as a sparse long frame (example, class, y, p[, mask]) and their width."""
+    Y, P, mask = plain_array(Y, "Y"), plain_array(P, "P"), plain_array(mask, "mask")
     try:
         Ya, Pa = np.asarray(Y), np.asarray(P)
     except ValueError as exc:

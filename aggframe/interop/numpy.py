@@ -41,6 +41,7 @@ import numpy as np
 from aggframe._options import TNormName, parse_convention, parse_operator
 from aggframe.constructors import from_indicator
 from aggframe.exceptions import InvalidValueError, OptionError, ShapeError, UnknownNameError
+from aggframe.intake.checks import plain_array
 from aggframe.measures.measure import Measure
 
 __all__ = [
@@ -75,7 +76,7 @@ _TNORMS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 
 def _matrix(x: Any, name: str) -> np.ndarray:
     try:
-        a = np.asarray(x)
+        a = np.asarray(plain_array(x, name))
     except ValueError as exc:
         msg = f"{name} must be an n x m matrix (ragged or nested input): {exc}"
         raise ShapeError(msg) from exc
