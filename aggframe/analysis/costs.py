@@ -259,6 +259,12 @@ def cost(
         in the class order (``classes``, else the ordinal ``order``, else the
         sorted classes of ``pr.cells("class")``), or a kind of
         :func:`cost_matrix` (``"absolute"``, ``"squared"``, ``"zero_one"``).
+        A kind costs the distance between the classes' *positions* in that
+        order, not between label values: it is scikit-learn's MAE/MSE when the
+        classes are ``0 .. m-1`` (or an ordinal order), but labels ``10, 20, 30``
+        cost 1 a step, and labels ``0, 1, 3`` cost 1 from 1 to 3. For the
+        distance of the values, pass ``C`` built from them
+        (``abs(v[:, None] - v[None, :])``).
     operators
         ``micro``: total cost / examples (the expected cost of an example; MAE
         and MSE with the absolute and squared matrices). ``macro``: the mean over
