@@ -113,6 +113,9 @@ def _build(
     if charts not in ("svg", "vega"):
         msg = f"charts= must be 'svg' or 'vega', got {charts!r}"
         raise OptionError(msg)
+    if not isinstance(title, str):
+        msg = f"title= takes a string, got {type(title).__name__} {title!r}"
+        raise OptionError(msg)
     vlc, gt = _deps()
     page = _Page(charts, vlc, gt)
     groups = [by] if isinstance(by, str) else list(by or [])

@@ -91,3 +91,15 @@ def test_the_report_of_scored_models_on_the_same_examples() -> None:
     page = af.html_report(pr, "f1", "macro", by="model")
     assert "multiclass" in page
     assert pr.kind_by(["model"]) == "multiclass"
+
+
+def test_chart_and_report_arguments_are_checked() -> None:
+    """value='convention', x == y and title=1 raised raw Polars errors or an AttributeError."""
+    report = af.from_labels(PAIRED, example="example").evaluate("f1", "macro", by="model")
+    for call in (
+        lambda: af.plot_groups(report, value="convention"),
+        lambda: af.plot_heatmap(report, x="model", y="model"),
+        lambda: af.html_report(af.from_labels(PAIRED, example="example"), "f1", "macro", by="model", title=1),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(af.OptionError):
+            call()

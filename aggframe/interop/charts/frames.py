@@ -62,6 +62,13 @@ def _need(df: pl.DataFrame, columns: Sequence[str], what: str) -> None:
         raise ColumnNotFoundError(msg)
 
 
+def _numeric_value(df: pl.DataFrame, value: str, what: str) -> None:
+    """The plotted value is a number (value='convention' was a raw Polars cast error)."""
+    if not df.schema[value].is_numeric():
+        msg = f"{what}: value={value!r} is a {df.schema[value]} column; the value plotted is a number (e.g. 'value')"
+        raise OptionError(msg)
+
+
 def _keys(df: pl.DataFrame, by: str | Sequence[str] | None, stop: Sequence[str]) -> list[str]:
     """The group keys: ``by`` if given, else the columns before the first of ``stop``."""
     if by is not None:

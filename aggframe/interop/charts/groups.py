@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe.exceptions import DuplicateEntryError
+from aggframe.exceptions import DuplicateEntryError, OptionError
 from aggframe.interop.charts.frames import (
     _WIDTH,
     _altair,
@@ -23,6 +23,7 @@ from aggframe.interop.charts.frames import (
     _label,
     _level_text,
     _need,
+    _numeric_value,
     _order,
     _pick,
     _text,
@@ -104,6 +105,7 @@ def plot_groups(
     alt = _altair()
     df = _frame(report, "plot_groups")
     _need(df, ["measure", "operator", value], "plot_groups")
+    _numeric_value(df, value, "plot_groups")
     df = _pick(df, "measure", measures, single=False, what="plot_groups")
     df = _pick(df, "operator", operators, single=False, what="plot_groups")
     df = _pick(df, "convention", convention, single=True, what="plot_groups")
@@ -243,6 +245,10 @@ def plot_heatmap(
     alt = _altair()
     df = _frame(report, "plot_heatmap")
     _need(df, [x, y, value], "plot_heatmap")
+    _numeric_value(df, value, "plot_heatmap")
+    if x == y:
+        msg = f"plot_heatmap: x and y are both {x!r}; give two columns"
+        raise OptionError(msg)
     df = _pick(df, "measure", measure, single=True, what="plot_heatmap")
     df = _pick(df, "operator", operator, single=True, what="plot_heatmap")
     df = _pick(df, "convention", convention, single=True, what="plot_heatmap")
