@@ -219,6 +219,7 @@ class Accumulator:
         self._checked: pl.Schema | None = None  # the last batch schema checked against the options
         self._width: int | None = None  # indicator matrices: their number of columns
         self._masked: bool | None = None
+        self._examples = 0  # indicator matrices: the rows seen, so that each batch's ids follow
         self._id = str(uuid.uuid4())
 
     @property
@@ -305,6 +306,12 @@ class Accumulator:
             raise OptionError(msg)
         if mask is None and self._masked:
             frame = frame.with_columns(pl.lit(1.0).alias("mask"))
+        # each batch numbers its rows from 0: shifted past the rows seen, so that batches reduced
+        # together are distinct examples (they were one example each, refused as duplicate
+        # entries, and every batch was reduced alone on the error path)
+        rows = Y.shape[0] if hasattr(Y, "shape") and len(Y.shape) else len(Y)
+        frame = frame.with_columns(pl.col("example") + self._examples)
+        self._examples += int(rows)
         return frame
 
     def _build(self, frame: pl.DataFrame) -> Predictions:

@@ -485,3 +485,23 @@ def test_merge_checks_what_it_takes_and_reads_options_as_cells_do() -> None:
     a.merge(b)
     want = af.from_labels(pl.concat([day, day]), n_classes=3).evaluate("f1", "macro", by="model")
     assert_frame_equal(a.compute("f1", "macro"), want)
+
+
+def test_indicator_batches_are_buffered_as_distinct_examples() -> None:
+    """Each batch numbered its examples from 0: buffered batches collided and were reduced one by
+    one on the error path. The result was right; this checks the buffer takes them at once."""
+    rng = np.random.default_rng(5)
+    acc = af.Accumulator("indicator")
+    Ys, Ps = [], []
+    for _ in range(5):
+        Y, P = rng.integers(0, 2, (20, 3)), rng.integers(0, 2, (20, 3))
+        Ys.append(Y)
+        Ps.append(P)
+        acc.update(Y, P)
+    reduced = []
+    original = acc._add_each
+    acc._add_each = lambda *a: reduced.append(a) or original(*a)  # type: ignore[method-assign]
+    got = acc.compute("f1", ["micro", "macro", "exemplar"])
+    assert not reduced  # no error-path flush
+    want = af.from_indicator(np.vstack(Ys), np.vstack(Ps)).evaluate("f1", ["micro", "macro", "exemplar"])
+    assert_frame_equal(got, want)
