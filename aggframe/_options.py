@@ -238,6 +238,7 @@ def parse_curve(name: object) -> CurveKind:
 
 
 def parse_class_universe(mode: object) -> ClassUniverse:
+    mode = _key(mode) if isinstance(mode, str) else mode  # any case and blanks, as every option name
     if mode not in ("global", "group"):
         msg = f"Expected `class_universe` to be 'global' or 'group', got {mode!r}"
         raise OptionError(msg)

@@ -119,3 +119,15 @@ def test_an_operator_of_evaluate_where_it_does_not_apply_is_named_so() -> None:
     pr = af.from_labels(LABELS)
     with pytest.raises(af.OptionError, match="operator 'binary' does not apply here"):
         pr.parts("f1", "binary")
+
+
+def test_task_and_class_universe_take_any_case() -> None:
+    """task="Binary" and class_universe="Group" were refused, though option names take any case."""
+    assert (
+        af.from_labels(LABELS.filter(pl.col("y_true") < 2).filter(pl.col("y_pred") < 2), task=" Binary ").kind
+        == "binary"
+    )
+    grouped = af.from_labels(LABELS, class_universe="Group").evaluate("f1", "macro", by="f")
+    assert_frame_equal(
+        grouped, af.from_labels(LABELS, class_universe="group").evaluate("f1", "macro", by="f")
+    )

@@ -163,7 +163,7 @@ def enum_categories(lf: nw.LazyFrame[Any], column: str) -> list[Any] | None:
 
 def check_class_universe(mode: object, universe: Any) -> ClassUniverse:
     checked = parse_class_universe(mode)
-    if mode == "group" and universe is not None:
+    if checked == "group" and universe is not None:
         msg = "class_universe='group' takes each group's observed classes; it cannot be combined with declared classes"
         raise OptionError(msg)
     return checked

@@ -207,6 +207,7 @@ def label_source(
     derived_from: dict[str, str] | None = None,
 ) -> LabelSource:
     """A checked :class:`LabelSource` (the options of :func:`~aggframe.from_labels`); reads no rows."""
+    task = task.strip().lower() if isinstance(task, str) else task  # type: ignore[assignment]  # any case
     if task not in (None, "multiclass", "binary"):
         msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
         raise OptionError(msg)

@@ -276,6 +276,7 @@ def long_source(
     derived_from: dict[str, str] | None = None,
 ) -> LongSource:
     """A checked :class:`LongSource` (the options of :func:`~aggframe.from_long`); reads no rows."""
+    task = task.strip().lower() if isinstance(task, str) else task  # type: ignore[assignment]  # any case
     if task not in (None, "multiclass", "multilabel"):
         msg = f"Expected `task` to be None, 'multiclass' or 'multilabel', got {task!r}"
         raise OptionError(msg)
