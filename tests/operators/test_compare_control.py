@@ -94,7 +94,8 @@ def test_control_equals_each_level_alone(case: LabelCase, data: st.DataObject) -
 @given(case=label_frames(min_keys=2, max_keys=2, max_n=20, max_m=3), data=st.data())
 def test_control_with_hostile_names(case: LabelCase, data: st.DataObject) -> None:
     reserved = {*RESULT_NAMES["compare"], "reference", "difference_to_reference", "ratio_to_reference"}
-    reserved |= {"grouping_set", "grouping_id", *SUMMARY_COLUMNS}  # the summary's columns are refused by design
+    # the summary's own columns are refused by design
+    reserved |= {"grouping_set", "grouping_id", *SUMMARY_COLUMNS}
     names = data.draw(distinct_names(2, avoid=[*ROLE_DEFAULTS, *reserved], pool=HOSTILE_NAMES), label="names")
     mapping = dict(zip(case.by, names, strict=True))
     frame = rename_columns(case.frame, mapping)
