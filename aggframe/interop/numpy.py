@@ -130,12 +130,52 @@ def _tnorm(tnorm: str | Callable[[Any, Any], Any] | None) -> Callable[[np.ndarra
     if tnorm is None:
         return _TNORMS["product"]
     if callable(tnorm):
-        return tnorm
+        return _on_arrays(tnorm)
     key = str(tnorm).strip().lower()
     if key not in _TNORMS:
         msg = f"unknown t-norm {tnorm!r}; valid names: godel, hamacher, lukasiewicz, minimum, product (or a callable T(a, b) on arrays)"
         raise UnknownNameError(msg)
     return _TNORMS[key]
+
+
+def _on_arrays(fn: Callable[[Any, Any], Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A t-norm as a function of arrays: as given (``np.minimum``), or through Polars when it is
+    written on expressions, as :func:`~aggframe.from_long` takes it (``af.hamacher(0.5)``, whose
+    ``.abs()`` NumPy arrays lack: a raw AttributeError)."""
+
+    def on_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        try:
+            out = fn(a, b)
+            if isinstance(out, np.ndarray | float | int):
+                return np.broadcast_to(np.asarray(out, dtype=np.float64), np.shape(a))
+        except Exception:
+            pass
+        import narwhals as nw
+        import polars as pl
+
+        frame = nw.from_native(pl.DataFrame({"a": np.ravel(a), "b": np.ravel(b)}))
+        try:
+            column = frame.select(fn(nw.col("a"), nw.col("b")).alias("t")).to_native()["t"]
+        except Exception as exc:
+            msg = (
+                f"the t-norm {fn!r} works neither on arrays nor on expressions ({type(exc).__name__}); "
+                "a t-norm is a function T(a, b), e.g. np.minimum or lambda a, b: a * b"
+            )
+            raise OptionError(msg) from exc
+        return np.asarray(column.to_numpy(), dtype=np.float64).reshape(np.shape(a))
+
+    return on_arrays
+
+
+def _numbers(X: Any, what: str) -> np.ndarray:
+    """``X`` as a float array, or an InvalidValueError naming ``what`` (raw NumPy errors before)."""
+    try:
+        return np.asarray(plain_array(X, what), dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        msg = (
+            f"{what} must be numbers (an array of floats), got {type(X).__name__}: {str(exc).splitlines()[0]}"
+        )
+        raise InvalidValueError(msg) from exc
 
 
 def cells(
@@ -173,7 +213,7 @@ def sigma_1(X: Any) -> float:
     >>> af.numpy.sigma_1([[1.0, 2.0], [3.0, 4.0]])
     10.0
     """
-    return float(np.sum(np.asarray(X, dtype=np.float64)))
+    return float(np.sum(_numbers(X, "sigma_1's input")))
 
 
 def sigma_m(X: Any) -> np.ndarray:
@@ -183,7 +223,10 @@ def sigma_m(X: Any) -> np.ndarray:
     >>> af.numpy.sigma_m([[1.0, 2.0], [3.0, 4.0]]).tolist()
     [4.0, 6.0]
     """
-    a: np.ndarray = np.asarray(X, dtype=np.float64)
+    a: np.ndarray = _numbers(X, "sigma_m's input")
+    if a.ndim not in (1, 2):
+        msg = f"sigma_m takes an n x m matrix (or a vector), got {a.ndim} dimensions"
+        raise ShapeError(msg)
     out: np.ndarray = a.reshape(-1, 1).sum(axis=0) if a.ndim == 1 else a.sum(axis=0)
     return out
 
@@ -195,7 +238,10 @@ def sigma_n(X: Any) -> np.ndarray:
     >>> af.numpy.sigma_n([[1.0, 2.0], [3.0, 4.0]]).tolist()
     [3.0, 7.0]
     """
-    a: np.ndarray = np.asarray(X, dtype=np.float64)
+    a: np.ndarray = _numbers(X, "sigma_n's input")
+    if a.ndim not in (1, 2):
+        msg = f"sigma_n takes an n x m matrix (or a vector), got {a.ndim} dimensions"
+        raise ShapeError(msg)
     return a if a.ndim == 1 else a.sum(axis=1)
 
 
@@ -217,10 +263,10 @@ def sigma_k(cell_list: Sequence[Sequence[Any]]) -> Cells4:
         raise OptionError(msg)
     arrays = []
     for k, c in enumerate(items):
-        if len(c) != 4:
-            msg = f"fold {k}: expected four cell matrices (TP, FP, FN, TN), got {len(c)}"
+        if not isinstance(c, Sequence) or len(c) != 4:
+            msg = f"fold {k}: expected four cell matrices (TP, FP, FN, TN), got {c!r:.60}"
             raise ShapeError(msg)
-        arrays.append([np.asarray(x, dtype=np.float64) for x in c])
+        arrays.append([_numbers(x, f"fold {k}'s cells") for x in c])
     shape = arrays[0][0].shape
     for k, quad in enumerate(arrays):
         if any(x.shape != shape for x in quad):

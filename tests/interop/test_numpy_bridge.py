@@ -215,3 +215,24 @@ def test_sparse_matrices_are_read_and_masked_arrays_are_not_guessed() -> None:
     with pytest.raises(af.InvalidValueError, match="masked array with 1 masked entries"):
         af.from_indicator(masked, P)
     assert_frame_equal(af.from_indicator(np.ma.masked_array(Y), P).evaluate("f1", "macro"), dense)
+
+
+def test_numpy_cells_take_expression_t_norms_and_sigmas_check_their_input() -> None:
+    """af.numpy.cells(tnorm=af.hamacher(0.5)) raised a raw AttributeError (its T is written on
+    expressions, as from_long takes it); sigma_1(['a']), sigma_n(3), sigma_k([5]) raised raw
+    NumPy errors and sigma_m of a 3-D array returned a 2 x 2 result."""
+    Y = np.array([[0.3, 0.7], [1.0, 0.0]])
+    P = np.array([[0.5, 0.5], [0.2, 1.0]])
+    tp = af.numpy.cells(Y, P, tnorm=af.hamacher(0.5))[0]
+    g = 0.5
+    want = Y * P / (g + (1 - g) * (Y + P - Y * P))
+    np.testing.assert_allclose(tp, want, atol=1e-12)
+    np.testing.assert_allclose(af.numpy.cells(Y, P, tnorm=np.minimum)[0], np.minimum(Y, P))
+    for call, kind in (
+        (lambda: af.numpy.sigma_1(["a"]), af.InvalidValueError),
+        (lambda: af.numpy.sigma_n(3), af.ShapeError),
+        (lambda: af.numpy.sigma_k([5]), af.ShapeError),
+        (lambda: af.numpy.sigma_m(np.ones((2, 2, 2))), af.ShapeError),
+    ):
+        with pytest.raises(kind):
+            call()
