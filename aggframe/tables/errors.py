@@ -16,7 +16,7 @@ from aggframe._columns import CLASS, KEY_ALL, fmt_row
 from aggframe.exceptions import UnknownClassError
 from aggframe.tables.universe import declared_classes
 
-__all__ = ["count_rows", "exact_duplicates", "first_group", "first_row", "raise_outside"]
+__all__ = ["count_rows", "declared_text", "exact_duplicates", "first_group", "first_row", "raise_outside"]
 
 
 _COUNT = "__af_count"
@@ -69,16 +69,23 @@ def exact_duplicates(source: nw.LazyFrame[Any], keys: Sequence[str], column: str
     return int(total or 0)
 
 
+def declared_text(declared: pl.DataFrame, ukeys: Sequence[str], target_value: Any = None) -> str:
+    """What the declared universe holds, for a message about a class outside it: its classes (of
+    the offending row's target), or that a universe per target has no entry for that target."""
+    values = declared_classes(declared, ukeys, target_value)
+    if values or not ukeys:
+        return f"declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"
+    return f"classes/n_classes have no entry for target {target_value!r} (a universe per target names every target)"
+
+
 def raise_outside(
     outside: pl.DataFrame, declared: pl.DataFrame, column: str, ukeys: list[str], *, count: int
 ) -> None:
     value = outside[CLASS][0]
-    where = f" of target {outside[ukeys[0]][0]!r}" if ukeys else ""
-    values = declared_classes(declared, ukeys, outside[ukeys[0]][0] if ukeys else None)
-    declared_here = (
-        f"declared {len(values)} classes: {values[:10]!r}{' ...' if len(values) > 10 else ''}"
-        if values or not ukeys
-        else f"classes/n_classes have no entry for target {outside[ukeys[0]][0]!r} (a universe per target names every target)"
+    target_value = outside[ukeys[0]][0] if ukeys else None
+    where = f" of target {target_value!r}" if ukeys else ""
+    msg = (
+        f"column {column!r}: {count} row(s) with a class outside the declared universe{where} "
+        f"(e.g. {value!r}); {declared_text(declared, ukeys, target_value)}"
     )
-    msg = f"column {column!r}: {count} row(s) with a class outside the declared universe{where} (e.g. {value!r}); {declared_here}"
     raise UnknownClassError(msg)

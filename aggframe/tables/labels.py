@@ -25,10 +25,9 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
-from aggframe.tables.errors import count_rows, first_group, first_row
+from aggframe.tables.errors import count_rows, declared_text, first_group, first_row
 from aggframe.tables.long import block_profiles
 from aggframe.tables.universe import (
-    declared_classes,
     declared_lists,
     targets_per_group,
     universe_frame,
@@ -303,19 +302,11 @@ def _check_labels(
         if outside.height:
             first = outside.row(0, named=True)
             where = f" of target {first[target]!r}" if target is not None else ""
-            listed = declared_classes(declared, ukeys, first[target] if target is not None else None)
             count = _rows_outside(source, roles, declared, target)
-            declared_here = (
-                f"declared {len(listed)} classes: {listed[:10]!r}{' ...' if len(listed) > 10 else ''}"
-                if listed or target is None
-                else (
-                    f"classes/n_classes have no entry for target {first[target]!r} (a universe per "
-                    "target names every target)"
-                )
-            )
+            listed = declared_text(declared, ukeys, first[target] if target is not None else None)
             msg = (
                 f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {count} row(s) with a "
-                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); {declared_here}"
+                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); {listed}"
             )
             raise UnknownClassError(msg)
     if task != "binary":
