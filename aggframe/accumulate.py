@@ -58,7 +58,7 @@ from aggframe.intake.cells_checks import exact_widening
 from aggframe.intake.cells_value import Cells, add_cells, check_parts
 from aggframe.intake.checks import label_frame
 from aggframe.intake.long import indicator_frame
-from aggframe.intake.source import origin_of, reading
+from aggframe.intake.source import origin_of, reading, refuse_repeated_names
 from aggframe.predictions import Predictions
 
 __all__ = ["Accumulator", "AccumulatorForm"]
@@ -515,9 +515,8 @@ def _as_polars(batch: Any) -> pl.DataFrame:
         out: pl.DataFrame = nw.from_native(batch, eager_only=True).to_polars()
         return out
     except nw.exceptions.DuplicateError as exc:
-        names = [str(c) for c in getattr(batch, "columns", [])]
-        twice = next((c for i, c in enumerate(names) if c in names[:i]), "?")
-        msg = f"the batch has two columns named {twice!r}; rename one of them first"
+        refuse_repeated_names([str(c) for c in getattr(batch, "columns", [])], "batch")
+        msg = "the batch has two columns of one name; rename one of them first"  # names not at hand
         raise InvalidValueError(msg) from exc
     except TypeError as exc:
         msg = f"Expected a batch to be a DataFrame (Polars, pandas, Arrow, ...) or a dict of columns, got {type(batch).__name__}"

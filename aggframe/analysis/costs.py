@@ -25,7 +25,7 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
-from aggframe.intake.checks import plain_array
+from aggframe.intake.checks import plain_array, real_dtype
 from aggframe.intake.source import reading
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.tables.cells import CellTables
@@ -93,10 +93,7 @@ def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal:
             f"column (predicted class) per class, in the order {list(classes)[:10]!r}"
         )
         raise ShapeError(msg)
-    if not (
-        (np.issubdtype(M.dtype, np.number) and not np.issubdtype(M.dtype, np.complexfloating))
-        or M.dtype == bool
-    ):
+    if not real_dtype(M.dtype):
         msg = f"the cost matrix has dtype {M.dtype}; expected numbers"
         raise InvalidValueError(msg)
     M = M.astype(float)

@@ -169,6 +169,15 @@ def check_class_universe(mode: object, universe: Any) -> ClassUniverse:
     return checked
 
 
+def real_dtype(dtype: np.dtype[Any]) -> bool:
+    """Booleans or real numbers: what indicator matrices, masks and cost matrices hold (complex
+    values would lose their imaginary part in the cast to float, 1j read as 0)."""
+    return bool(
+        (np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating))
+        or np.issubdtype(dtype, np.bool_)
+    )
+
+
 def plain_array(values: Any, name: str) -> Any:
     """An array NumPy reads as it is meant: a SciPy sparse matrix densified (``np.asarray`` made it a
     0-d object array: "shape ()"), a masked array with masked entries refused (NumPy drops the

@@ -33,6 +33,7 @@ from aggframe.intake.checks import (
     enum_categories,
     null_columns,
     plain_array,
+    real_dtype,
     require_columns,
     resolve_universe,
 )
@@ -346,10 +347,7 @@ def indicator_frame(Y: Any, P: Any, mask: Any = None) -> tuple[pl.DataFrame, int
             msg = f"mask has shape {Ma.shape} but Y and P have shape {Ya.shape}"
             raise ShapeError(msg)
     for name, arr in (("Y", Ya), ("P", Pa), ("mask", Ma)):
-        if arr is not None and not (
-            (np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating))
-            or arr.dtype == bool
-        ):
+        if arr is not None and not real_dtype(arr.dtype):
             msg = f"{name} has dtype {arr.dtype}; expected booleans or numbers in [0, 1]"
             raise InvalidValueError(msg)
     keep = (Ya != 0) | (Pa != 0)

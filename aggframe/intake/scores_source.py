@@ -53,7 +53,7 @@ from aggframe.intake.checks import (
 )
 from aggframe.intake.scores import SCORE, ScoreSource, polars_dtype
 from aggframe.intake.source import as_lazy, origin_of, reading
-from aggframe.tables.errors import first_row
+from aggframe.tables.errors import MASK_VALUES, first_row
 from aggframe.wide.engines import project_columns
 from aggframe.wide.labels import LabelRoles
 from aggframe.wide.long import LongRoles
@@ -337,7 +337,7 @@ def scores_source(
     if count("bad_mask"):
         msg = (
             f"column {mask!r}: {count('bad_mask')} value(s) other than 0 and 1 (e.g. row {row(bad_mask)}); "
-            "a mask says whether an entry is observed: 0/1 or booleans"
+            + MASK_VALUES
         )
         raise InvalidValueError(msg)
     if count("null_y"):

@@ -562,9 +562,8 @@ def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
         obj = nw.from_native(frame)
     except nw.exceptions.DuplicateError as exc:
         # a pandas frame with two columns of one name (Narwhals refuses it before we look)
-        names = [str(c) for c in getattr(frame, "columns", [])]
-        twice = next((c for i, c in enumerate(names) if c in names[:i]), "?")
-        msg = f"the frame has two columns named {twice!r}; rename one of them first"
+        refuse_repeated_names([str(c) for c in getattr(frame, "columns", [])], "frame")
+        msg = "the frame has two columns of one name; rename one of them first"  # names not at hand
         raise InvalidValueError(msg) from exc
     except TypeError as exc:
         msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
@@ -596,10 +595,17 @@ def _check_unique_names(obj: Any, native: Any) -> None:
         return  # Polars holds no two columns of one name
     with reading(None):
         names = list(obj.columns)
-    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
-    if twice is not None:
-        msg = f"the frame has two columns named {twice!r}; rename one of them first"
-        raise InvalidValueError(msg)
+    refuse_repeated_names(names, "frame")
+
+
+def refuse_repeated_names(names: Sequence[str], what: str) -> None:
+    """An InvalidValueError naming the first column name ``names`` repeat (``what``: the frame, the batch)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            msg = f"the {what} has two columns named {name!r}; rename one of them first"
+            raise InvalidValueError(msg)
+        seen.add(name)
 
 
 def is_frame(obj: Any) -> bool:

@@ -41,8 +41,9 @@ import numpy as np
 from aggframe._options import TNormName, parse_convention, parse_operator
 from aggframe.constructors import from_indicator
 from aggframe.exceptions import InvalidValueError, OptionError, ShapeError, UnknownNameError
-from aggframe.intake.checks import plain_array
+from aggframe.intake.checks import plain_array, real_dtype
 from aggframe.measures.measure import Measure
+from aggframe.tables.errors import MASK_VALUES
 
 __all__ = [
     "UNDEFINED_CONVENTIONS",
@@ -84,11 +85,7 @@ def _matrix(x: Any, name: str) -> np.ndarray:
     if a.ndim != 2:
         msg = f"{name} has shape {a.shape}; expected an n x m matrix (or a 1-D array: one column)"
         raise ShapeError(msg)
-    if not (
-        (np.issubdtype(a.dtype, np.number) and not np.issubdtype(a.dtype, np.complexfloating))
-        or a.dtype == bool
-    ):
-        # complex values lost their imaginary part in the cast to float (1j read as 0)
+    if not real_dtype(a.dtype):
         msg = f"{name} has dtype {a.dtype}; expected booleans or real numbers in [0, 1]"
         raise InvalidValueError(msg)
     f = a.astype(np.float64)
@@ -97,11 +94,7 @@ def _matrix(x: Any, name: str) -> np.ndarray:
         i, j = (int(v) for v in np.argwhere(bad)[0])
         msg = (
             f"{name}: {int(bad.sum())} value(s) outside [0, 1] or NaN (e.g. {name}[{i}, {j}] = {f[i, j]!r}); "
-            + (
-                "a mask says whether an entry is observed: 0/1 or booleans"
-                if name == "mask"
-                else "expected 0/1, booleans, or soft values in [0, 1]"
-            )
+            + (MASK_VALUES if name == "mask" else "expected 0/1, booleans, or soft values in [0, 1]")
         )
         raise InvalidValueError(msg)
     return f

@@ -16,10 +16,21 @@ from aggframe._columns import CLASS, KEY_ALL, fmt_row
 from aggframe.exceptions import UnknownClassError
 from aggframe.tables.universe import declared_classes
 
-__all__ = ["count_rows", "declared_text", "exact_duplicates", "first_group", "first_row", "raise_outside"]
+__all__ = [
+    "MASK_VALUES",
+    "count_rows",
+    "declared_text",
+    "exact_duplicates",
+    "first_group",
+    "first_row",
+    "raise_outside",
+]
 
 
 _COUNT = "__af_count"
+
+#: What a mask holds, in every message about one (a mask is never soft)
+MASK_VALUES = "a mask says whether an entry is observed: 0/1 or booleans"
 
 
 def first_row(

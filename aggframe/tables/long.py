@@ -24,7 +24,7 @@ from aggframe.exceptions import (
     SparseInputError,
 )
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
-from aggframe.tables.errors import exact_duplicates, first_group, first_row, raise_outside
+from aggframe.tables.errors import MASK_VALUES, exact_duplicates, first_group, first_row, raise_outside
 from aggframe.tables.universe import declared_lists, targets_per_group, universe_keys
 from aggframe.wide.engines import to_polars, to_polars_all
 from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain, class_refused
@@ -410,11 +410,7 @@ def _check_groups(
         count = flagged(f"range_{role}")
         if count:
             row = first_row(source, _out_of_range(nw.col(col)), cols, names)
-            expected = (
-                "a mask says whether an entry is observed: 0/1 or booleans"
-                if role == "mask"
-                else "expected 0/1, booleans, or soft values in [0, 1]"
-            )
+            expected = MASK_VALUES if role == "mask" else "expected 0/1, booleans, or soft values in [0, 1]"
             msg = f"column {show(col)!r}: {count} value(s) outside [0, 1] or NaN (e.g. row {row}); {expected}"
             raise InvalidValueError(msg)
     for role, col in roles_of.items():
