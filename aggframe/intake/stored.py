@@ -238,20 +238,21 @@ def _meta(path: Path) -> dict[str, Any]:
     if not isinstance(info.get("by"), list):
         msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
         raise StoreError(msg)
-    _check_tables(path, sparse=info["format"] in _SPARSE)
-    reason = _bad_layout(path, info)
+    columns = _check_tables(path, sparse=info["format"] in _SPARSE)
+    reason = _bad_layout(columns, info)
     if reason is not None:
         msg = STORE_BAD_META.format(path=str(path), reason=reason)
         raise StoreError(msg)
     return info
 
 
-def _bad_layout(path: Path, info: dict[str, Any]) -> str | None:
-    """What in meta.json does not fit its tables (an edited or damaged file), or None.
+def _bad_layout(columns: dict[str, list[str]], info: dict[str, Any]) -> str | None:
+    """What in meta.json does not fit its tables (``columns``: their column names), or None.
 
-    The key columns it names (by, folds, target, the universe's keys) must be lists of
-    names (or a name) and columns of the groups table; the coverage record an object with
-    a kind, and its files objects: read as they are, they were raw errors or other numbers.
+    The key columns it names (by, folds and the target, the universe's keys) must be
+    lists of names (the target a name) and columns of the class table (the universe's
+    keys of the universe table); the coverage record an object whose files are objects:
+    read as they were, an edited or damaged file gave raw errors or other numbers.
     """
     by, folds, target = info.get("by"), info.get("folds", []), info.get("target")
     universe_keys = info.get("universe_keys", [])
@@ -266,13 +267,11 @@ def _bad_layout(path: Path, info: dict[str, Any]) -> str | None:
     names = _private_names(info)
     private = info["format"] in _SPARSE or info["format"] == "aggframe-cells/2"
     keys = list(names) if private else list(names.values())
-    columns = list(pl.read_parquet_schema(path / "classes.parquet"))
-    missing = [names.get(c, c) for c in keys if c not in columns]
+    missing = [names.get(c, c) for c in keys if c not in columns["classes.parquet"]]
     if missing:
         return f"it names the key columns {missing!r}, which its tables do not have"
     if info["format"] in _SPARSE:
-        universe = list(pl.read_parquet_schema(path / "universe.parquet"))
-        unknown = [c for c in universe_keys if c not in keys or c not in universe]
+        unknown = [c for c in universe_keys if c not in keys or c not in columns["universe.parquet"]]
         if unknown:
             return f"'universe_keys' names {unknown!r}, which are not key columns of its universe table"
     covers = info.get("covers")
@@ -333,16 +332,19 @@ _OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
-def _check_tables(path: Path, *, sparse: bool) -> None:
+def _check_tables(path: Path, *, sparse: bool) -> dict[str, list[str]]:
+    """Every table of the store readable (its footer); their column names, by file name."""
+    columns: dict[str, list[str]] = {}
     for name in TABLES if sparse else _FILLED_TABLES:
         table = path / name
         if name in _OPTIONAL and not table.exists():
             continue
         try:
-            pl.read_parquet_schema(table)
+            columns[name] = list(pl.read_parquet_schema(table))
         except _read_errors() as exc:
             msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
             raise StoreError(msg) from exc
+    return columns
 
 
 def _cells_fingerprint(tables: CellTables) -> str:
