@@ -1,0 +1,112 @@
+"""The paths added on 2 December (third session), with a null group key and columns named like
+internal ones: the class of input that broke the library before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import aggframe as af
+
+HOSTILE = "tp"  # a cell's name
+KEY = "__af_all"  # the stand-in key's name
+
+
+def _by_hand(frame: pl.DataFrame, by: str, **kwargs: object) -> pl.DataFrame:
+    """Each group evaluated alone (a null key is a group), stacked in the report's order."""
+    rows = []
+    for key in frame.get_column(by).unique().sort(nulls_last=True).to_list():
+        part = frame.filter(pl.col(by).is_null() if key is None else pl.col(by) == key)
+        rows.append(af.from_labels(part.drop(by), **kwargs).evaluate("f1", "macro").select("value"))
+    return pl.concat(rows)
+
+
+def test_targets_over_folds_with_a_null_key_and_hostile_names() -> None:
+    frame = pl.DataFrame(
+        {
+            KEY: ["a", "a", None, None, "a", "a", None, None],
+            "n": [0, 1, 2, 3, 0, 1, 2, 3],  # the example ids
+            HOSTILE: ["t1"] * 4 + ["t2"] * 4,  # the target
+            "y_true": [0, 1, 1, 0, 0, 1, 1, 1],
+            "y_pred": [0, 1, 0, 0, 1, 1, 1, 0],
+            "value_": [0, 0, 0, 0, 0, 0, 0, 0],  # the fold
+        }
+    )
+    pr = af.from_labels(frame, example="n", target=HOSTILE, fold="value_")
+    got = pr.evaluate("recall", "target", by=KEY)
+    assert got[KEY].to_list() == ["a", None]
+    missing = frame.filter(~((pl.col(HOSTILE) == "t2") & pl.col(KEY).is_null()))
+    with pytest.raises(af.InvalidValueError, match="the targets are not on the same examples"):
+        af.from_labels(missing, example="n", target=HOSTILE, fold="value_").evaluate("recall", "target")
+
+
+def test_diagnose_and_kind_per_group_with_a_null_key_and_hostile_names() -> None:
+    frame = pl.DataFrame(
+        {
+            KEY: ["A"] * 4 + [None] * 4,
+            "class": list(range(4)) * 2,  # the example ids, named like the class column
+            "y_true": [0, 1, 2, 1] * 2,
+            "y_pred": [0, 2, 2, 1, 1, 1, 2, 0],
+        }
+    )
+    pr = af.from_labels(frame, example="class")
+    found = af.diagnose(pr, "f1", by=KEY)
+    assert set(found[KEY].to_list()) <= {"A", None}
+    assert pr.kind_by([KEY]) == "multiclass"
+
+
+def test_accumulated_batches_with_a_null_key_and_hostile_names() -> None:
+    first = pl.DataFrame({HOSTILE: [None, "x"], "y_true": [2**53, 2**53 + 1], "y_pred": [2**53, 2**53]})
+    acc = af.Accumulator(by=HOSTILE)
+    acc.update(first)
+    acc.update(pl.DataFrame({HOSTILE: [None], "y_true": [0.5], "y_pred": [0.5]}))
+    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):
+        acc.compute("f1", "macro")
+    ints = af.Accumulator(by=HOSTILE)
+    for part in (first, first.with_columns(pl.col("y_true") - 2**53, pl.col("y_pred") - 2**53)):
+        ints.update(part.with_columns(pl.col("y_true", "y_pred") % 3))
+    whole = pl.concat(
+        [first, first.with_columns(pl.col("y_true") - 2**53, pl.col("y_pred") - 2**53)]
+    ).with_columns(pl.col("y_true", "y_pred") % 3)
+    got = ints.compute("f1", "macro")
+    assert_frame_equal(got.select("value"), _by_hand(whole, HOSTILE), abs_tol=1e-12)
+
+
+def test_duckdb_enum_and_threshold_dict_with_a_null_key_and_hostile_names() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    scores = pl.DataFrame(
+        {
+            KEY: ["g", "g", None, None],
+            "n": [0, 0, 1, 1],
+            "class": ["z", "a", "z", "a"],
+            "score": [0.5, 0.5, 0.9, 0.2],
+            "y": [1, 0, 0, 1],
+        }
+    )
+    con.register("scores", scores.to_arrow())
+    rel = con.sql(f"select \"{KEY}\", n, class::ENUM('z', 'a') as class, score, y from scores")
+    polars = scores.with_columns(pl.col("class").cast(pl.Enum(["z", "a"])))
+    for kwargs in ({"decision": "argmax"}, {"threshold": {"z": 0.4, "a": 0.6}}):
+        want = af.from_scores(polars, example="n", **kwargs).evaluate("f1", "micro", by=KEY)
+        got = af.from_scores(rel, example="n", **kwargs).evaluate("f1", "micro", by=KEY)
+        assert_frame_equal(got.sort(KEY, nulls_last=True), want.sort(KEY, nulls_last=True))
+
+
+def test_a_corrupt_source_on_the_new_intake_paths(tmp_path: Path) -> None:
+    """A corrupt file read twice is refused as read twice before it is read; alone, as corrupt."""
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"garbage" * 10)
+    with pytest.raises(af.SourceError, match="read twice"):
+        af.scan([bad, bad])
+    with pytest.raises(af.SourceError, match="not a readable Parquet file"):
+        af.scan(bad)
+    with pytest.raises(af.SourceError):
+        af.Accumulator().update(pl.scan_parquet(bad))
+    masked = np.ma.masked_array(np.array([[1, 0]]), mask=[[1, 0]])
+    with pytest.raises(af.InvalidValueError, match="masked"):
+        af.from_indicator(masked, np.array([[1, 0]]))
