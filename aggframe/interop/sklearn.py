@@ -66,6 +66,10 @@ scikit-learn                                    aggframe (measure, operator, con
                                                 gives 0: ``convention="zero"`` semantics);
                                                 no ``labels=``: rates are within all classes
 ``classification_report``                       :func:`classification_report`
+``fowlkes_mallows_score``                       none: a clustering index, over the pairs of
+                                                examples, blind to which predicted class is
+                                                which; ``"fowlkes_mallows"`` is another number,
+                                                ``sqrt(precision * recall)`` of the cells
 ``roc_auc_score(y, P, multi_class="ovr",``      ``"auroc"``, ``a``, on :func:`~aggframe.from_scores`
 ``average=a)`` (macro, weighted)                (one-vs-rest per class)
 ``roc_auc_score(Y, P, average="micro")``        ``"auroc"``, ``"micro"`` (``"samples"``: ``"exemplar"``)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -273,6 +274,50 @@ def test_row_accuracy_and_hamming_loss_of_labels(data: tuple[np.ndarray, np.ndar
     if m > 2 and (yt != yp).any():
         # the trap: "hamming_loss" is the label-wise error over one-hot cells, another number
         assert score(yt, yp, "hamming_loss", "micro", n_classes=m) != pytest.approx(skm.hamming_loss(yt, yp))
+
+
+def test_row_fowlkes_mallows_score_has_no_equivalent() -> None:
+    # scikit-learn's is a clustering index over pairs of examples: renaming the predicted
+    # classes leaves it unchanged; aggframe's "fowlkes_mallows" is sqrt(precision * recall)
+    yt = np.array([0, 0, 1, 1, 2, 2, 2, 1])
+    yp = np.array([0, 1, 1, 1, 2, 0, 2, 2])
+    renamed = (yp + 1) % 3
+    assert skm.fowlkes_mallows_score(yt, renamed) == pytest.approx(skm.fowlkes_mallows_score(yt, yp))
+    for operator in ("micro", "macro"):
+        ours_value = score(yt, yp, "fowlkes_mallows", operator)
+        assert ours_value != pytest.approx(skm.fowlkes_mallows_score(yt, yp))
+        assert score(yt, renamed, "fowlkes_mallows", operator) != pytest.approx(ours_value)
+    p, r = (score(yt, yp, m, "micro") for m in ("precision", "recall"))
+    assert score(yt, yp, "fowlkes_mallows", "micro") == pytest.approx(np.sqrt(p * r), abs=1e-12)
+
+
+def _sklearn_namesakes() -> dict[str, list[str]]:
+    """Every aggframe measure name or alias -> the ``sklearn.metrics`` functions named after it."""
+    from aggframe.measures.matrix import MATRIX_MEASURES
+    from aggframe.measures.registry import SCORE_MEASURES, get_measure
+
+    names = {*MATRIX_MEASURES, *SCORE_MEASURES}
+    for name in af.list_measures():
+        names |= {name, *get_measure(name).aliases}
+    suffixes = ("", "_score", "_loss", "_score_loss", "_corrcoef")
+    found = {n: [n + s for s in suffixes if callable(getattr(skm, n + s, None))] for n in sorted(names)}
+    return {n: fs for n, fs in found.items() if fs}
+
+
+def test_every_sklearn_namesake_is_in_the_table() -> None:
+    """A measure named like a scikit-learn function either gives its number (the table says how)
+    or gives another one (the table says so): none is left for the user to find out."""
+    import aggframe.interop.sklearn as module
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    namesakes = _sklearn_namesakes()
+    assert {"fowlkes_mallows", "matthews", "jaccard", "hamming_loss"} <= set(namesakes)
+    for name, functions in namesakes.items():
+        for function in functions:
+            assert f"``{function}" in (module.__doc__ or ""), (
+                f"{name}: {function} is not in sklearn.py's table"
+            )
+            assert f"`{function}" in readme, f"{name}: {function} is not in README's table"
 
 
 @FEW
