@@ -229,10 +229,11 @@ def _build(
         n_classes = per_class.get_column("class").n_unique()
         n_panels = per_class.select(_label(pc_keys).n_unique()).item() if pc_keys else 1
         if n_classes > max_classes or n_panels > _MAX_GROUP_PANELS:
+            # above max_classes the per-class table is left out too: then only pr.per_class() has them
+            where = "pr.per_class()" if n_classes > max_classes else "the table below or pr.per_class()"
             page.note(
                 f"Per-class charts left out: {n_classes} classes in {n_panels} panel(s) (drawn up to "
-                f"{max_classes} classes and {_MAX_GROUP_PANELS} panels); the values are in the table below "
-                "or pr.per_class()."
+                f"{max_classes} classes and {_MAX_GROUP_PANELS} panels); the values are in {where}."
             )
         else:
             reference = plain if pc_keys == groups else None

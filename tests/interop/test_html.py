@@ -175,6 +175,9 @@ def test_folds_and_many_classes(tmp_path: Path) -> None:
     assert "<dt>pooled</dt>" in text
     assert "pooled vs averaged folds" in text
     assert "60 classes" in text  # the per-class table is left out above max_classes, and says so
+    # ... so the note on the left-out per-class charts does not send the reader to it
+    assert "the values are in pr.per_class()" in text
+    assert "in the table below" not in text
     assert _network_refs(text) == []
 
 
