@@ -77,8 +77,9 @@ def from_long(
         frame must be dense.
     tnorm
         ``'product'``, ``'godel'`` (``'minimum'``), ``'lukasiewicz'``,
-        ``'hamacher'``, ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on
-        expressions: combines soft y and p into the four cells.
+        ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on expressions:
+        combines soft y and p into the four cells. The name ``'hamacher'`` is
+        ``af.hamacher()``, whose default ``gamma = 1`` is the product itself.
     task
         ``"multiclass"`` (single-label: each example has exactly one true and
         one predicted class, checked) or ``"multilabel"``. Without it the task is
@@ -330,9 +331,10 @@ def from_scores(
         As in :func:`~aggframe.from_long`. The mask does not change the
         decision: a masked entry can still be the argmax.
     keep_soft
-        A t-norm name (``"product"``, ``"godel"``, ``"lukasiewicz"``,
-        ``"hamacher"``) or callable: keep the scores as soft predictions under
-        that t-norm instead of deciding (no ``decision``/``k`` then).
+        A t-norm name (``"product"``, ``"godel"``, ``"lukasiewicz"``;
+        ``"hamacher"`` is the product, as in :func:`from_long`) or callable: keep
+        the scores as soft predictions under that t-norm instead of deciding (no
+        ``decision``/``k`` then).
     over
         Columns that, with ``example``, identify one example, when several
         groups (models, days, ...) reuse the same example ids. An example is

@@ -93,8 +93,8 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     rep.add_argument(
         "--pooling",
         metavar="LIST",
-        help="with --fold: pooled, averaged, fold, min, max, std, comma-separated, e.g. pooled,averaged "
-        "(default: pooled)",
+        help="with --fold: pooled, averaged, fold, min, max, std; with --repeat too: repeat_pooled, "
+        "repeat, repeat_min, repeat_max, repeat_std; comma-separated, e.g. pooled,averaged (default: pooled)",
     )
     rep.add_argument(
         "--within",
@@ -240,7 +240,8 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "--tnorm",
         metavar="NAME",
         default=None,
-        help="long form, soft values: product, godel, lukasiewicz or hamacher, e.g. product",
+        help="long form, soft values: product, godel (or minimum), lukasiewicz, or hamacher (the "
+        "Hamacher family at gamma = 1, which is the product itself), e.g. product",
     )
     p.add_argument(
         "--n-classes", metavar="N", type=_positive_int, default=None, help="class universe 0 .. N-1, e.g. 10"

@@ -178,9 +178,9 @@ def marginal_defect(tnorm: str | TNorm, grid: int = 21) -> float:
     Parameters
     ----------
     tnorm
-        A name (``product``, ``godel``/``minimum``, ``lukasiewicz``, ``hamacher``),
-        ``af.hamacher(gamma)``, or a callable ``T(a, b)`` on expressions (as
-        :func:`~aggframe.from_long` takes it).
+        A name (``product``, ``godel``/``minimum``, ``lukasiewicz``; ``hamacher`` is
+        ``af.hamacher()`` at its default ``gamma = 1``, the product), ``af.hamacher(gamma)``,
+        or a callable ``T(a, b)`` on expressions (as :func:`~aggframe.from_long` takes it).
     grid
         Points per axis (at least 2).
 

@@ -267,6 +267,18 @@ def test_every_option_has_help_with_an_example(command: str) -> None:
         assert "e.g." in action.help, f"{command} {name}: the help gives no example: {action.help!r}"
 
 
+def test_option_help_names_every_value() -> None:
+    """--pooling's help named the fold poolings only (repeat_pooled, repeat, ... were accepted
+    unsaid), and --tnorm offered hamacher as a fourth t-norm: it is the product itself."""
+    from aggframe._options import CONVENTIONS, POOLINGS
+
+    helps = {a.dest: a.help or "" for a in _subparsers()["report"]._actions}
+    for option, values in (("pooling", POOLINGS), ("convention", CONVENTIONS)):
+        for value in values:
+            assert re.search(rf"(?<![\w-]){value}(?!\w)", helps[option]), f"--{option} help lacks {value}"
+    assert "hamacher (the Hamacher family at gamma = 1, which is the product itself)" in helps["tnorm"]
+
+
 @pytest.mark.parametrize("command", ["report", "cells"])
 def test_help_prints_examples(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
