@@ -2,13 +2,14 @@
 
 Problem: every day each deployed model writes its predictions (and, once known, the truth)
 to a Parquet file. You want one page to send around: a table per model and day, a heat map
-of model x day, per-class charts, the diagnostics, and what conventions were used; a file
+of model x day, the per-class values, the diagnostics, and what conventions were used; a file
 that opens offline, from an e-mail or an artifact store, with nothing loaded from the web.
+(Per-class values are a table here: the page draws per-class charts for up to 12 groups,
+and a week of two models is 14.)
 
 Run: ``python examples/daily_log_html.py [OUT_DIR]`` (needs the ``plot`` extra); the same
 report from the command line:
-``aggframe report 'OUT_DIR/log/*.parquet' --by model,day --measures f1,mcc --html report.html``
-(once the CLI has ``--html``).
+``aggframe report 'OUT_DIR/log/*.parquet' --by model,day --measures f1,mcc --html report.html``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The floor trap: "98% label accuracy" on 50 classes from a model that guesses.
 
 Problem: you one-hot your 50-class predictions (one column per class, as multilabel tooling
-does) and report label-wise accuracy or specificity. Each example contributes 49 true
-negatives that any prediction gets mostly right, so the measures start near 1 before the
-model has learned anything. aggframe's ``diagnose`` says so (``inflated_floor``); MCC and F1
-on the same matrix do not have that floor.
+does) and report label-wise accuracy or specificity. Each example has 49 negative entries and
+even a wrong prediction gets 48 of them right, so these measures start near 1 before the
+model has learned anything. aggframe's ``diagnose`` says so (``inflated_floor``). F1 on the
+same matrix has no floor; MCC's (-0.02 on 50 classes, listed too: its nominal minimum is -1)
+sits at its chance level of 0, so the guessing model scores about 0 on both.
 
 Run: ``python examples/floor_trap.py``
 """

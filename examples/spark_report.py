@@ -4,7 +4,7 @@ Run from the repository root (needs ``pip install -e ".[test]"`` or ``pip instal
 "pyspark[connect]==4.3.0"``, and Java 17)::
 
     python examples/spark_report.py                       # examples/predictions.parquet on local[2]
-    python examples/spark_report.py PATH --by model,day   # any label-form Parquet data set
+    python examples/spark_report.py PATH --by model,day   # label-form Parquet (--example '' without ids)
     python examples/spark_report.py --remote sc://spark-connect.example:15002   # a real cluster
 
 Locally the session binds to loopback only (``SPARK_LOCAL_IP``, the driver host
