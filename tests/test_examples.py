@@ -1,16 +1,21 @@
-"""Every script in examples/ runs (small data, seconds each) and exits 0."""
+"""Every script in examples/ runs (small data, seconds each) and exits 0; README's quick start and code parse and run."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+README = EXAMPLES.parent / "README.md"
 # make_data.py rewrites the shipped Parquet files; spark_report.py starts a JVM (tests/engines/test_spark.py
 # covers the engine): neither is a quick example to run here
 SKIP = {"make_data.py", "spark_report.py"}
@@ -46,3 +51,45 @@ def test_example_runs(script: Path, tmp_path: Path) -> None:
         page = tmp_path / "daily_report.html"
         assert page.exists()
         assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def _readme_blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_readme_python_blocks_parse() -> None:
+    blocks = _readme_blocks("python")
+    assert len(blocks) >= 10
+    for block in blocks:
+        ast.parse(block)
+
+
+def test_readme_quick_start_report(tmp_path: Path) -> None:
+    """The quick start's first command, as README writes it, on the data shipped in examples/."""
+    install = _readme_blocks("bash")[0]
+    line = next(line for line in install.splitlines() if "&& aggframe report " in line)
+    args = shlex.split(line.split("&& aggframe ", 1)[1])
+    out = tmp_path / "report.csv"
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
+    done = subprocess.run(
+        [sys.executable, "-m", "aggframe.interop.cli", *args, "-o", str(out)],
+        cwd=EXAMPLES.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    # "a report per model, measure and operator for three models scored over four days
+    # (400 examples a day, 6 classes, one of them rare)"
+    data = pl.read_parquet(EXAMPLES / "predictions.parquet")
+    assert data["model"].n_unique() == 3
+    assert data["day"].n_unique() == 4
+    assert set(data.group_by("model", "day").len()["len"]) == {400}
+    assert data["y_true"].n_unique() == 6
+    assert (data["y_true"].value_counts(normalize=True)["proportion"] < 0.05).sum() == 1  # one rare
+    report = pl.read_csv(out)
+    sizes = [len(args[args.index(flag) + 1].split(",")) for flag in ("--measures", "--operators")]
+    assert report.height == 3 * sizes[0] * sizes[1]
+    assert report.select("model", "measure", "operator").n_unique() == report.height
