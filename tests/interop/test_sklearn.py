@@ -291,6 +291,16 @@ def test_row_fowlkes_mallows_score_has_no_equivalent() -> None:
     assert score(yt, yp, "fowlkes_mallows", "micro") == pytest.approx(np.sqrt(p * r), abs=1e-12)
 
 
+def test_score_defaults_are_not_sklearns_binary() -> None:
+    # README: score() defaults to macro (and zero); f1_score's average defaults to "binary"
+    yt = np.array([0, 1, 1, 0, 1, 1, 1])
+    yp = np.array([0, 1, 0, 0, 1, 0, 1])
+    assert score(yt, yp, "f1") == pytest.approx(skm.f1_score(yt, yp, average="macro"), abs=1e-12)
+    assert score(yt, yp, "f1") != pytest.approx(skm.f1_score(yt, yp))
+    assert score(yt, yp, "f1", "binary") == pytest.approx(skm.f1_score(yt, yp), abs=1e-12)
+    assert score(yt, yp, "f1", task="binary") == pytest.approx(skm.f1_score(yt, yp), abs=1e-12)
+
+
 def _sklearn_namesakes() -> dict[str, list[str]]:
     """Every aggframe measure name or alias -> the ``sklearn.metrics`` functions named after it."""
     from aggframe.measures.matrix import MATRIX_MEASURES
