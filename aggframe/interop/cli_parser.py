@@ -29,9 +29,10 @@ def _positive_int(text: str) -> int:
 
 
 _REPORT_EXAMPLES = """examples:
-  aggframe report preds.parquet --by model,day --measures f1,mcc --operators micro,macro
+  aggframe report examples/predictions.parquet --by model,day --measures f1,mcc --operators micro,macro
   aggframe report 'logs/*.parquet' --by model --html report.html -o report.csv --format csv
-  aggframe report multilabel.parquet --form long --example doc --class label --y y --p p
+  aggframe report examples/multilabel.parquet --form long --n-classes 8   # sparse: absent entries are negatives
+  aggframe report tags.parquet --form long --example doc --class tag --y truth --p predicted --classes a,b,c
   aggframe report cv.parquet --fold fold --pooling pooled,averaged --convention exclude,zero
   aggframe report preds.parquet --example id --by model --n-boot 200 --html report.html   # intervals
   aggframe report 'cells/*' --by model --grouping-sets rollup   # stores written by `aggframe cells`
@@ -41,7 +42,7 @@ _CELLS_EXAMPLES = """examples:
   aggframe cells day1.parquet --by model -o cells/2026-11-29
   aggframe cells 'log/day=2026-11-29' --by model,day -o cells/2026-11-29   # day: a column from the path
   aggframe cells day1.csv --by model --with day=2026-11-29 -o cells/2026-11-29
-  aggframe cells multilabel.parquet --form long --by model -o cells/ml --overwrite
+  aggframe cells examples/multilabel.parquet --form long --n-classes 8 -o cells/ml --overwrite
   aggframe report 'cells/*' --by model   # the stores of several days add up exactly
 """
 

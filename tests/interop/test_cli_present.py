@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import shlex
 import threading
 import time
 from pathlib import Path
@@ -288,6 +289,23 @@ def test_help_prints_examples(command: str, capsys: pytest.CaptureFixture[str]) 
     assert "examples:" in out
     assert f"aggframe {command} " in out.split("examples:")[1]
     assert "--quiet" in out
+
+
+@pytest.mark.parametrize("command", ["report", "cells"])
+def test_help_examples_on_the_shipped_data_run(
+    command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A help example naming examples/ runs as written from the repository root (the multilabel
+    one named a file of that name without the --n-classes its sparse rows need)."""
+    root = Path(__file__).resolve().parents[2]
+    epilog = _subparsers()[command].epilog or ""
+    lines = [line.split("#")[0].strip() for line in epilog.splitlines() if "examples/" in line]
+    assert lines
+    monkeypatch.chdir(tmp_path)  # -o paths land here
+    for line in lines:
+        args = [str(root / a) if a.startswith("examples/") else a for a in shlex.split(line)[1:]]
+        assert main([*args, "--quiet"]) == 0, f"{line}: {capsys.readouterr().err}"
+    capsys.readouterr()
 
 
 # ---------------------------------------------------------------------------
