@@ -104,7 +104,10 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
         raise _UsageError(msg)
     binary_op = report and "binary" in [o.lower() for o in _split(args.operators) or []]
     if args.pos_label is not None and form == "labels" and args.task != "binary" and not binary_op:
-        msg = "--pos-label applies with --task binary or --operators binary only"
+        # `cells` has no --operators: its stores take --operators binary when they are reported
+        msg = (
+            "--pos-label applies with --task binary" + (" or --operators binary" if report else "") + " only"
+        )
         raise _UsageError(msg)
     if not report:
         _check_with(args, stores)

@@ -70,7 +70,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for p in (rep, cel):
-        _inputs(p)
+        _inputs(p, report=p is rep)
     rep.add_argument(
         "--measures",
         metavar="LIST",
@@ -180,7 +180,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(p: argparse.ArgumentParser) -> None:
+def _inputs(p: argparse.ArgumentParser, *, report: bool) -> None:
     p.add_argument(
         "paths",
         nargs="+",
@@ -260,7 +260,9 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "--pos-label",
         default=None,
         metavar="LABEL",
-        help="the positive class, with --task binary or --operators binary, e.g. 1 (default: 1; Boolean labels: true or false)",
+        help="the positive class, with --task binary"
+        + (" or --operators binary" if report else "")  # `cells` has no --operators
+        + ", e.g. 1 (default: 1; Boolean labels: true or false)",
     )
     p.add_argument("--fold", metavar="COL", default=None, help="cross-validation fold column, e.g. fold")
     p.add_argument(

@@ -153,6 +153,18 @@ def test_usage_errors(case: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert wording in fails(capsys, ["report", PREDICTIONS, *extra], "usage")
 
 
+def test_cells_pos_label_error_names_its_own_options(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the message named --operators binary, an option `aggframe cells` does not have
+    line = fails(capsys, ["cells", PREDICTIONS, "--pos-label", "2", "-o", str(tmp_path / "c")], "usage")
+    assert "--pos-label applies with --task binary only" in line
+    with pytest.raises(SystemExit):
+        main(["cells", "--help"])
+    text = capsys.readouterr().out
+    assert "--operators" not in text.split("\n  --pos-label LABEL")[1].split("--fold")[0]
+
+
 def test_usage_errors_come_before_reading(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     broken = _extra_fields(tmp_path)  # would fail only when read
     fails(capsys, ["report", broken, "--format", "parquet"], "usage")
