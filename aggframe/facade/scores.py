@@ -180,6 +180,8 @@ class ScoreMethods(PredictionsBase):
             have ``n_classes`` (the classes averaged) and no threshold.
         by
             Group columns: one curve per group (a null key is a group).
+        engine
+            Polars engine for the collect, as in :meth:`evaluate`.
 
         Returns
         -------
@@ -253,6 +255,8 @@ class ScoreMethods(PredictionsBase):
             the pooled entries.
         by
             Group columns.
+        engine
+            Polars engine for the collect, as in :meth:`evaluate`.
 
         Returns
         -------
@@ -334,6 +338,8 @@ class ScoreMethods(PredictionsBase):
             (no ``operator`` then).
         convention
             For ``macro`` / ``weighted``: ``exclude``, ``zero``, ``one`` or ``nan``.
+        engine
+            Polars engine for the collect, as in :meth:`evaluate`.
 
         Returns
         -------
