@@ -3,6 +3,7 @@ internal ones: the class of input that broke the library before."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from aggframe._columns import key_text
 
 HOSTILE = "tp"  # a cell's name
 KEY = "__af_all"  # the stand-in key's name
@@ -110,3 +112,40 @@ def test_a_corrupt_source_on_the_new_intake_paths(tmp_path: Path) -> None:
     masked = np.ma.masked_array(np.array([[1, 0]]), mask=[[1, 0]])
     with pytest.raises(af.InvalidValueError, match="masked"):
         af.from_indicator(masked, np.array([[1, 0]]))
+
+
+_ODD_KEYS = {
+    "duration": pl.Series([dt.timedelta(days=1), None, dt.timedelta(seconds=90)] * 4),
+    "bytes": pl.Series([b"\xff", None, b"ab"] * 4),
+    "list": pl.Series([[1], None, [1, 2]] * 4),
+    "array": pl.Series([[1, 2], None, [3, 4]] * 4, dtype=pl.Array(pl.Int64, 2)),
+    "struct": pl.Series([{"a": 1}, None, {"a": None}] * 4),
+}
+
+
+@pytest.mark.parametrize("kind", list(_ODD_KEYS))
+def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
+    """A Duration, bytes (not UTF-8), List, Array or Struct key groups as any other in evaluate,
+    but compare(summary=True), write_cells/Cells.write (the fingerprint), html_report and the
+    charts cast the keys to text: raw Polars errors. Their labels are key_text's now."""
+    frame = pl.DataFrame(
+        {HOSTILE: _ODD_KEYS[kind], "y_true": [0, 1, 2] * 4, "y_pred": [0, 1, 1, 0, 2, 2, 1, 1, 0, 2, 0, 1]}
+    )
+    pr = af.from_labels(frame)
+    report = pr.evaluate("f1", ["micro", "macro"], by=HOSTILE)
+    assert report.height == 2 * 3  # the null key is a group
+    store = pr.write_cells(tmp_path / "store", by=HOSTILE)
+    assert_frame_equal(af.from_cells(store).evaluate("f1", ["micro", "macro"], by=HOSTILE), report)
+    cells = af.Cells.read(pr.to_cells(by=HOSTILE).write(tmp_path / "cells"))
+    assert_frame_equal(cells.evaluate("f1", ["micro", "macro"], by=HOSTILE), report)
+    macro = pr.compare("f1", "macro", by=HOSTILE)
+    label = key_text(pl.col(HOSTILE), macro.schema[HOSTILE]).fill_null("null")
+    shown = dict(macro.select(label, "value").iter_rows())
+    assert len(shown) == 3
+    summary = pr.compare("f1", "macro", by=HOSTILE, summary=True).row(0, named=True)
+    assert shown[summary["argmin"]] == summary["group_min"]
+    assert shown[summary["argmax"]] == summary["group_max"]
+    page = af.html_report(pr, "f1", ["micro", "macro"], by=HOSTILE)
+    for value in report["value"]:
+        assert f"{value:.4f}" in page
+    af.plot_groups(report)

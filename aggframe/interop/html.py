@@ -29,7 +29,7 @@ from aggframe._columns import PREFIX, free_name
 from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.source import package_version
-from aggframe.interop.charts.frames import _altair, _keys, _label
+from aggframe.interop.charts.frames import _altair, _displayable, _keys, _label
 from aggframe.interop.html_page import ChartMode, _Page
 from aggframe.interop.html_sections import (
     _CONVENTIONS,
@@ -134,7 +134,7 @@ def _build(
     vlc, gt = _deps()
     page = _Page(charts, vlc, gt)
     groups = [by] if isinstance(by, str) else list(by or [])
-    report = _rolled_up_as_all(report, groups)
+    report = _rolled_up_as_all(_displayable(report), groups)
     keys = _keys(report, None, SPEC_COLUMNS)  # the group keys and any fold/repeat/target keys
     measures = [str(m) for m in _values(report, "measure")]
     operators = [str(o) for o in _values(report, "operator")]
@@ -180,6 +180,7 @@ def _build(
     shape = _shape(pr, groups, per_class)
     if shape is not None:
         page.table(shape, title="Examples and classes per group" if groups else "Examples and classes")
+    per_class = _displayable(per_class) if per_class is not None else None  # its keys as labels from here
 
     # conventions
     page.heading("Conventions")
