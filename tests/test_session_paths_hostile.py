@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -149,3 +150,79 @@ def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
     for value in report["value"]:
         assert f"{value:.4f}" in page
     af.plot_groups(report)
+
+
+# ---------------------------------------------------------------------------
+# The less-travelled paths with by=: each group (a null key is one) equals its rows alone,
+# and eager = lazy = DuckDB. The by-columns are named like a cell and a private key.
+
+_BY = [HOSTILE, "__af_by1"]
+
+
+def _scores_frame(seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n, m = 24, 3
+    example = np.repeat(np.arange(n), m)
+    return pl.DataFrame(
+        {
+            HOSTILE: [[None, "a", "b"][e % 3] for e in example],
+            "__af_by1": [[None, 1][(e // 3) % 2] for e in example],
+            "n": example,  # the example ids, named like the profiles' count
+            "class": np.tile(np.arange(m), n),
+            "score": rng.random(n * m).round(2),  # ties
+            "y": (np.tile(np.arange(m), n) == np.repeat(rng.integers(0, m, n), m)).astype(
+                np.int64
+            ),  # one-hot
+        }
+    )
+
+
+def _alone(frame: pl.DataFrame, call: Any, build: Any) -> pl.DataFrame:
+    """``call`` on each group's rows alone (null-aware), the group's keys put back in front."""
+    parts = []
+    for keys in frame.select(_BY).unique().rows():
+        rows = frame.filter(
+            *[pl.col(k).is_null() if v is None else pl.col(k) == v for k, v in zip(_BY, keys, strict=True)]
+        )
+        got = call(build(rows.drop(_BY)))
+        parts.append(
+            got.select(
+                *[pl.lit(v, frame.schema[k]).alias(k) for k, v in zip(_BY, keys, strict=True)], pl.all()
+            )
+        )
+    return pl.concat(parts)
+
+
+_SCORE_PATHS: dict[str, Any] = {
+    "curve": lambda pr, **by: pr.curve("roc", **by),
+    "curve micro": lambda pr, **by: pr.curve("pr", "micro", **by),
+    "curve macro": lambda pr, **by: pr.curve("roc", "macro", **by),
+    "calibration": lambda pr, **by: pr.calibration(4, **by),
+    "best_threshold": lambda pr, **by: pr.best_threshold("f1", "macro", **by),
+    "auroc_bound": lambda pr, **by: pr.auroc_bound(**by),
+    "measures on scores": lambda pr, **by: pr.evaluate(
+        ["auroc", "average_precision", "log_loss", "brier", "f1"], ["micro", "macro", "weighted"], **by
+    ),
+    "multiclass": lambda pr, **by: pr.evaluate(["mcc", "kappa_quadratic", "log_loss"], "multiclass", **by),
+    "bootstrap": lambda pr, **by: pr.evaluate(["f1", "mcc"], ["micro", "macro", "exemplar"], n_boot=8, **by),
+}
+
+
+@pytest.mark.parametrize("path", list(_SCORE_PATHS))
+def test_score_paths_by_groups_with_a_null_key_and_hostile_names(path: str) -> None:
+    frame = _scores_frame()
+    call = _SCORE_PATHS[path]
+
+    def build(source: Any) -> af.Predictions:
+        return af.from_scores(source, example="n", decision="argmax", classes=[0, 1, 2])
+
+    got = call(build(frame), by=_BY)
+    assert_frame_equal(
+        got, _alone(frame, call, build), check_row_order=False, check_dtypes=False, abs_tol=1e-12
+    )
+    assert_frame_equal(call(build(frame.lazy()), by=_BY), got, check_row_order=False)
+    duckdb = pytest.importorskip("duckdb")
+    relation = duckdb.connect().from_arrow(frame.to_arrow())
+    assert_frame_equal(
+        call(build(relation), by=_BY), got, check_row_order=False, check_dtypes=False, abs_tol=1e-12
+    )
