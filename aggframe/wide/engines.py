@@ -338,9 +338,10 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     """``select`` of the user's columns under private names: ``{private: user}``, any user name.
 
     A user's name is never read as a pattern or a qualified name: Polars picks
-    each column by position (``nth``: ``*`` and ``^x$`` stay names), DuckDB and
-    Spark by a quoted identifier (``"..."``, `` `...` ``), other engines by
-    Narwhals' ``nth``.
+    each column by position (``nth``: ``*`` and ``^x$`` stay names), DuckDB by
+    position too (``#n``: it matches names case-insensitively), Spark by a quoted
+    identifier (`` `...` ``; a column that differs from a read one only in case is
+    refused unless ``spark.sql.caseSensitive``), other engines by Narwhals' ``nth``.
     """
     columns = list(frame.collect_schema().names())
     native = nw.to_native(frame)
@@ -350,8 +351,11 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     if _engine(frame) is nw.Implementation.DUCKDB:
         import duckdb
 
-        quoted = [duckdb.SQLExpression('"' + u.replace('"', '""') + '"').alias(p) for p, u in names.items()]
-        return cast("Frame", nw.from_native(native.select(*quoted)))
+        # by position (``#n``): DuckDB matches even a quoted name case-insensitively, so "y_true"
+        # read a column "Y_true" before it (another column's values, silently)
+        position = {c: i for i, c in enumerate(columns)}
+        chosen = [duckdb.SQLExpression(f"#{position[u] + 1}").alias(p) for p, u in names.items()]
+        return cast("Frame", nw.from_native(native.select(*chosen)))
     if _engine(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
         if _engine(frame) is nw.Implementation.PYSPARK_CONNECT:
             from pyspark.sql.connect import functions as F
