@@ -106,7 +106,7 @@ def _grouped(
 
     The keys go through ``wide`` under stand-in names and become the label after it, so a key
     named like the label column (``group``) or like a wide column (``micro``, ``f1``) is a key
-    as any other (both were errors), and two groups whose labels read alike stay two rows.
+    as any other (both were errors).
     """
     stand = [free_name(f"{PREFIX}key{i}", frame.columns) for i in range(len(keys))]
     table = wide(frame.rename(dict(zip(keys, stand, strict=True))), by=[*stand, *rest], values=list(values))
