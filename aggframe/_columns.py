@@ -46,6 +46,7 @@ __all__ = [
     "check_result_names",
     "fmt_row",
     "free_name",
+    "key_text",
     "restore",
 ]
 
@@ -121,6 +122,23 @@ def free_name(name: str, taken: Iterable[str]) -> str:
         candidate = f"{PREFIX}{name}{i or ''}"
         i += 1
     return candidate
+
+
+def key_text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """A key column as text (a null stays null), whatever its dtype: for labels and fingerprints.
+
+    ``cast(pl.String)`` where Polars has it; ISO 8601 for a Duration (``P1D``), hex for bytes
+    (``0x6162``: they need not be UTF-8), the value's JSON for a List, Array or Struct. Keys of
+    these types group like any other; their labels and fingerprints were raw Polars errors.
+    """
+    if isinstance(dtype, pl.Duration):
+        return column.dt.to_string()
+    if dtype == pl.Binary:
+        return pl.lit("0x") + column.bin.encode("hex")
+    if dtype.is_nested():
+        encoded = pl.struct(column.alias("v")).struct.json_encode()
+        return pl.when(column.is_not_null()).then(encoded.str.strip_prefix('{"v":').str.strip_suffix("}"))
+    return column.cast(pl.String)
 
 
 def fmt_row(row: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:

@@ -674,6 +674,77 @@ def test_spark_hostile_names(request: pytest.FixtureRequest) -> None:
     same(got, expected, SPARK_NAMES, ["k0", "k1"], keys_as_string=True)
 
 
+def test_duckdb_columns_that_differ_only_in_case() -> None:
+    """DuckDB matches even a quoted name case-insensitively: with columns "Y_true" and "y_true"
+    (or "K" and "k") the role y_true read "Y_true" and by="k" grouped by "K", silently (other
+    numbers, other group keys). Each column is read by position now, as on Polars."""
+    duckdb = pytest.importorskip("duckdb")
+    frame = pl.DataFrame(
+        {
+            "Y_true": [0, 1, 0, 2, 2],
+            "y_true": [1, 1, 2, 2, 0],
+            "y_pred": [1, 1, 2, 0, 0],
+            "K": ["a", None, "a", "b", "b"],
+            "k": [None, 1, 1, 1, None],
+        }
+    )
+    con = duckdb.connect()
+    # the twins made by a select list (DuckDB keeps both names there); the source's own names differ
+    con.register("source", frame.rename({"y_true": "a", "k": "b"}).to_arrow())
+    relation = con.sql('select "Y_true", a as "y_true", y_pred, "K", b as "k" from source')
+    assert relation.columns == frame.columns
+    for roles, by in (({}, "k"), ({"y_true": "Y_true"}, "K"), ({}, ["K", "k"])):
+        got = af.from_labels(relation, **roles).evaluate(**EVAL, by=by)
+        want = af.from_labels(frame, **roles).evaluate(**EVAL, by=by)
+        keys = [by] if isinstance(by, str) else by
+        assert_frame_equal(
+            got.sort(*keys, "measure", "operator", "convention", nulls_last=True),
+            want.sort(*keys, "measure", "operator", "convention", nulls_last=True),
+            check_dtypes=False,
+        )
+
+
+def test_spark_columns_that_differ_only_in_case(request: pytest.FixtureRequest) -> None:
+    """Spark reads names case-insensitively by default: a role or by-column next to a column that
+    differs only in case was "SourceError: could not read the frame: [AMBIGUOUS_REFERENCE]". An
+    InvalidValueError naming both; a twin that is not read is no matter, and with
+    spark.sql.caseSensitive=true both are read as Polars reads them."""
+    session = request.getfixturevalue("spark")
+    frame = pl.DataFrame(
+        {
+            "K": ["a", None, "b", "b", None],
+            "k": [1, 2, None, 1, 2],
+            "Y_TRUE": [1, 1, 1, 0, 0],
+            "y_true": [0, 1, 2, 1, 0],
+            "y_pred": [0, 2, 2, 1, 1],
+        }
+    )
+    spark_frame = session.createDataFrame(frame.to_arrow())
+    for call in (
+        lambda: af.from_labels(spark_frame, y_true="y_true").evaluate("f1", "macro"),
+        lambda: af.from_labels(spark_frame, y_true="Y_TRUE").evaluate("f1", "macro"),
+        lambda: af.from_labels(session.createDataFrame(frame.drop("Y_TRUE").to_arrow())).evaluate(
+            "f1", "macro", by="k"
+        ),
+    ):
+        with pytest.raises(af.InvalidValueError, match="reads as one name") as info:
+            call()
+        assert "spark.sql.caseSensitive" in str(info.value)
+    unread = frame.drop("Y_TRUE", "k").with_columns(Z=pl.lit(1), z=pl.lit(2))  # twins no role reads
+    got = af.from_labels(session.createDataFrame(unread.to_arrow())).evaluate("f1", "macro", by="K")
+    want = af.from_labels(unread).evaluate("f1", "macro", by="K")
+    assert_frame_equal(got.sort("K", nulls_last=True), want.sort("K", nulls_last=True))
+    session.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        got = af.from_labels(spark_frame, y_true="Y_TRUE").evaluate("f1", "macro", by=["K", "k"])
+    finally:
+        session.conf.set("spark.sql.caseSensitive", "false")
+    want = af.from_labels(frame, y_true="Y_TRUE").evaluate("f1", "macro", by=["K", "k"])
+    assert_frame_equal(
+        got.sort("K", "k", nulls_last=True), want.sort("K", "k", nulls_last=True), check_dtypes=False
+    )
+
+
 # ---------------------------------------------------------------------------
 # the names of issue #12, one by one (a readable worklist next to the properties)
 

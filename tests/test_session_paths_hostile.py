@@ -3,7 +3,9 @@ internal ones: the class of input that broke the library before."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -11,6 +13,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from aggframe._columns import key_text
 
 HOSTILE = "tp"  # a cell's name
 KEY = "__af_all"  # the stand-in key's name
@@ -110,3 +113,116 @@ def test_a_corrupt_source_on_the_new_intake_paths(tmp_path: Path) -> None:
     masked = np.ma.masked_array(np.array([[1, 0]]), mask=[[1, 0]])
     with pytest.raises(af.InvalidValueError, match="masked"):
         af.from_indicator(masked, np.array([[1, 0]]))
+
+
+_ODD_KEYS = {
+    "duration": pl.Series([dt.timedelta(days=1), None, dt.timedelta(seconds=90)] * 4),
+    "bytes": pl.Series([b"\xff", None, b"ab"] * 4),
+    "list": pl.Series([[1], None, [1, 2]] * 4),
+    "array": pl.Series([[1, 2], None, [3, 4]] * 4, dtype=pl.Array(pl.Int64, 2)),
+    "struct": pl.Series([{"a": 1}, None, {"a": None}] * 4),
+}
+
+
+@pytest.mark.parametrize("kind", list(_ODD_KEYS))
+def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
+    """A Duration, bytes (not UTF-8), List, Array or Struct key groups as any other in evaluate,
+    but compare(summary=True), write_cells/Cells.write (the fingerprint), html_report and the
+    charts cast the keys to text: raw Polars errors. Their labels are key_text's now."""
+    frame = pl.DataFrame(
+        {HOSTILE: _ODD_KEYS[kind], "y_true": [0, 1, 2] * 4, "y_pred": [0, 1, 1, 0, 2, 2, 1, 1, 0, 2, 0, 1]}
+    )
+    pr = af.from_labels(frame)
+    report = pr.evaluate("f1", ["micro", "macro"], by=HOSTILE)
+    assert report.height == 2 * 3  # the null key is a group
+    store = pr.write_cells(tmp_path / "store", by=HOSTILE)
+    assert_frame_equal(af.from_cells(store).evaluate("f1", ["micro", "macro"], by=HOSTILE), report)
+    cells = af.Cells.read(pr.to_cells(by=HOSTILE).write(tmp_path / "cells"))
+    assert_frame_equal(cells.evaluate("f1", ["micro", "macro"], by=HOSTILE), report)
+    macro = pr.compare("f1", "macro", by=HOSTILE)
+    label = key_text(pl.col(HOSTILE), macro.schema[HOSTILE]).fill_null("null")
+    shown = dict(macro.select(label, "value").iter_rows())
+    assert len(shown) == 3
+    summary = pr.compare("f1", "macro", by=HOSTILE, summary=True).row(0, named=True)
+    assert shown[summary["argmin"]] == summary["group_min"]
+    assert shown[summary["argmax"]] == summary["group_max"]
+    page = af.html_report(pr, "f1", ["micro", "macro"], by=HOSTILE)
+    for value in report["value"]:
+        assert f"{value:.4f}" in page
+    af.plot_groups(report)
+
+
+# ---------------------------------------------------------------------------
+# The less-travelled paths with by=: each group (a null key is one) equals its rows alone,
+# and eager = lazy = DuckDB. The by-columns are named like a cell and a private key.
+
+_BY = [HOSTILE, "__af_by1"]
+
+
+def _scores_frame(seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n, m = 24, 3
+    example = np.repeat(np.arange(n), m)
+    return pl.DataFrame(
+        {
+            HOSTILE: [[None, "a", "b"][e % 3] for e in example],
+            "__af_by1": [[None, 1][(e // 3) % 2] for e in example],
+            "n": example,  # the example ids, named like the profiles' count
+            "class": np.tile(np.arange(m), n),
+            "score": rng.random(n * m).round(2),  # ties
+            "y": (np.tile(np.arange(m), n) == np.repeat(rng.integers(0, m, n), m)).astype(
+                np.int64
+            ),  # one-hot
+        }
+    )
+
+
+def _alone(frame: pl.DataFrame, call: Any, build: Any) -> pl.DataFrame:
+    """``call`` on each group's rows alone (null-aware), the group's keys put back in front."""
+    parts = []
+    for keys in frame.select(_BY).unique().rows():
+        rows = frame.filter(
+            *[pl.col(k).is_null() if v is None else pl.col(k) == v for k, v in zip(_BY, keys, strict=True)]
+        )
+        got = call(build(rows.drop(_BY)))
+        parts.append(
+            got.select(
+                *[pl.lit(v, frame.schema[k]).alias(k) for k, v in zip(_BY, keys, strict=True)], pl.all()
+            )
+        )
+    return pl.concat(parts)
+
+
+_SCORE_PATHS: dict[str, Any] = {
+    "curve": lambda pr, **by: pr.curve("roc", **by),
+    "curve micro": lambda pr, **by: pr.curve("pr", "micro", **by),
+    "curve macro": lambda pr, **by: pr.curve("roc", "macro", **by),
+    "calibration": lambda pr, **by: pr.calibration(4, **by),
+    "best_threshold": lambda pr, **by: pr.best_threshold("f1", "macro", **by),
+    "auroc_bound": lambda pr, **by: pr.auroc_bound(**by),
+    "measures on scores": lambda pr, **by: pr.evaluate(
+        ["auroc", "average_precision", "log_loss", "brier", "f1"], ["micro", "macro", "weighted"], **by
+    ),
+    "multiclass": lambda pr, **by: pr.evaluate(["mcc", "kappa_quadratic", "log_loss"], "multiclass", **by),
+    "bootstrap": lambda pr, **by: pr.evaluate(["f1", "mcc"], ["micro", "macro", "exemplar"], n_boot=8, **by),
+}
+
+
+@pytest.mark.parametrize("path", list(_SCORE_PATHS))
+def test_score_paths_by_groups_with_a_null_key_and_hostile_names(path: str) -> None:
+    frame = _scores_frame()
+    call = _SCORE_PATHS[path]
+
+    def build(source: Any) -> af.Predictions:
+        return af.from_scores(source, example="n", decision="argmax", classes=[0, 1, 2])
+
+    got = call(build(frame), by=_BY)
+    assert_frame_equal(
+        got, _alone(frame, call, build), check_row_order=False, check_dtypes=False, abs_tol=1e-12
+    )
+    assert_frame_equal(call(build(frame.lazy()), by=_BY), got, check_row_order=False)
+    duckdb = pytest.importorskip("duckdb")
+    relation = duckdb.connect().from_arrow(frame.to_arrow())
+    assert_frame_equal(
+        call(build(relation), by=_BY), got, check_row_order=False, check_dtypes=False, abs_tol=1e-12
+    )

@@ -78,7 +78,7 @@ from typing import Any, ClassVar
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
+from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_text
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
@@ -354,7 +354,7 @@ def _cells_fingerprint(tables: CellTables) -> str:
         if lf is None:
             continue
         df = lf.drop(KEY_ALL, strict=False).collect()
-        df = df.select(sorted(df.columns)).with_columns(pl.all().cast(pl.String))
+        df = df.select(key_text(pl.col(c), df.schema[c]).alias(c) for c in sorted(df.columns))
         digest.update(df.sort(df.columns, nulls_last=True).write_csv().encode())
     return digest.hexdigest()
 

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import polars.selectors as cs
 
+from aggframe._columns import PREFIX, free_name
 from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.source import package_version
-from aggframe.interop.charts.frames import _altair, _keys, _label
+from aggframe.interop.charts.frames import _altair, _displayable, _keys, _label
 from aggframe.interop.html_page import ChartMode, _Page
 from aggframe.interop.html_sections import (
     _CONVENTIONS,
@@ -99,6 +99,21 @@ def _rolled_up_as_all(report: pl.DataFrame, groups: Sequence[str]) -> pl.DataFra
     return report.with_columns(shown).drop("grouping_set", "grouping_id", strict=False)
 
 
+def _grouped(
+    frame: pl.DataFrame, keys: Sequence[str], rest: Sequence[str], values: Sequence[str] = ("value",)
+) -> tuple[pl.DataFrame, str]:
+    """:func:`wide` of a tidy frame, its group keys shown as one label column; the frame and that column.
+
+    The keys go through ``wide`` under stand-in names and become the label after it, so a key
+    named like the label column (``group``) or like a wide column (``micro``, ``f1``) is a key
+    as any other (both were errors).
+    """
+    stand = [free_name(f"{PREFIX}key{i}", frame.columns) for i in range(len(keys))]
+    table = wide(frame.rename(dict(zip(keys, stand, strict=True))), by=[*stand, *rest], values=list(values))
+    label = free_name(f"{PREFIX}group", table.columns)
+    return table.with_columns(_label(stand).alias(label)).drop(stand), label
+
+
 def _build(
     pr: Any,
     report: pl.DataFrame,
@@ -119,7 +134,7 @@ def _build(
     vlc, gt = _deps()
     page = _Page(charts, vlc, gt)
     groups = [by] if isinstance(by, str) else list(by or [])
-    report = _rolled_up_as_all(report, groups)
+    report = _rolled_up_as_all(_displayable(report), groups)
     keys = _keys(report, None, SPEC_COLUMNS)  # the group keys and any fold/repeat/target keys
     measures = [str(m) for m in _values(report, "measure")]
     operators = [str(o) for o in _values(report, "operator")]
@@ -165,6 +180,7 @@ def _build(
     shape = _shape(pr, groups, per_class)
     if shape is not None:
         page.table(shape, title="Examples and classes per group" if groups else "Examples and classes")
+    per_class = _displayable(per_class) if per_class is not None else None  # its keys as labels from here
 
     # conventions
     page.heading("Conventions")
@@ -182,15 +198,11 @@ def _build(
 
     # results
     page.heading("Results")
-    group_label = "group"
     values = ["value", "ci_low", "ci_high"] if intervals else ["value"]
     shown = " (value [interval])" if intervals else ""
     if keys:
-        results = wide(report, by=[*keys, "measure"], values=values).with_columns(
-            _label(keys).alias(group_label)
-        )
-        results = results.drop(cs.by_name(keys))
-        page.table(results, group=group_label, title=" · ".join(keys) + shown, intervals=intervals)
+        results, label = _grouped(report, keys, ["measure"], values)
+        page.table(results, group=label, title=" · ".join(keys) + shown, intervals=intervals)
     else:
         page.table(
             wide(report, by=["measure"], values=values), title=shown.strip() or None, intervals=intervals
@@ -260,12 +272,11 @@ def _build(
     else:
         pc_keys = _keys(per_class, None, ["class"])
         support = ["support"] if "support" in per_class.columns else []
-        table = wide(per_class, by=[*pc_keys, "class", *support])
         if pc_keys:
-            table = table.with_columns(_label(pc_keys).alias(group_label)).drop(cs.by_name(pc_keys))
-            page.table(table, group=group_label, title=" · ".join(pc_keys))
+            table, label = _grouped(per_class, pc_keys, ["class", *support])
+            page.table(table, group=label, title=" · ".join(pc_keys))
         else:
-            page.table(table)
+            page.table(wide(per_class, by=["class", *support]))
 
     # diagnostics
     page.heading("Diagnostics")

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 import polars as pl
 
+from aggframe._columns import free_name
 from aggframe.exceptions import AggframeError
 from aggframe.intake.scores import Scored
 from aggframe.interop.charts.frames import _keys, _label
@@ -64,6 +65,11 @@ def _values(df: pl.DataFrame, column: str) -> list[Any]:
     return [v for v in df.get_column(column).unique(maintain_order=True).to_list() if v is not None]
 
 
+def _count_column(word: str, keys: Sequence[str]) -> str:
+    """``word`` as the name of a count column next to the key columns, unless a key is called so."""
+    return word if word not in keys else free_name(f"{word} (count)", keys)
+
+
 def _shape(pr: Any, keys: list[str], per_class: pl.DataFrame | None) -> pl.DataFrame | None:
     """Examples (and classes) per group, from the public cell tables."""
     try:
@@ -72,25 +78,27 @@ def _shape(pr: Any, keys: list[str], per_class: pl.DataFrame | None) -> pl.DataF
         return None
     if "n" not in profiles.columns:
         return None
+    # a key called "examples" or "classes" keeps its name (it was a raw DuplicateError)
+    examples, classes = _count_column("examples", keys), _count_column("classes", keys)
     shape = (
         profiles.group_by([named(k) for k in keys], maintain_order=True).agg(
-            pl.col("n").sum().alias("examples")
+            pl.col("n").sum().alias(examples)
         )
         if keys
-        else profiles.select(pl.col("n").sum().alias("examples"))
+        else profiles.select(pl.col("n").sum().alias(examples))
     )
     if per_class is not None and "class" in per_class.columns and all(k in per_class.columns for k in keys):
-        classes = (
+        counted = (
             per_class.group_by([named(k) for k in keys], maintain_order=True).agg(
-                pl.col("class").n_unique().alias("classes")
+                pl.col("class").n_unique().alias(classes)
             )
             if keys
-            else per_class.select(pl.col("class").n_unique().alias("classes"))
+            else per_class.select(pl.col("class").n_unique().alias(classes))
         )
         shape = (
-            shape.join(classes, on=[named(k) for k in keys], how="left", nulls_equal=True)
+            shape.join(counted, on=[named(k) for k in keys], how="left", nulls_equal=True)
             if keys
-            else pl.concat([shape, classes], how="horizontal")
+            else pl.concat([shape, counted], how="horizontal")
         )
     return cast(
         "pl.DataFrame | None",

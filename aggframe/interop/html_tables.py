@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from aggframe._columns import PREFIX
-from aggframe.interop.charts.frames import _text
+from aggframe.interop.charts.frames import _displayable, _text
 from aggframe.interop.layout import named
 
 _COUNTS = frozenset({"support", "examples", "tp", "fp", "fn", "tn"})  # float counts, shown whole
@@ -34,6 +34,7 @@ def gt_table(
     ``<name> value`` column shows ``value [<name> ci_low, <name> ci_high]`` under the title
     ``<name>``.
     """
+    df = _displayable(df)
     counts = [c for c, t in df.schema.items() if t.is_float() and c in _COUNTS]
     values = [c for c, t in df.schema.items() if t.is_float() and c != group and c not in _COUNTS]
     shown = df.with_columns(

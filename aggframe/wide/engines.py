@@ -18,6 +18,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import PREFIX
+from aggframe.exceptions import InvalidValueError
 
 __all__ = [
     "DistinctCheck",
@@ -312,13 +313,35 @@ def lookup_declared(
     return cast("nw.LazyFrame[Any]", nw.from_native(native.with_columns(pl.col(flag).fill_null(1))))
 
 
+def _refuse_case_twins(native: Any, columns: Sequence[str], used: Any) -> None:
+    """Spark resolves names case-insensitively (unless ``spark.sql.caseSensitive``): a column read
+    next to another that differs only in case was Spark's AMBIGUOUS_REFERENCE, worded as a source
+    that could not be read. Refused by name."""
+    try:
+        sensitive = str(native.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    except Exception:  # a session that cannot say: Spark's default
+        sensitive = False
+    if sensitive:
+        return
+    for name in used:
+        twins = [c for c in columns if c != name and c.lower() == name.lower()]
+        if twins:
+            msg = (
+                f"the frame has columns {name!r} and {twins[0]!r}, which Spark reads as one name "
+                "(spark.sql.caseSensitive is false); rename one of them first, or set "
+                "spark.sql.caseSensitive=true"
+            )
+            raise InvalidValueError(msg)
+
+
 def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     """``select`` of the user's columns under private names: ``{private: user}``, any user name.
 
     A user's name is never read as a pattern or a qualified name: Polars picks
-    each column by position (``nth``: ``*`` and ``^x$`` stay names), DuckDB and
-    Spark by a quoted identifier (``"..."``, `` `...` ``), other engines by
-    Narwhals' ``nth``.
+    each column by position (``nth``: ``*`` and ``^x$`` stay names), DuckDB by
+    position too (``#n``: it matches names case-insensitively), Spark by a quoted
+    identifier (`` `...` ``; a column that differs from a read one only in case is
+    refused unless ``spark.sql.caseSensitive``), other engines by Narwhals' ``nth``.
     """
     columns = list(frame.collect_schema().names())
     native = nw.to_native(frame)
@@ -328,13 +351,17 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     if _engine(frame) is nw.Implementation.DUCKDB:
         import duckdb
 
-        quoted = [duckdb.SQLExpression('"' + u.replace('"', '""') + '"').alias(p) for p, u in names.items()]
-        return cast("Frame", nw.from_native(native.select(*quoted)))
+        # by position (``#n``): DuckDB matches even a quoted name case-insensitively, so "y_true"
+        # read a column "Y_true" before it (another column's values, silently)
+        position = {c: i for i, c in enumerate(columns)}
+        chosen = [duckdb.SQLExpression(f"#{position[u] + 1}").alias(p) for p, u in names.items()]
+        return cast("Frame", nw.from_native(native.select(*chosen)))
     if _engine(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
         if _engine(frame) is nw.Implementation.PYSPARK_CONNECT:
             from pyspark.sql.connect import functions as F
         else:
             from pyspark.sql import functions as F  # type: ignore[no-redef]
+        _refuse_case_twins(native, columns, names.values())
         quoted_cols = [F.col("`" + u.replace("`", "``") + "`").alias(p) for p, u in names.items()]
         return cast("Frame", nw.from_native(native.select(*quoted_cols)))
     position = {c: i for i, c in enumerate(columns)}

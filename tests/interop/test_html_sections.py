@@ -103,3 +103,23 @@ def test_chart_and_report_arguments_are_checked() -> None:
     ):
         with pytest.raises(af.OptionError):
             call()
+
+
+@pytest.mark.parametrize("name", ["group", "examples", "classes", "f1", "micro", "__af_group"])
+def test_a_key_named_like_a_column_of_the_report_tables(name: str) -> None:
+    """by="group" (the tables' label column), "examples"/"classes" (the shape table's counts) or a
+    wide column's name ("f1" per class, "micro" in the results) raised a raw Polars error (on the
+    command line "input error: could not read the input") or wide()'s "use separator=", which
+    html_report does not take."""
+    frame = PAIRED.with_columns(pl.Series(name, ["null", None, "a"] * 4)).drop("example")
+    pr = af.from_labels(frame)
+    page = af.html_report(pr, "f1", ["micro", "macro"], by=name)
+    assert "not available" not in page
+    report = pr.evaluate("f1", ["micro", "macro"], by=name)
+    for value in report["value"]:
+        assert f"{value:.4f}" in page
+    per_class = pr.per_class("f1", by=name)
+    for value in per_class["value"].drop_nulls().drop_nans():
+        assert f"{value:.4f}" in page
+    assert page.count("<td") >= 2 * (report.height + per_class.height)
+    assert "Examples and classes per group" in page

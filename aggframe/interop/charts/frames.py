@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from aggframe._columns import key_text
 from aggframe.exceptions import ColumnNotFoundError, OptionError
 from aggframe.interop.layout import named
 
@@ -46,11 +47,20 @@ def _as_list(value: str | Sequence[str] | None) -> list[str] | None:
     return [value] if isinstance(value, str) else list(value)
 
 
+def _displayable(df: pl.DataFrame) -> pl.DataFrame:
+    """Key columns of a type Polars does not cast to text (Duration, bytes, List, Array, Struct)
+    as text (:func:`~aggframe._columns.key_text`): labels are text, and those were raw errors."""
+    odd = {
+        c: t for c, t in df.schema.items() if isinstance(t, pl.Duration) or t == pl.Binary or t.is_nested()
+    }
+    return df.with_columns(key_text(named(c), t).alias(c) for c, t in odd.items()) if odd else df
+
+
 def _frame(report: Any, what: str) -> pl.DataFrame:
     if isinstance(report, pl.LazyFrame):
-        return report.collect()
+        return _displayable(report.collect())
     if isinstance(report, pl.DataFrame):
-        return report
+        return _displayable(report)
     msg = f"{what} takes a tidy Polars frame from aggframe (evaluate, per_class, ...), got {type(report).__name__}"
     raise OptionError(msg)
 
