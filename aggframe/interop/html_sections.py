@@ -164,7 +164,7 @@ def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
                 continue
         except (AggframeError, TypeError, NotImplementedError) as exc:
             page.note(
-                f"{what} are not available: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                f"{what}: not available ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})."
             )
             continue
         lines = frame.select(

@@ -123,3 +123,22 @@ def test_a_key_named_like_a_column_of_the_report_tables(name: str) -> None:
         assert f"{value:.4f}" in page
     assert page.count("<td") >= 2 * (report.height + per_class.height)
     assert "Examples and classes per group" in page
+
+
+def test_a_score_chart_left_out_says_so_in_a_sentence() -> None:
+    """A by-column named like a calibration column ("bin") leaves the reliability diagram out; the
+    note read "Reliability diagram are not available: ..." (the section's name, plural verb)."""
+    scores = pl.DataFrame(
+        {
+            "bin": ["a"] * 8 + ["b"] * 8,
+            "example": [0, 0, 1, 1, 2, 2, 3, 3] * 2,
+            "class": [0, 1] * 8,
+            "score": [0.8, 0.2, 0.3, 0.7, 0.6, 0.4, 0.1, 0.9] * 2,
+            "y": [1, 0, 0, 1, 0, 1, 0, 1] * 2,
+        }
+    )
+    page = af.html_report(af.from_scores(scores, decision="argmax"), "f1", "macro", by="bin")
+    assert "Reliability diagram: not available (" in page
+    assert "are not available" not in page.replace("Per-class values are not available", "").replace(
+        "Diagnostics are not available", ""
+    )
