@@ -333,7 +333,9 @@ def write_html_report(
         ``"svg"``: charts as inline SVG; ``"vega"``: drawn in the browser by the Vega JavaScript
         inlined in the file.
     max_classes
-        Per-class tables and charts are left out above this many classes.
+        Per-class tables and charts are left out above this many classes. The per-class
+        charts are also left out above 12 group panels (the table stays), as are the
+        score charts above 12 panels or 12 lines; a note says which and where the values are.
     command
         The command line, shown under the title.
     seed
@@ -401,7 +403,9 @@ def html_report(
     charts
         ``"svg"`` (inline SVG, no script) or ``"vega"`` (Vega JavaScript inlined, tooltips).
     max_classes
-        Per-class tables and charts are left out above this many classes.
+        Per-class tables and charts are left out above this many classes. The per-class
+        charts are also left out above 12 group panels (the table stays), as are the
+        score charts above 12 panels or 12 lines; a note says which and where the values are.
     n_boot, level, seed, cluster
         Bootstrap intervals, as in ``Predictions.evaluate`` (default: none).
 
