@@ -31,7 +31,7 @@ from aggframe.intake.checks import check_groupable
 from aggframe.intake.source import FRAME, Origin, reading
 from aggframe.tables.cells import CellTables
 from aggframe.tables.universe import universe_frame
-from aggframe.wide.engines import project_columns, to_polars
+from aggframe.wide.engines import collect_polars, project_columns, to_polars
 from aggframe.wide.keys import keyed, row_keys
 
 __all__ = ["Form", "Kind", "Projection", "Source"]
@@ -147,7 +147,7 @@ class Source(ABC):
         native = nw.to_native(self.frame)
         if isinstance(native, pl.LazyFrame):
             return native.collect_schema()
-        return pl.Schema(self.frame.head(0).collect(backend="polars").to_native().schema)
+        return pl.Schema(collect_polars(self.frame.head(0)).schema)
 
     def class_dtype(self) -> pl.DataType:
         return self.polars_schema()[self.class_column()]

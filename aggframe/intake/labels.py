@@ -33,7 +33,7 @@ from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
 from aggframe.tables.universe import exact_classes
-from aggframe.wide.engines import to_polars
+from aggframe.wide.engines import collect_polars, to_polars
 from aggframe.wide.labels import PAIRS_UP_TO, LabelRoles, label_boot_grains, label_grains
 
 __all__ = ["LabelSource", "label_source"]
@@ -65,10 +65,7 @@ class LabelSource(Source):
             return pl.Float64() if self.cast == nw.Float64 else pl.Int64()
         # a column of nulls read as the other's type (any type): ask the engine for it
         col = self.class_column()
-        empty: pl.DataFrame = (
-            self.frame.select(nw.col(col).cast(self.cast)).head(0).collect(backend="polars").to_native()
-        )
-        return empty.schema[col]
+        return collect_polars(self.frame.select(nw.col(col).cast(self.cast)).head(0)).schema[col]
 
     @property
     def binary(self) -> bool:

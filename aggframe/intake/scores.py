@@ -55,7 +55,7 @@ from aggframe.intake.checks import enum_categories
 from aggframe.intake.long import LongSource
 from aggframe.intake.source import reading
 from aggframe.wide.decisions import MAX_PASSES, NEGATED, best_grains, ranked
-from aggframe.wide.engines import shared
+from aggframe.wide.engines import collect_polars, shared
 from aggframe.wide.ranking import ScoreFrame
 
 __all__ = ["SCORE", "ScoreSource", "Scored", "polars_dtype"]
@@ -69,8 +69,7 @@ def polars_dtype(lf: nw.LazyFrame[Any], column: str) -> pl.DataType:
     native = nw.to_native(lf)
     if isinstance(native, pl.LazyFrame):
         return native.collect_schema()[column]
-    schema: pl.Schema = lf.select(column).head(0).collect(backend="polars").to_native().schema
-    return schema[column]
+    return collect_polars(lf.select(column).head(0)).schema[column]
 
 
 # ---------------------------------------------------------------------------

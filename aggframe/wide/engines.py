@@ -23,6 +23,7 @@ from aggframe.exceptions import InvalidValueError
 __all__ = [
     "DistinctCheck",
     "Frame",
+    "collect_polars",
     "distinct_classes",
     "lookup_declared",
     "shared",
@@ -62,7 +63,7 @@ def shared_small(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
     """
     if isinstance(nw.to_native(lf), pl.LazyFrame):
         return shared(lf)
-    return cast("nw.LazyFrame[Any]", nw.from_native(lf.collect(backend="polars").to_native().lazy()))
+    return nw.from_native(collect_polars(lf).lazy())
 
 
 #: bit words of the Polars duplicate check when the class count is not known
@@ -267,7 +268,32 @@ def to_polars(lf: nw.LazyFrame[Any]) -> pl.LazyFrame:
     native = nw.to_native(lf)
     if isinstance(native, pl.LazyFrame):
         return native
-    return pl.LazyFrame(lf.collect(backend="polars").to_native())
+    return collect_polars(lf).lazy()
+
+
+def collect_polars(lf: nw.LazyFrame[Any]) -> pl.DataFrame:
+    """Collect another engine's frame into Polars, its Enum columns Enums again (:func:`_enums`)."""
+    return _with_enums(lf.collect(backend="polars").to_native(), _enums(lf))
+
+
+def _enums(lf: nw.LazyFrame[Any]) -> dict[str, pl.Enum]:
+    """The Enum columns of a DuckDB frame: an ``ENUM`` crosses Arrow as a dictionary, which Polars
+    reads as ``Categorical`` (no declared order: keys and classes came out in text order, where a
+    Polars ``Enum`` keeps its own). Spark has no Enum type, and its schema may cost a round trip."""
+    if _engine(lf) is not nw.Implementation.DUCKDB:
+        return {}
+    return {
+        name: pl.Enum([str(c) for c in dtype.categories])
+        for name, dtype in lf.collect_schema().items()
+        if isinstance(dtype, nw.Enum)
+    }
+
+
+def _with_enums(df: pl.DataFrame, enums: dict[str, pl.Enum]) -> pl.DataFrame:
+    """``df`` with the columns of ``enums`` cast to them (their values are the categories' own)."""
+    if not enums:
+        return df
+    return df.with_columns(pl.col(name).cast(pl.String).cast(enum) for name, enum in enums.items())
 
 
 #: Column tagging each grain's rows in the one engine query of :func:`to_polars_all`.
@@ -293,7 +319,10 @@ def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
     ]
     stacked = nw.concat(tagged, how="diagonal").collect(backend="polars").to_native()
     return [
-        stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in names[i]).lazy()
+        _with_enums(
+            stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in names[i]),
+            _enums(f),
+        ).lazy()
         if i in names
         else to_polars(f)
         for i, f in enumerate(frames)

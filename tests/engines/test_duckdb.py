@@ -156,6 +156,49 @@ def test_a_duckdb_enum_declares_the_universe_and_its_order(con) -> None:  # type
     )
 
 
+def test_duckdb_enum_keys_and_classes_keep_their_type_and_order(con) -> None:  # type: ignore[no-untyped-def]
+    """DuckDB ENUM by-keys and classes came back as Categorical, in text order (x, y, null; per class
+    a, b, c), where the same Polars Enum frame gives Enums in declared order (y, x, null; c, b, a)."""
+    df = pl.DataFrame(
+        {
+            "k": ["y", "x", None, "z", "y", "x", None, "z"] * 2,
+            "yt": ["b", "a", "c", "a", "b", "c", "a", "b"] * 2,
+            "yp": ["b", "a", "a", "c", "b", "c", "b", "b"] * 2,
+        }
+    )
+    con.register("enums", df.to_arrow())
+    rel = con.sql(
+        "select k::ENUM('y','x','z') as k, yt::ENUM('c','b','a') as yt, yp::ENUM('c','b','a') as yp from enums"
+    )
+    polars = df.with_columns(
+        pl.col("k").cast(pl.Enum(["y", "x", "z"])), pl.col("yt", "yp").cast(pl.Enum(["c", "b", "a"]))
+    )
+    duck, want = (af.from_labels(f, y_true="yt", y_pred="yp") for f in (rel, polars))
+    got = duck.evaluate("f1", ["micro", "macro"], by="k")
+    assert got.schema["k"] == pl.Enum(["y", "x", "z"])
+    assert_frame_equal(got, want.evaluate("f1", ["micro", "macro"], by="k"))
+    assert_frame_equal(duck.per_class("f1", by="k"), want.per_class("f1", by="k"))
+    long = pl.DataFrame(
+        {
+            "k": ["y", "x", None] * 4,
+            "example": list(range(12)),
+            "class": ["c", "a", "b"] * 4,
+            "y": [1, 0, 1] * 4,
+            "p": [1, 1, 0] * 4,
+        }
+    )
+    con.register("enum_long", long.to_arrow())
+    lrel = con.sql(
+        "select k::ENUM('y','x') as k, example, class::ENUM('c','b','a') as class, y, p from enum_long"
+    )
+    plong = long.with_columns(
+        pl.col("k").cast(pl.Enum(["y", "x"])), pl.col("class").cast(pl.Enum(["c", "b", "a"]))
+    )
+    assert_frame_equal(
+        af.from_long(lrel).per_class("recall", by="k"), af.from_long(plong).per_class("recall", by="k")
+    )
+
+
 def test_128_bit_labels_beyond_int64_are_refused_by_name(con) -> None:  # type: ignore[no-untyped-def]
     """An Int128 (DuckDB HUGEINT) label beyond Int64 next to Int64 labels was "could not read the
     frame: conversion from i128 to i64 failed in column '__af_y_true'" (DuckDB: the same, as a
