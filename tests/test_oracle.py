@@ -225,6 +225,29 @@ def test_hamming_and_subset_accuracy_against_sklearn(data: tuple[np.ndarray, np.
     assert pr.subset_accuracy() == pytest.approx(skm.accuracy_score(Y, P))
 
 
+@given(indicator_matrices(masked=True))
+def test_subset_accuracy_compares_the_observed_entries(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    # "A mask restricts every operator to observed entries": an example is exactly right when
+    # its observed entries are, and one without an observed entry has no value (it was
+    # counted as exactly right: 0.75 where the one observed example is wrong)
+    Y, P, mask = data
+    observed = (mask == 1).any(axis=1)
+    exact = ((Y == P) | (mask == 0)).all(axis=1)
+    expected = exact[observed].mean() if observed.any() else np.nan
+    assert af.from_indicator(Y, P, mask=mask).subset_accuracy() == pytest.approx(expected, nan_ok=True)
+
+
+def test_aggmetrics_subset_accuracy_reads_masked_entries() -> None:
+    # aggmetrics 0.2.0 is wrong here: its subset accuracy compares the unobserved entries too
+    Y, P, mask = np.array([[1.0, 0.0]]), np.array([[1.0, 1.0]]), np.array([[1.0, 0.0]])
+    assert af.from_indicator(Y, P, mask=mask).subset_accuracy() == 1.0
+    assert am.IndicatorMatrix(Y, P, task="multilabel", mask=mask).subset_accuracy() == 0.0
+    # without the unobserved column both read the one observed entry
+    assert am.IndicatorMatrix(Y[:, :1], P[:, :1], task="multilabel").subset_accuracy() == 1.0
+
+
 # -- worked numbers of the reference documents --------------------------------------------
 
 
