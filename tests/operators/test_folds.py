@@ -107,14 +107,20 @@ def test_pooled_is_the_union_and_the_denominator_weighted_fold_average(
     union = af.from_labels(frame, n_classes=m)
     pooled = pr.evaluate(MEASURES, OPERATORS, pooling="pooled").drop("fold", "pooling")
     assert_frame_equal(pooled, union.evaluate(MEASURES, OPERATORS), abs_tol=1e-12)
-    # Theorem 1 over folds (micro precision: denominator tp + fp per fold)
-    per_fold = pr.cells("pooled")
-    den = (per_fold["tp"] + per_fold["fp"]).to_numpy()
-    values = per_fold["tp"].to_numpy() / np.where(den > 0, den, 1)
-    ok = den > 0
-    if ok.any():
-        expected = np.sum(den[ok] * values[ok]) / np.sum(den[ok])
-        assert pr.compute("precision", "micro") == pytest.approx(expected)
+    # Theorem 1 over folds, every decomposable measure: pooled micro is the mean of the fold
+    # values weighted by the fold denominators
+    per_fold = pr.cells("pooled").select("tp", "fp", "fn", "tn").to_numpy()
+    for name in af.list_measures(decomposable=True):
+        measure = af.get_measure(name)
+        den = np.array([measure.denominator(c) for c in per_fold])
+        values = np.asarray(measure(*per_fold.T), dtype=float)
+        ok = den > 0
+        pooled_value = pr.compute(name, "micro")
+        if ok.any():
+            expected = np.sum(den[ok] * values[ok]) / np.sum(den[ok])
+            assert pooled_value == pytest.approx(expected, rel=1e-12), name
+        else:
+            assert np.isnan(pooled_value), name
     # Corollary 1: micro recall on single-label data is accuracy, whose denominator
     # is the fold size: pooled and averaged coincide
     assert pr.compute("recall", "micro", pooling="averaged") == pytest.approx(pr.compute("recall", "micro"))
