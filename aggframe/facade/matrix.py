@@ -30,13 +30,24 @@ class MatrixMethods(PredictionsBase):
     """The tidy confusion matrix, its counts and NumPy form, and subset accuracy."""
 
     def subset_accuracy(self) -> float:
-        """Share of examples whose predicted label set is exactly right (all entries)."""
+        """Share of examples whose predicted label set is exactly right (every observed entry).
+
+        With a mask only the observed entries are compared, and an example without
+        any observed entry has no subset accuracy: it is left out (NaN when no
+        example has an observed entry). aggmetrics 0.2.0 compares every entry,
+        masked or not.
+        """
         if self.source.soft:
             msg = "subset accuracy needs crisp labels; these predictions are soft (a t-norm was given)"
             raise OptionError(msg)
         prof = self.cell_tables().profiles
-        exact = pl.col("fp") + pl.col("fn") == 0
-        return float(prof.select(pl.col("n").filter(exact).sum() / pl.col("n").sum()).collect().item())
+        observed = pl.sum_horizontal("tp", "fp", "fn", "tn") > 0
+        exact = observed & (pl.col("fp") + pl.col("fn") == 0)
+        n_observed = pl.col("n").filter(observed).sum()
+        share = (
+            pl.when(n_observed > 0).then(pl.col("n").filter(exact).sum() / n_observed).otherwise(float("nan"))
+        )
+        return float(prof.select(share).collect().item())
 
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
         """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n`` (pairs with n > 0).

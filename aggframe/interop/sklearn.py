@@ -77,7 +77,7 @@ binary ``roc_auc_score(y, s)``,                 ``"auroc"``, ``"average_precisio
 ``average_precision_score``, ``log_loss``,      ``"log_loss"``, ``"brier"`` on
 ``brier_score_loss``                            ``from_scores(frame, class_=None)``
 ``average_precision_score(Y, P, average=a)``    ``"average_precision"``, ``a``
-``label_ranking_average_precision_score``       ``"average_precision"``, ``"exemplar"``
+``label_ranking_average_precision_score``       ``"average_precision"``, ``"exemplar"``, ``"one"``
 ``log_loss(y, P)``, ``brier_score_loss(y, P)``  ``"log_loss"``, ``"brier"``, ``"multiclass"``
 ``roc_curve`` (``drop_intermediate=False``),    ``Predictions.curve("roc")``, ``curve("pr")``
 ``precision_recall_curve``                      (one class's rows)

@@ -190,7 +190,8 @@ def _declared_examples(
     """Group sizes from the declared examples, and the unlogged examples per group (keys, n).
 
     Declared ids are checked (no nulls, no repeats within a group; a count must
-    cover the examples seen); every example with rows is among them (checked on the
+    cover the examples seen; no rows and no declared example is empty input); every
+    example with rows is among them (checked on the
     per-example table, see :func:`~aggframe.wide.long.long_grains`).
     """
     if isinstance(examples, int):
@@ -231,6 +232,9 @@ def _declared_examples(
                 f"({r['n_examples']} examples have rows in column {column!r})"
             )
             raise InvalidValueError(msg)
+        if int(frame["_D"].sum()) == 0:
+            msg = "the predictions frame has no rows and examples= declares none"
+            raise EmptyInputError(msg)
         return frame
 
     both = both.map_batches(check).cache()
@@ -340,7 +344,8 @@ def _check_groups(
 ) -> None:
     """The checks on the per-group counts of the wide step (one row per group), in the order they report.
 
-    Empty input, nulls (examples, classes, role values), undeclared examples,
+    Empty input (unless examples are declared: then a frame without rows is every
+    declared example all-negative), nulls (examples, classes, role values), undeclared examples,
     duplicate entries, values outside [0, 1], soft values where none may be, and
     classes outside a declared universe; which of the refused values or classes a
     group's flag count stands for is counted on the source (:func:`value_stats`),
@@ -353,7 +358,7 @@ def _check_groups(
     def total(col: str) -> int:
         return int(counts[col].sum()) if col in counts.columns else 0
 
-    if counts.height == 0 or total("n_examples") == 0:
+    if examples is None and (counts.height == 0 or total("n_examples") == 0):
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [

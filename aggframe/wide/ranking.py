@@ -75,12 +75,15 @@ the example (ties as scikit-learn: ``R_j = |{k: s_k >= s_j}|``):
 ``log_loss``, ``brier``:
     the mean over the example's entries of the binary entry loss.
 
-An example without a positive entry, or (for AUROC and LRAP) with only positive
-entries, is **undefined**: null, counted in ``n_undefined``, resolved by the
-caller's convention. scikit-learn's LRAP scores such examples 1, so convention
-``one`` reproduces it (its samples-AUROC raises, so ``exclude`` matches it on the
-examples it accepts; its samples-AP scores an example without positives 0 and one
-with only positives 1, so LRAP with ``one`` differs from it exactly there).
+An example without a positive entry, or (for AUROC) with only positive entries, is
+**undefined**: null, counted in ``n_undefined``, resolved by the caller's
+convention. An example with only positive entries has LRAP 1 (every positive is
+ranked above no negative), as a class without negatives has average precision 1.
+scikit-learn's LRAP scores an example without positives 1, so convention ``one``
+reproduces it; its samples-AP scores it 0, so ``zero`` reproduces that, and
+``exclude`` equals samples-AP on the examples with a positive; its samples-AUROC
+raises on an example without positives or negatives, so ``exclude`` matches it on
+the examples it accepts.
 """
 
 from __future__ import annotations
@@ -373,7 +376,7 @@ def example_stats(
     ranked = (P > 0) & (P < M)
     values = {
         "auroc": nw.when(ranked).then((nw.col("_ranks") - P * (P + 1.0) / 2.0) / (P * (M - P))),
-        "average_precision": nw.when(ranked).then(nw.col("_lrap") / P),
+        "average_precision": nw.when(P > 0).then(nw.col("_lrap") / P),
         "log_loss": nw.col("_ll") / M,
         "brier": nw.col("_br") / M,
     }
@@ -487,23 +490,31 @@ def calibration_sums(
 def row_example_stats(lf: Frame, keys: Sequence[str], *, score: str, y: str, logits: bool = False) -> Frame:
     """:func:`example_stats` when every row is one example with one entry (the binary layout).
 
-    An example with one entry has no ranking (AUROC and LRAP undefined: it has
-    no positive or only positives); its losses are the entry's.
+    An example with one entry has no ranking: AUROC is undefined (it has no positive
+    or only positives), LRAP is 1 on a positive entry and undefined on a negative one;
+    its losses are the entry's.
     """
     yv = nw.col(y).cast(nw.Int64)
     terms = entry_sums(nw.col(score), yv, logits=logits)
-    rows = lf.select(*keys, (terms[1] + terms[2]).alias("_ll"), (terms[3] + terms[4]).alias("_br"))
+    rows = lf.select(
+        *keys, (terms[1] + terms[2]).alias("_ll"), (terms[3] + terms[4]).alias("_br"), yv.alias("_y")
+    )
     aggs = [
         nw.len().cast(nw.Int64).alias("n_examples"),
+        nw.col("_y").sum().cast(nw.Int64).alias("_pos"),
         nw.col("_ll").sum().alias("log_loss_sum"),
         nw.col("_br").sum().alias("brier_sum"),
     ]
     n = nw.col("n_examples")
-    return _per_keys(rows, keys, aggs).with_columns(
-        (n * 0).alias("auroc_n"),
-        (nw.col("log_loss_sum") * 0.0).alias("auroc_sum"),
-        (n * 0).alias("average_precision_n"),
-        (nw.col("log_loss_sum") * 0.0).alias("average_precision_sum"),
-        n.alias("log_loss_n"),
-        n.alias("brier_n"),
+    return (
+        _per_keys(rows, keys, aggs)
+        .with_columns(
+            (n * 0).alias("auroc_n"),
+            (nw.col("log_loss_sum") * 0.0).alias("auroc_sum"),
+            nw.col("_pos").alias("average_precision_n"),
+            nw.col("_pos").cast(nw.Float64).alias("average_precision_sum"),
+            n.alias("log_loss_n"),
+            n.alias("brier_n"),
+        )
+        .drop("_pos")
     )

@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe import ColumnNotFoundError, DuplicateEntryError, InvalidValueError, NullValueError, OptionError
+from aggframe import (
+    ColumnNotFoundError,
+    DuplicateEntryError,
+    EmptyInputError,
+    InvalidValueError,
+    NullValueError,
+    OptionError,
+)
 
 MEASURES = ["f1", "recall", "precision", "specificity", "mcc"]
 OPS = ["micro", "macro", "weighted", "exemplar"]
@@ -51,8 +58,7 @@ def sparse_logs(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, int]:
 @given(sparse_logs())
 def test_declared_examples_equal_the_dense_frame(data: tuple[pl.DataFrame, pl.DataFrame, int]) -> None:
     dense, sparse, m = data
-    if sparse.height == 0:
-        return  # nothing logged: nothing to evaluate
+    # nothing logged at all (sparse.height == 0) is every declared example all-negative too
     expected = af.from_long(dense, n_classes=m).evaluate(MEASURES, OPS, convention=CONVENTIONS)
     by_count = af.from_long(sparse, n_classes=m, examples=dense["example"].n_unique())
     assert_frame_equal(by_count.evaluate(MEASURES, OPS, convention=CONVENTIONS), expected, abs_tol=1e-12)
@@ -89,8 +95,35 @@ def test_declared_examples_errors() -> None:
         af.from_long(sparse, n_classes=2, examples=pl.DataFrame({"example": [0, 1, 2, None]})).evaluate("f1")
     with pytest.raises(OptionError, match="positive count"):
         af.from_long(sparse, n_classes=2, examples=0)
+    with pytest.raises(EmptyInputError, match="no rows and examples= declares none"):
+        af.from_long(sparse[:0], n_classes=2, examples=sparse[:0].select("example")).evaluate("f1")
     with pytest.raises(OptionError, match="needs a Polars source"):
         af.from_long(duckdb.from_arrow(sparse.to_arrow()), n_classes=2, examples=sparse.select("example"))
+
+
+def test_declared_examples_without_any_row_are_all_negative() -> None:
+    # a log of positives on a day with none: no rows at all, every declared example a true
+    # negative in every class (the rows-less groups of a by-group were evaluated; the whole
+    # frame was refused as "no rows")
+    empty = pl.DataFrame(
+        schema={"g": pl.String, "example": pl.Int64, "class": pl.Int64, "y": pl.Int64, "p": pl.Int64}
+    )
+    dense = pl.DataFrame({"g": ["a", "a", "a", "b"], "example": [0, 1, 2, 3], "y": [0] * 4, "p": [0] * 4})
+    dense = dense.join(pl.DataFrame({"class": [0, 1]}), how="cross")
+    expected = af.from_long(dense, n_classes=2).evaluate(MEASURES, OPS, convention=CONVENTIONS)
+    for examples in (4, dense.select("g", "example").unique()):
+        got = af.from_long(empty, n_classes=2, examples=examples).evaluate(
+            MEASURES, OPS, convention=CONVENTIONS
+        )
+        assert_frame_equal(got, expected)
+    ids = dense.select("g", "example").unique()
+    by_g = af.from_long(empty, n_classes=2, examples=ids).evaluate(
+        MEASURES, OPS, by="g", convention=CONVENTIONS
+    )
+    dense_by_g = af.from_long(dense, n_classes=2).evaluate(MEASURES, OPS, by="g", convention=CONVENTIONS)
+    assert_frame_equal(by_g, dense_by_g)
+    with pytest.raises(EmptyInputError, match="no rows"):
+        af.from_long(empty, n_classes=2).evaluate("f1")
 
 
 def test_a_declared_example_count_works_on_duckdb() -> None:

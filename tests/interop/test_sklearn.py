@@ -162,6 +162,26 @@ def test_rows_zero_division(
         assert [g for g, _ in pairs] == pytest.approx([e for _, e in pairs], abs=1e-12, nan_ok=True), average
 
 
+@pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
+@pytest.mark.parametrize(("zero_division", "convention"), [(0.0, "zero"), (1.0, "one"), (np.nan, "exclude")])
+@FEW
+@given(data=indicator_matrices(max_n=8, max_m=4))
+def test_rows_zero_division_of_indicator_matrices(
+    zero_division: float, convention: str, data: tuple[np.ndarray, np.ndarray, None]
+) -> None:
+    # multilabel: every average, samples included, and the weighted average of labels
+    # without support (scikit-learn then averages uniformly too)
+    Y, P, _ = data
+    if Y.shape[1] == 1:
+        return  # scikit-learn does not read one column as multilabel
+    averages = {"micro": "micro", "macro": "macro", "weighted": "weighted", "samples": "exemplar"}
+    got = ours_by_operator(af.from_indicator(Y, P), list(averages.values()), convention)
+    for average, operator in averages.items():
+        expected = sklearn_prf(Y, P, average, zero_division)
+        pairs = [(g, e) for g, e in zip(got[operator], expected, strict=True) if e is not None]
+        assert [g for g, _ in pairs] == pytest.approx([e for _, e in pairs], abs=1e-12, nan_ok=True), average
+
+
 @FEW
 @given(data=label_arrays(max_n=12))
 def test_row_zero_division_warn_is_zero(data: tuple[np.ndarray, np.ndarray, int]) -> None:

@@ -64,6 +64,77 @@ def test_theorem_2_micro_collapse_on_single_label_data(data: tuple[np.ndarray, n
     assert pr.compute("recall", "weighted") == pytest.approx(acc)
 
 
+#: each measure with its complement: M = 1 - C wherever either is defined
+COMPLEMENTS = (
+    ("recall", "fnr"),
+    ("specificity", "fpr"),
+    ("precision", "fdr"),
+    ("npv", "for"),
+    ("label_accuracy", "error_rate"),
+)
+#: what each convention becomes for the complement: filling with 0 is filling it with 1
+MIRROR = {"exclude": "exclude", "nan": "nan", "zero": "one", "one": "zero"}
+
+
+@given(indicator_matrices(masked=True))
+def test_complements_mirror_the_conventions(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    # M and 1 - M are undefined on the same entries, so every operator's average of M is one
+    # minus its average of the complement under the mirrored convention; and Youden's J is
+    # 2 BA - 1 entry by entry (both undefined where recall or specificity is)
+    Y, P, mask = data
+    names = [name for pair in COMPLEMENTS for name in pair]
+    out = af.from_indicator(Y, P, mask=mask).evaluate(
+        [*names, "informedness", "balanced_accuracy"], OPERATORS, convention=list(CONVENTIONS)
+    )
+    v = {(r["measure"], r["operator"], r["convention"]): r["value"] for r in out.iter_rows(named=True)}
+    for op in OPERATORS:
+        for conv, mirror in MIRROR.items():
+            for m, c in COMPLEMENTS:
+                assert v[m, op, conv] == pytest.approx(1 - v[c, op, mirror], abs=1e-12, nan_ok=True), (
+                    m,
+                    op,
+                    conv,
+                )
+        for conv in ("exclude", "nan"):
+            j, ba = v["informedness", op, conv], v["balanced_accuracy", op, conv]
+            assert j == pytest.approx(2 * ba - 1, abs=1e-12, nan_ok=True), (op, conv)
+
+
+@given(indicator_matrices(masked=True))
+def test_micro_f_beta_and_jaccard_from_micro_precision_and_recall(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    # the pooled entry is one entry: F-beta is the weighted harmonic mean of its precision
+    # and recall, Fowlkes-Mallows their geometric mean, Jaccard = F1 / (2 - F1)
+    Y, P, mask = data
+    out = af.from_indicator(Y, P, mask=mask).evaluate(
+        ["precision", "recall", "f1", "f2", "f0.5", "fowlkes_mallows", "jaccard"], "micro"
+    )
+    p, r, f1, f2, f05, fm, jac = out["value"].to_list()
+    if np.isnan(f1):
+        assert np.isnan(jac)
+    else:
+        assert jac == pytest.approx(f1 / (2 - f1), abs=1e-12)
+    if np.isnan(p) or np.isnan(r) or p + r == 0:
+        return
+    for beta, f in ((1.0, f1), (2.0, f2), (0.5, f05)):
+        assert f == pytest.approx((1 + beta**2) * p * r / (beta**2 * p + r), abs=1e-12), beta
+    assert fm == pytest.approx(np.sqrt(p * r), abs=1e-12)
+
+
+@given(label_arrays())
+def test_exemplar_on_single_label_data_is_accuracy(data: tuple[np.ndarray, np.ndarray, int]) -> None:
+    # "on single-label data each example is either right or wrong": right is (1, 0, 0, m - 1),
+    # wrong is (0, 1, 1, m - 2), so every measure that is 1 on the first and 0 on the second
+    # averages to accuracy, with no undefined example whatever the convention
+    yt, yp, m = data
+    pr = af.from_labels(yt, yp, n_classes=m)
+    names = ["precision", "recall", "f1", "f2", "f0.5", "jaccard", "fowlkes_mallows"]
+    out = pr.evaluate(names, "exemplar", convention=list(CONVENTIONS))
+    assert out["value"].to_list() == pytest.approx([pr.accuracy()] * out.height, abs=1e-12)
+    assert (out["n_undefined"] == 0).all()
+
+
 @pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
 @given(indicator_matrices(masked=True))
 def test_conventions_are_ordered_zero_exclude_one(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:

@@ -275,19 +275,29 @@ def test_exemplar_equals_sklearn_ranking(seed: int) -> None:
     Ys[:, 3] = (np.random.default_rng(seed).random(len(Ys)) < 0.5).astype(
         np.int64
     )  # some examples all-negative
+    Ys[:5] = 1  # and some all-positive
     ex = sv.example_entries(stats(long_frame(Ys, Ss), []), [])
-    out = collect(reduce_entries([], operators=["exemplar"], conventions=["exclude", "one"], examples=ex))
+    out = collect(
+        reduce_entries([], operators=["exemplar"], conventions=["exclude", "zero", "one"], examples=ex)
+    )
     got = {(r["measure"], r["convention"]): r for r in out.iter_rows(named=True)}
-    # LRAP: scikit-learn scores an example without a positive, or all positive, 1
+    # an example without a positive has no AP: scikit-learn's LRAP scores it 1 (convention
+    # one), its samples-AP 0 (zero); one with only positives has AP 1 in both (it was undefined)
     lrap = skm.label_ranking_average_precision_score(Ys, Ss)
     assert got["average_precision", "one"]["value"] == pytest.approx(lrap, abs=1e-12)
-    ranked = (Ys.sum(1) > 0) & (Ys.sum(1) < Ys.shape[1])
-    assert got["average_precision", "exclude"]["n_undefined"] == int((~ranked).sum())
-    # on the examples it accepts, samples-AUROC and samples-AP equal the exemplar values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "No positive class found in y_true"
+        samples_ap = skm.average_precision_score(Ys, Ss, average="samples")
+    assert got["average_precision", "zero"]["value"] == pytest.approx(samples_ap, abs=1e-12)
+    positive = Ys.sum(1) > 0
+    assert got["average_precision", "exclude"]["n_undefined"] == int((~positive).sum())
+    ap = skm.average_precision_score(Ys[positive], Ss[positive], average="samples")
+    assert got["average_precision", "exclude"]["value"] == pytest.approx(ap, abs=1e-12)
+    # on the examples it accepts, samples-AUROC equals the exemplar value
+    ranked = positive & (Ys.sum(1) < Ys.shape[1])
+    assert got["auroc", "exclude"]["n_undefined"] == int((~ranked).sum())
     auc = skm.roc_auc_score(Ys[ranked], Ss[ranked], average="samples")
     assert got["auroc", "exclude"]["value"] == pytest.approx(auc, abs=1e-12)
-    ap = skm.average_precision_score(Ys[ranked], Ss[ranked], average="samples")
-    assert got["average_precision", "exclude"]["value"] == pytest.approx(ap, abs=1e-12)
     # losses: mean over examples of the mean entry loss (= micro on dense data)
     per_entry = -(Ys * np.log(np.clip(Ss, 1e-300, None)) + (1 - Ys) * np.log(np.clip(1 - Ss, 1e-300, None)))
     eps = np.finfo(float).eps

@@ -201,8 +201,13 @@ def test_binary_layout_is_the_positive_class() -> None:
         for op in ("micro", "macro", "weighted"):
             assert got[measure, op, "exclude"] == pytest.approx(value, rel=TOL, abs=TOL), (measure, op)
     ex = pr.evaluate(["auroc", "average_precision", "log_loss"], "exemplar")
-    # one entry per example: no ranking (undefined), and the entry's loss
-    assert ex["n_undefined"].to_list() == [300, 300, 0]
+    # one entry per example: no AUROC (undefined); LRAP 1 on a positive entry, undefined on
+    # a negative one (scikit-learn's LRAP of one label); and the entry's loss
+    assert ex["n_undefined"].to_list() == [300, int((y == 0).sum()), 0]
+    assert ex["value"][1] == 1.0
+    lrap = skm.label_ranking_average_precision_score(y.reshape(-1, 1), s.reshape(-1, 1))
+    ones = pr.evaluate("average_precision", "exemplar", convention="one")["value"].item()
+    assert ones == pytest.approx(lrap, abs=TOL)
     assert ex["value"][2] == pytest.approx(entry_log_loss(y, s).mean(), rel=TOL)
     assert pr.form == "labels"
     assert pr.cells("class")["class"].to_list() == [1]
@@ -217,7 +222,8 @@ def test_exemplar_is_label_ranking(seed: int) -> None:
         ["auroc", "average_precision", "log_loss", "brier"], "exemplar", convention=["exclude", "one"]
     )
     got = values(out)
-    # LRAP: scikit-learn scores an example without a positive, or all positive, 1
+    # LRAP: scikit-learn scores an example without a positive 1 (and one with only
+    # positives 1, its value)
     lrap = skm.label_ranking_average_precision_score(Y, S)
     assert got["average_precision", "exemplar", "one"] == pytest.approx(lrap, abs=TOL)
     ok = (Y.sum(1) > 0) & (Y.sum(1) < Y.shape[1])
