@@ -3,7 +3,8 @@
 A source is one or more paths (files, globs, directories of hive partitions) or a
 frame. :func:`scan` checks what is cheap to check before anything is read: a
 missing file, a glob without a match, an empty directory or one without Parquet
-files, a zero-byte file, and the Parquet footers of every file (a corrupt file,
+files, a zero-byte file, a broken symbolic link, a folder reached twice through
+links (linked partition folders are followed), and the Parquet footers of every file (a corrupt file,
 and files of one data set whose columns or types differ). Integer and float
 widths that differ between files (``Int32`` in one, ``Int64`` in another) are
 one data set: the scan reads every file at the widest type.
@@ -46,11 +47,13 @@ from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, S
 from aggframe.intake.partitions import hive_pairs, partition_dtype
 
 __all__ = [
+    "BROKEN_LINK",
     "DIRECTORY_EMPTY",
     "DIRECTORY_MIXED",
     "DIRECTORY_NO_PARQUET",
     "FILE_EMPTY",
     "FILE_NOT_FOUND",
+    "FOLDER_TWICE",
     "FRAME",
     "GLOB_NO_MATCH",
     "NOT_PARQUET",
@@ -81,6 +84,13 @@ DIRECTORY_MIXED = (
     "pass a glob such as '{path}/**/*.parquet' to read only the Parquet files"
 )
 FILE_EMPTY = "input file {path!r} is empty (0 bytes)"
+BROKEN_LINK = (
+    "{path!r} is a broken symbolic link (to {target!r}, which does not exist); its rows would be left out"
+)
+FOLDER_TWICE = (
+    "the folder {path!r} is {first!r} again (through a symbolic link, or a link loop); its files would "
+    "be read twice; give each folder once"
+)
 NOT_PARQUET = "{path!r} is not a readable Parquet file: {reason}"
 SCHEMA_COLUMNS = (
     "{path!r} {what} {columns} that {first!r} {other}; the files of one data set need the same columns"
@@ -271,14 +281,33 @@ def _unreadable(exc: OSError) -> None:
     raise SourceError(msg) from exc
 
 
+def _broken_link(path: Path) -> None:
+    """A symbolic link whose target is gone: a SourceError (it was skipped, and its rows with it)."""
+    msg = BROKEN_LINK.format(path=str(path), target=os.readlink(path))
+    raise SourceError(msg)
+
+
 def _walk(root: Path) -> Iterator[Path]:
-    """The files under ``root``; a folder that cannot be listed is a SourceError (``rglob`` and
-    ``glob`` skip it, and its partitions would be left out of the result without a word)."""
-    for folder, _, names in os.walk(root, onerror=_unreadable):
+    """The files under ``root``, through linked folders too (a partition folder may be a link).
+
+    A folder that cannot be listed, a broken link and a folder reached twice (two links to
+    it, or a link loop) are a SourceError: ``os.walk`` without ``followlinks``, ``rglob``
+    and ``glob`` skip the first two, and the rows under them would be left out of the
+    result without a word; a loop would be walked forever.
+    """
+    seen: dict[str, str] = {}
+    for folder, _, names in os.walk(root, onerror=_unreadable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            msg = FOLDER_TWICE.format(path=folder, first=seen[real])
+            raise SourceError(msg)
+        seen[real] = folder
         for name in names:
             path = Path(folder) / name
             if path.is_file():
                 yield path
+            elif path.is_symlink() and not path.exists():
+                _broken_link(path)
 
 
 def _glob_root(name: str) -> Path:
@@ -292,15 +321,18 @@ def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
     if _has_glob(name):
-        found = sorted(
-            Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True) if Path(p).is_file()
-        )
         if "**" in name:
-            # a recursive glob skips the folders it cannot list: walk them first to say so
+            # a recursive glob skips the folders it cannot list (and follows a link loop until the
+            # path is too long): walk them first to say so
             root = _glob_root(name)
             if root.is_dir():
-                for _ in os.walk(root, onerror=_unreadable):
+                for _ in _walk(root):
                     pass
+        matches = [Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True)]
+        for match in matches:
+            if match.is_symlink() and not match.exists():
+                _broken_link(match)
+        found = sorted(p for p in matches if p.is_file())
         if not found:
             msg = GLOB_NO_MATCH.format(path=name)
             raise SourceError(msg)
@@ -501,7 +533,9 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     streams the files with bounded memory. What is cheap is checked now, with a
     :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
     glob without a match, an empty directory or one without Parquet files, a
-    zero-byte file, and the footer of every Parquet file (a corrupt file; files
+    zero-byte file, a broken symbolic link, a folder reached twice through links
+    (a partition folder may be a link: it is followed), and the footer of every
+    Parquet file (a corrupt file; files
     whose columns or column types differ). Files whose integer or float widths
     differ (``Int32`` and ``Int64``) are read at the widest type.
 

@@ -68,6 +68,7 @@ from __future__ import annotations
 import glob as globbing
 import hashlib
 import json
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -82,6 +83,7 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
+    BROKEN_LINK,
     FRAME,
     Origin,
     _first_line,
@@ -412,13 +414,19 @@ def is_store(path: str | Path) -> bool:
 
 
 def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Store directories from paths and quoted globs (``"cells/*"``), in order."""
+    """Store directories from paths and quoted globs (``"cells/*"``), in order (a broken link a glob
+    matches is a StoreError: it was skipped as not a directory)."""
     items = [paths] if isinstance(paths, (str, Path)) else list(paths)
     out: list[Path] = []
     for item in items:
         name = str(item)
         if _has_glob(name):
-            found = sorted(Path(p) for p in globbing.glob(name, recursive=True) if Path(p).is_dir())
+            matches = [Path(p) for p in globbing.glob(name, recursive=True)]
+            broken = next((p for p in matches if p.is_symlink() and not p.exists()), None)
+            if broken is not None:  # skipped as not a directory, its cells would be left out
+                msg = BROKEN_LINK.format(path=str(broken), target=os.readlink(broken))
+                raise StoreError(msg)
+            found = sorted(p for p in matches if p.is_dir())
             if not found:
                 msg = STORE_NO_MATCH.format(path=name)
                 raise StoreError(msg)

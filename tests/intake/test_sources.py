@@ -354,3 +354,42 @@ def test_a_folder_that_cannot_be_listed_is_an_error(tmp_path: Path, monkeypatch:
     for path in (tmp_path, tmp_path / "**" / "*.parquet"):
         with pytest.raises(af.SourceError, match=r"cannot read the folder '.*day=2': Permission denied"):
             af.scan(path)
+
+
+def test_linked_partition_folders_and_broken_links(tmp_path: Path) -> None:
+    """A partition folder that is a symbolic link was skipped by the directory scan (os.walk does
+    not follow links): its rows were left out, exit 0. A broken link to a file was skipped by the
+    scan and by globs alike. A link back up the tree (a loop) was walked by a ``**`` glob until the
+    path was too long. Now the link is followed; the others are SourceErrors naming the path."""
+    import os
+
+    log, elsewhere = tmp_path / "log", tmp_path / "elsewhere"
+    (log / "part=1").mkdir(parents=True)
+    elsewhere.mkdir()
+    first, second = FRAME[:2400], FRAME[2400:]
+    first.write_parquet(log / "part=1" / "p.parquet")
+    second.write_parquet(elsewhere / "p.parquet")
+    os.symlink(elsewhere, log / "part=2")
+    expected = af.from_labels(pl.concat([first, second])).evaluate("f1", "macro")
+    for path in (log, str(log / "**" / "*.parquet"), str(log / "*" / "*.parquet")):
+        assert af.scan(path, hive=True).select(pl.len()).collect().item() == FRAME.height
+        assert_frame_equal(af.from_labels(path).evaluate("f1", "macro"), expected)
+    # two links to one folder (or a folder and a link to it): its files would be read twice
+    os.symlink(elsewhere, log / "part=3")
+    for path in (log, str(log / "**" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "again (through a symbolic link, or a link loop)" in source_error(exc, "part=")
+    (log / "part=3").unlink()
+    os.symlink(log, elsewhere / "back")  # part=2/back -> log: a loop
+    for path in (log, str(log / "**" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "again" in source_error(exc, log / "part=2" / "back", repr(str(log)))
+    (elsewhere / "back").unlink()
+    (log / "part=4").mkdir()
+    os.symlink(tmp_path / "gone.parquet", log / "part=4" / "p.parquet")
+    for path in (log, str(log / "**" / "*.parquet"), str(log / "*" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "is a broken symbolic link" in source_error(exc, log / "part=4" / "p.parquet", "gone.parquet")

@@ -440,3 +440,16 @@ def test_stores_of_another_layout_say_what_differs(tmp_path: Path) -> None:
         af.StoreError, match=r"has another layout .*\(by \['day', 'model'\] against \['model', 'day'\]\)"
     ):
         af.from_cells([one, two])
+
+
+def test_a_broken_link_among_globbed_stores_is_an_error(tmp_path: Path) -> None:
+    """A glob of stores skipped a broken link (not a directory): that day's cells were left out of
+    the Python API's result (the command line said the input was not found)."""
+    import os
+
+    af.from_labels(FRAME).write_cells(tmp_path / "cells" / "a", by="model")
+    os.symlink(tmp_path / "moved", tmp_path / "cells" / "b")
+    for read in (af.from_cells, af.Cells.read):
+        with pytest.raises(af.StoreError) as exc:
+            read(str(tmp_path / "cells" / "*"))
+        assert "is a broken symbolic link" in store_error(exc, tmp_path / "cells" / "b", tmp_path / "moved")
