@@ -3,9 +3,10 @@
 A source is one or more paths (files, globs, directories of hive partitions) or a
 frame. :func:`scan` checks what is cheap to check before anything is read: a
 missing file, a glob without a match, an empty directory or one without Parquet
-files, a zero-byte file, a broken symbolic link, a folder reached twice through
-links (linked partition folders are followed), and the Parquet footers of every file (a corrupt file,
-and files of one data set whose columns or types differ). Integer and float
+files, a zero-byte file, a CSV header naming a column twice, a broken symbolic
+link, a folder reached twice through links (linked partition folders are
+followed), and the Parquet footers of every file (a corrupt file, and files of
+one data set whose columns or types differ). Integer and float
 widths that differ between files (``Int32`` in one, ``Int64`` in another) are
 one data set: the scan reads every file at the widest type.
 
@@ -48,6 +49,7 @@ from aggframe.intake.partitions import hive_pairs, partition_dtype
 
 __all__ = [
     "BROKEN_LINK",
+    "CSV_REPEATED",
     "DIRECTORY_EMPTY",
     "DIRECTORY_MIXED",
     "DIRECTORY_NO_PARQUET",
@@ -84,6 +86,10 @@ DIRECTORY_MIXED = (
     "pass a glob such as '{path}/**/*.parquet' to read only the Parquet files"
 )
 FILE_EMPTY = "input file {path!r} is empty (0 bytes)"
+CSV_REPEATED = (
+    "the header of {path!r} names column {name!r} twice (the second would be read as "
+    "'{name}_duplicated_0', and a role would read the first); rename one of them"
+)
 BROKEN_LINK = (
     "{path!r} is a broken symbolic link (to {target!r}, which does not exist); its rows would be left out"
 )
@@ -501,6 +507,19 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
     return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
 
 
+def _check_csv_header(path: Path) -> None:
+    """Refuse a CSV header that names a column twice: Polars renames the second one
+    (``y_pred_duplicated_0``), so a role would read the first without a word."""
+    with reading(repr(str(path))):
+        header = pl.read_csv(path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True)
+    seen: set[str] = set()
+    for name in header.row(0) if header.height else ():
+        if name is not None and name in seen:  # unnamed columns (trailing commas) are read as None
+            msg = CSV_REPEATED.format(path=str(path), name=name)
+            raise SourceError(msg)
+        seen.add(name)
+
+
 def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> None:
     """Refuse a file that two inputs reach (the same path twice, a glob and a file of it, a folder
     and one of its partitions): its rows would count twice."""
@@ -533,7 +552,8 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     streams the files with bounded memory. What is cheap is checked now, with a
     :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
     glob without a match, an empty directory or one without Parquet files, a
-    zero-byte file, a broken symbolic link, a folder reached twice through links
+    zero-byte file, a CSV header naming a column twice, a broken symbolic link, a
+    folder reached twice through links
     (a partition folder may be a link: it is followed), and the footer of every
     Parquet file (a corrupt file; files
     whose columns or column types differ). Files whose integer or float widths
@@ -581,6 +601,7 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
             if f.stat().st_size == 0:
                 msg = FILE_EMPTY.format(path=str(f))
                 raise SourceError(msg)
+            _check_csv_header(f)
         lf = pl.scan_csv(names)
     _remember(lf, origin)
     return lf

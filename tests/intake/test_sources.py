@@ -393,3 +393,20 @@ def test_linked_partition_folders_and_broken_links(tmp_path: Path) -> None:
         with pytest.raises(af.SourceError) as exc:
             af.scan(path)
         assert "is a broken symbolic link" in source_error(exc, log / "part=4" / "p.parquet", "gone.parquet")
+
+
+def test_a_csv_header_naming_a_column_twice(tmp_path: Path) -> None:
+    """Polars renames the second of two header names (``y_pred_duplicated_0``): the report read
+    the first column without a word (f1 1.0 where the second column gives another value), as a
+    DuckDB relation with two columns of one name did before it was refused."""
+    path = tmp_path / "dup.csv"
+    path.write_text("y_true,y_pred,y_pred\n0,0,1\n1,1,1\n1,1,0\n")
+    for source in (path, str(tmp_path / "*.csv")):
+        with pytest.raises(af.SourceError) as exc:
+            af.from_labels(source)
+        assert "names column 'y_pred' twice" in source_error(exc, path)
+    # unnamed columns (a trailing comma on every line) are not names given twice
+    (tmp_path / "dup.csv").write_text("y_true,y_pred,,\n0,0,,\n1,1,,\n1,0,,\n")
+    assert af.from_labels(path).compute("f1", "macro") == pytest.approx(
+        f1_score([0, 1, 1], [0, 1, 0], average="macro")
+    )
