@@ -418,7 +418,9 @@ class Cells:
 
         Each store is read into memory (they are small) and the stores are added
         as ``+`` does: the same stores or overlapping ones are refused, and class
-        universes that grew are completed (label form).
+        universes that grew are completed (label form). Stores that do not add up
+        (written with other options, universes or key types) are a
+        :class:`~aggframe.exceptions.StoreError` naming them.
 
         Examples
         --------
@@ -435,7 +437,17 @@ class Cells:
             # refuses stores given twice or overlapping (named as from_cells names them)
             read_store(dirs)
         with stage(f"reading and rolling up {len(dirs)} cell store(s)"):
-            return add_all([_read_one(d) for d in dirs])
+            parts = [_read_one(d) for d in dirs]
+            try:
+                return add_all(parts)
+            except StoreError:
+                raise
+            except OptionError as exc:
+                # the stores do not fit together (options, universes, key types): an error of the
+                # inputs, named, not of the options of this call
+                shown = ", ".join(repr(str(d)) for d in dirs[:3]) + (" and more" if len(dirs) > 3 else "")
+                msg = f"cell stores {shown} cannot be read together: {exc}"
+                raise StoreError(msg) from exc
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:

@@ -453,3 +453,30 @@ def test_a_broken_link_among_globbed_stores_is_an_error(tmp_path: Path) -> None:
         with pytest.raises(af.StoreError) as exc:
             read(str(tmp_path / "cells" / "*"))
         assert "is a broken symbolic link" in store_error(exc, tmp_path / "cells" / "b", tmp_path / "moved")
+
+
+@pytest.mark.parametrize(
+    ("second", "wording"),
+    [
+        (lambda day: af.from_labels(day, classes=[0, 1, 2]), "class universes"),
+        (lambda day: af.from_labels(day.with_columns(pl.col("model").cast(pl.Categorical))), "Categorical"),
+        (lambda day: af.from_labels(day, pos_label=0), "positive classes"),
+    ],
+)
+def test_stores_that_do_not_add_up_are_store_errors(
+    second: Any, wording: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stores written with other options (a declared universe next to an observed one, another
+    positive class) or key types were an OptionError naming no store: a usage error on the command
+    line, as if an option of the report were wrong. A StoreError (an input error) naming them."""
+    from aggframe.interop.cli import main
+
+    day = pl.DataFrame({"model": ["a", "b", "a"], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
+    one = af.from_labels(day).write_cells(tmp_path / "one", by="model")
+    two = second(day.with_columns(model=pl.Series(["c", "d", "c"]))).write_cells(tmp_path / "two", by="model")
+    for read in (af.from_cells, af.Cells.read):
+        with pytest.raises(af.StoreError) as exc:
+            read([one, two])
+        assert wording in store_error(exc, one, two)
+    assert main(["report", str(one), str(two)]) == 2
+    assert capsys.readouterr().err.startswith(f"aggframe: input error: cell stores {str(one)!r}")
