@@ -472,9 +472,15 @@ HIVE_CLASH = (
 )
 
 
-def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
-    """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
-    pairs = [hive_pairs(f) for f in files]
+def _scan_hive(files: list[Path], schema: pl.Schema | None, root: Path | None = None) -> pl.LazyFrame:
+    """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column.
+
+    With ``root`` (the one directory given, read without ``hive=``), the folders below it
+    only, as Polars reads a directory: typed and checked the same way (Polars' own typing
+    read ``shard=09`` and ``shard=9`` as one key, and a key named like a column of the
+    files replaced the column).
+    """
+    pairs = [hive_pairs(f if root is None else f.relative_to(root)) for f in files]
     for path, kv in zip(files, pairs, strict=True):
         for key, value in kv:
             if "=" in value:
@@ -493,9 +499,10 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
                 first_keys=keys or "none",
             )
             raise SourceError(msg)
-    given = [str(f) for f in files]
+    given = [str(f) for f in files] if root is None else [str(root)]
+    hive = True if root is None else None  # a directory: the keys below it
     if not keys:
-        return _scan_parquet(given, schema, hive=False)
+        return _scan_parquet(given, schema, hive=False if root is None else None)
     if len(set(keys)) != len(keys):
         msg = f"the path {str(files[0])!r} repeats a hive partition key ({keys}); each key=value folder once"
         raise SourceError(msg)
@@ -504,7 +511,7 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
         if key in columns:
             raise SourceError(HIVE_CLASH.format(column=key, path=str(files[0])))
     hive_schema = {k: partition_dtype([unquote(kv[i][1]) for kv in pairs]) for i, k in enumerate(keys)}
-    return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
+    return _scan_parquet(given, schema, hive=hive, hive_schema=hive_schema)
 
 
 def _check_csv_header(path: Path) -> None:
@@ -539,16 +546,16 @@ def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> N
 def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
 
-    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
+    Parquet (``.parquet``; one directory of hive partitions ``key=value/`` gives the
     keys below it as columns) or CSV (``.csv``). With ``hive=True`` every
     ``key=value`` folder of each Parquet file's path *as given* becomes a column,
     the folders of the path you passed included: ``data/day=2026-11-30`` (a
-    directory, a file in it, or a glob under it) gives a ``day`` column. A key is
-    typed ``Int64`` when every value is a plain integer (no sign but ``-``, no
-    leading zero: ``01234`` stays text), ``Date`` when every value is an ISO date
-    (``2026-11-30``), and ``String`` otherwise (:func:`partition_dtype`); a key that
-    is also a column of the files, or files whose paths have different keys, are a
-    :class:`~aggframe.exceptions.SourceError`. Nothing is read until evaluation, which
+    directory, a file in it, or a glob under it) gives a ``day`` column. Either way a
+    key is typed ``Int64`` when every value is a plain integer (no sign but ``-``, no
+    leading zero: ``01234`` stays text, and ``-0`` too), ``Date`` when every value is
+    an ISO date (``2026-11-30``), and ``String`` otherwise (:func:`partition_dtype`); a
+    key that is also a column of the files, or files whose paths have different keys,
+    are a :class:`~aggframe.exceptions.SourceError`. Nothing is read until evaluation, which
     streams the files with bounded memory. What is cheap is checked now, with a
     :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
     glob without a match, an empty directory or one without Parquet files, a
@@ -593,6 +600,9 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
     if kinds == {".parquet"} and hive and files and not remote:
         lf = _scan_hive(files, _parquet_schema(files))
+    elif kinds == {".parquet"} and hive is None and len(names) == 1 and files and Path(names[0]).is_dir():
+        # Polars reads the key=value folders below a directory: typed and checked as with hive=True
+        lf = _scan_hive(files, _parquet_schema(files), root=Path(names[0]))
     elif kinds == {".parquet"}:
         # remote files keep the engine's own checks (their footers are not read here)
         lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None, hive=hive)

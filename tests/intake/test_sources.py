@@ -410,3 +410,34 @@ def test_a_csv_header_naming_a_column_twice(tmp_path: Path) -> None:
     assert af.from_labels(path).compute("f1", "macro") == pytest.approx(
         f1_score([0, 1, 1], [0, 1, 0], average="macro")
     )
+
+
+def test_a_directory_types_and_checks_its_partition_keys_as_hive_true_does(tmp_path: Path) -> None:
+    """``af.from_labels("results/")`` left the keys below the directory to Polars: ``hour=09`` and
+    ``hour=9`` became one group 9 (and ``seg=-0`` one with ``seg=0``), and a key named like a column
+    of the files replaced that column (three models reported as one). The command line
+    (``hive=True``) kept them apart and refused the clash; a directory reads its keys the same way."""
+    frame = FRAME.drop("day")
+    parts = dict(zip(("09", "9", "007"), (frame[:1600], frame[1600:3200], frame[3200:]), strict=True))
+    for value, part in parts.items():
+        (tmp_path / "log" / f"hour={value}").mkdir(parents=True)
+        part.write_parquet(tmp_path / "log" / f"hour={value}" / "p.parquet")
+    rows = pl.concat([part.with_columns(hour=pl.lit(value)) for value, part in parts.items()])
+    expected = af.from_labels(rows).evaluate("f1", "macro", by="hour")
+    assert_frame_equal(af.from_labels(tmp_path / "log").evaluate("f1", "macro", by="hour"), expected)
+    assert_frame_equal(
+        af.from_labels(af.scan(tmp_path / "log", hive=True)).evaluate("f1", "macro", by="hour"), expected
+    )
+    for value, part in (("0", frame[:2400]), ("-0", frame[2400:])):
+        (tmp_path / "signed" / f"seg={value}").mkdir(parents=True)
+        part.write_parquet(tmp_path / "signed" / f"seg={value}" / "p.parquet")
+    got = af.from_labels(tmp_path / "signed").evaluate("f1", "micro", by="seg")
+    assert got["seg"].to_list() == ["-0", "0"]
+    assert got["value"].to_list() == pytest.approx(
+        [f1_score(p["y_true"], p["y_pred"], average="micro") for p in (frame[2400:], frame[:2400])]
+    )
+    (tmp_path / "clash" / "model=x").mkdir(parents=True)
+    frame.write_parquet(tmp_path / "clash" / "model=x" / "p.parquet")
+    with pytest.raises(af.SourceError) as exc:
+        af.from_labels(tmp_path / "clash")
+    assert "is both a column of" in source_error(exc, "'model'", tmp_path / "clash" / "model=x")
