@@ -53,6 +53,7 @@ __all__ = [
     "DIRECTORY_EMPTY",
     "DIRECTORY_MIXED",
     "DIRECTORY_NO_PARQUET",
+    "EMPTY_PATH",
     "FILE_EMPTY",
     "FILE_NOT_FOUND",
     "FOLDER_TWICE",
@@ -75,6 +76,8 @@ __all__ = [
 
 # Error texts (tests import them; ``{...}`` are filled in)
 FILE_NOT_FOUND = "input file not found: {path!r}"
+#: an empty path names the current directory to pathlib (an unset shell variable: ``"$LOG"``)
+EMPTY_PATH = "an input path is empty (''); give a file, a glob or a directory ('.' for the current one)"
 GLOB_NO_MATCH = "the glob {path!r} matches no files"
 DIRECTORY_EMPTY = "the directory {path!r} is empty: it holds no files (zero-byte files are skipped)"
 DIRECTORY_NO_PARQUET = (
@@ -583,6 +586,8 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     if not items:
         msg = "Expected at least one input path"
         raise OptionError(msg)
+    if any(isinstance(p, str) and not p.strip() for p in items):
+        raise SourceError(EMPTY_PATH)
     names = [str(p) for p in items]
     remote = [name for name in names if _is_remote(name)]
     expanded = {name: _expand(name) for name in names if name not in remote}

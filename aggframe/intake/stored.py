@@ -84,6 +84,7 @@ from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, S
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
     BROKEN_LINK,
+    EMPTY_PATH,
     FRAME,
     Origin,
     _first_line,
@@ -420,6 +421,8 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     out: list[Path] = []
     for item in items:
         name = str(item)
+        if isinstance(item, str) and not item.strip():
+            raise StoreError(EMPTY_PATH)
         if _has_glob(name):
             matches = [Path(p) for p in globbing.glob(name, recursive=True)]
             broken = next((p for p in matches if p.is_symlink() and not p.exists()), None)
