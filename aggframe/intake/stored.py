@@ -42,7 +42,7 @@ gives each store an identity and a record of what it covers (next to the layout)
 
     {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
      "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
-     "covers": {"kind": "files", "inputs": [...],
+     "covers": {"kind": "files", "inputs": [...], "cells": "<sha256 of the cell tables>",
                 "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
              | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
              | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
@@ -50,7 +50,9 @@ gives each store an identity and a record of what it covers (next to the layout)
 ``files``: each file's resolved path, size, mtime and a content fingerprint (the
 first and last 64 KiB of the file, with its size and the ``key=value`` folders of its
 path); a URI
-records its name only. ``frame``: an in-memory or engine frame leaves no trace of
+records its name only; and the fingerprint of its cell tables, as a frame's store
+records it (the same rows written once from the files and once from a frame read
+from them are refused together). ``frame``: an in-memory or engine frame leaves no trace of
 its rows, so the store records a fingerprint of its own cell tables; two stores
 with identical cell tables are taken as the same frame written twice (two
 different frames with exactly the same counts in every group, class and profile
@@ -380,6 +382,10 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
     covers = origin_covers(origin)
     if covers is None:
         covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+    elif covers["kind"] == "files":
+        # the same rows may also be written from a frame (pl.read_parquet of the same file), whose
+        # store knows only its cell tables: a store of files records their fingerprint too
+        covers["cells"] = _cells_fingerprint(tables)
     elif covers["kind"] == "stores" and any(entry["covers"] is None for entry in covers["stores"]):
         # cells made in memory from a frame (``to_cells``, then ``Cells.write``) cover what a
         # frame covers: the cell tables' fingerprint, as ``write_cells`` records it (a part's own
@@ -446,13 +452,15 @@ def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
         return out
     kind = covers.get("kind")
     if kind == "files":
+        if covers.get("cells") is not None:
+            out[("cells", covers["cells"])] = "identical cell tables (the same rows written twice?)"
         for rec in covers.get("files", []):
             what = f"the file {rec.get('path')!r}"
             if rec.get("fingerprint") is not None:
                 out[("file", rec["fingerprint"])] = what
             out[("file at", rec.get("path"), rec.get("size"), rec.get("mtime_ns"))] = what
     elif kind == "frame":
-        out[("cells", covers.get("cells"))] = "identical cell tables (the same frame written twice?)"
+        out[("cells", covers.get("cells"))] = "identical cell tables (the same rows written twice?)"
     elif kind == "stores":
         for entry in covers.get("stores", []):
             if entry.get("id"):

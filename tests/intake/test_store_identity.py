@@ -480,3 +480,24 @@ def test_stores_that_do_not_add_up_are_store_errors(
         assert wording in store_error(exc, one, two)
     assert main(["report", str(one), str(two)]) == 2
     assert capsys.readouterr().err.startswith(f"aggframe: input error: cell stores {str(one)!r}")
+
+
+def test_a_store_of_files_and_a_store_of_the_same_rows_as_a_frame(tmp_path: Path) -> None:
+    """A store of files recorded the files only, a store of a frame its cell tables only: the same
+    rows written once each way were read together without a word (exemplar n_entries 2x the
+    examples). A store of files records its cell tables' fingerprint too."""
+    path = day_files(tmp_path / "data")[0]
+    files = af.from_labels(path).write_cells(tmp_path / "files", by="model")
+    frame = af.from_labels(pl.read_parquet(path)).write_cells(tmp_path / "frame", by="model")
+    for stores in ([files, frame], [frame, files]):
+        with pytest.raises(af.StoreError) as exc:
+            af.from_cells(stores)
+        assert "both cover identical cell tables" in store_error(exc, files, frame)
+    # and through a store written from the store of files
+    rolled = af.from_cells(files).write_cells(tmp_path / "rolled", by="model")
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.from_cells([rolled, frame])
+    # stores of other files still add up
+    other = af.from_labels(day_files(tmp_path / "data")[1]).write_cells(tmp_path / "other", by="model")
+    n = af.from_cells([files, other]).evaluate("f1", "exemplar")["n_entries"].item()
+    assert n == FRAME.filter(pl.col("day").is_in(DAYS[:2])).height
