@@ -49,6 +49,7 @@ from aggframe.intake.partitions import hive_pairs, partition_dtype
 
 __all__ = [
     "BROKEN_LINK",
+    "CSV_IS_PARQUET",
     "CSV_REPEATED",
     "DIRECTORY_EMPTY",
     "DIRECTORY_MIXED",
@@ -89,6 +90,7 @@ DIRECTORY_MIXED = (
     "pass a glob such as '{path}/**/*.parquet' to read only the Parquet files"
 )
 FILE_EMPTY = "input file {path!r} is empty (0 bytes)"
+CSV_IS_PARQUET = "{path!r} is a Parquet file (it starts with PAR1), not CSV; name it .parquet"
 CSV_REPEATED = (
     "the header of {path!r} names column {name!r} twice (the second would be read as "
     "'{name}_duplicated_0', and a role would read the first); rename one of them"
@@ -519,7 +521,12 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None, root: Path | None = 
 
 def _check_csv_header(path: Path) -> None:
     """Refuse a CSV header that names a column twice: Polars renames the second one
-    (``y_pred_duplicated_0``), so a role would read the first without a word."""
+    (``y_pred_duplicated_0``), so a role would read the first without a word. A Parquet
+    file named ``.csv`` is refused too (its header was bytes of the file, shown as column names)."""
+    with path.open("rb") as fh:
+        if fh.read(4) == b"PAR1":
+            msg = CSV_IS_PARQUET.format(path=str(path))
+            raise SourceError(msg)
     with reading(repr(str(path))):
         header = pl.read_csv(path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True)
     seen: set[str] = set()

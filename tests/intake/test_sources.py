@@ -441,3 +441,14 @@ def test_a_directory_types_and_checks_its_partition_keys_as_hive_true_does(tmp_p
     with pytest.raises(af.SourceError) as exc:
         af.from_labels(tmp_path / "clash")
     assert "is both a column of" in source_error(exc, "'model'", tmp_path / "clash" / "model=x")
+
+
+def test_a_parquet_file_named_csv(tmp_path: Path) -> None:
+    """A Parquet file named .csv was read as CSV: the message listed the file's bytes as its
+    column names ("'PAR1\\x15\\x04...' ... is not in the frame"), or said "invalid utf-8
+    sequence". It says what the file is."""
+    LABELS.write_parquet(tmp_path / "p.csv")
+    for source in (tmp_path / "p.csv", str(tmp_path / "*.csv")):
+        with pytest.raises(af.SourceError) as exc:
+            af.from_labels(source)
+        assert "is a Parquet file (it starts with PAR1), not CSV" in source_error(exc, tmp_path / "p.csv")
