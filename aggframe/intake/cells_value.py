@@ -74,6 +74,7 @@ from aggframe.intake.stored import (
     StoredSource,
     coverage_keys,
     expand_stores,
+    overlap,
     read_store,
     tables_source,
     write_store,
@@ -541,7 +542,7 @@ def check_parts(a: Cells, b: Cells) -> None:
     """Refuse adding cells that cover the same parts (the same cells twice, or overlapping stores)."""
     seen = coverage_keys({"kind": "stores", "stores": [dict(p) for p in a.parts]})
     for key, what in coverage_keys({"kind": "stores", "stores": [dict(p) for p in b.parts]}).items():
-        if key in seen:
+        if overlap(key, seen) is not None:
             shown = (
                 "the same cells (pickled copies, or read back from their store)" if "None" in what else what
             )

@@ -52,7 +52,8 @@ first and last 64 KiB of the file, with its size and the ``key=value`` folders o
 path); a URI
 records its name only; and the fingerprint of its cell tables, as a frame's store
 records it (the same rows written once from the files and once from a frame read
-from them are refused together). ``frame``: an in-memory or engine frame leaves no trace of
+from them are refused together; two stores of files with identical cell tables are
+told apart by their files: :func:`overlap`). ``frame``: an in-memory or engine frame leaves no trace of
 its rows, so the store records a fingerprint of its own cell tables; two stores
 with identical cell tables are taken as the same frame written twice (two
 different frames with exactly the same counts in every group, class and profile
@@ -72,7 +73,7 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,6 +107,7 @@ __all__ = [
     "expand_stores",
     "is_store",
     "origin_covers",
+    "overlap",
     "overwritten_input",
     "prepare_output",
     "read_store",
@@ -407,6 +409,17 @@ def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
     return _coverage(covers)
 
 
+def overlap(key: tuple[Any, ...], seen: Mapping[tuple[Any, ...], Any]) -> tuple[Any, ...] | None:
+    """The key of ``seen`` that coverage key ``key`` overlaps, if any: the same key, except that
+    identical cell tables of two stores of files do not overlap (their files tell them apart),
+    while those of a store of files and a store of a frame do (the frame may be those files)."""
+    if key[0] == "cells":
+        frame, files = ("cells", key[1]), ("cells", key[1], "files")
+        wanted = (frame,) if key == files else (frame, files)
+        return next((k for k in wanted if k in seen), None)
+    return key if key in seen else None
+
+
 def is_store(path: str | Path) -> bool:
     """A directory with a meta.json, or with the cell tables of one (then its meta.json is missing)."""
     p = Path(path)
@@ -453,7 +466,9 @@ def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
     kind = covers.get("kind")
     if kind == "files":
         if covers.get("cells") is not None:
-            out[("cells", covers["cells"])] = "identical cell tables (the same rows written twice?)"
+            # matched against frames' stores only (see overlap): two stores of files are told
+            # apart by their files (the same bytes under two partitions are two days)
+            out[("cells", covers["cells"], "files")] = "identical cell tables (the same rows written twice?)"
         for rec in covers.get("files", []):
             what = f"the file {rec.get('path')!r}"
             if rec.get("fingerprint") is not None:
@@ -492,8 +507,9 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
             seen_id[ident] = d
         keys[("store at", str(resolved))] = f"the store {str(d)!r}"
         for key, what in keys.items():
-            if key in seen:
-                msg = STORE_OVERLAP.format(a=str(seen[key]), b=str(d), what=what)
+            shared = overlap(key, seen)
+            if shared is not None:
+                msg = STORE_OVERLAP.format(a=str(seen[shared]), b=str(d), what=what)
                 raise StoreError(msg)
         seen.update(dict.fromkeys(keys, d))
 

@@ -497,7 +497,21 @@ def test_a_store_of_files_and_a_store_of_the_same_rows_as_a_frame(tmp_path: Path
     rolled = af.from_cells(files).write_cells(tmp_path / "rolled", by="model")
     with pytest.raises(af.StoreError, match="identical cell tables"):
         af.from_cells([rolled, frame])
-    # stores of other files still add up
+    # stores of other files still add up, and so do identical cell tables of two stores of files:
+    # the same bytes under two partitions are two days, whatever the stores' by-columns
     other = af.from_labels(day_files(tmp_path / "data")[1]).write_cells(tmp_path / "other", by="model")
     n = af.from_cells([files, other]).evaluate("f1", "exemplar")["n_entries"].item()
     assert n == FRAME.filter(pl.col("day").is_in(DAYS[:2])).height
+    days = []
+    for day in (1, 2):
+        (tmp_path / "log" / f"day={day}").mkdir(parents=True)
+        shutil.copy(path, tmp_path / "log" / f"day={day}" / "p.parquet")
+        days.append(
+            af.from_labels(tmp_path / "log" / f"day={day}").write_cells(tmp_path / f"d{day}", by="model")
+        )
+    n = af.from_cells(days).evaluate("f1", "exemplar")["n_entries"].item()
+    assert n == 2 * pl.read_parquet(path).height
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.from_cells([*days, frame])
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.Cells.read(days[0]) + af.Cells.read(frame)
