@@ -67,6 +67,7 @@ __all__ = [
     "SCHEMA_TYPES",
     "Origin",
     "file_records",
+    "footer_schema",
     "keep_origin",
     "mixed_label_message",
     "origin_of",
@@ -282,6 +283,12 @@ def _has_glob(name: str) -> bool:
     return any(ch in name for ch in "*?[")
 
 
+def _is_pattern(name: str) -> bool:
+    """A glob to expand: wildcards in a path that does not exist as written (a file named
+    ``run[1].parquet`` is that file, not a pattern matching ``run1.parquet``)."""
+    return _has_glob(name) and not os.path.lexists(name)
+
+
 def _is_remote(name: str) -> bool:
     """A URI (``s3://``, ``gs://``, ``https://``, ...): left to the engine, not checked here."""
     return re.match(r"^[A-Za-z][A-Za-z0-9+.\-]+://", name) is not None and not name.startswith("file://")
@@ -331,7 +338,7 @@ def _glob_root(name: str) -> Path:
 def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
-    if _has_glob(name):
+    if _is_pattern(name):
         if "**" in name:
             # a recursive glob skips the folders it cannot list (and follows a link loop until the
             # path is too long): walk them first to say so
@@ -408,12 +415,17 @@ def _widest(dtypes: set[pl.DataType]) -> pl.DataType | None:
     return None
 
 
+def footer_schema(path: str | Path) -> pl.Schema:
+    """The schema in a Parquet file's footer, read from that file (no glob: ``run[1].parquet``)."""
+    return pl.scan_parquet(path, glob=False).collect_schema()
+
+
 def _parquet_schema(files: list[Path]) -> pl.Schema | None:
     """Read every footer; the unified schema if the files' widths differ, None if they agree."""
     schemas: list[pl.Schema] = []
     for path in files:
         try:
-            schemas.append(pl.Schema(pl.read_parquet_schema(path)))
+            schemas.append(footer_schema(path))
         except _read_errors() as exc:
             msg = NOT_PARQUET.format(path=str(path), reason=_first_line(exc))
             raise SourceError(msg) from exc
@@ -451,15 +463,23 @@ def _scan_parquet(
     *,
     hive: bool | None = None,
     hive_schema: dict[str, pl.DataType] | None = None,
+    glob: bool = False,
 ) -> pl.LazyFrame:
+    """A Polars scan of ``names``: the files (or the one directory) :func:`scan` expanded, so
+    Polars expands no pattern again (``run[1].parquet`` is that file), unless ``glob`` (URIs)."""
     if schema is None:
-        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema)
+        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema, glob=glob)
     with warnings.catch_warnings():
         # schema= and cast_options= are marked unstable in Polars 2.x
         warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
         cast = pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
         return pl.scan_parquet(
-            names, hive_partitioning=hive, hive_schema=hive_schema, schema=schema, cast_options=cast
+            names,
+            hive_partitioning=hive,
+            hive_schema=hive_schema,
+            schema=schema,
+            cast_options=cast,
+            glob=glob,
         )
 
 
@@ -504,19 +524,19 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None, root: Path | None = 
                 first_keys=keys or "none",
             )
             raise SourceError(msg)
-    given = [str(f) for f in files] if root is None else [str(root)]
-    hive = True if root is None else None  # a directory: the keys below it
     if not keys:
-        return _scan_parquet(given, schema, hive=False if root is None else None)
+        return _scan_parquet([str(f) for f in files], schema, hive=False)
+    # a directory: Polars reads the keys below it
+    given = [str(f) for f in files] if root is None else [str(root)]
     if len(set(keys)) != len(keys):
         msg = f"the path {str(files[0])!r} repeats a hive partition key ({keys}); each key=value folder once"
         raise SourceError(msg)
-    columns = schema if schema is not None else pl.Schema(pl.read_parquet_schema(files[0]))
+    columns = schema if schema is not None else footer_schema(files[0])
     for key in keys:
         if key in columns:
             raise SourceError(HIVE_CLASH.format(column=key, path=str(files[0])))
     hive_schema = {k: partition_dtype([unquote(kv[i][1]) for kv in pairs]) for i, k in enumerate(keys)}
-    return _scan_parquet(given, schema, hive=hive, hive_schema=hive_schema)
+    return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
 
 
 def _check_csv_header(path: Path) -> None:
@@ -528,7 +548,9 @@ def _check_csv_header(path: Path) -> None:
             msg = CSV_IS_PARQUET.format(path=str(path))
             raise SourceError(msg)
     with reading(repr(str(path))):
-        header = pl.read_csv(path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True)
+        header = pl.read_csv(
+            path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True, glob=False
+        )
     seen: set[str] = set()
     for name in header.row(0) if header.height else ():
         if name is not None and name in seen:  # unnamed columns (trailing commas) are read as None
@@ -606,7 +628,7 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
         msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
         raise SourceError(msg)
     for name in expanded:
-        if not _has_glob(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
+        if not _is_pattern(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
             msg = FILE_EMPTY.format(path=name)
             raise SourceError(msg)
     origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
@@ -617,14 +639,17 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
         lf = _scan_hive(files, _parquet_schema(files), root=Path(names[0]))
     elif kinds == {".parquet"}:
         # remote files keep the engine's own checks (their footers are not read here)
-        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None, hive=hive)
+        given = names if remote else [str(f) for f in files]
+        lf = _scan_parquet(
+            given, _parquet_schema(files) if files and not remote else None, hive=hive, glob=bool(remote)
+        )
     else:
         for f in files:
             if f.stat().st_size == 0:
                 msg = FILE_EMPTY.format(path=str(f))
                 raise SourceError(msg)
             _check_csv_header(f)
-        lf = pl.scan_csv(names)
+        lf = pl.scan_csv(names if remote else [str(f) for f in files], glob=bool(remote))
     _remember(lf, origin)
     return lf
 

@@ -91,9 +91,10 @@ from aggframe.intake.source import (
     FRAME,
     Origin,
     _first_line,
-    _has_glob,
+    _is_pattern,
     _read_errors,
     file_records,
+    footer_schema,
     package_version,
 )
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
@@ -181,7 +182,7 @@ def _input_paths(origin: Origin) -> list[str]:
     if origin.kind not in ("files", "stores"):
         return []
     # the folders given (a dataset of hive partitions) as well as the files they hold
-    paths = [f for f in (*origin.inputs, *origin.files) if not _has_glob(f) and Path(f).exists()]
+    paths = [f for f in (*origin.inputs, *origin.files) if Path(f).exists()]
     for part in origin.stores:
         covers = part.get("covers") if isinstance(part, dict) else None
         if isinstance(covers, dict) and covers.get("kind") == "files":
@@ -195,7 +196,7 @@ def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
     report written into a folder of hive partitions, or a store's table, is read back with it)."""
     target = Path(out).resolve()
     for name in inputs:
-        matches = globbing.glob(name, recursive=True) if _has_glob(name) else [name]
+        matches = globbing.glob(name, recursive=True) if _is_pattern(name) else [name]
         for match in matches:
             resolved = Path(match).resolve()
             inside = resolved.is_dir() and resolved in target.parents
@@ -347,7 +348,7 @@ def _check_tables(path: Path, *, sparse: bool) -> dict[str, list[str]]:
         if name in _OPTIONAL and not table.exists():
             continue
         try:
-            columns[name] = list(pl.read_parquet_schema(table))
+            columns[name] = list(footer_schema(table))
         except _read_errors() as exc:
             msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
             raise StoreError(msg) from exc
@@ -442,7 +443,7 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         name = str(item)
         if isinstance(item, str) and not item.strip():
             raise StoreError(EMPTY_PATH)
-        if _has_glob(name):
+        if _is_pattern(name):
             matches = [Path(p) for p in globbing.glob(name, recursive=True)]
             broken = next((p for p in matches if p.is_symlink() and not p.exists()), None)
             if broken is not None:  # skipped as not a directory, its cells would be left out
@@ -556,13 +557,13 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
     )
 
     def scan(name: str) -> pl.LazyFrame:
-        lf = pl.scan_parquet(path / name).rename(rename)
+        lf = pl.scan_parquet(path / name, glob=False).rename(rename)
         return lf if meta["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
 
     table_keys = keys if meta["by"] else [KEY_ALL, *keys]
     block = scan("block_profiles.parquet") if (path / "block_profiles.parquet").exists() else None
     pairs = scan("pairs.parquet") if (path / "pairs.parquet").exists() else None
-    order = pl.scan_parquet(path / "order.parquet") if (path / "order.parquet").exists() else None
+    order = pl.scan_parquet(path / "order.parquet", glob=False) if (path / "order.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
@@ -575,7 +576,7 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
     )
     if meta["format"] not in _SPARSE:
         return with_groups(tables)
-    universe = pl.scan_parquet(path / "universe.parquet")
+    universe = pl.scan_parquet(path / "universe.parquet", glob=False)
     return replace(
         tables,
         groups=scan("groups.parquet"),

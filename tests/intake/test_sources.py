@@ -452,3 +452,27 @@ def test_a_parquet_file_named_csv(tmp_path: Path) -> None:
         with pytest.raises(af.SourceError) as exc:
             af.from_labels(source)
         assert "is a Parquet file (it starts with PAR1), not CSV" in source_error(exc, tmp_path / "p.csv")
+
+
+def test_a_file_name_with_brackets_is_that_file(tmp_path: Path) -> None:
+    """``run[1].parquet`` was read as a glob: it matched ``run1.parquet`` (another file's numbers,
+    exit 0), or nothing ("matches no files") though the file was there; a store or a CSV file so
+    named could not be read at all. A path that exists is that path; a pattern that does not
+    exist as written is still a glob."""
+    right = pl.DataFrame({"y_true": [0, 1, 1, 2], "y_pred": [0, 1, 1, 2]})
+    wrong = pl.DataFrame({"y_true": [0, 1, 1, 2], "y_pred": [1, 0, 2, 1]})
+    right.write_parquet(tmp_path / "run[1].parquet")
+    wrong.write_parquet(tmp_path / "run1.parquet")
+    right.write_csv(tmp_path / "run[1].csv")
+    (tmp_path / "log[1]" / "k=1").mkdir(parents=True)
+    right.write_parquet(tmp_path / "log[1]" / "k=1" / "p.parquet")
+    expected = f1_score(right["y_true"], right["y_pred"], average="macro")
+    for source in ("run[1].parquet", "run[1].csv", "log[1]"):
+        path = str(tmp_path / source)
+        assert af.from_labels(path).compute("f1", "macro") == pytest.approx(expected)
+        assert af.from_labels(af.scan(path, hive=True)).compute("f1", "macro") == pytest.approx(expected)
+    store = af.from_labels(str(tmp_path / "run[1].parquet")).write_cells(tmp_path / "cells[1]")
+    assert af.from_cells(str(store)).compute("f1", "macro") == pytest.approx(expected)
+    # a pattern is still a glob: both files
+    assert af.scan(str(tmp_path / "run[0-9].parquet")).collect().height == wrong.height
+    assert af.scan(str(tmp_path / "run*.parquet")).collect().height == 2 * right.height
