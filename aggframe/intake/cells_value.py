@@ -74,6 +74,7 @@ from aggframe.intake.stored import (
     StoredSource,
     coverage_keys,
     expand_stores,
+    overlap,
     read_store,
     tables_source,
     write_store,
@@ -418,7 +419,9 @@ class Cells:
 
         Each store is read into memory (they are small) and the stores are added
         as ``+`` does: the same stores or overlapping ones are refused, and class
-        universes that grew are completed (label form).
+        universes that grew are completed (label form). Stores that do not add up
+        (written with other options, universes or key types) are a
+        :class:`~aggframe.exceptions.StoreError` naming them.
 
         Examples
         --------
@@ -435,7 +438,17 @@ class Cells:
             # refuses stores given twice or overlapping (named as from_cells names them)
             read_store(dirs)
         with stage(f"reading and rolling up {len(dirs)} cell store(s)"):
-            return add_all([_read_one(d) for d in dirs])
+            parts = [_read_one(d) for d in dirs]
+            try:
+                return add_all(parts)
+            except StoreError:
+                raise
+            except OptionError as exc:
+                # the stores do not fit together (options, universes, key types): an error of the
+                # inputs, named, not of the options of this call
+                shown = ", ".join(repr(str(d)) for d in dirs[:3]) + (" and more" if len(dirs) > 3 else "")
+                msg = f"cell stores {shown} cannot be read together: {exc}"
+                raise StoreError(msg) from exc
 
     # -- adding up ----------------------------------------------------------------------------
     def __add__(self, other: object) -> Cells:
@@ -529,7 +542,7 @@ def check_parts(a: Cells, b: Cells) -> None:
     """Refuse adding cells that cover the same parts (the same cells twice, or overlapping stores)."""
     seen = coverage_keys({"kind": "stores", "stores": [dict(p) for p in a.parts]})
     for key, what in coverage_keys({"kind": "stores", "stores": [dict(p) for p in b.parts]}).items():
-        if key in seen:
+        if overlap(key, seen) is not None:
             shown = (
                 "the same cells (pickled copies, or read back from their store)" if "None" in what else what
             )

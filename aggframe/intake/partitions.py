@@ -20,7 +20,9 @@ __all__ = ["hive_pairs", "partition_dtype", "partition_value"]
 
 #: Polars' value of a null hive partition
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+#: a plain integer: no leading zero and no "-0" (text that is not the integer's own text, such as
+#: "09" or "-0", would be one key with "9" or "0")
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -28,7 +30,7 @@ def partition_dtype(values: Sequence[str]) -> pl.DataType:
     """The type of a partition key from its values as text: ``Int64``, ``Date`` or ``String``.
 
     ``Int64`` when every value is a plain integer that fits (``-`` is the only sign;
-    no leading zero, so ``01234`` keeps its zero as text), ``Date`` when every value
+    no leading zero, so ``01234`` keeps its zero as text, nor ``-0``), ``Date`` when every value
     is an ISO date ``YYYY-MM-DD``, ``String`` otherwise. Polars' null partition
     (``__HIVE_DEFAULT_PARTITION__``) is left out.
 

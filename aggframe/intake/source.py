@@ -3,8 +3,10 @@
 A source is one or more paths (files, globs, directories of hive partitions) or a
 frame. :func:`scan` checks what is cheap to check before anything is read: a
 missing file, a glob without a match, an empty directory or one without Parquet
-files, a zero-byte file, and the Parquet footers of every file (a corrupt file,
-and files of one data set whose columns or types differ). Integer and float
+files, a zero-byte file, a CSV header naming a column twice, a broken symbolic
+link, a folder reached twice through links (linked partition folders are
+followed), and the Parquet footers of every file (a corrupt file, and files of
+one data set whose columns or types differ). Integer and float
 widths that differ between files (``Int32`` in one, ``Int64`` in another) are
 one data set: the scan reads every file at the widest type.
 
@@ -46,11 +48,16 @@ from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, S
 from aggframe.intake.partitions import hive_pairs, partition_dtype
 
 __all__ = [
+    "BROKEN_LINK",
+    "CSV_IS_PARQUET",
+    "CSV_REPEATED",
     "DIRECTORY_EMPTY",
     "DIRECTORY_MIXED",
     "DIRECTORY_NO_PARQUET",
+    "EMPTY_PATH",
     "FILE_EMPTY",
     "FILE_NOT_FOUND",
+    "FOLDER_TWICE",
     "FRAME",
     "GLOB_NO_MATCH",
     "NOT_PARQUET",
@@ -60,6 +67,7 @@ __all__ = [
     "SCHEMA_TYPES",
     "Origin",
     "file_records",
+    "footer_schema",
     "keep_origin",
     "mixed_label_message",
     "origin_of",
@@ -70,6 +78,8 @@ __all__ = [
 
 # Error texts (tests import them; ``{...}`` are filled in)
 FILE_NOT_FOUND = "input file not found: {path!r}"
+#: an empty path names the current directory to pathlib (an unset shell variable: ``"$LOG"``)
+EMPTY_PATH = "an input path is empty (''); give a file, a glob or a directory ('.' for the current one)"
 GLOB_NO_MATCH = "the glob {path!r} matches no files"
 DIRECTORY_EMPTY = "the directory {path!r} is empty: it holds no files (zero-byte files are skipped)"
 DIRECTORY_NO_PARQUET = (
@@ -81,6 +91,18 @@ DIRECTORY_MIXED = (
     "pass a glob such as '{path}/**/*.parquet' to read only the Parquet files"
 )
 FILE_EMPTY = "input file {path!r} is empty (0 bytes)"
+CSV_IS_PARQUET = "{path!r} is a Parquet file (it starts with PAR1), not CSV; name it .parquet"
+CSV_REPEATED = (
+    "the header of {path!r} names column {name!r} twice (the second would be read as "
+    "'{name}_duplicated_0', and a role would read the first); rename one of them"
+)
+BROKEN_LINK = (
+    "{path!r} is a broken symbolic link (to {target!r}, which does not exist); its rows would be left out"
+)
+FOLDER_TWICE = (
+    "the folder {path!r} is {first!r} again (through a symbolic link, or a link loop); its files would "
+    "be read twice; give each folder once"
+)
 NOT_PARQUET = "{path!r} is not a readable Parquet file: {reason}"
 SCHEMA_COLUMNS = (
     "{path!r} {what} {columns} that {first!r} {other}; the files of one data set need the same columns"
@@ -261,6 +283,12 @@ def _has_glob(name: str) -> bool:
     return any(ch in name for ch in "*?[")
 
 
+def _is_pattern(name: str) -> bool:
+    """A glob to expand: wildcards in a path that does not exist as written (a file named
+    ``run[1].parquet`` is that file, not a pattern matching ``run1.parquet``)."""
+    return _has_glob(name) and not os.path.lexists(name)
+
+
 def _is_remote(name: str) -> bool:
     """A URI (``s3://``, ``gs://``, ``https://``, ...): left to the engine, not checked here."""
     return re.match(r"^[A-Za-z][A-Za-z0-9+.\-]+://", name) is not None and not name.startswith("file://")
@@ -271,14 +299,33 @@ def _unreadable(exc: OSError) -> None:
     raise SourceError(msg) from exc
 
 
+def _broken_link(path: Path) -> None:
+    """A symbolic link whose target is gone: a SourceError (it was skipped, and its rows with it)."""
+    msg = BROKEN_LINK.format(path=str(path), target=os.readlink(path))
+    raise SourceError(msg)
+
+
 def _walk(root: Path) -> Iterator[Path]:
-    """The files under ``root``; a folder that cannot be listed is a SourceError (``rglob`` and
-    ``glob`` skip it, and its partitions would be left out of the result without a word)."""
-    for folder, _, names in os.walk(root, onerror=_unreadable):
+    """The files under ``root``, through linked folders too (a partition folder may be a link).
+
+    A folder that cannot be listed, a broken link and a folder reached twice (two links to
+    it, or a link loop) are a SourceError: ``os.walk`` without ``followlinks``, ``rglob``
+    and ``glob`` skip the first two, and the rows under them would be left out of the
+    result without a word; a loop would be walked forever.
+    """
+    seen: dict[str, str] = {}
+    for folder, _, names in os.walk(root, onerror=_unreadable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            msg = FOLDER_TWICE.format(path=folder, first=seen[real])
+            raise SourceError(msg)
+        seen[real] = folder
         for name in names:
             path = Path(folder) / name
             if path.is_file():
                 yield path
+            elif path.is_symlink() and not path.exists():
+                _broken_link(path)
 
 
 def _glob_root(name: str) -> Path:
@@ -291,16 +338,19 @@ def _glob_root(name: str) -> Path:
 def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
-    if _has_glob(name):
-        found = sorted(
-            Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True) if Path(p).is_file()
-        )
+    if _is_pattern(name):
         if "**" in name:
-            # a recursive glob skips the folders it cannot list: walk them first to say so
+            # a recursive glob skips the folders it cannot list (and follows a link loop until the
+            # path is too long): walk them first to say so
             root = _glob_root(name)
             if root.is_dir():
-                for _ in os.walk(root, onerror=_unreadable):
+                for _ in _walk(root):
                     pass
+        matches = [Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True)]
+        for match in matches:
+            if match.is_symlink() and not match.exists():
+                _broken_link(match)
+        found = sorted(p for p in matches if p.is_file())
         if not found:
             msg = GLOB_NO_MATCH.format(path=name)
             raise SourceError(msg)
@@ -365,12 +415,17 @@ def _widest(dtypes: set[pl.DataType]) -> pl.DataType | None:
     return None
 
 
+def footer_schema(path: str | Path) -> pl.Schema:
+    """The schema in a Parquet file's footer, read from that file (no glob: ``run[1].parquet``)."""
+    return pl.scan_parquet(path, glob=False).collect_schema()
+
+
 def _parquet_schema(files: list[Path]) -> pl.Schema | None:
     """Read every footer; the unified schema if the files' widths differ, None if they agree."""
     schemas: list[pl.Schema] = []
     for path in files:
         try:
-            schemas.append(pl.Schema(pl.read_parquet_schema(path)))
+            schemas.append(footer_schema(path))
         except _read_errors() as exc:
             msg = NOT_PARQUET.format(path=str(path), reason=_first_line(exc))
             raise SourceError(msg) from exc
@@ -408,15 +463,23 @@ def _scan_parquet(
     *,
     hive: bool | None = None,
     hive_schema: dict[str, pl.DataType] | None = None,
+    glob: bool = False,
 ) -> pl.LazyFrame:
+    """A Polars scan of ``names``: the files (or the one directory) :func:`scan` expanded, so
+    Polars expands no pattern again (``run[1].parquet`` is that file), unless ``glob`` (URIs)."""
     if schema is None:
-        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema)
+        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema, glob=glob)
     with warnings.catch_warnings():
         # schema= and cast_options= are marked unstable in Polars 2.x
         warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
         cast = pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
         return pl.scan_parquet(
-            names, hive_partitioning=hive, hive_schema=hive_schema, schema=schema, cast_options=cast
+            names,
+            hive_partitioning=hive,
+            hive_schema=hive_schema,
+            schema=schema,
+            cast_options=cast,
+            glob=glob,
         )
 
 
@@ -434,9 +497,15 @@ HIVE_CLASH = (
 )
 
 
-def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
-    """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column."""
-    pairs = [hive_pairs(f) for f in files]
+def _scan_hive(files: list[Path], schema: pl.Schema | None, root: Path | None = None) -> pl.LazyFrame:
+    """Parquet files with every ``key=value`` folder of their paths (as given) as a typed column.
+
+    With ``root`` (the one directory given, read without ``hive=``), the folders below it
+    only, as Polars reads a directory: typed and checked the same way (Polars' own typing
+    read ``shard=09`` and ``shard=9`` as one key, and a key named like a column of the
+    files replaced the column).
+    """
+    pairs = [hive_pairs(f if root is None else f.relative_to(root)) for f in files]
     for path, kv in zip(files, pairs, strict=True):
         for key, value in kv:
             if "=" in value:
@@ -455,18 +524,39 @@ def _scan_hive(files: list[Path], schema: pl.Schema | None) -> pl.LazyFrame:
                 first_keys=keys or "none",
             )
             raise SourceError(msg)
-    given = [str(f) for f in files]
     if not keys:
-        return _scan_parquet(given, schema, hive=False)
+        return _scan_parquet([str(f) for f in files], schema, hive=False)
+    # a directory: Polars reads the keys below it
+    given = [str(f) for f in files] if root is None else [str(root)]
     if len(set(keys)) != len(keys):
         msg = f"the path {str(files[0])!r} repeats a hive partition key ({keys}); each key=value folder once"
         raise SourceError(msg)
-    columns = schema if schema is not None else pl.Schema(pl.read_parquet_schema(files[0]))
+    columns = schema if schema is not None else footer_schema(files[0])
     for key in keys:
         if key in columns:
             raise SourceError(HIVE_CLASH.format(column=key, path=str(files[0])))
     hive_schema = {k: partition_dtype([unquote(kv[i][1]) for kv in pairs]) for i, k in enumerate(keys)}
     return _scan_parquet(given, schema, hive=True, hive_schema=hive_schema)
+
+
+def _check_csv_header(path: Path) -> None:
+    """Refuse a CSV header that names a column twice: Polars renames the second one
+    (``y_pred_duplicated_0``), so a role would read the first without a word. A Parquet
+    file named ``.csv`` is refused too (its header was bytes of the file, shown as column names)."""
+    with path.open("rb") as fh:
+        if fh.read(4) == b"PAR1":
+            msg = CSV_IS_PARQUET.format(path=str(path))
+            raise SourceError(msg)
+    with reading(repr(str(path))):
+        header = pl.read_csv(
+            path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True, glob=False
+        )
+    seen: set[str] = set()
+    for name in header.row(0) if header.height else ():
+        if name is not None and name in seen:  # unnamed columns (trailing commas) are read as None
+            msg = CSV_REPEATED.format(path=str(path), name=name)
+            raise SourceError(msg)
+        seen.add(name)
 
 
 def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> None:
@@ -488,20 +578,23 @@ def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> N
 def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     """A lazy scan of prediction files: a path, a glob, a directory or a list of them.
 
-    Parquet (``.parquet``; a directory of hive partitions ``key=value/`` gives the
+    Parquet (``.parquet``; one directory of hive partitions ``key=value/`` gives the
     keys below it as columns) or CSV (``.csv``). With ``hive=True`` every
     ``key=value`` folder of each Parquet file's path *as given* becomes a column,
     the folders of the path you passed included: ``data/day=2026-11-30`` (a
-    directory, a file in it, or a glob under it) gives a ``day`` column. A key is
-    typed ``Int64`` when every value is a plain integer (no sign but ``-``, no
-    leading zero: ``01234`` stays text), ``Date`` when every value is an ISO date
-    (``2026-11-30``), and ``String`` otherwise (:func:`partition_dtype`); a key that
-    is also a column of the files, or files whose paths have different keys, are a
-    :class:`~aggframe.exceptions.SourceError`. Nothing is read until evaluation, which
+    directory, a file in it, or a glob under it) gives a ``day`` column. Either way a
+    key is typed ``Int64`` when every value is a plain integer (no sign but ``-``, no
+    leading zero: ``01234`` stays text, and ``-0`` too), ``Date`` when every value is
+    an ISO date (``2026-11-30``), and ``String`` otherwise (:func:`partition_dtype`); a
+    key that is also a column of the files, or files whose paths have different keys,
+    are a :class:`~aggframe.exceptions.SourceError`. Nothing is read until evaluation, which
     streams the files with bounded memory. What is cheap is checked now, with a
     :class:`~aggframe.exceptions.SourceError` naming the path: a missing file, a
     glob without a match, an empty directory or one without Parquet files, a
-    zero-byte file, and the footer of every Parquet file (a corrupt file; files
+    zero-byte file, a CSV header naming a column twice, a broken symbolic link, a
+    folder reached twice through links
+    (a partition folder may be a link: it is followed), and the footer of every
+    Parquet file (a corrupt file; files
     whose columns or column types differ). Files whose integer or float widths
     differ (``Int32`` and ``Int64``) are read at the widest type.
 
@@ -522,6 +615,8 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     if not items:
         msg = "Expected at least one input path"
         raise OptionError(msg)
+    if any(isinstance(p, str) and not p.strip() for p in items):
+        raise SourceError(EMPTY_PATH)
     names = [str(p) for p in items]
     remote = [name for name in names if _is_remote(name)]
     expanded = {name: _expand(name) for name in names if name not in remote}
@@ -533,21 +628,28 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
         msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
         raise SourceError(msg)
     for name in expanded:
-        if not _has_glob(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
+        if not _is_pattern(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
             msg = FILE_EMPTY.format(path=name)
             raise SourceError(msg)
     origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
     if kinds == {".parquet"} and hive and files and not remote:
         lf = _scan_hive(files, _parquet_schema(files))
+    elif kinds == {".parquet"} and hive is None and len(names) == 1 and files and Path(names[0]).is_dir():
+        # Polars reads the key=value folders below a directory: typed and checked as with hive=True
+        lf = _scan_hive(files, _parquet_schema(files), root=Path(names[0]))
     elif kinds == {".parquet"}:
         # remote files keep the engine's own checks (their footers are not read here)
-        lf = _scan_parquet(names, _parquet_schema(files) if files and not remote else None, hive=hive)
+        given = names if remote else [str(f) for f in files]
+        lf = _scan_parquet(
+            given, _parquet_schema(files) if files and not remote else None, hive=hive, glob=bool(remote)
+        )
     else:
         for f in files:
             if f.stat().st_size == 0:
                 msg = FILE_EMPTY.format(path=str(f))
                 raise SourceError(msg)
-        lf = pl.scan_csv(names)
+            _check_csv_header(f)
+        lf = pl.scan_csv(names if remote else [str(f) for f in files], glob=bool(remote))
     _remember(lf, origin)
     return lf
 

@@ -42,7 +42,7 @@ gives each store an identity and a record of what it covers (next to the layout)
 
     {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
      "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
-     "covers": {"kind": "files", "inputs": [...],
+     "covers": {"kind": "files", "inputs": [...], "cells": "<sha256 of the cell tables>",
                 "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
              | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
              | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
@@ -50,7 +50,10 @@ gives each store an identity and a record of what it covers (next to the layout)
 ``files``: each file's resolved path, size, mtime and a content fingerprint (the
 first and last 64 KiB of the file, with its size and the ``key=value`` folders of its
 path); a URI
-records its name only. ``frame``: an in-memory or engine frame leaves no trace of
+records its name only; and the fingerprint of its cell tables, as a frame's store
+records it (the same rows written once from the files and once from a frame read
+from them are refused together; two stores of files with identical cell tables are
+told apart by their files: :func:`overlap`). ``frame``: an in-memory or engine frame leaves no trace of
 its rows, so the store records a fingerprint of its own cell tables; two stores
 with identical cell tables are taken as the same frame written twice (two
 different frames with exactly the same counts in every group, class and profile
@@ -68,8 +71,9 @@ from __future__ import annotations
 import glob as globbing
 import hashlib
 import json
+import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,12 +86,15 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
+    BROKEN_LINK,
+    EMPTY_PATH,
     FRAME,
     Origin,
     _first_line,
-    _has_glob,
+    _is_pattern,
     _read_errors,
     file_records,
+    footer_schema,
     package_version,
 )
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
@@ -101,6 +108,7 @@ __all__ = [
     "expand_stores",
     "is_store",
     "origin_covers",
+    "overlap",
     "overwritten_input",
     "prepare_output",
     "read_store",
@@ -174,7 +182,7 @@ def _input_paths(origin: Origin) -> list[str]:
     if origin.kind not in ("files", "stores"):
         return []
     # the folders given (a dataset of hive partitions) as well as the files they hold
-    paths = [f for f in (*origin.inputs, *origin.files) if not _has_glob(f) and Path(f).exists()]
+    paths = [f for f in (*origin.inputs, *origin.files) if Path(f).exists()]
     for part in origin.stores:
         covers = part.get("covers") if isinstance(part, dict) else None
         if isinstance(covers, dict) and covers.get("kind") == "files":
@@ -188,7 +196,7 @@ def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
     report written into a folder of hive partitions, or a store's table, is read back with it)."""
     target = Path(out).resolve()
     for name in inputs:
-        matches = globbing.glob(name, recursive=True) if _has_glob(name) else [name]
+        matches = globbing.glob(name, recursive=True) if _is_pattern(name) else [name]
         for match in matches:
             resolved = Path(match).resolve()
             inside = resolved.is_dir() and resolved in target.parents
@@ -340,7 +348,7 @@ def _check_tables(path: Path, *, sparse: bool) -> dict[str, list[str]]:
         if name in _OPTIONAL and not table.exists():
             continue
         try:
-            columns[name] = list(pl.read_parquet_schema(table))
+            columns[name] = list(footer_schema(table))
         except _read_errors() as exc:
             msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
             raise StoreError(msg) from exc
@@ -377,6 +385,10 @@ def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
     covers = origin_covers(origin)
     if covers is None:
         covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
+    elif covers["kind"] == "files":
+        # the same rows may also be written from a frame (pl.read_parquet of the same file), whose
+        # store knows only its cell tables: a store of files records their fingerprint too
+        covers["cells"] = _cells_fingerprint(tables)
     elif covers["kind"] == "stores" and any(entry["covers"] is None for entry in covers["stores"]):
         # cells made in memory from a frame (``to_cells``, then ``Cells.write``) cover what a
         # frame covers: the cell tables' fingerprint, as ``write_cells`` records it (a part's own
@@ -398,6 +410,17 @@ def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
     return _coverage(covers)
 
 
+def overlap(key: tuple[Any, ...], seen: Mapping[tuple[Any, ...], Any]) -> tuple[Any, ...] | None:
+    """The key of ``seen`` that coverage key ``key`` overlaps, if any: the same key, except that
+    identical cell tables of two stores of files do not overlap (their files tell them apart),
+    while those of a store of files and a store of a frame do (the frame may be those files)."""
+    if key[0] == "cells":
+        frame, files = ("cells", key[1]), ("cells", key[1], "files")
+        wanted = (frame,) if key == files else (frame, files)
+        return next((k for k in wanted if k in seen), None)
+    return key if key in seen else None
+
+
 def is_store(path: str | Path) -> bool:
     """A directory with a meta.json, or with the cell tables of one (then its meta.json is missing)."""
     p = Path(path)
@@ -412,13 +435,21 @@ def is_store(path: str | Path) -> bool:
 
 
 def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Store directories from paths and quoted globs (``"cells/*"``), in order."""
+    """Store directories from paths and quoted globs (``"cells/*"``), in order (a broken link a glob
+    matches is a StoreError: it was skipped as not a directory)."""
     items = [paths] if isinstance(paths, (str, Path)) else list(paths)
     out: list[Path] = []
     for item in items:
         name = str(item)
-        if _has_glob(name):
-            found = sorted(Path(p) for p in globbing.glob(name, recursive=True) if Path(p).is_dir())
+        if isinstance(item, str) and not item.strip():
+            raise StoreError(EMPTY_PATH)
+        if _is_pattern(name):
+            matches = [Path(p) for p in globbing.glob(name, recursive=True)]
+            broken = next((p for p in matches if p.is_symlink() and not p.exists()), None)
+            if broken is not None:  # skipped as not a directory, its cells would be left out
+                msg = BROKEN_LINK.format(path=str(broken), target=os.readlink(broken))
+                raise StoreError(msg)
+            found = sorted(p for p in matches if p.is_dir())
             if not found:
                 msg = STORE_NO_MATCH.format(path=name)
                 raise StoreError(msg)
@@ -435,13 +466,17 @@ def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
         return out
     kind = covers.get("kind")
     if kind == "files":
+        if covers.get("cells") is not None:
+            # matched against frames' stores only (see overlap): two stores of files are told
+            # apart by their files (the same bytes under two partitions are two days)
+            out[("cells", covers["cells"], "files")] = "identical cell tables (the same rows written twice?)"
         for rec in covers.get("files", []):
             what = f"the file {rec.get('path')!r}"
             if rec.get("fingerprint") is not None:
                 out[("file", rec["fingerprint"])] = what
             out[("file at", rec.get("path"), rec.get("size"), rec.get("mtime_ns"))] = what
     elif kind == "frame":
-        out[("cells", covers.get("cells"))] = "identical cell tables (the same frame written twice?)"
+        out[("cells", covers.get("cells"))] = "identical cell tables (the same rows written twice?)"
     elif kind == "stores":
         for entry in covers.get("stores", []):
             if entry.get("id"):
@@ -473,8 +508,9 @@ def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
             seen_id[ident] = d
         keys[("store at", str(resolved))] = f"the store {str(d)!r}"
         for key, what in keys.items():
-            if key in seen:
-                msg = STORE_OVERLAP.format(a=str(seen[key]), b=str(d), what=what)
+            shared = overlap(key, seen)
+            if shared is not None:
+                msg = STORE_OVERLAP.format(a=str(seen[shared]), b=str(d), what=what)
                 raise StoreError(msg)
         seen.update(dict.fromkeys(keys, d))
 
@@ -521,13 +557,13 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
     )
 
     def scan(name: str) -> pl.LazyFrame:
-        lf = pl.scan_parquet(path / name).rename(rename)
+        lf = pl.scan_parquet(path / name, glob=False).rename(rename)
         return lf if meta["by"] else lf.with_columns(pl.lit(0).alias(KEY_ALL))
 
     table_keys = keys if meta["by"] else [KEY_ALL, *keys]
     block = scan("block_profiles.parquet") if (path / "block_profiles.parquet").exists() else None
     pairs = scan("pairs.parquet") if (path / "pairs.parquet").exists() else None
-    order = pl.scan_parquet(path / "order.parquet") if (path / "order.parquet").exists() else None
+    order = pl.scan_parquet(path / "order.parquet", glob=False) if (path / "order.parquet").exists() else None
     tables = CellTables(
         classes=scan("classes.parquet"),
         profiles=scan("profiles.parquet"),
@@ -540,7 +576,7 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
     )
     if meta["format"] not in _SPARSE:
         return with_groups(tables)
-    universe = pl.scan_parquet(path / "universe.parquet")
+    universe = pl.scan_parquet(path / "universe.parquet", glob=False)
     return replace(
         tables,
         groups=scan("groups.parquet"),

@@ -13,7 +13,7 @@ from typing import Any
 
 from aggframe._options import parse_bootstrap
 from aggframe.exceptions import SourceError
-from aggframe.intake.source import FILE_NOT_FOUND, _has_glob
+from aggframe.intake.source import EMPTY_PATH, FILE_NOT_FOUND, _is_pattern
 from aggframe.intake.stored import is_store, overwritten_input
 from aggframe.interop.cli_output import _OutputError, _UsageError
 
@@ -37,7 +37,9 @@ def _store_inputs(paths: Sequence[str]) -> list[str] | None:
     """The store directories the paths (and quoted globs) name, or None for prediction files."""
     expanded: list[str] = []
     for p in paths:
-        matches = sorted(globbing.glob(p, recursive=True)) if _has_glob(p) else [p]
+        if not p.strip():  # pathlib reads '' as the current directory
+            raise SourceError(EMPTY_PATH)
+        matches = sorted(globbing.glob(p, recursive=True)) if _is_pattern(p) else [p]
         expanded.extend(matches or [p])
     stores = [is_store(p) for p in expanded]
     if not any(stores):

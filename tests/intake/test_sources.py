@@ -354,3 +354,125 @@ def test_a_folder_that_cannot_be_listed_is_an_error(tmp_path: Path, monkeypatch:
     for path in (tmp_path, tmp_path / "**" / "*.parquet"):
         with pytest.raises(af.SourceError, match=r"cannot read the folder '.*day=2': Permission denied"):
             af.scan(path)
+
+
+def test_linked_partition_folders_and_broken_links(tmp_path: Path) -> None:
+    """A partition folder that is a symbolic link was skipped by the directory scan (os.walk does
+    not follow links): its rows were left out, exit 0. A broken link to a file was skipped by the
+    scan and by globs alike. A link back up the tree (a loop) was walked by a ``**`` glob until the
+    path was too long. Now the link is followed; the others are SourceErrors naming the path."""
+    import os
+
+    log, elsewhere = tmp_path / "log", tmp_path / "elsewhere"
+    (log / "part=1").mkdir(parents=True)
+    elsewhere.mkdir()
+    first, second = FRAME[:2400], FRAME[2400:]
+    first.write_parquet(log / "part=1" / "p.parquet")
+    second.write_parquet(elsewhere / "p.parquet")
+    os.symlink(elsewhere, log / "part=2")
+    expected = af.from_labels(pl.concat([first, second])).evaluate("f1", "macro")
+    for path in (log, str(log / "**" / "*.parquet"), str(log / "*" / "*.parquet")):
+        assert af.scan(path, hive=True).select(pl.len()).collect().item() == FRAME.height
+        assert_frame_equal(af.from_labels(path).evaluate("f1", "macro"), expected)
+    # two links to one folder (or a folder and a link to it): its files would be read twice
+    os.symlink(elsewhere, log / "part=3")
+    for path in (log, str(log / "**" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "again (through a symbolic link, or a link loop)" in source_error(exc, "part=")
+    (log / "part=3").unlink()
+    os.symlink(log, elsewhere / "back")  # part=2/back -> log: a loop
+    for path in (log, str(log / "**" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "again" in source_error(exc, log / "part=2" / "back", repr(str(log)))
+    (elsewhere / "back").unlink()
+    (log / "part=4").mkdir()
+    os.symlink(tmp_path / "gone.parquet", log / "part=4" / "p.parquet")
+    for path in (log, str(log / "**" / "*.parquet"), str(log / "*" / "*.parquet")):
+        with pytest.raises(af.SourceError) as exc:
+            af.scan(path)
+        assert "is a broken symbolic link" in source_error(exc, log / "part=4" / "p.parquet", "gone.parquet")
+
+
+def test_a_csv_header_naming_a_column_twice(tmp_path: Path) -> None:
+    """Polars renames the second of two header names (``y_pred_duplicated_0``): the report read
+    the first column without a word (f1 1.0 where the second column gives another value), as a
+    DuckDB relation with two columns of one name did before it was refused."""
+    path = tmp_path / "dup.csv"
+    path.write_text("y_true,y_pred,y_pred\n0,0,1\n1,1,1\n1,1,0\n")
+    for source in (path, str(tmp_path / "*.csv")):
+        with pytest.raises(af.SourceError) as exc:
+            af.from_labels(source)
+        assert "names column 'y_pred' twice" in source_error(exc, path)
+    # unnamed columns (a trailing comma on every line) are not names given twice
+    (tmp_path / "dup.csv").write_text("y_true,y_pred,,\n0,0,,\n1,1,,\n1,0,,\n")
+    assert af.from_labels(path).compute("f1", "macro") == pytest.approx(
+        f1_score([0, 1, 1], [0, 1, 0], average="macro")
+    )
+
+
+def test_a_directory_types_and_checks_its_partition_keys_as_hive_true_does(tmp_path: Path) -> None:
+    """``af.from_labels("results/")`` left the keys below the directory to Polars: ``hour=09`` and
+    ``hour=9`` became one group 9 (and ``seg=-0`` one with ``seg=0``), and a key named like a column
+    of the files replaced that column (three models reported as one). The command line
+    (``hive=True``) kept them apart and refused the clash; a directory reads its keys the same way."""
+    frame = FRAME.drop("day")
+    parts = dict(zip(("09", "9", "007"), (frame[:1600], frame[1600:3200], frame[3200:]), strict=True))
+    for value, part in parts.items():
+        (tmp_path / "log" / f"hour={value}").mkdir(parents=True)
+        part.write_parquet(tmp_path / "log" / f"hour={value}" / "p.parquet")
+    rows = pl.concat([part.with_columns(hour=pl.lit(value)) for value, part in parts.items()])
+    expected = af.from_labels(rows).evaluate("f1", "macro", by="hour")
+    assert_frame_equal(af.from_labels(tmp_path / "log").evaluate("f1", "macro", by="hour"), expected)
+    assert_frame_equal(
+        af.from_labels(af.scan(tmp_path / "log", hive=True)).evaluate("f1", "macro", by="hour"), expected
+    )
+    for value, part in (("0", frame[:2400]), ("-0", frame[2400:])):
+        (tmp_path / "signed" / f"seg={value}").mkdir(parents=True)
+        part.write_parquet(tmp_path / "signed" / f"seg={value}" / "p.parquet")
+    got = af.from_labels(tmp_path / "signed").evaluate("f1", "micro", by="seg")
+    assert got["seg"].to_list() == ["-0", "0"]
+    assert got["value"].to_list() == pytest.approx(
+        [f1_score(p["y_true"], p["y_pred"], average="micro") for p in (frame[2400:], frame[:2400])]
+    )
+    (tmp_path / "clash" / "model=x").mkdir(parents=True)
+    frame.write_parquet(tmp_path / "clash" / "model=x" / "p.parquet")
+    with pytest.raises(af.SourceError) as exc:
+        af.from_labels(tmp_path / "clash")
+    assert "is both a column of" in source_error(exc, "'model'", tmp_path / "clash" / "model=x")
+
+
+def test_a_parquet_file_named_csv(tmp_path: Path) -> None:
+    """A Parquet file named .csv was read as CSV: the message listed the file's bytes as its
+    column names ("'PAR1\\x15\\x04...' ... is not in the frame"), or said "invalid utf-8
+    sequence". It says what the file is."""
+    LABELS.write_parquet(tmp_path / "p.csv")
+    for source in (tmp_path / "p.csv", str(tmp_path / "*.csv")):
+        with pytest.raises(af.SourceError) as exc:
+            af.from_labels(source)
+        assert "is a Parquet file (it starts with PAR1), not CSV" in source_error(exc, tmp_path / "p.csv")
+
+
+def test_a_file_name_with_brackets_is_that_file(tmp_path: Path) -> None:
+    """``run[1].parquet`` was read as a glob: it matched ``run1.parquet`` (another file's numbers,
+    exit 0), or nothing ("matches no files") though the file was there; a store or a CSV file so
+    named could not be read at all. A path that exists is that path; a pattern that does not
+    exist as written is still a glob."""
+    right = pl.DataFrame({"y_true": [0, 1, 1, 2], "y_pred": [0, 1, 1, 2]})
+    wrong = pl.DataFrame({"y_true": [0, 1, 1, 2], "y_pred": [1, 0, 2, 1]})
+    right.write_parquet(tmp_path / "run[1].parquet")
+    wrong.write_parquet(tmp_path / "run1.parquet")
+    right.write_csv(tmp_path / "run[1].csv")
+    (tmp_path / "log[1]" / "k=1").mkdir(parents=True)
+    right.write_parquet(tmp_path / "log[1]" / "k=1" / "p.parquet")
+    expected = f1_score(right["y_true"], right["y_pred"], average="macro")
+    for source in ("run[1].parquet", "run[1].csv", "log[1]"):
+        path = str(tmp_path / source)
+        assert af.from_labels(path).compute("f1", "macro") == pytest.approx(expected)
+        assert af.from_labels(af.scan(path, hive=True)).compute("f1", "macro") == pytest.approx(expected)
+    store = af.from_labels(str(tmp_path / "run[1].parquet")).write_cells(tmp_path / "cells[1]")
+    assert af.from_cells(str(store)).compute("f1", "macro") == pytest.approx(expected)
+    # a pattern is still a glob: both files
+    assert af.scan(str(tmp_path / "run[0-9].parquet")).collect().height == wrong.height
+    assert af.scan(str(tmp_path / "run*.parquet")).collect().height == 2 * right.height

@@ -440,3 +440,78 @@ def test_stores_of_another_layout_say_what_differs(tmp_path: Path) -> None:
         af.StoreError, match=r"has another layout .*\(by \['day', 'model'\] against \['model', 'day'\]\)"
     ):
         af.from_cells([one, two])
+
+
+def test_a_broken_link_among_globbed_stores_is_an_error(tmp_path: Path) -> None:
+    """A glob of stores skipped a broken link (not a directory): that day's cells were left out of
+    the Python API's result (the command line said the input was not found)."""
+    import os
+
+    af.from_labels(FRAME).write_cells(tmp_path / "cells" / "a", by="model")
+    os.symlink(tmp_path / "moved", tmp_path / "cells" / "b")
+    for read in (af.from_cells, af.Cells.read):
+        with pytest.raises(af.StoreError) as exc:
+            read(str(tmp_path / "cells" / "*"))
+        assert "is a broken symbolic link" in store_error(exc, tmp_path / "cells" / "b", tmp_path / "moved")
+
+
+@pytest.mark.parametrize(
+    ("second", "wording"),
+    [
+        (lambda day: af.from_labels(day, classes=[0, 1, 2]), "class universes"),
+        (lambda day: af.from_labels(day.with_columns(pl.col("model").cast(pl.Categorical))), "Categorical"),
+        (lambda day: af.from_labels(day, pos_label=0), "positive classes"),
+    ],
+)
+def test_stores_that_do_not_add_up_are_store_errors(
+    second: Any, wording: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stores written with other options (a declared universe next to an observed one, another
+    positive class) or key types were an OptionError naming no store: a usage error on the command
+    line, as if an option of the report were wrong. A StoreError (an input error) naming them."""
+    from aggframe.interop.cli import main
+
+    day = pl.DataFrame({"model": ["a", "b", "a"], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
+    one = af.from_labels(day).write_cells(tmp_path / "one", by="model")
+    two = second(day.with_columns(model=pl.Series(["c", "d", "c"]))).write_cells(tmp_path / "two", by="model")
+    for read in (af.from_cells, af.Cells.read):
+        with pytest.raises(af.StoreError) as exc:
+            read([one, two])
+        assert wording in store_error(exc, one, two)
+    assert main(["report", str(one), str(two)]) == 2
+    assert capsys.readouterr().err.startswith(f"aggframe: input error: cell stores {str(one)!r}")
+
+
+def test_a_store_of_files_and_a_store_of_the_same_rows_as_a_frame(tmp_path: Path) -> None:
+    """A store of files recorded the files only, a store of a frame its cell tables only: the same
+    rows written once each way were read together without a word (exemplar n_entries 2x the
+    examples). A store of files records its cell tables' fingerprint too."""
+    path = day_files(tmp_path / "data")[0]
+    files = af.from_labels(path).write_cells(tmp_path / "files", by="model")
+    frame = af.from_labels(pl.read_parquet(path)).write_cells(tmp_path / "frame", by="model")
+    for stores in ([files, frame], [frame, files]):
+        with pytest.raises(af.StoreError) as exc:
+            af.from_cells(stores)
+        assert "both cover identical cell tables" in store_error(exc, files, frame)
+    # and through a store written from the store of files
+    rolled = af.from_cells(files).write_cells(tmp_path / "rolled", by="model")
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.from_cells([rolled, frame])
+    # stores of other files still add up, and so do identical cell tables of two stores of files:
+    # the same bytes under two partitions are two days, whatever the stores' by-columns
+    other = af.from_labels(day_files(tmp_path / "data")[1]).write_cells(tmp_path / "other", by="model")
+    n = af.from_cells([files, other]).evaluate("f1", "exemplar")["n_entries"].item()
+    assert n == FRAME.filter(pl.col("day").is_in(DAYS[:2])).height
+    days = []
+    for day in (1, 2):
+        (tmp_path / "log" / f"day={day}").mkdir(parents=True)
+        shutil.copy(path, tmp_path / "log" / f"day={day}" / "p.parquet")
+        days.append(
+            af.from_labels(tmp_path / "log" / f"day={day}").write_cells(tmp_path / f"d{day}", by="model")
+        )
+    n = af.from_cells(days).evaluate("f1", "exemplar")["n_entries"].item()
+    assert n == 2 * pl.read_parquet(path).height
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.from_cells([*days, frame])
+    with pytest.raises(af.StoreError, match="identical cell tables"):
+        af.Cells.read(days[0]) + af.Cells.read(frame)

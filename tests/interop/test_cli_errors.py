@@ -373,7 +373,7 @@ def test_an_output_never_goes_inside_an_input_folder_or_store(
     log = tmp_path / "log"
     for day in (1, 2):
         (log / f"day={day}").mkdir(parents=True)
-        FRAME.head(100).write_parquet(log / f"day={day}" / "p.parquet")
+        FRAME.head(100).drop("day").write_parquet(log / f"day={day}" / "p.parquet")
     store = str(af.from_labels(FRAME.head(100)).write_cells(tmp_path / "store"))
     before = (log / "day=1" / "p.parquet").read_bytes()
     for argv in (
@@ -435,3 +435,20 @@ def test_cells_makes_its_folders_and_empty_lists_are_usage_errors(
     for flag in ("--measures", "--operators", "--by"):
         line = fails(capsys, ["report", str(data), flag, " , "], "usage")
         assert f"{flag} is empty" in line
+
+
+def test_an_empty_path_is_not_the_current_directory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pathlib reads '' as '.': `aggframe report "$LOG"` with LOG unset reported on whatever the
+    current directory held (exit 0), and `af.from_labels("")` read it too. An input error."""
+    FRAME.write_parquet(tmp_path / "p.parquet")
+    store = str(af.from_labels(FRAME).write_cells(tmp_path / "store"))
+    monkeypatch.chdir(tmp_path / "store")  # a store, for the store paths
+    for argv in (["report", ""], ["report", store, " "], ["cells", "", "-o", str(tmp_path / "out")]):
+        assert "an input path is empty ('')" in fails(capsys, argv, "input")
+    for read in (af.scan, af.from_labels, af.from_cells, af.Cells.read):
+        with pytest.raises(af.SourceError, match=re.escape("an input path is empty ('')")):
+            read("")
+    monkeypatch.chdir(tmp_path)  # a folder of predictions, for the file paths
+    assert "an input path is empty" in fails(capsys, ["report", ""], "input")
