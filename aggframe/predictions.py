@@ -143,8 +143,10 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             (class key = (target, class)), and ``target`` averages, over the
             targets, the measure computed inside each target with the operator
             ``within`` (reported as ``target:<within>``). ``binary`` reports the
-            positive class only (``pos_label``) and raises unless there are
-            exactly two classes (scikit-learn's ``average='binary'``).
+            positive class only (``pos_label``) and raises on more than two
+            classes (scikit-learn's ``average='binary'``; one class, where the
+            other never occurs, is binary data with the positive class present
+            or absent).
             ``multiclass`` evaluates the measures defined on the whole confusion
             matrix of single-label data, as scikit-learn does: ``mcc``
             (``matthews_corrcoef``), ``kappa``, ``kappa_linear``,

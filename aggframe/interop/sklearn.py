@@ -24,7 +24,7 @@ scikit-learn                                    aggframe (measure, operator, con
 ``average="macro"``                             ``"macro"``
 ``average="weighted"``                          ``"weighted"``
 ``average="samples"`` (multilabel)              ``"exemplar"`` (alias ``"samples"``)
-``average="binary", pos_label=p``               ``"binary"``, ``pos_label=p`` (exactly two
+``average="binary", pos_label=p``               ``"binary"``, ``pos_label=p`` (at most two
                                                 classes, else an error), or ``task="binary"``
 ``average=None``                                ``Predictions.per_class(measure)`` (or
                                                 ``parts``), the class rows of

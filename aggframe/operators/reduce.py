@@ -457,7 +457,11 @@ def _positive_values(
     """The binary operator's values per group (``_bv{i}``): the positive class's cells, absent or not.
 
     As in scikit-learn and Lodestar.Metrics, a call written for two classes and
-    later fed three raises instead of silently averaging.
+    later fed three raises instead of silently averaging. Fewer than two classes
+    (a cross-validation fold, a day where one class never occurs) is binary data
+    too, as in scikit-learn's ``average='binary'``: an absent positive class has
+    no true or predicted positives (tp = fp = fn = 0), and the convention resolves
+    what that leaves undefined.
     """
     # the class itself, never a cast of another value (1.5 is no Int64 class 1): refused
     positive = pl.lit(exact_classes([pos_label], dtype, option="pos_label")[0], dtype=dtype)
@@ -465,26 +469,29 @@ def _positive_values(
     universe = tables.universe if tables.universe is not None else tables.classes.select(CLASS)
 
     def check_sizes(frame: pl.DataFrame) -> pl.DataFrame:
-        many = frame.filter(pl.col("n_classes") != 2)
+        many = frame.filter(pl.col("n_classes") > 2)
         if many.height:
             m = int(many["n_classes"][0])
             found = universe.select(CLASS).unique().sort(CLASS).head(5).collect()[CLASS].to_list()
             msg = (
-                f"the binary operator reports the positive class only and needs exactly two classes, "
+                f"the binary operator reports the positive class only and needs at most two classes, "
                 f"but found {m} (e.g. {found!r}); name the averaging you meant: 'macro', 'weighted' or 'micro'"
             )
             raise OptionError(msg)
         return frame
 
     def check_positive(frame: pl.DataFrame) -> pl.DataFrame:
-        if int(frame["_has"][0]) == 0:
+        # two classes without the positive one: pos_label names neither (one class: it is absent)
+        if int(frame["_has"][0]) == 0 and int(frame["_m"][0]) >= 2:
             listed = universe.select(CLASS).unique().sort(CLASS).collect()[CLASS].to_list()
             msg = f"pos_label {pos_label!r} is not one of the two classes {listed!r}"
             raise OptionError(msg)
         return frame
 
-    has = universe.select((pl.col(CLASS) == positive).sum().alias("_has")).map_batches(check_positive)
-    checked = groups.map_batches(check_sizes).join(has, how="cross").drop("_has")
+    has = universe.select(
+        (pl.col(CLASS) == positive).sum().alias("_has"), pl.col(CLASS).n_unique().alias("_m")
+    ).map_batches(check_positive)
+    checked = groups.map_batches(check_sizes).join(has, how="cross").drop("_has", "_m")
     cells = tables.classes.filter(pl.col(CLASS) == positive).select(*k, *CELLS)
     filled = checked.join(cells, on=k, how="left", nulls_equal=True).with_columns(
         pl.col("tp", "fp", "fn").fill_null(0.0),

@@ -108,9 +108,56 @@ def test_row_average_binary_operator(data: tuple[np.ndarray, np.ndarray, int], p
     assert score(yt, yp, "f1", "binary", n_classes=2, pos_label=pos) == pytest.approx(expected[2], abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("yt", "yp"),
+    [
+        ([1, 1, 1], [1, 1, 0]),
+        ([1, 1], [1, 1]),
+        ([0, 0, 0], [0, 0, 0]),
+        ([0, 0, 0], [0, 1, 0]),
+        ([1, 1], [0, 0]),
+    ],
+)
+@pytest.mark.parametrize("pos", [0, 1])
+def test_binary_operator_on_one_class_equals_sklearn(yt: list[int], yp: list[int], pos: int) -> None:
+    """One class (a fold or a day where the other never occurs) was refused ("needs exactly two
+    classes, but found 1") where scikit-learn's average='binary' scores the positive class, present
+    or absent: f1_score([1, 1], [1, 1]) is 1.0."""
+    a, b = np.array(yt), np.array(yp)
+    for conv, zero_division in (("zero", 0.0), ("one", 1.0)):
+        expected = sklearn_prf(a, b, "binary", zero_division, pos_label=pos)
+        assert ours(af.from_labels(a, b, pos_label=pos), "binary", conv) == pytest.approx(expected, abs=1e-12)
+    for name in ("f1", "precision", "recall"):
+        want = getattr(skm, f"{name}_score")(a, b, pos_label=pos, zero_division=0.0)
+        assert score(a, b, name, "binary", pos_label=pos) == pytest.approx(want, abs=1e-12), name
+
+
+def test_make_scorer_binary_on_folds_with_one_class() -> None:
+    """cross_val_score with make_scorer(..., "binary") failed on a fold whose labels and predictions
+    hold one class; it gives scikit-learn's own scorer's numbers now."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.model_selection import KFold, cross_val_score
+
+    class Below(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+        def fit(self, X: np.ndarray, y: np.ndarray) -> Below:
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def predict(self, X: np.ndarray) -> np.ndarray:
+            return (X[:, 0] < 5).astype(int)
+
+    y = np.array([1] * 6 + [0] * 6)
+    est = Below()
+    X = np.arange(12).reshape(-1, 1)
+    cv = KFold(n_splits=2)  # each test fold holds one true class; the second predicts one class too
+    got = cross_val_score(est, X, y, scoring=make_scorer("f1", "binary"), cv=cv)
+    want = cross_val_score(est, X, y, scoring=skm.make_scorer(skm.f1_score, zero_division=0.0), cv=cv)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
 def test_binary_operator_refuses_three_classes() -> None:
     # Lodestar's trap: a call written for two classes and later fed three raises
-    with pytest.raises(af.OptionError, match="exactly two classes"):
+    with pytest.raises(af.OptionError, match="at most two classes"):
         score([0, 1, 2], [0, 1, 1], "precision", "binary")
 
 
