@@ -21,7 +21,6 @@ import aggframe as af
 from aggframe import (
     ColumnNotFoundError,
     DuplicateEntryError,
-    EmptyInputError,
     InvalidValueError,
     NullValueError,
     OptionError,
@@ -95,7 +94,7 @@ def test_declared_examples_errors() -> None:
         af.from_long(sparse, n_classes=2, examples=pl.DataFrame({"example": [0, 1, 2, None]})).evaluate("f1")
     with pytest.raises(OptionError, match="positive count"):
         af.from_long(sparse, n_classes=2, examples=0)
-    with pytest.raises(EmptyInputError, match="no rows and examples= declares none"):
+    with pytest.raises(af.EmptyInputError, match="no rows and examples= declares none"):
         af.from_long(sparse[:0], n_classes=2, examples=sparse[:0].select("example")).evaluate("f1")
     with pytest.raises(OptionError, match="needs a Polars source"):
         af.from_long(duckdb.from_arrow(sparse.to_arrow()), n_classes=2, examples=sparse.select("example"))
@@ -122,7 +121,7 @@ def test_declared_examples_without_any_row_are_all_negative() -> None:
     )
     dense_by_g = af.from_long(dense, n_classes=2).evaluate(MEASURES, OPS, by="g", convention=CONVENTIONS)
     assert_frame_equal(by_g, dense_by_g)
-    with pytest.raises(EmptyInputError, match="no rows"):
+    with pytest.raises(af.EmptyInputError, match="no rows"):
         af.from_long(empty, n_classes=2).evaluate("f1")
 
 
