@@ -64,6 +64,14 @@ _WORDS = [
     # Python advice a command-line user cannot follow, as what the command line offers
     (re.compile(r"pr\.write_cells(\(path\))?"), lambda m: "`aggframe cells INPUT... -o DIR`"),
     (re.compile(r"overwrite=True"), lambda m: "--overwrite"),
+    (re.compile(r" \(or af\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)"), lambda m: ""),
+    (
+        re.compile(r"cast it to one type in the predictions first"),
+        lambda m: (
+            "give it one type in every store's input (a column of the files, the key=value folders "
+            "or the --with values) and write the stores again"
+        ),
+    ),
     (
         re.compile(
             r"rename it first, e\.g\. frame\.rename\(\{('[^']*'|\"[^\"]*\"): ('[^']*'|\"[^\"]*\")\}\)"
@@ -96,6 +104,8 @@ def cli_words(message: str) -> str:
     'one declared with --classes/--n-classes, the other the classes seen'
     >>> cli_words("bad meta.json; write the store again with pr.write_cells")
     'bad meta.json; write the store again with `aggframe cells INPUT... -o DIR`'
+    >>> cli_words("an existing cell store; pass overwrite=True to replace it")
+    'an existing cell store; pass --overwrite to replace it'
     """
     for pattern, repl in _WORDS:
         message = pattern.sub(repl, message)

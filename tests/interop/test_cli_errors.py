@@ -495,3 +495,31 @@ def test_output_paths_empty_or_with_a_newline(capsys: pytest.CaptureFixture[str]
     _, err = capsys.readouterr()
     assert err.splitlines() == [err.rstrip("\n")]
     assert f"wrote cell store {str(out)!r}" in err
+
+
+def test_other_python_advice_becomes_the_command_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`--tnorm foo` offered `af.hamacher(gamma)` or a callable; stores whose `--with` key has two
+    types said to cast it in the predictions. Neither can be done on the command line."""
+    long = tmp_path / "long.parquet"
+    pl.DataFrame(
+        {"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1.0, 0, 0, 1], "p": [0.7, 0.2, 0.4, 0.9]}
+    ).write_parquet(long)
+    line = fails(capsys, ["report", str(long), "--form", "long", "--tnorm", "foo"], "usage")
+    assert line.endswith("unknown t-norm 'foo'; valid names: godel, hamacher, lukasiewicz, minimum, product")
+    for i, key in enumerate(("1", "x")):
+        FRAME.head(50 + i).write_parquet(tmp_path / f"{i}.parquet")
+        argv = [
+            "cells",
+            str(tmp_path / f"{i}.parquet"),
+            "--with",
+            f"k={key}",
+            "-o",
+            str(tmp_path / f"s{i}"),
+            "-q",
+        ]
+        assert main(argv) == 0
+    line = fails(capsys, ["report", str(tmp_path / "s0"), str(tmp_path / "s1"), "--by", "k"], "input")
+    assert "column 'k' is Int64 in one and String in the other" in line
+    assert "the --with values) and write the stores again" in line
