@@ -436,7 +436,10 @@ def _table_fingerprint(path: Path) -> str:
     """A store table's fingerprint: its size and its first and last 64 KiB (all of a small table).
 
     As a file's (:func:`~aggframe.intake.source.file_records`), without its path: a
-    store may be moved. Reads at most 128 KiB of each table, whatever the store's size.
+    store may be moved. Reads at most 128 KiB of each table, whatever the store's size
+    (so a table over 128 KiB rewritten with other rows of the same size, the same
+    first pages and the same footer statistics is not told apart: a copy from another
+    store, or a rewrite by another tool, is).
     """
     size = path.stat().st_size
     digest = hashlib.sha256(str(size).encode())
