@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,16 @@ def long_frame(**columns: Any) -> pl.DataFrame:
     }
     data.update(columns)
     return pl.DataFrame(data)
+
+
+def without_pairs(store: Path) -> Path:
+    """A store as written without the confusion counts (an older version, or stored cells without
+    them): no pairs.parquet, and none in meta.json's record of the tables."""
+    (store / "pairs.parquet").unlink()
+    meta = json.loads((store / "meta.json").read_text())
+    meta["tables"].pop("pairs.parquet")
+    (store / "meta.json").write_text(json.dumps(meta))
+    return store
 
 
 def label_frame(**columns: Any) -> pl.DataFrame:

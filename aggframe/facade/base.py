@@ -339,9 +339,9 @@ class PredictionsBase:
             return tables
         if self.form == "cells":
             msg = (
-                f"{what} needs the confusion counts, and these stored cells hold none: a store keeps them "
-                "when written from single-label data by this version of aggframe (write it again with "
-                "pr.write_cells); the other whole-matrix measures need only the cells"
+                f"{what} needs the confusion counts, and these stored cells hold none: a store read has no "
+                "pairs.parquet (a store keeps them when written from single-label data by this version of "
+                "aggframe; write it again with pr.write_cells); the other whole-matrix measures need only the cells"
             )
             raise OptionError(msg)
         pairs = self.source.pair_table(by)

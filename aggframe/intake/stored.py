@@ -9,7 +9,7 @@ A cell store is a directory::
     block_profiles.parquet   (with targets) per-example cells over all targets
     pairs.parquet            (single-label data) the confusion counts: keys..., _yt, _yp, n
     order.parquet            (a declared class universe) its order: [target,] class, _pos
-    meta.json                the key columns and roles, the universe's keys
+    meta.json                the key columns and roles, the universe's keys, the tables written
 
 A store holds what occurs: a class absent from a group is counted in
 ``groups.parquet`` (its cells are known: no positives, every example a true
@@ -41,12 +41,17 @@ Because stores add up, the same rows must not be read twice. ``meta.json``
 gives each store an identity and a record of what it covers (next to the layout)::
 
     {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
+     "tables": {"classes.parquet": "<fingerprint>", ...},
      "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
      "covers": {"kind": "files", "inputs": [...], "cells": "<sha256 of the cell tables>",
                 "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
              | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
              | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
 
+``tables``: each table written, with a fingerprint of it (its size and its first and
+last 64 KiB): a table of the store replaced (copied in from another store), edited,
+removed or added is refused on read, as are the tables of format 3 under an older
+format's meta.json (stores written before the record keep these unchecked).
 ``files``: each file's resolved path, size, mtime and a content fingerprint (the
 first and last 64 KiB of the file, with its size and the ``key=value`` folders of its
 path); a URI
@@ -86,6 +91,7 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
+    _FINGERPRINT_SPAN,
     BROKEN_LINK,
     EMPTY_PATH,
     FRAME,
@@ -172,7 +178,16 @@ def write_store(
     if covers is not None:
         identity["covers"] = covers
     universe_keys = [c for c in tables.universe_keys if c != KEY_ALL]
-    info = {"format": FORMAT, "by": list(by), **meta, "universe_keys": universe_keys, **identity}
+    # the tables written, each with a fingerprint: one replaced, removed or added later is refused on read
+    written = {name: _table_fingerprint(out / name) for name in TABLES if (out / name).exists()}
+    info = {
+        "format": FORMAT,
+        "by": list(by),
+        **meta,
+        "universe_keys": universe_keys,
+        "tables": written,
+        **identity,
+    }
     (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
     return out
 
@@ -246,12 +261,28 @@ def _meta(path: Path) -> dict[str, Any]:
     if not isinstance(info.get("by"), list):
         msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
         raise StoreError(msg)
-    columns = _check_tables(path, sparse=info["format"] in _SPARSE)
+    reason = _bad_record(info)
+    if reason is not None:
+        msg = STORE_BAD_META.format(path=str(path), reason=reason)
+        raise StoreError(msg)
+    columns = _check_tables(path, info)
     reason = _bad_layout(columns, info)
     if reason is not None:
         msg = STORE_BAD_META.format(path=str(path), reason=reason)
         raise StoreError(msg)
     return info
+
+
+def _bad_record(info: dict[str, Any]) -> str | None:
+    """What is wrong with meta.json's record of the tables (``tables``: name -> fingerprint), or None."""
+    record = info.get("tables")
+    if record is None:
+        return None
+    if not isinstance(record, dict) or not all(
+        name in TABLES and isinstance(f, str) for name, f in record.items()
+    ):
+        return f"'tables' is not a record of the store's tables ({str(record)[:60]})"
+    return None
 
 
 def _bad_layout(columns: dict[str, list[str]], info: dict[str, Any]) -> str | None:
@@ -310,6 +341,24 @@ STORE_OVERLAP = (
 )
 STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
 STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
+STORE_TABLE_GONE = (
+    "cell store {path!r}: {name} is missing (its meta.json records it as written with the store); "
+    "write the store again with pr.write_cells"
+)
+STORE_TABLE_ADDED = (
+    "cell store {path!r}: {name} was not written with the store (its meta.json does not record it: "
+    "copied in from another store?); remove it or write the store again with pr.write_cells"
+)
+STORE_TABLE_CHANGED = (
+    "cell store {path!r}: {name} is not the table written with the store (it does not match the "
+    "fingerprint in its meta.json: copied in from another store, or edited?); write the store again "
+    "with pr.write_cells"
+)
+STORE_FORMAT = (
+    "cell store {path!r}: its meta.json says format {format!r}, but it holds (or records) {tables}, which only "
+    "{new!r} writes (its class table holds the classes that occur, not every class); the meta.json "
+    "does not belong to these tables: write the store again with pr.write_cells"
+)
 STORE_ON_FILE = (
     "cannot write a cell store to {path!r}: it is a file (a cell store is a directory; "
     "overwrite=True replaces the file)"
@@ -340,19 +389,66 @@ _OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
 LAYOUT = ("by", "target", "folds", "task", "single_label")
 
 
-def _check_tables(path: Path, *, sparse: bool) -> dict[str, list[str]]:
-    """Every table of the store readable (its footer); their column names, by file name."""
+def _check_tables(path: Path, info: dict[str, Any]) -> dict[str, list[str]]:
+    """Every table of the store readable (its footer) and the tables its meta.json says; their column
+    names, by file name.
+
+    The tables must be those of the declared format: the groups and the universe are
+    format 3's alone (under an older format's meta.json the classes table would be
+    read as every (group, class), its absent classes lost). A store that records its
+    tables (``tables``: each one's fingerprint, :func:`_table_fingerprint`) must hold
+    exactly those, unchanged: a table copied in from another store, edited, removed
+    or added was read as if written with the rest (another store's exemplar values).
+    """
+    sparse = info["format"] in _SPARSE
+    if not sparse:
+        record = info.get("tables") or {}
+        newer = [n for n in TABLES if n not in _FILLED_TABLES and ((path / n).exists() or n in record)]
+        if newer:
+            msg = STORE_FORMAT.format(
+                path=str(path), format=info["format"], tables=" and ".join(newer), new=FORMAT
+            )
+            raise StoreError(msg)
+    record = info.get("tables")
     columns: dict[str, list[str]] = {}
     for name in TABLES if sparse else _FILLED_TABLES:
         table = path / name
         if name in _OPTIONAL and not table.exists():
+            if record is not None and name in record:
+                msg = STORE_TABLE_GONE.format(path=str(path), name=name)
+                raise StoreError(msg)
             continue
         try:
             columns[name] = list(footer_schema(table))
         except _read_errors() as exc:
             msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
             raise StoreError(msg) from exc
+        if record is not None and name not in record:
+            msg = STORE_TABLE_ADDED.format(path=str(path), name=name)
+            raise StoreError(msg)
+        if record is not None and record[name] != _table_fingerprint(table):
+            msg = STORE_TABLE_CHANGED.format(path=str(path), name=name)
+            raise StoreError(msg)
     return columns
+
+
+def _table_fingerprint(path: Path) -> str:
+    """A store table's fingerprint: its size and its first and last 64 KiB (all of a small table).
+
+    As a file's (:func:`~aggframe.intake.source.file_records`), without its path: a
+    store may be moved. Reads at most 128 KiB of each table, whatever the store's size
+    (so a table over 128 KiB rewritten with other rows of the same size, the same
+    first pages and the same footer statistics is not told apart: a copy from another
+    store, or a rewrite by another tool, is).
+    """
+    size = path.stat().st_size
+    digest = hashlib.sha256(str(size).encode())
+    with path.open("rb") as fh:
+        digest.update(fh.read(_FINGERPRINT_SPAN))
+        if size > _FINGERPRINT_SPAN:
+            fh.seek(max(_FINGERPRINT_SPAN, size - _FINGERPRINT_SPAN))
+            digest.update(fh.read())
+    return digest.hexdigest()
 
 
 def _cells_fingerprint(tables: CellTables) -> str:

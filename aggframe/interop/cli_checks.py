@@ -177,6 +177,7 @@ def _check_html(args: argparse.Namespace) -> None:
     """``--html PATH``: the plot extra is installed and the file can go there, before anything is read."""
     if getattr(args, "html", None) is None:
         return
+    _check_named(args.html, "--html")
     try:
         from aggframe.interop.html import _deps
 
@@ -195,6 +196,13 @@ def _check_html(args: argparse.Namespace) -> None:
         msg = f"--html {args.html!r} and -o name the same file; give each its own"
         raise _UsageError(msg)
     _check_not_input(args, "--html", args.html)
+
+
+def _check_named(path: str, flag: str) -> None:
+    """An empty output path is not the current directory (pathlib reads '' as '.')."""
+    if not path.strip():
+        msg = f"{flag} is empty ({path!r}); give a path to write to"
+        raise _OutputError(msg)
 
 
 def _check_not_input(args: argparse.Namespace, flag: str, path: str) -> None:
@@ -231,6 +239,7 @@ def _check_output(args: argparse.Namespace) -> None:
     _check_html(args)
     if args.output is None:
         return
+    _check_named(args.output, "-o")
     out = Path(args.output)
     _check_not_input(args, "-o", args.output)
     parent = out.parent

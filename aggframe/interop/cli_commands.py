@@ -121,7 +121,7 @@ def _cells(args: argparse.Namespace, pr: Predictions, progress: _Progress) -> in
     except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
         progress.failed()
         return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
-    progress.done(f"wrote cell store {out}")
+    progress.done(f"wrote cell store {str(out)!r}")
     return 0
 
 
@@ -172,7 +172,7 @@ def _deliver(
         progress.failed()
         return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
     rows = f"a report of {result.height} row{'' if result.height == 1 else 's'}"
-    progress.done(rows + (f", HTML report {args.html}" if args.html is not None else ""))
+    progress.done(rows + (f", HTML report {args.html!r}" if args.html is not None else ""))
     return 0
 
 

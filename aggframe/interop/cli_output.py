@@ -6,6 +6,7 @@ or Parquet.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import time
@@ -60,7 +61,32 @@ _WORDS = [
     (re.compile(rf"(?<![\w.\-'`])({_KEYS})=(?=[\w<\[\"'])"), lambda m: f"{FLAGS[m[1]]} "),
     (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: FLAGS[m[1]]),
     (re.compile(r" when building the predictions"), lambda m: ""),
+    # Python advice a command-line user cannot follow, as what the command line offers
+    (re.compile(r"pr\.write_cells(\(path\))?"), lambda m: "`aggframe cells INPUT... -o DIR`"),
+    (re.compile(r"overwrite=True"), lambda m: "--overwrite"),
+    (re.compile(r" \(or af\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)"), lambda m: ""),
+    (
+        re.compile(r"cast it to one type in the predictions first"),
+        lambda m: (
+            "give it one type in every store's input (a column of the files, the key=value folders "
+            "or the --with values) and write the stores again"
+        ),
+    ),
+    (
+        re.compile(
+            r"rename it first, e\.g\. frame\.rename\(\{('[^']*'|\"[^\"]*\"): ('[^']*'|\"[^\"]*\")\}\)"
+        ),
+        lambda m: _rename_advice(ast.literal_eval(m[1]), ast.literal_eval(m[2])),
+    ),
 ]
+
+
+def _rename_advice(name: str, new: str) -> str:
+    """Where a key column's name comes from on the command line, and how to give it another."""
+    return (
+        f"the command line cannot rename it: rename the key=value folders {name}=... (e.g. to {new}=...), "
+        f"give --with another key ({new}=...), or write the files (or the cell store) with another column name"
+    )
 
 
 def cli_words(message: str) -> str:
@@ -76,6 +102,10 @@ def cli_words(message: str) -> str:
     "column 'day' (--y-true) is not in the frame"
     >>> cli_words("one declared with classes=/n_classes=, the other the classes seen")
     'one declared with --classes/--n-classes, the other the classes seen'
+    >>> cli_words("bad meta.json; write the store again with pr.write_cells")
+    'bad meta.json; write the store again with `aggframe cells INPUT... -o DIR`'
+    >>> cli_words("an existing cell store; pass overwrite=True to replace it")
+    'an existing cell store; pass --overwrite to replace it'
     """
     for pattern, repl in _WORDS:
         message = pattern.sub(repl, message)

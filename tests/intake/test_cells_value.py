@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from tests.builders import without_pairs
 from tests.strategies import (
     CONVENTIONS,
     OPERATORS,
@@ -388,7 +389,7 @@ def test_the_multiclass_operator_needs_single_label_cells(tmp_path: Path) -> Non
     same(one_hot.to_cells().evaluate(**MATRIX), one_hot.evaluate(**MATRIX))
     # a store written without confusion counts gives no weighted kappa, the rest still
     store = af.from_labels(FRAME).write_cells(tmp_path / "s")
-    (store / "pairs.parquet").unlink()
+    without_pairs(store)
     read = af.Cells.read(store)
     assert read.pair_table is None
     same(read.evaluate("mcc", "multiclass"), af.from_labels(FRAME).evaluate("mcc", "multiclass"))

@@ -211,6 +211,8 @@ def test_bad_meta_json(content: str | None, wording: str, tmp_path: Path) -> Non
         ("universe_keys", ["nope"], "'universe_keys' names ['nope']"),
         ("covers", {"kind": "files", "files": [1]}, "'covers' is not a coverage record"),
         ("covers", "x", "'covers' is not a coverage record"),
+        ("tables", ["classes.parquet"], "'tables' is not a record of the store's tables"),
+        ("tables", {"x.parquet": "0"}, "'tables' is not a record of the store's tables"),
     ],
 )
 def test_an_edited_meta_json_that_does_not_fit_its_tables(
@@ -233,6 +235,72 @@ def test_unreadable_table_in_a_store(tmp_path: Path) -> None:
     with pytest.raises(af.StoreError) as exc:
         af.from_cells(store)
     assert "profiles.parquet is missing or unreadable" in store_error(exc, store)
+
+
+#: class 2 is absent from group b: a store of the format before would have written its row
+ABSENT = pl.DataFrame({"g": ["a", "a", "a", "b", "b", "b"], "y": [0, 1, 2, 0, 1, 0], "p": [0, 1, 2, 0, 0, 1]})
+
+
+@pytest.mark.parametrize("declared", ["aggframe-cells/2", "aggframe-cells/1"])
+def test_tables_of_this_format_under_an_older_meta_json_are_refused(declared: str, tmp_path: Path) -> None:
+    """A format-3 store whose meta.json said format 2 was read as every (group, class): group b's
+    absent class was lost (recall macro over 2 entries, not 3; other values under "zero")."""
+    pr = af.from_labels(ABSENT, y_true="y", y_pred="p")
+    store = Path(pr.write_cells(tmp_path / "s", by="g"))
+    kw: dict[str, Any] = {"by": "g", "convention": ["exclude", "zero"]}
+    assert_frame_equal(
+        af.from_cells(store).evaluate("recall", "macro", **kw), pr.evaluate("recall", "macro", **kw)
+    )
+    meta = json.loads((store / "meta.json").read_text())
+    meta["format"] = declared
+    (store / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(store).evaluate("recall", "macro", **kw)
+    message = store_error(exc, store)
+    assert f"says format {declared!r}" in message
+    assert "groups.parquet and universe.parquet" in message
+    # without the record, the newer tables alone tell
+    meta.pop("tables")
+    (store / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(af.StoreError, match=r"groups\.parquet and universe\.parquet"):
+        af.from_cells(store)
+
+
+@pytest.mark.parametrize("table", ["profiles.parquet", "classes.parquet", "groups.parquet", "pairs.parquet"])
+def test_a_table_copied_in_from_another_store_is_refused(table: str, tmp_path: Path) -> None:
+    """Another store's profiles.parquet copied into a store gave that store's exemplar values, exit 0."""
+    other = ABSENT.with_columns(p=pl.Series([1, 1, 2, 2, 0, 1]))
+    a = Path(af.from_labels(ABSENT, y_true="y", y_pred="p").write_cells(tmp_path / "a", by="g"))
+    b = Path(af.from_labels(other, y_true="y", y_pred="p").write_cells(tmp_path / "b", by="g"))
+    values = [af.from_cells(s).evaluate("f1", ["exemplar", "macro"], by="g")["value"] for s in (a, b)]
+    assert not values[0].equals(values[1])
+    shutil.copy(b / table, a / table)
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(a).evaluate("f1", ["exemplar", "macro"], by="g")
+    message = store_error(exc, a)
+    assert f"{table} is not the table written with the store" in message
+
+
+def test_a_removed_or_added_table_is_named(tmp_path: Path) -> None:
+    """Without pairs.parquet, the confusion matrix and qwk said the store was written by an older
+    version; a store's table removed or added is named when the store is read."""
+    store = Path(af.from_labels(ABSENT, y_true="y", y_pred="p").write_cells(tmp_path / "s", by="g"))
+    (store / "pairs.parquet").unlink()
+    for read in (
+        lambda: af.from_cells(store).confusion_matrix(by="g"),
+        lambda: af.from_cells(store).evaluate("qwk", "multiclass"),
+        lambda: af.Cells.read(store),
+    ):
+        with pytest.raises(af.StoreError) as exc:
+            read()
+        assert "pairs.parquet is missing" in store_error(exc, store)
+    multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]]))
+    lacking = Path(multilabel.write_cells(tmp_path / "m"))
+    assert not (lacking / "pairs.parquet").exists()
+    shutil.copy(af.from_labels([0, 1], [0, 0]).write_cells(tmp_path / "o") / "pairs.parquet", lacking)
+    with pytest.raises(af.StoreError) as exc:
+        af.from_cells(lacking)
+    assert "pairs.parquet was not written with the store" in store_error(exc, lacking)
 
 
 def old_store(frame: pl.DataFrame, path: Path) -> Path:

@@ -25,6 +25,8 @@ PREDICTIONS = str(EXAMPLES / "predictions.parquet")
 MULTILABEL = str(EXAMPLES / "multilabel.parquet")
 FRAME = pl.read_parquet(PREDICTIONS)
 KEYWORD = re.compile(rf"(?<![\w-])({'|'.join(FLAGS)})=")
+#: advice only a Python user can follow
+PYTHON = re.compile(r"\bpr\.|\baf\.|frame\.rename|write_cells|overwrite=True")
 
 
 def fails(capsys: pytest.CaptureFixture[str], argv: list[str], kind: str) -> str:
@@ -38,6 +40,7 @@ def fails(capsys: pytest.CaptureFixture[str], argv: list[str], kind: str) -> str
     assert err.endswith("\n")
     assert lines[0].startswith(f"aggframe: {kind} error: "), lines[0]
     assert not KEYWORD.search(lines[0]), lines[0]  # the CLI's language, not the library's
+    assert not PYTHON.search(lines[0]), lines[0]
     return lines[0]
 
 
@@ -452,3 +455,71 @@ def test_an_empty_path_is_not_the_current_directory(
             read("")
     monkeypatch.chdir(tmp_path)  # a folder of predictions, for the file paths
     assert "an input path is empty" in fails(capsys, ["report", ""], "input")
+
+
+def test_a_key_named_like_a_result_column_gets_command_line_advice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A hive key `value=1/` (or `--with value=...`) evaluated by that key advised
+    `frame.rename({'value': 'value_'})`, which the command line cannot do."""
+    for day in (1, 2):
+        (tmp_path / "log" / f"value={day}").mkdir(parents=True)
+        FRAME.head(50).write_parquet(tmp_path / "log" / f"value={day}" / "p.parquet")
+    data = tmp_path / "d.parquet"
+    FRAME.head(50).write_parquet(data)
+    assert main(["cells", str(data), "--with", "value=3", "-o", str(tmp_path / "store"), "-q"]) == 0
+    for argv in (
+        ["report", str(tmp_path / "log"), "--by", "value"],
+        ["report", str(tmp_path / "store"), "--by", "value"],
+    ):
+        line = fails(capsys, argv, "usage")
+        assert "column 'value' collides with a column of the evaluate result" in line
+        assert "rename the key=value folders value=... (e.g. to value_=...)" in line
+        assert "--with another key" in line
+    # the advice to write a store again names the command that writes one
+    (tmp_path / "store" / "meta.json").unlink()
+    line = fails(capsys, ["report", str(tmp_path / "store")], "input")
+    assert "no meta.json); write one with `aggframe cells INPUT... -o DIR`" in line
+
+
+def test_output_paths_empty_or_with_a_newline(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`-o ''` said it "would replace or write into the input"; an output path holding a newline
+    split the success line in two. An empty -o or --html is an output error; paths are quoted."""
+    data = tmp_path / "d.parquet"
+    FRAME.head(50).write_parquet(data)
+    for argv in (["cells", str(data), "-o", ""], ["report", str(data), "-o", " "]):
+        assert f"-o is empty ({argv[-1]!r})" in fails(capsys, argv, "output")
+    assert "--html is empty ('')" in fails(capsys, ["report", str(data), "--html", ""], "output")
+    out = tmp_path / "a\nb"
+    assert main(["cells", str(data), "-o", str(out)]) == 0
+    _, err = capsys.readouterr()
+    assert err.splitlines() == [err.rstrip("\n")]
+    assert f"wrote cell store {str(out)!r}" in err
+
+
+def test_other_python_advice_becomes_the_command_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`--tnorm foo` offered `af.hamacher(gamma)` or a callable; stores whose `--with` key has two
+    types said to cast it in the predictions. Neither can be done on the command line."""
+    long = tmp_path / "long.parquet"
+    pl.DataFrame(
+        {"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1.0, 0, 0, 1], "p": [0.7, 0.2, 0.4, 0.9]}
+    ).write_parquet(long)
+    line = fails(capsys, ["report", str(long), "--form", "long", "--tnorm", "foo"], "usage")
+    assert line.endswith("unknown t-norm 'foo'; valid names: godel, hamacher, lukasiewicz, minimum, product")
+    for i, key in enumerate(("1", "x")):
+        FRAME.head(50 + i).write_parquet(tmp_path / f"{i}.parquet")
+        argv = [
+            "cells",
+            str(tmp_path / f"{i}.parquet"),
+            "--with",
+            f"k={key}",
+            "-o",
+            str(tmp_path / f"s{i}"),
+            "-q",
+        ]
+        assert main(argv) == 0
+    line = fails(capsys, ["report", str(tmp_path / "s0"), str(tmp_path / "s1"), "--by", "k"], "input")
+    assert "column 'k' is Int64 in one and String in the other" in line
+    assert "the --with values) and write the stores again" in line

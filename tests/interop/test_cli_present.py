@@ -84,7 +84,7 @@ def test_html_report_next_to_the_table(capsys: pytest.CaptureFixture[str], tmp_p
     stdout, err = capsys.readouterr()
     assert "f1" in stdout  # the table is printed as without --html
     assert len(err.splitlines()) == 1
-    assert f"HTML report {out}" in err
+    assert f"HTML report {str(out)!r}" in err  # quoted, as every path the command line names
     text = out.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     assert "<code>aggframe report" in text

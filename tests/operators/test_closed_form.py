@@ -695,6 +695,7 @@ def _as_format_2(store: Path) -> None:
     meta = json.loads((store / "meta.json").read_text())
     meta["format"] = "aggframe-cells/2"
     meta.pop("universe_keys")
+    meta.pop("tables")
     (store / "meta.json").write_text(json.dumps(meta))
 
 

@@ -27,6 +27,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 import aggframe as af
 from aggframe.interop.cli import main
 from aggframe.measures.matrix import MATRIX_MEASURES
+from tests.builders import without_pairs
 from tests.engines.test_engines import _counting_source
 from tests.measures.test_matrix import check_against_sklearn, sklearn_values
 from tests.strategies import (
@@ -244,7 +245,7 @@ def test_stores_add_up_and_a_store_without_counts_is_refused(tmp_path: Path) -> 
     b = af.from_labels(frame.filter(pl.col("day") == 2)).write_cells(tmp_path / "b", by="day")
     both = af.from_cells([a, b]).evaluate(None, "multiclass")
     assert_frame_equal(both, af.from_labels(frame).evaluate(None, "multiclass"), abs_tol=1e-12)
-    (tmp_path / "b" / "pairs.parquet").unlink()
+    without_pairs(tmp_path / "b")
     # without the counts the weighted kappas are refused; the rest need only the cells
     with pytest.raises(af.OptionError, match="stored cells hold none"):
         af.from_cells([a, b]).evaluate("kappa_linear", "multiclass")
