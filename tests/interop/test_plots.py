@@ -463,3 +463,11 @@ def test_charts_tell_null_null_and_rolled_up_keys_apart() -> None:
     assert {g for g, _ in bars} == set(_G.values())
     for row in per.iter_rows(named=True):
         assert _close(bars[(_G[row["g"]], str(row["class"]))], row["value"])
+    # a grouping-set reference: its total was drawn as the real null group's line
+    totals = pr.evaluate("f1", ["micro", "macro"], by="g", grouping_sets="rollup")
+    lines = [v for v in _values(af.plot_classes(per, "f1", reference=totals)) if v["kind"] == "reference"]
+    want = {
+        (_G[r["g"]], r["operator"]): r["value"]
+        for r in totals.filter(pl.col("grouping_id") == 0).iter_rows(named=True)
+    }
+    assert {(v["group"], v["operator"]): v["value"] for v in lines} == want

@@ -143,6 +143,8 @@ def plot_classes(
                 pl.col("operator").cast(pl.String),
                 *_interval_exprs(ref.drop([c for c in ref.columns if c.endswith("_excludes_zero")]), "value"),
             )
+            # the groups drawn: a rolled-up total of a grouping-set reference has no bars, only lines
+            .filter(pl.col("group").is_in(bars.get_column("group").unique()))
         )
     frame = pl.concat(frames, how="diagonal")
     interval = "low" in frame.columns
