@@ -186,3 +186,22 @@ def test_groups_that_read_alike_get_headings_of_their_own(tmp_path: Path) -> Non
     rolled = set(_headings(_rollup_page(tmp_path, frame, "g,h")))
     assert {'"(all)" · (all)', "null · (all)", "(null) · (all)", "(all) · (all)"} <= rolled
     assert groups <= rolled
+
+
+def test_diagnostics_table_tells_all_groups_from_the_null_group() -> None:
+    """A finding stated for every group (scope "all", null keys), one about the null group and one
+    about the group "null" all read "null" in the report's diagnostics table."""
+    from aggframe.analysis.diagnostics import diagnose
+
+    frame = pl.DataFrame(
+        {"g": [None] * 6 + ["null"] * 6, "y_true": [0, 1, 2, 0, 1, 3] * 2, "y_pred": [0, 1, 1, 0, 2, 2] * 2}
+    )
+    pr = af.from_labels(frame)
+    found = diagnose(pr, ["f1", "recall"], by=["g"])
+    label = {("all", None): "(all)", ("group", None): "(null)", ("group", "null"): "null"}
+    want = sorted((label[(s, g)], s, c) for g, s, c in found.select("g", "scope", "code").rows())
+    assert len(set(want)) == found.height
+    page = af.html_report(pr, ["f1", "recall"], "macro", by="g").split("<h2>Diagnostics</h2>", 1)[1]
+    cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
+    width = len(found.columns)
+    assert sorted(tuple(cells[i : i + 3]) for i in range(0, found.height * width, width)) == want
