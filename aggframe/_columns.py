@@ -32,11 +32,14 @@ __all__ = [
     "EXAMPLE",
     "FOLD",
     "KEY_ALL",
+    "KEY_SEP",
     "MASK",
+    "NULL_KEY",
     "PREFIX",
     "REP",
     "REPEAT",
     "RESULT_COLUMNS",
+    "ROLLED_UP",
     "TARGET",
     "Y_PRED",
     "Y_TRUE",
@@ -46,6 +49,8 @@ __all__ = [
     "check_result_names",
     "fmt_row",
     "free_name",
+    "group_label",
+    "key_label",
     "key_text",
     "restore",
 ]
@@ -75,6 +80,12 @@ KEY_ALL = f"{PREFIX}all"
 CELLS = ("tp", "fp", "fn", "tn")
 #: The class column of the cell tables (and of per-class results).
 CLASS = "class"
+#: How a null key reads in a label: no string reads so (one that would is quoted).
+NULL_KEY = "(null)"
+#: How a rolled-up key of a grouping set reads in a label (a real "(all)" is quoted).
+ROLLED_UP = "(all)"
+#: Joins the keys of one group in a label (a key holding a "·" is quoted).
+KEY_SEP = " · "
 #: The columns of :meth:`~aggframe.Predictions.evaluate` after the keys.
 RESULT_COLUMNS = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
 #: The columns a bootstrap (``n_boot=``) adds to :meth:`~aggframe.Predictions.evaluate`.
@@ -139,6 +150,33 @@ def key_text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
         encoded = pl.struct(column.alias("v")).struct.json_encode()
         return pl.when(column.is_not_null()).then(encoded.str.strip_prefix('{"v":').str.strip_suffix("}"))
     return column.cast(pl.String)
+
+
+def key_label(column: pl.Expr, dtype: pl.DataType, *, rolled_up: pl.Expr | None = None) -> pl.Expr:
+    """A key as the text that labels its group (never null): distinct keys, distinct labels.
+
+    The one rule for every place a group is named (``compare(summary=True)``'s ``argmin`` and
+    ``argmax``, the HTML report, the charts, the command line's table). A key reads as its text
+    (:func:`key_text`): a plain string as itself, ``gbm``, ``null``, ``2026-11-01``. A null key
+    reads ``(null)`` and a rolled-up one (``rolled_up`` true) ``(all)``. A text that could be
+    mistaken for another key or for a marker is quoted as a JSON string: the empty string, one
+    that starts or ends with a blank or starts with ``"``, one holding a control character or
+    the ``·`` of :data:`KEY_SEP`, and the markers themselves (a real ``"(all)"`` reads
+    ``"(all)"``, quotes included). So no two keys of a column read alike, and the labels of
+    several keys joined with :data:`KEY_SEP` (:func:`group_label`) split back one way only.
+    """
+    text = key_text(column, dtype)
+    quoted = pl.struct(text.alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}")
+    ambiguous = (
+        (text == "") | text.str.contains(r'^\s|\s$|^"|·|[\x00-\x1f\x7f]') | text.is_in([NULL_KEY, ROLLED_UP])
+    )
+    label = pl.when(ambiguous).then(quoted).otherwise(text).fill_null(NULL_KEY)
+    return label if rolled_up is None else pl.when(rolled_up).then(pl.lit(ROLLED_UP)).otherwise(label)
+
+
+def group_label(labels: Sequence[pl.Expr]) -> pl.Expr:
+    """The label of a group: the :func:`key_label` of each of its keys, joined with :data:`KEY_SEP`."""
+    return pl.concat_str(labels, separator=KEY_SEP)
 
 
 def fmt_row(row: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:

@@ -13,7 +13,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe._columns import key_text
+from aggframe._columns import key_label
 
 HOSTILE = "tp"  # a cell's name
 KEY = "__af_all"  # the stand-in key's name
@@ -128,7 +128,7 @@ _ODD_KEYS = {
 def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
     """A Duration, bytes (not UTF-8), List, Array or Struct key groups as any other in evaluate,
     but compare(summary=True), write_cells/Cells.write (the fingerprint), html_report and the
-    charts cast the keys to text: raw Polars errors. Their labels are key_text's now."""
+    charts cast the keys to text: raw Polars errors. Their labels are key_label's now."""
     frame = pl.DataFrame(
         {HOSTILE: _ODD_KEYS[kind], "y_true": [0, 1, 2] * 4, "y_pred": [0, 1, 1, 0, 2, 2, 1, 1, 0, 2, 0, 1]}
     )
@@ -140,7 +140,7 @@ def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
     cells = af.Cells.read(pr.to_cells(by=HOSTILE).write(tmp_path / "cells"))
     assert_frame_equal(cells.evaluate("f1", ["micro", "macro"], by=HOSTILE), report)
     macro = pr.compare("f1", "macro", by=HOSTILE)
-    label = key_text(pl.col(HOSTILE), macro.schema[HOSTILE]).fill_null("null")
+    label = key_label(pl.col(HOSTILE), macro.schema[HOSTILE])
     shown = dict(macro.select(label, "value").iter_rows())
     assert len(shown) == 3
     summary = pr.compare("f1", "macro", by=HOSTILE, summary=True).row(0, named=True)

@@ -132,9 +132,11 @@ class ReportMethods(ScoreMethods):
         ``overall``, ``difference_to_overall``, ``ratio_to_overall`` and, with
         ``reference={"col": value}``, the same against that group. With
         ``summary=True``, one row per measure x operator x convention instead:
-        ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax``,
-        ``difference`` (max - min) and ``ratio`` (min / max). Ratios with a zero
-        denominator are null. One scan (the overall row is a grouping set).
+        ``overall``, ``group_min``, ``group_max``, ``argmin``, ``argmax`` (the
+        groups' labels, as the charts give them: ``(null)`` for a null key, the
+        keys joined with `` · ``), ``difference`` (max - min) and ``ratio``
+        (min / max). Ratios with a zero denominator are null. One scan (the
+        overall row is a grouping set).
 
         ``control=`` (fairlearn's ``control_features``) compares within each
         level of the control columns: with ``by=["model", "segment"],

@@ -17,6 +17,7 @@ import polars as pl
 
 from aggframe._progress import Spinner, is_terminal
 from aggframe.exceptions import AggframeError, OptionError, SourceError, UnknownNameError
+from aggframe.interop.layout import key_columns, key_labels
 
 __all__ = ["FLAGS", "cli_words"]
 
@@ -193,6 +194,9 @@ def _write(df: pl.DataFrame, fmt: str, out: str | None) -> None:
     elif fmt == "json":
         text = df.write_json()
     else:
+        # each key as it is labelled everywhere (a null key "(null)", a rolled-up one "(all)"): Polars
+        # prints a null and the string "null" alike
+        df = df.with_columns(key_labels(df, key_columns(df)))
         with pl.Config(
             tbl_rows=-1,
             tbl_cols=-1,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
 from aggframe._columns import PREFIX, free_name
 from aggframe._progress import tracked
@@ -44,7 +45,7 @@ from aggframe.interop.html_sections import (
     _shape,
     _values,
 )
-from aggframe.interop.layout import SPEC_COLUMNS, wide
+from aggframe.interop.layout import GROUPING_MARKS, SPEC_COLUMNS, key_labels, wide
 from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
 from aggframe.measures.registry import is_score_measure
 
@@ -75,43 +76,20 @@ def _version() -> str:
 # The report
 
 
-#: How a rolled-up key of a grouping set reads (a null key reads ``null``)
-ROLLED_UP = "(all)"
-
-
-def _rolled_up_as_all(report: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:
-    """A grouping-set report with each rolled-up key reading ``(all)``, the marks dropped.
-
-    A rolled-up key is null, as a real null key is: the total read ``null · null`` and its
-    rows were drawn as a real group's (a second macro line in the null day's panel).
-    """
-    if "grouping_id" not in report.columns:
-        return report
-    n = len(groups)
-    shown = [
-        pl.when((pl.col("grouping_id") & (1 << (n - 1 - i))) != 0)
-        .then(pl.lit(ROLLED_UP))
-        .otherwise(pl.col(k).cast(pl.String))
-        .alias(k)
-        for i, k in enumerate(groups)
-        if k in report.columns
-    ]
-    return report.with_columns(shown).drop("grouping_set", "grouping_id", strict=False)
-
-
 def _grouped(
     frame: pl.DataFrame, keys: Sequence[str], rest: Sequence[str], values: Sequence[str] = ("value",)
 ) -> tuple[pl.DataFrame, str]:
     """:func:`wide` of a tidy frame, its group keys shown as one label column; the frame and that column.
 
-    The keys go through ``wide`` under stand-in names and become the label after it, so a key
-    named like the label column (``group``) or like a wide column (``micro``, ``f1``) is a key
-    as any other (both were errors).
+    The label (:func:`~aggframe.interop.layout.label_of`: a null key ``(null)``, a rolled-up one
+    ``(all)``, two groups never alike) is made before ``wide`` and stands for the keys there, so
+    a key named like a wide column (``micro``, ``f1``) is a key as any other.
     """
-    stand = [free_name(f"{PREFIX}key{i}", frame.columns) for i in range(len(keys))]
-    table = wide(frame.rename(dict(zip(keys, stand, strict=True))), by=[*stand, *rest], values=list(values))
-    label = free_name(f"{PREFIX}group", table.columns)
-    return table.with_columns(_label(stand).alias(label)).drop(stand), label
+    label = free_name(f"{PREFIX}group", frame.columns)
+    # the keys by name, literally ("*" is a key like any other)
+    gone = [k for k in frame.columns if k in keys or k in GROUPING_MARKS]
+    labelled = frame.with_columns(_label(frame, keys).alias(label)).drop(cs.by_name(*gone))
+    return wide(labelled, by=[label, *rest], values=list(values)), label
 
 
 def _build(
@@ -134,8 +112,9 @@ def _build(
     vlc, gt = _deps()
     page = _Page(charts, vlc, gt)
     groups = [by] if isinstance(by, str) else list(by or [])
-    report = _rolled_up_as_all(_displayable(report), groups)
-    keys = _keys(report, None, SPEC_COLUMNS)  # the group keys and any fold/repeat/target keys
+    report = _displayable(report)
+    # the group keys and any fold/repeat/target keys (a rolled-up key reads (all): label_of)
+    keys = _keys(report, None, SPEC_COLUMNS)
     measures = [str(m) for m in _values(report, "measure")]
     operators = [str(o) for o in _values(report, "operator")]
     conventions = [str(c) for c in _values(report, "convention")]
@@ -179,6 +158,7 @@ def _build(
     page.add(f'<dl class="defs">{items}</dl>')
     shape = _shape(pr, groups, per_class)
     if shape is not None:
+        shape = shape.with_columns(key_labels(shape, groups))
         page.table(shape, title="Examples and classes per group" if groups else "Examples and classes")
     per_class = _displayable(per_class) if per_class is not None else None  # its keys as labels from here
 
@@ -213,7 +193,7 @@ def _build(
     one = report
     one = one.filter(pl.col("convention") == convention) if convention is not None else one
     plain = one.filter(pl.col("pooling") == pooling) if pooling is not None else one
-    n_groups = plain.select(_label(keys).n_unique()).item() if keys else 1
+    n_groups = plain.select(_label(plain, keys).n_unique()).item() if keys else 1
     drawn = 0
     if keys and n_groups > 1:
         page.chart(plot_groups(plain))
@@ -239,7 +219,7 @@ def _build(
         # fold, repeat and target columns come before "class" too: one panel each, no reference lines
         pc_keys = _keys(per_class, None, ["class"])
         n_classes = per_class.get_column("class").n_unique()
-        n_panels = per_class.select(_label(pc_keys).n_unique()).item() if pc_keys else 1
+        n_panels = per_class.select(_label(per_class, pc_keys).n_unique()).item() if pc_keys else 1
         if n_classes > max_classes or n_panels > _MAX_GROUP_PANELS:
             # above max_classes the per-class table is left out too: then only pr.per_class() has them
             where = "pr.per_class()" if n_classes > max_classes else "the table below or pr.per_class()"
@@ -290,7 +270,9 @@ def _build(
         if found.height == 0:
             page.add("<p>No findings.</p>")
         else:
-            page.table(found)
+            # a finding stated for every group (scope "all") has null keys: they read (all)
+            everywhere = pl.col("scope") == "all" if "scope" in found.columns else None
+            page.table(found.with_columns(key_labels(found, groups, rolled_up=everywhere)))
 
     page.add(
         f"<footer>Written by aggframe {html.escape(_version())}. This file is self-contained: it loads "

@@ -168,9 +168,13 @@ def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
             )
             continue
         lines = frame.select(
-            _label([c for c in ("class", "operator") if c in frame.columns]).n_unique()
+            _label(frame, [c for c in ("class", "operator") if c in frame.columns]).n_unique()
         ).item()
-        panels = frame.select(_label(_keys(frame, by, _SCORE_STOP)).n_unique()).item() if frame.height else 0
+        panels = (
+            frame.select(_label(frame, _keys(frame, by, _SCORE_STOP)).n_unique()).item()
+            if frame.height
+            else 0
+        )
         if lines > _MAX_SCORE_LINES or panels > _MAX_GROUP_PANELS:
             page.note(
                 f"{what} left out: {lines} lines in {panels} panel(s) (drawn up to {_MAX_SCORE_LINES} lines "

@@ -1,9 +1,10 @@
 """The tables of the HTML report: a tidy or wide Polars frame as great_tables HTML.
 
-Values are shown to four decimals (NaN as ``undefined``), counts whole, keys as text (a null
-key reads ``null``); with intervals, ``value [low, high]`` in one column. great_tables reads
-column names with ``pl.col``, so names it would read as patterns (``*``, ``^...$``) go in
-under stand-in names and come back as labels.
+Values are shown to four decimals (NaN as ``undefined``), counts whole, other columns as
+text (the report gives the group keys their labels first: a null key reads ``(null)``); with
+intervals, ``value [low, high]`` in one column. great_tables reads column names with
+``pl.col``, so names it would read as patterns (``*``, ``^...$``) go in under stand-in names
+and come back as labels.
 """
 
 from __future__ import annotations

@@ -12,16 +12,19 @@ from collections.abc import Sequence
 import polars as pl
 import polars.selectors as cs
 
-from aggframe._columns import PREFIX
+from aggframe._columns import PREFIX, group_label, key_label
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
+from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
-__all__ = ["SPEC_COLUMNS", "named", "wide"]
+__all__ = ["GROUPING_MARKS", "SPEC_COLUMNS", "key_columns", "key_labels", "label_of", "named", "wide"]
 
 #: The columns that say *what* a row of a tidy result computed, in the order they appear in a
 #: wide column name. ``measure`` and ``operator`` always name a column; the others only when
 #: they take more than one value in the frame.
 SPEC_COLUMNS: tuple[str, ...] = ("measure", "operator", "convention", "pooling")
 _ALWAYS = ("measure", "operator")
+#: The columns that mark the grouping set of a row (``grouping_sets=``): never group keys themselves.
+GROUPING_MARKS: tuple[str, ...] = (GROUPING_COLUMN, GROUPING_ID)
 _INDEX = f"{PREFIX}row"
 
 
@@ -29,6 +32,47 @@ def named(name: str) -> pl.Expr:
     """The column called ``name``, literally: ``pl.col("*")`` is every column and ``pl.col("^x$")``
     a pattern, so a user's column name (a group key) is never handed to ``pl.col``."""
     return cs.by_name(name).as_expr()
+
+
+def _rolled_up(df: pl.DataFrame, column: str) -> pl.Expr | None:
+    """Whether ``column`` is rolled up in a row of a grouping-set result (None: it never is).
+
+    The by-columns of such a result are the columns before ``grouping_set``, in order, and bit
+    ``n - 1 - i`` of ``grouping_id`` is set where the ``i``-th is rolled up (its key null).
+    """
+    if GROUPING_ID not in df.columns or GROUPING_COLUMN not in df.columns:
+        return None
+    by = df.columns[: df.columns.index(GROUPING_COLUMN)]
+    if column not in by:
+        return None
+    bit = 1 << (len(by) - 1 - by.index(column))
+    return (pl.col(GROUPING_ID) & bit) != 0
+
+
+def key_columns(df: pl.DataFrame, stop: Sequence[str] = SPEC_COLUMNS) -> list[str]:
+    """The key columns of a tidy result: those before the first of ``stop``, not the grouping-set marks."""
+    first = min((df.columns.index(c) for c in stop if c in df.columns), default=0)
+    return [c for c in df.columns[:first] if c not in GROUPING_MARKS]
+
+
+def key_labels(df: pl.DataFrame, keys: Sequence[str], *, rolled_up: pl.Expr | None = None) -> list[pl.Expr]:
+    """The label of each key column of a tidy result (:func:`~aggframe._columns.key_label`), named as it.
+
+    A null key reads ``(null)``; in a grouping-set result a rolled-up key reads ``(all)``, as it
+    does in the rows where ``rolled_up`` is true (a finding of ``diagnose`` stated for all groups).
+    """
+    return [
+        key_label(
+            named(k), df.schema[k], rolled_up=_rolled_up(df, k) if rolled_up is None else rolled_up
+        ).alias(k)
+        for k in keys
+    ]
+
+
+def label_of(df: pl.DataFrame, keys: Sequence[str]) -> pl.Expr:
+    """One label per group of a tidy result, its key labels joined (``gbm · 2026-11-01``); two
+    groups never share one (:func:`~aggframe._columns.group_label`)."""
+    return group_label(key_labels(df, keys))
 
 
 def _private_keys(keys: Sequence[str]) -> list[str]:

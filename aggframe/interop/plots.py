@@ -23,8 +23,11 @@ against zero. Without those columns the charts are unchanged.
 
 Column names of your data never become Vega-Lite field names: the charts are built on a
 small frame with fixed internal names, and your names appear only as titles and
-labels. A group column may therefore be called anything (``"a.b [0]"``), and a null group
-key is drawn as the label ``null``, as Polars prints it.
+labels. A group column may therefore be called anything (``"a.b [0]"``). Each group is
+labelled as everywhere in aggframe (:func:`~aggframe._columns.key_label`): a string key as
+itself, a null key ``(null)`` (:data:`NULL_LABEL`), a rolled-up key of a grouping-set report
+``(all)``, a key that could read as another quoted (``"(null)"``, ``"a · b"``); the keys of a
+group are joined with `` · ``, and two groups never share a label.
 
 The charts live in :mod:`aggframe.interop.charts`, one module per kind (``groups.py``,
 ``averages.py``, ``scores.py``, on the shared ``frames.py``); this module gathers them.

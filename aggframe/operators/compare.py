@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import polars as pl
 
-from aggframe._columns import by_key, check_result_names, key_text, restore
+from aggframe._columns import by_key, check_result_names, group_label, key_label, restore
 from aggframe.exceptions import OptionError
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
@@ -136,15 +136,14 @@ def compare_groups(
 def summarize_groups(compared: pl.DataFrame, by: Sequence[str], control: Sequence[str] = ()) -> pl.DataFrame:
     """Per measure (and control level): overall, group min and max (and which group), their difference and ratio.
 
-    The groups are labelled by their compared (non-control) keys as text (a Duration in
-    ISO 8601, bytes in hex, a List, Array or Struct as JSON: :func:`~aggframe._columns.key_text`),
-    joined with commas; a null key reads ``null``.
+    The groups are labelled by their compared (non-control) keys, as everywhere a group is
+    named (:func:`~aggframe._columns.key_label`): a string as itself, a null key ``(null)``,
+    a key that could read as another quoted (``"(null)"``, ``"a · b"``), the keys joined with
+    `` · ``. Two groups never share a label.
     """
     ctrl = list(control)
     keys = [k for k in by if k not in ctrl]
-    label = pl.concat_str(
-        [key_text(pl.col(k), compared.schema[k]).fill_null("null") for k in keys], separator=","
-    )
+    label = group_label([key_label(pl.col(k), compared.schema[k]) for k in keys])
     defined = compared.filter(pl.col("value").is_not_nan())
     return (
         defined.with_columns(label.alias("_group"))

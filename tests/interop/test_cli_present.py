@@ -66,6 +66,23 @@ def slow_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Predictions, "cell_tables", slow)
 
 
+def test_the_table_labels_keys_as_everywhere(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The printed table showed a null key, the string "null" and a rolled-up key all as ``null``
+    (three groups, one reading). Keys read as in the charts and the HTML report now; CSV keeps
+    the values."""
+    frame = pl.DataFrame(
+        {"g": [None, "null", "(all)"] * 4, "y_true": [0, 1, 2, 0] * 3, "y_pred": [0, 1, 1, 2] * 3}
+    )
+    frame.write_parquet(tmp_path / "d.parquet")
+    argv = ["report", str(tmp_path / "d.parquet"), "--by", "g", "--measures", "f1", "--operators", "macro"]
+    assert main([*argv, "--grouping-sets", "rollup", "-q"]) == 0
+    rows = [line.split("┆") for line in capsys.readouterr().out.splitlines() if "┆ f1 " in line]
+    keys = [(r[0].strip("│ "), r[2].strip()) for r in rows]  # label, grouping_id
+    assert sorted(keys) == sorted([('"(all)"', "0"), ("null", "0"), ("(null)", "0"), ("(all)", "1")])
+    assert main([*argv, "--format", "csv", "-q"]) == 0
+    assert pl.read_csv(io.StringIO(capsys.readouterr().out))["g"].to_list() == ["(all)", "null", None]
+
+
 # ---------------------------------------------------------------------------
 # --html
 
@@ -91,7 +108,7 @@ def test_html_report_next_to_the_table(capsys: pytest.CaptureFixture[str], tmp_p
     assert "--html" in text
     assert "<h2>Diagnostics</h2>" in text
     assert "model [v1.2] *" in text
-    assert ">null<" in text  # the null group is a group in the tables
+    assert ">(null)<" in text  # the null group is a group in the tables
     assert "https://" not in text
 
 

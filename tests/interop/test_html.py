@@ -128,7 +128,7 @@ def test_report_holds_tables_conventions_shape_version(pr: Any, pages: dict[str,
     report = pr.evaluate("f1", "macro", by=[KEY, "day"])
     row = report.filter(pl.col(KEY).is_null() & (pl.col("day") == "2026-11-02")).row(0, named=True)
     assert f"{row['value']:.4f}" in text
-    assert "null · 2026-11-02" in text
+    assert "(null) · 2026-11-02" in text
     # the shape: examples per group add up to the data
     examples = _frame().group_by(KEY, "day").len()
     assert examples.height == 9  # 3 models (one null) x 3 days
@@ -395,7 +395,7 @@ def test_report_shows_the_intervals(interval_pages: dict[str, Path]) -> None:
     # the results table: value [low, high], the null day a group
     for row in report.filter(pl.col("day").is_null()).iter_rows(named=True):
         assert f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
-    assert "base · null" in text
+    assert "base · (null)" in text
     assert "(value [interval])" in text
     # the charts: per group with error bars, the heat map with each interval, per class with bands
     assert text.count("95% intervals") >= 4
@@ -416,7 +416,7 @@ def test_intervals_with_hostile_key_names(name: str) -> None:
     report = pr.evaluate("f1", ["micro", "macro"], by=[name, "day"], n_boot=10)
     row = report.filter(pl.col("day").is_null() & (pl.col("operator") == "macro")).row(0, named=True)
     assert f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
-    assert "new · null" in text
+    assert "new · (null)" in text
     assert _network_refs(text) == []
 
 

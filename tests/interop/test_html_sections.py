@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import polars as pl
@@ -49,30 +51,35 @@ def test_a_measure_on_scores_keeps_the_per_class_section() -> None:
     assert with_auroc.count("Per class") == af.html_report(pr, ["f1"], "macro").count("Per class")
 
 
+def _rollup_page(tmp_path: Path, frame: pl.DataFrame, by: str) -> str:
+    """The page of ``aggframe report --grouping-sets rollup --html`` over ``frame``."""
+    from aggframe.interop.cli import main
+
+    data, page = tmp_path / "d.parquet", tmp_path / "r.html"
+    frame.write_parquet(data)
+    code = main(
+        ["report", str(data), "--by", by, "--grouping-sets", "rollup", "--measures", "f1",
+         "--operators", "macro", "--html", str(page), "-q", "-o", str(tmp_path / "r.csv")]
+    )  # fmt: skip
+    assert code == 0
+    return page.read_text()
+
+
 def test_rolled_up_keys_read_all_not_null(tmp_path: Path) -> None:
     """--grouping-sets rollup --html: a rolled-up key read "null", as a real null key does (the total
     was "null · null"), and the roll-ups were drawn as groups of their own."""
-    from aggframe.interop.cli import main
-
-    data = tmp_path / "d.parquet"
-    pl.DataFrame(
+    frame = pl.DataFrame(
         {
             "model": ["A", "A", "A", "A"],
             "day": ["d1", "d1", None, None],
             "y_true": [0, 1, 0, 1],
             "y_pred": [0, 1, 1, 0],
         }
-    ).write_parquet(data)
-    page = tmp_path / "r.html"
-    code = main(
-        ["report", str(data), "--by", "model,day", "--grouping-sets", "rollup", "--measures", "f1",
-         "--operators", "macro", "--html", str(page), "-q", "-o", str(tmp_path / "r.csv")]
-    )  # fmt: skip
-    assert code == 0
-    text = page.read_text()
+    )
+    text = _rollup_page(tmp_path, frame, "model,day")
     assert "(all) · (all)" in text
     assert "A · (all)" in text
-    assert "A · null" in text  # the real null day, told apart
+    assert "A · (null)" in text  # the real null day, told apart
 
 
 def test_the_report_of_scored_models_on_the_same_examples() -> None:
@@ -142,3 +149,59 @@ def test_a_score_chart_left_out_says_so_in_a_sentence() -> None:
     assert "are not available" not in page.replace("Per-class values are not available", "").replace(
         "Diagnostics are not available", ""
     )
+
+
+def _headings(page: str) -> list[str]:
+    """The group headings of the report's great_tables tables, as text."""
+    return [html.unescape(h) for h in re.findall(r'class="gt_group_heading"[^>]*>(.*?)</t[dh]>', page)]
+
+
+def test_groups_that_read_alike_get_headings_of_their_own(tmp_path: Path) -> None:
+    """great_tables put a null key and the string "null" under one heading ("null"), and ("x",
+    "y · z") with ("x · y", "z"); under --grouping-sets rollup a real "(all)" key read as a
+    rolled-up one. Each group has its own heading, row of the shape table and values now."""
+    frame = pl.DataFrame(
+        {
+            "g": [None, "null", "(all)"] * 4,
+            "h": ["x"] * 6 + ["x · y"] * 6,
+            "y_true": [0, 1, 2, 0, 1, 2, 1, 1, 2, 0, 0, 2],
+            "y_pred": [0, 1, 1, 0, 2, 2, 1, 0, 2, 0, 1, 2],
+        }
+    )
+    g = {None: "(null)", "null": "null", "(all)": '"(all)"'}
+    h = {"x": "x", "x · y": '"x · y"'}
+    pr = af.from_labels(frame)
+    report = pr.evaluate("f1", ["micro", "macro"], by=["g", "h"])
+    page = af.html_report(pr, "f1", ["micro", "macro"], by=["g", "h"])
+    groups = {f"{g[a]} · {h[b]}" for a, b in report.select("g", "h").unique().rows()}
+    assert len(groups) == 6
+    headings = _headings(page)
+    assert set(headings) == groups
+    assert len(headings) == 2 * len(groups)  # the results and the per-class table, a heading per group
+    per_g = af.html_report(pr, "f1", "macro", by="g")
+    shape = re.findall(r"<td[^>]*>([^<]*)</td>", per_g.split("Examples and classes per group", 1)[1])
+    examples = {html.unescape(shape[i]): int(shape[i + 1]) for i in range(0, 9, 3)}
+    assert examples == {g[k]: n for k, n in frame.group_by("g").len().rows()}
+
+    rolled = set(_headings(_rollup_page(tmp_path, frame, "g,h")))
+    assert {'"(all)" · (all)', "null · (all)", "(null) · (all)", "(all) · (all)"} <= rolled
+    assert groups <= rolled
+
+
+def test_diagnostics_table_tells_all_groups_from_the_null_group() -> None:
+    """A finding stated for every group (scope "all", null keys), one about the null group and one
+    about the group "null" all read "null" in the report's diagnostics table."""
+    from aggframe.analysis.diagnostics import diagnose
+
+    frame = pl.DataFrame(
+        {"g": [None] * 6 + ["null"] * 6, "y_true": [0, 1, 2, 0, 1, 3] * 2, "y_pred": [0, 1, 1, 0, 2, 2] * 2}
+    )
+    pr = af.from_labels(frame)
+    found = diagnose(pr, ["f1", "recall"], by=["g"])
+    label = {("all", None): "(all)", ("group", None): "(null)", ("group", "null"): "null"}
+    want = sorted((label[(s, g)], s, c) for g, s, c in found.select("g", "scope", "code").rows())
+    assert len(set(want)) == found.height
+    page = af.html_report(pr, ["f1", "recall"], "macro", by="g").split("<h2>Diagnostics</h2>", 1)[1]
+    cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
+    width = len(found.columns)
+    assert sorted(tuple(cells[i : i + 3]) for i in range(0, found.height * width, width)) == want

@@ -64,12 +64,12 @@ def test_groups_carry_every_value_and_render(pr: Any) -> None:
     values = _values(chart)
     assert len(values) == report.height
     labels = {v["group"] for v in values}
-    assert "null · mon" in labels  # a null key is a label, not a crash
+    assert "(null) · mon" in labels  # a null key is a label, not a crash
     for row, v in zip(report.iter_rows(named=True), values, strict=True):
         assert (v["measure"], v["operator"]) == (row["measure"], row["operator"])
         assert _close(v["value"], row["value"])
     svg = _render(chart)
-    assert "null · mon" in svg
+    assert "(null) · mon" in svg
     assert "team.a [0] &quot;x&quot; · day" in svg or 'team.a [0] "x" · day' in svg
 
 
@@ -104,9 +104,9 @@ def test_heatmap_cells_match_the_report(pr: Any) -> None:
     got = {(v["x"], v["y"]): v["value"] for v in _values(chart)}
     assert len(got) == want.height
     for row in want.iter_rows(named=True):
-        assert _close(got[(row["day"], row[KEY] if row[KEY] is not None else "null")], row["value"])
+        assert _close(got[(row["day"], row[KEY] if row[KEY] is not None else "(null)")], row["value"])
     svg = _render(chart)
-    assert ">null<" in svg
+    assert ">(null)<" in svg
 
 
 def test_heatmap_needs_one_row_per_cell(pr: Any) -> None:
@@ -141,7 +141,7 @@ def test_classes_from_predictions_equal_classes_from_frames(pr: Any) -> None:
     assert {v["operator"] for v in lines} == {"micro", "macro", "weighted"}
     svg = _render(from_pr)
     assert "undefined" in svg
-    assert "null" in svg
+    assert "(null)" in svg
 
 
 def test_classes_without_groups_is_a_layer() -> None:
@@ -284,7 +284,7 @@ def test_groups_draw_the_intervals_of_the_report(pr: Any) -> None:
         assert _close(v["value"], row["value"])
         assert _close(v["low"], row["ci_low"])
         assert _close(v["high"], row["ci_high"])
-    assert any(v["group"].startswith("null") for v in values)  # a null key is a group
+    assert any(v["group"].startswith("(null)") for v in values)  # a null key is a group
     spec = chart.to_dict()
     rules = [layer for layer in spec["spec"]["layer"] if layer["mark"]["type"] == "rule"]
     assert [r["encoding"]["x2"]["field"] for r in rules] == ["high"]  # the error bar
@@ -322,7 +322,7 @@ def test_groups_draw_paired_differences_against_zero() -> None:
     assert layers[0]["encoding"]["x"] == {"datum": 0.0}  # the zero line
     svg = _render(chart)
     _no_network(svg)
-    assert "m2 · null" in svg
+    assert "m2 · (null)" in svg
     # without intervals (compare without n_boot): the zero line, no error bars
     plain = af.plot_groups(
         pr.compare("f1", "macro", by=["model", KEY], control=KEY, reference={"model": "m1"}),
@@ -340,7 +340,7 @@ def test_heatmap_writes_each_interval() -> None:
     got = {(v["x"], v["y"]): v for v in _values(chart)}
     assert len(got) == report.height
     for row in report.iter_rows(named=True):
-        v = got[(row[KEY] if row[KEY] is not None else "null", row["model"])]
+        v = got[(row[KEY] if row[KEY] is not None else "(null)", row["model"])]
         assert _close(v["low"], row["ci_low"])
         assert _close(v["high"], row["ci_high"])
     svg = _render(chart)
@@ -414,3 +414,60 @@ def test_intervals_with_hostile_key_names(name: str) -> None:
             for f in _fields(chart.to_dict())
         )
         _no_network(_render(chart))
+
+
+def _hostile_frame(n: int = 360) -> pl.DataFrame:
+    """A null key next to the string "null", a real "(all)" and a key holding the separator."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, n)
+    return pl.DataFrame(
+        {
+            "g": [[None, "null", "(all)"][i] for i in rng.integers(0, 3, n)],
+            "h": [["x", "x · y"][i] for i in rng.integers(0, 2, n)],
+            "y_true": y,
+            "y_pred": np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n)),
+        },
+        schema_overrides={"g": pl.String},
+    )
+
+
+#: the labels of _hostile_frame's keys (and of a rolled-up key, "(all)" unquoted)
+_G = {None: "(null)", "null": "null", "(all)": '"(all)"'}
+_H = {"x": "x", "x · y": '"x · y"'}
+
+
+def test_charts_tell_null_null_and_rolled_up_keys_apart() -> None:
+    """plot_groups drew a null key and the string "null" on one row, and ("x", "y · z") and
+    ("x · y", "z") alike; on a grouping-set report the marks were keys ("null · g · 0") and a
+    rolled-up key read as a real null. plot_classes and plot_heatmap merged the same groups."""
+    pr = af.from_labels(_hostile_frame())
+    report = pr.evaluate("f1", "macro", by=["g", "h"], grouping_sets="rollup")
+
+    def label(row: dict[str, Any]) -> str:
+        g = "(all)" if row["grouping_id"] & 2 else _G[row["g"]]
+        return f"{g} · {'(all)' if row['grouping_id'] & 1 else _H[row['h']]}"
+
+    want = {label(row): row["value"] for row in report.iter_rows(named=True)}
+    assert len(want) == report.height == 3 * 2 + 3 + 1
+    got = {v["group"]: v["value"] for v in _values(af.plot_groups(report))}
+    assert got.keys() == want.keys()
+    assert all(_close(got[k], want[k]) for k in want)
+    assert {"(null) · x", "null · x", '"(all)" · "x · y"', "null · (all)", "(all) · (all)"} <= got.keys()
+
+    heat = {f"{v['y']} · {v['x']}": v["value"] for v in _values(af.plot_heatmap(report, x="h", y="g"))}
+    assert heat.keys() == want.keys()  # one cell per group (the rolled-up keys were duplicates)
+    assert all(_close(heat[k], want[k]) for k in want)
+
+    per = pr.per_class("f1", by="g")
+    bars = {(v["group"], v["class"]): v["value"] for v in _values(af.plot_classes(per, "f1"))}
+    assert {g for g, _ in bars} == set(_G.values())
+    for row in per.iter_rows(named=True):
+        assert _close(bars[(_G[row["g"]], str(row["class"]))], row["value"])
+    # a grouping-set reference: its total was drawn as the real null group's line
+    totals = pr.evaluate("f1", ["micro", "macro"], by="g", grouping_sets="rollup")
+    lines = [v for v in _values(af.plot_classes(per, "f1", reference=totals)) if v["kind"] == "reference"]
+    want = {
+        (_G[r["g"]], r["operator"]): r["value"]
+        for r in totals.filter(pl.col("grouping_id") == 0).iter_rows(named=True)
+    }
+    assert {(v["group"], v["operator"]): v["value"] for v in lines} == want

@@ -69,12 +69,12 @@ def test_roc_curve_points_are_scikit_learns() -> None:
     points = _points(chart)
     for (team, cls), part in df.group_by(["g", "class"]):
         fpr, tpr, _ = sk.roc_curve(part["y"], part["score"], drop_intermediate=False)
-        got = _line(points, "null" if team is None else str(team), str(cls))
+        got = _line(points, "(null)" if team is None else str(team), str(cls))
         np.testing.assert_allclose(np.array(got), np.column_stack([fpr, tpr]))
     chance = _points(chart, "chance")
-    assert {p["group"] for p in chance} == {"red", "blue", "null"}
+    assert {p["group"] for p in chance} == {"red", "blue", "(null)"}
     svg = _render(chart)
-    assert "null" in svg
+    assert "(null)" in svg
     assert KEY not in json.dumps(chart.to_dict()["spec"])  # the user's name is a title, not a field
     assert chart.to_dict()["facet"]["title"] == KEY
 
@@ -109,7 +109,7 @@ def test_calibration_points_are_scikit_learns() -> None:
     grouped = calibration(_counts(df, ["g"]), ["g"], bins=4).collect().rename({"frequency": "observed"})
     faceted = af.plot_calibration(grouped, by="g")
     assert type(faceted).__name__ == "FacetChart"
-    assert {p["group"] for p in _points(faceted)} == {"red", "blue", "null"}
+    assert {p["group"] for p in _points(faceted)} == {"red", "blue", "(null)"}
     _render(faceted)
 
 
@@ -137,3 +137,19 @@ def test_curve_errors() -> None:
         af.plot_curve([1, 2, 3])  # type: ignore[arg-type]
     with pytest.raises(af.ColumnNotFoundError, match="by="):
         af.plot_curve(pl.DataFrame({"fpr": [0.0], "tpr": [1.0]}), by="nope")
+
+
+def test_curves_tell_null_and_the_string_null_apart() -> None:
+    """plot_curve drew a null key and the string "null" as one panel (two groups' points on one
+    line); a key holding the separator is quoted, so it reads as one key."""
+    df = _scores().with_columns(
+        pl.col("g").replace({"red": "null", "blue": "a · b"}),
+    )
+    curve = roc_curve(_counts(df, ["g", "class"]), ["g", "class"]).collect()
+    chart = af.plot_curve(curve)
+    assert {p["group"] for p in _points(chart, "chance")} == {"(null)", "null", '"a · b"'}
+    points = _points(chart)
+    for (team, cls), part in df.group_by(["g", "class"]):
+        fpr, tpr, _ = sk.roc_curve(part["y"], part["score"], drop_intermediate=False)
+        label = {None: "(null)", "null": "null", "a · b": '"a · b"'}[team]
+        np.testing.assert_allclose(np.array(_line(points, label, str(cls))), np.column_stack([fpr, tpr]))

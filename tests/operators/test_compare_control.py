@@ -177,7 +177,7 @@ def test_reference_within_each_level_and_null_control_keys() -> None:
     only = af.from_labels(df).compare("recall", "micro", by=["m", "s"], control="m", reference={"s": "b"})
     assert only.filter(pl.col("m") == "x")["reference"].null_count() == 2
     summary = af.from_labels(df).compare("recall", "micro", by=["m", "s"], control="m", summary=True)
-    assert summary.sort("m", nulls_last=True)["argmin"].to_list() == ["null", "b"]  # x, then the null model
+    assert summary.sort("m", nulls_last=True)["argmin"].to_list() == ["(null)", "b"]  # x, then the null model
 
 
 def test_control_errors() -> None:

@@ -13,7 +13,6 @@ import polars as pl
 
 from aggframe.exceptions import AggframeError, ColumnNotFoundError, OptionError
 from aggframe.interop.charts.frames import (
-    _GROUP_SEP,
     _altair,
     _as_list,
     _data,
@@ -31,7 +30,7 @@ from aggframe.interop.charts.frames import (
     _text,
     _title,
 )
-from aggframe.interop.layout import SPEC_COLUMNS
+from aggframe.interop.layout import SPEC_COLUMNS, label_of
 from aggframe.measures.registry import get_measure
 
 if TYPE_CHECKING:
@@ -111,7 +110,7 @@ def plot_classes(
     defined = pl.col("defined") if "defined" in per.columns else pl.col("value").is_not_nan()
     support = pl.col("support").cast(pl.Float64) if "support" in per.columns else pl.lit(None, pl.Float64)
     bars = per.select(
-        _label(keys).alias("group"),
+        _label(per, keys).alias("group"),
         _text("class").alias("class"),
         _finite("value"),
         defined.fill_null(value=False).alias("defined"),
@@ -135,7 +134,7 @@ def plot_classes(
             raise ColumnNotFoundError(msg)
         frames.append(
             ref.select(
-                _label(keys).alias("group"),
+                _label(ref, keys).alias("group"),
                 pl.lit(None, pl.String).alias("class"),
                 _finite("value"),
                 pl.lit(value=True).alias("defined"),
@@ -144,6 +143,8 @@ def plot_classes(
                 pl.col("operator").cast(pl.String),
                 *_interval_exprs(ref.drop([c for c in ref.columns if c.endswith("_excludes_zero")]), "value"),
             )
+            # the groups drawn: a rolled-up total of a grouping-set reference has no bars, only lines
+            .filter(pl.col("group").is_in(bars.get_column("group").unique()))
         )
     frame = pl.concat(frames, how="diagonal")
     interval = "low" in frame.columns
@@ -260,7 +261,7 @@ def plot_conventions(
     frame = (
         df.filter(pl.col("convention") != "nan")
         .select(
-            _label(keys).alias("group"),
+            _label(df, keys).alias("group"),
             _spec_label(df).alias("spec"),
             pl.col("convention").cast(pl.String),
             _finite("value"),
@@ -381,15 +382,11 @@ def plot_folds(
     _need(df, fold_cols, "plot_folds(folds=...)")
     groups = [k for k in keys if k not in fold_cols]
     frame = df.select(
-        _label(groups).alias("group"),
+        _label(df, groups).alias("group"),
         _spec_label(df).alias("spec"),
         pl.col("pooling").cast(pl.String),
         _finite("value"),
-        (
-            pl.concat_str([_text(c) for c in fold_cols], separator=_GROUP_SEP)
-            if fold_cols
-            else pl.lit(None, pl.String)
-        ).alias("fold"),
+        (label_of(df, fold_cols) if fold_cols else pl.lit(None, pl.String)).alias("fold"),
     )
     per = ["group", "spec"]
     folds_ = frame.filter(pl.col("pooling") == "fold")

@@ -2,7 +2,8 @@
 
 Column names of the user never become Vega-Lite field names: every chart is built on a small
 frame with fixed internal names (``group``, ``value``, ``low``, ``high`` ...), and the user's
-names appear only as titles and labels; a null key reads ``null``. Here: the checks of the
+names appear only as titles and labels, each group's by :func:`~aggframe.interop.layout.label_of`
+(a null key reads ``(null)``, a rolled-up one ``(all)``, two groups never alike). Here: the checks of the
 frame a chart is given (:func:`_frame`, :func:`_need`, :func:`_pick`, :func:`_keys`), the
 labels of groups, the inline data and axis order, the bootstrap intervals of a value
 (``ci_low``/``ci_high``, compare's ``<value>_ci_low``/``_ci_high``/``_excludes_zero``), and
@@ -16,13 +17,13 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._columns import key_text
+from aggframe._columns import KEY_SEP, NULL_KEY, key_text
 from aggframe.exceptions import ColumnNotFoundError, OptionError
-from aggframe.interop.layout import named
+from aggframe.interop.layout import key_columns, key_labels, label_of, named
 
-#: How a null group key (or class) is labelled in a chart.
-NULL_LABEL = "null"
-_GROUP_SEP = " · "
+#: How a null group key is labelled in a chart (a string that reads so is quoted).
+NULL_LABEL = NULL_KEY
+_GROUP_SEP = KEY_SEP
 _INSTALL = "pip install 'aggframe[plot]'"
 _WIDTH = 360
 
@@ -80,25 +81,30 @@ def _numeric_value(df: pl.DataFrame, value: str, what: str) -> None:
 
 
 def _keys(df: pl.DataFrame, by: str | Sequence[str] | None, stop: Sequence[str]) -> list[str]:
-    """The group keys: ``by`` if given, else the columns before the first of ``stop``."""
+    """The group keys: ``by`` if given, else the columns before the first of ``stop`` (not the
+    grouping-set marks: they say which keys are rolled up)."""
     if by is not None:
         keys = _as_list(by) or []
         _need(df, keys, "by=")
         return keys
-    first = min((df.columns.index(c) for c in stop if c in df.columns), default=0)
-    return df.columns[:first]
+    return key_columns(df, stop)
 
 
 def _text(column: str) -> pl.Expr:
-    """A column as display text: nulls read ``null``."""
-    return named(column).cast(pl.String).fill_null(NULL_LABEL)
+    """A column that is not a key (a measure, an operator, a class) as display text."""
+    return named(column).cast(pl.String).fill_null("null")
 
 
-def _label(keys: Sequence[str]) -> pl.Expr:
-    """One label per group: the key values joined (``gbm · 2026-11-01``); ``all`` without keys."""
+def _key(df: pl.DataFrame, column: str) -> pl.Expr:
+    """A key column as its label (:func:`~aggframe.interop.layout.key_labels`)."""
+    return key_labels(df, [column])[0]
+
+
+def _label(df: pl.DataFrame, keys: Sequence[str]) -> pl.Expr:
+    """One label per group: the key labels joined (``gbm · 2026-11-01``); ``all`` without keys."""
     if not keys:
         return pl.lit("all")
-    return pl.concat_str([_text(k) for k in keys], separator=_GROUP_SEP)
+    return label_of(df, keys)
 
 
 def _title(keys: Sequence[str]) -> str:

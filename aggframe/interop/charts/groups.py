@@ -19,6 +19,7 @@ from aggframe.interop.charts.frames import (
     _finite,
     _frame,
     _interval_exprs,
+    _key,
     _keys,
     _label,
     _level_text,
@@ -26,7 +27,6 @@ from aggframe.interop.charts.frames import (
     _numeric_value,
     _order,
     _pick,
-    _text,
     _title,
     _value_title,
 )
@@ -114,7 +114,7 @@ def plot_groups(
     ops = df.get_column("operator").unique(maintain_order=True).to_list()
     extra = _interval_exprs(df, value)
     frame = df.select(
-        _label(keys).alias("group"),
+        _label(df, keys).alias("group"),
         pl.col("measure").cast(pl.String),
         pl.col("operator").cast(pl.String),
         _finite(value).alias("value"),
@@ -224,7 +224,7 @@ def plot_heatmap(
     Returns
     -------
     altair.LayerChart
-        Coloured cells with the value written in each (a null key is the label ``null``).
+        Coloured cells with the value written in each (a null key is the label ``(null)``).
 
     Raises
     ------
@@ -253,7 +253,8 @@ def plot_heatmap(
     df = _pick(df, "operator", operator, single=True, what="plot_heatmap")
     df = _pick(df, "convention", convention, single=True, what="plot_heatmap")
     df = _pick(df, "pooling", pooling, single=True, what="plot_heatmap")
-    dup = df.group_by(named(x), named(y)).len().filter(pl.col("len") > 1)
+    # by label: a rolled-up key (grouping sets) is a cell of its own, not the real null's
+    dup = df.group_by(_key(df, x), _key(df, y)).len().filter(pl.col("len") > 1)
     if dup.height:
         others = [c for c in _keys(df, None, SPEC_COLUMNS) if c not in (x, y)]
         msg = (
@@ -266,7 +267,7 @@ def plot_heatmap(
     title = f"{op} {m}".strip() + ("" if value == "value" else f" {value.replace('_', ' ')}")
     extra = _interval_exprs(df, value)
     frame = df.sort(named(y), named(x), nulls_last=True, maintain_order=True).select(
-        _text(x).alias("x"), _text(y).alias("y"), _finite(value).alias("value"), *extra
+        _key(df, x).alias("x"), _key(df, y).alias("y"), _finite(value).alias("value"), *extra
     )
     data_ = _data(frame)
     low, high = frame.get_column("value").min(), frame.get_column("value").max()

@@ -52,7 +52,7 @@ _SERIES = ("operator", "class")
 def _series(df: pl.DataFrame) -> tuple[pl.Expr, list[str]]:
     """One label per line: the operator and class columns present (``all`` when neither is)."""
     cols = [c for c in _SERIES if c in df.columns]
-    return _label(cols), cols
+    return _label(df, cols), cols
 
 
 def _unit_axis(alt: Any, title: str) -> tuple[Any, Any]:
@@ -133,7 +133,7 @@ def plot_curve(
     threshold = "threshold" in df.columns
     frame = (
         df.select(
-            _label(keys).alias("group"),
+            _label(df, keys).alias("group"),
             series.alias("series"),
             _finite(xc).alias("x"),
             _finite(yc).alias("y"),
@@ -248,7 +248,7 @@ def plot_calibration(
     has = set(df.columns)
     frame = (
         df.select(
-            _label(keys).alias("group"),
+            _label(df, keys).alias("group"),
             series.alias("series"),
             _finite("mean_score").alias("x"),
             _finite(observed).alias("y"),
