@@ -769,9 +769,17 @@ def _fingerprint(path: Path, size: int, constants: Sequence[tuple[str, str]] = (
     the rows a hive scan reads (the same bytes under ``day=1/`` and ``day=2/`` are two
     days), so a copy is recognised within one partition, not across partitions.
     """
+    return content_fingerprint(
+        path, size, [f"/{key}={value}" for key, value in (*hive_pairs(path), *constants)]
+    )
+
+
+def content_fingerprint(path: Path, size: int, context: Sequence[str] = ()) -> str:
+    """sha256 of the size, the ``context`` strings, and the first and last 64 KiB of the file
+    (all of a small one): at most 128 KiB read, whatever the file's size."""
     digest = hashlib.sha256(str(size).encode())
-    for key, value in (*hive_pairs(path), *constants):
-        digest.update(f"/{key}={value}".encode())
+    for part in context:
+        digest.update(part.encode())
     with path.open("rb") as fh:
         digest.update(fh.read(_FINGERPRINT_SPAN))
         if size > _FINGERPRINT_SPAN:

@@ -91,7 +91,6 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
-    _FINGERPRINT_SPAN,
     BROKEN_LINK,
     EMPTY_PATH,
     FRAME,
@@ -99,6 +98,7 @@ from aggframe.intake.source import (
     _first_line,
     _is_pattern,
     _read_errors,
+    content_fingerprint,
     file_records,
     footer_schema,
     package_version,
@@ -441,14 +441,7 @@ def _table_fingerprint(path: Path) -> str:
     first pages and the same footer statistics is not told apart: a copy from another
     store, or a rewrite by another tool, is).
     """
-    size = path.stat().st_size
-    digest = hashlib.sha256(str(size).encode())
-    with path.open("rb") as fh:
-        digest.update(fh.read(_FINGERPRINT_SPAN))
-        if size > _FINGERPRINT_SPAN:
-            fh.seek(max(_FINGERPRINT_SPAN, size - _FINGERPRINT_SPAN))
-            digest.update(fh.read())
-    return digest.hexdigest()
+    return content_fingerprint(path, path.stat().st_size)
 
 
 def _cells_fingerprint(tables: CellTables) -> str:
