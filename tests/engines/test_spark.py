@@ -542,3 +542,27 @@ def test_files_of_two_types_on_spark_name_the_file_and_the_column(
         pr.evaluate("f1", "macro")
     assert str(tmp_path / "b.parquet") in str(info.value)
     assert "y_true" in str(info.value)
+
+
+@pytest.mark.parametrize("engine", ["spark", "spark_connect"])
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("parse_json(cast(e % 2 as string))", "variant"),
+        ("make_ym_interval(1, e % 2)", "interval year to month"),
+    ],
+)
+def test_a_key_spark_cannot_group_or_hand_over_is_named(
+    engine: str, key: str, kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A VARIANT key was Spark's GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE on "__af_by0" (a private name),
+    an interval Arrow's UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION, both "could not read the frame"."""
+    session = request.getfixturevalue(engine)
+    frame = session.sql(f"select e, e % 3 as y_true, e % 2 as y_pred, {key} as `m.k` from range(6) as t(e)")
+    with pytest.raises(af.InvalidValueError, match=f"column 'm.k' has the Spark type '{kind}'"):
+        af.from_labels(frame, example="e").evaluate("f1", "macro", by="m.k")
+    # a day-time interval is a Polars Duration: it stays a key
+    frame = session.sql(
+        "select e, e % 3 as y_true, e % 2 as y_pred, make_dt_interval(e % 2) as k from range(6) as t(e)"
+    )
+    assert af.from_labels(frame, example="e").evaluate("f1", "macro", by="k").height == 2
