@@ -519,5 +519,20 @@ def _as_polars(batch: Any) -> pl.DataFrame:
         msg = "the batch has two columns of one name; rename one of them first"  # names not at hand
         raise InvalidValueError(msg) from exc
     except TypeError as exc:
-        msg = f"Expected a batch to be a DataFrame (Polars, pandas, Arrow, ...) or a dict of columns, got {type(batch).__name__}"
+        kind = f"{type(batch).__module__}.{type(batch).__qualname__}"
+        msg = f"Expected a batch to be a DataFrame (Polars, pandas, Arrow, ...) or a dict of columns, got {kind}"
+        if _engine_frame(batch):
+            # a Spark DataFrame was "got DataFrame", which read as the very type expected
+            msg += (
+                ", a lazy frame of another engine: evaluate it there, af.from_labels(frame, ...)."
+                "to_cells() (or from_long, from_scores), and merge() the Cells"
+            )
         raise OptionError(msg) from exc
+
+
+def _engine_frame(batch: Any) -> bool:
+    """A lazy frame of an engine other than Polars (a DuckDB relation, a Spark DataFrame)."""
+    try:
+        return isinstance(nw.from_native(batch), nw.LazyFrame)
+    except TypeError:
+        return False

@@ -419,6 +419,10 @@ def test_broken_batches_are_named() -> None:
     acc = af.Accumulator()
     with pytest.raises(af.OptionError, match="Expected a batch to be a DataFrame"):
         acc.update("predictions.parquet")  # a path is not a batch: af.from_labels reads paths
+    duckdb = pytest.importorskip("duckdb")
+    # a lazy engine frame (a Spark DataFrame was "got DataFrame", the type the message asked for)
+    with pytest.raises(af.OptionError, match=r"got duckdb\.\S*DuckDBPyRelation, a lazy frame .* merge\(\)"):
+        acc.update(duckdb.sql("select 0 as y_true, 1 as y_pred"))
     with pytest.raises(af.ShapeError, match="labels"):
         acc.update([0, 1, 2], [0, 1])
     indicator = af.Accumulator("indicator")

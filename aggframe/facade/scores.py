@@ -28,7 +28,7 @@ from aggframe._options import (
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import MeasureLike, PredictionsBase
 from aggframe.intake.scores import Scored
-from aggframe.intake.source import scanning
+from aggframe.intake.source import reading, scanning
 from aggframe.measures.registry import get_measure
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.operators.scores import (
@@ -83,7 +83,8 @@ class ScoreMethods(PredictionsBase):
             if sets is None
             else [(keep, regrouped(source.score_frame(keep), keep, request.by)) for keep in sets]
         )
-        grains = [score_grains(sf, request.scores, score_ops) for _, sf in frames]
+        with reading(self.source.origin):  # another engine's score grains are collected here
+            grains = [score_grains(sf, request.scores, score_ops) for _, sf in frames]
         # the cell measures' operators (multiclass: the whole-matrix measures, when some are asked)
         cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures)
         cell_request = replace(request, operators=cell_ops, scores=())
@@ -378,8 +379,8 @@ class ScoreMethods(PredictionsBase):
             msg = "best_threshold() takes operator 'micro', 'macro' or 'weighted' (a threshold is per entry)"
             raise OptionError(msg)
         sf = source.score_frame(listify(by))
-        frame = best_threshold_frame(sf, meas, operator=op, per_class=per_class, convention=conv)
-        with scanning(self.source.origin):
+        with scanning(self.source.origin):  # another engine's counts are collected in the first line
+            frame = best_threshold_frame(sf, meas, operator=op, per_class=per_class, convention=conv)
             out = frame.collect(engine=engine)
         return self._restored(out, sf, "best_threshold")
 

@@ -63,11 +63,12 @@ def ordinal_sources(
             raise OptionError(msg)
         native = as_lazy(data, "data")
         origin = origin_of(native)
-        lf = to_polars(native)
-        # an engine's Enum (DuckDB ENUM) reaches Polars as a dictionary, Categorical: its order
-        # is the ordinal order, so it becomes the Polars Enum it was
-        names = native.collect_schema().names()
-        declared = {c: enum_categories(native, c) for c in dict.fromkeys((y_true, y_pred)) if c in names}
+        with reading(origin):  # another engine's frame is read into Polars here
+            lf = to_polars(native)
+            # an engine's Enum (DuckDB ENUM) reaches Polars as a dictionary, Categorical: its order
+            # is the ordinal order, so it becomes the Polars Enum it was
+            names = native.collect_schema().names()
+            declared = {c: enum_categories(native, c) for c in dict.fromkeys((y_true, y_pred)) if c in names}
         lf = lf.with_columns(
             pl.col(c).cast(pl.Enum(cats)) for c, cats in declared.items() if cats is not None
         )

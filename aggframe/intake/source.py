@@ -119,8 +119,11 @@ READ_FAILED = "could not read {source}: {reason}"
 READ_HINTS = {
     "found more fields than defined": "a CSV row has more fields than the header",
     "No such file or directory": "a file is gone (deleted or moved after the scan?)",
+    "FILE_NOT_EXIST": "a file is gone (deleted or moved after the scan?)",
     "File out of specification": "not a valid Parquet file (corrupt or truncated?)",
+    "is not a Parquet file": "not a valid Parquet file (corrupt or truncated?)",
     "data type mismatch for column": "the files disagree on a column's type",
+    "DATA_TYPE_MISMATCH": "the files disagree on a column's type",
     "extra column in file": "a file has a column the first file lacks",
     "did not find column": "a file lacks a column the first file has",
     "empty CSV": "a CSV file is empty",
@@ -217,11 +220,39 @@ def _first_line(exc: BaseException) -> str:
     java = getattr(exc, "java_exception", None)  # Spark classic: the JVM's exception says what failed
     if java is not None:
         try:
-            text = str(java.toString())
+            text = _java_text(java)
         except Exception:  # a gateway already gone: the Python side's text
             text = str(exc)
+    return _line(text) or type(exc).__name__
+
+
+def _line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    return lines[0] if lines else ""
+
+
+def _java_text(java: Any) -> str:
+    """A JVM exception's own words: the innermost of its chain with a Spark error condition (it names
+    the file: ``[FAILED_READ_FILE...] ... reading file file:///x.parquet``), and the root cause when
+    that is another (what was wrong with the file). The outer exceptions of a failed read on Spark
+    classic are wrappers (``Exception thrown in awaitResult:``, ``Multiple failures (2) in stage
+    materialization:``) that say neither."""
+    chain: list[Any] = []
+    while java is not None and len(chain) < 32:
+        chain.append(java)
+        java = java.getCause()
+
+    def condition(j: Any) -> Any:
+        try:
+            return j.getCondition()  # SparkThrowable; any other exception has no such method
+        except Exception:
+            return None
+
+    named = max((i for i, j in enumerate(chain) if condition(j)), default=0)
+    text = _line(str(chain[named].toString()))
+    if named < len(chain) - 1:
+        text = f"{text} (caused by {_line(str(chain[-1].toString()))})"
+    return text
 
 
 def _reason(exc: BaseException) -> str:

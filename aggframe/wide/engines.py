@@ -363,6 +363,26 @@ def _refuse_case_twins(native: Any, columns: Sequence[str], used: Any) -> None:
             raise InvalidValueError(msg)
 
 
+#: Spark types that cannot be a group key (``VARIANT``) or cross to Polars through Arrow (the
+#: calendar and year-month intervals); Narwhals names none of them (``Unknown``)
+_SPARK_UNUSABLE = ("VariantType", "CalendarIntervalType", "YearMonthIntervalType")
+
+
+def _refuse_unusable_types(native: Any, schema: Any, used: Any) -> None:
+    """A Spark column of a type in :data:`_SPARK_UNUSABLE`: Spark's error named the private column
+    (``__af_by0``), as a source that could not be read. Refused by name, with Spark's type."""
+    for name in dict.fromkeys(used):
+        if not isinstance(schema[name], nw.Unknown):
+            continue
+        dtype = native.schema[name].dataType
+        if type(dtype).__name__ in _SPARK_UNUSABLE:
+            msg = (
+                f"column {name!r} has the Spark type {dtype.simpleString()!r}, which cannot be grouped "
+                "by or read into Polars; cast it first (e.g. to a string)"
+            )
+            raise InvalidValueError(msg)
+
+
 def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     """``select`` of the user's columns under private names: ``{private: user}``, any user name.
 
@@ -370,9 +390,11 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     each column by position (``nth``: ``*`` and ``^x$`` stay names), DuckDB by
     position too (``#n``: it matches names case-insensitively), Spark by a quoted
     identifier (`` `...` ``; a column that differs from a read one only in case is
-    refused unless ``spark.sql.caseSensitive``), other engines by Narwhals' ``nth``.
+    refused unless ``spark.sql.caseSensitive``, and so is a column of a type Spark cannot
+    group by or hand to Polars), other engines by Narwhals' ``nth``.
     """
-    columns = list(frame.collect_schema().names())
+    schema = frame.collect_schema()
+    columns = list(schema.names())
     native = nw.to_native(frame)
     if isinstance(native, pl.LazyFrame):
         position = {c: i for i, c in enumerate(columns)}
@@ -391,6 +413,7 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
         else:
             from pyspark.sql import functions as F  # type: ignore[no-redef]
         _refuse_case_twins(native, columns, names.values())
+        _refuse_unusable_types(native, schema, names.values())
         quoted_cols = [F.col("`" + u.replace("`", "``") + "`").alias(p) for p, u in names.items()]
         return cast("Frame", nw.from_native(native.select(*quoted_cols)))
     position = {c: i for i, c in enumerate(columns)}

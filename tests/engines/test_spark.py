@@ -474,21 +474,95 @@ def test_local_cluster_two_executors(tmp_path: Path) -> None:
     _same(pl.read_parquet(tmp_path / "long.parquet"), long.evaluate(pooling=["pooled", "averaged"]))
 
 
+def _scores_call(call: Callable[[af.Predictions], Any]) -> Callable[[Any], Callable[[], Any]]:
+    """The scores are checked when the predictions are built: built now, ``call`` made later."""
+
+    def build(frame: Any) -> Callable[[], Any]:
+        pr = af.from_scores(frame, decision="argmax")
+        return lambda: call(pr)
+
+    return build
+
+
+#: what is read from a broken file: the frame written, and the call made of the engine's frame
+#: (built before the file breaks, made after)
+BROKEN_READS: dict[str, tuple[pl.DataFrame, Callable[[Any], Callable[[], Any]]]] = {
+    "labels": (
+        pl.DataFrame({"example": [0, 1, 2, 3], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]}),
+        lambda frame: lambda: af.from_labels(frame, example="example").evaluate("f1", "macro"),
+    ),
+    "ordinal": (
+        pl.DataFrame({"example": [0, 1, 2, 3], "y_true": [0, 1, 2, 0], "y_pred": [0, 2, 1, 0]}),
+        lambda frame: lambda: af.from_ordinal(frame, example="example", n_classes=3),
+    ),
+    "scores": (
+        _scores_frame().drop("g"),
+        _scores_call(lambda pr: pr.evaluate(["f1", "auroc"], "macro")),
+    ),
+    "best_threshold": (_scores_frame().drop("g"), _scores_call(lambda pr: pr.best_threshold("f1"))),
+}
+
+
 @pytest.mark.parametrize("engine", ["lazy", "duckdb", "spark", "spark_connect"])
 @pytest.mark.parametrize("broken", ["deleted", "corrupt"])
+@pytest.mark.parametrize("read", list(BROKEN_READS))
 def test_a_file_broken_after_the_frame_is_made_is_a_source_error(
-    engine: str, broken: str, request: pytest.FixtureRequest, tmp_path: Path
+    read: str, engine: str, broken: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """A Parquet file deleted or overwritten after the engine's frame was made: a SourceError on every
-    engine (DuckDB raised its IOException / InvalidInputException, Spark classic a Py4JJavaError)."""
+    engine (DuckDB raised its IOException / InvalidInputException, Spark classic a Py4JJavaError; the
+    measures on scores, best_threshold and from_ordinal, which read another engine's frame while
+    building their plan, raised them still), naming the file (Spark classic's message was its
+    wrapper's, "Exception thrown in awaitResult:")."""
     path = tmp_path / "p.parquet"
-    pl.DataFrame({"example": [0, 1, 2, 3], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]}).write_parquet(
-        path
-    )
-    frame = _parquet(engine, path, request)
+    data, call = BROKEN_READS[read]
+    data.write_parquet(path)
+    run = call(_parquet(engine, path, request))
     if broken == "deleted":
         path.unlink()
     else:
         path.write_bytes(b"garbage" * 100)
-    with pytest.raises(af.SourceError, match="could not read"):
-        af.from_labels(frame, example="example").evaluate("f1", "macro")
+    with pytest.raises(af.SourceError, match="could not read") as info:
+        run()
+    if engine != "lazy":  # Polars' own message of a LazyFrame it was given does not name the file
+        assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("engine", ["spark", "spark_connect"])
+def test_files_of_two_types_on_spark_name_the_file_and_the_column(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A folder whose files disagree on a column's type: Spark fails reading the second file. The
+    SourceError names it and the column (Spark classic's said "Exception thrown in awaitResult:")."""
+    frame = pl.DataFrame({"example": [0, 1, 2, 3], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]})
+    frame.write_parquet(tmp_path / "a.parquet")
+    frame.with_columns(pl.col("y_true").cast(pl.String)).write_parquet(tmp_path / "b.parquet")
+    pr = af.from_labels(_parquet(engine, tmp_path, request), example="example")
+    with pytest.raises(af.SourceError, match=r"the files disagree on a column's type") as info:
+        pr.evaluate("f1", "macro")
+    assert str(tmp_path / "b.parquet") in str(info.value)
+    assert "y_true" in str(info.value)
+
+
+@pytest.mark.parametrize("engine", ["spark", "spark_connect"])
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("parse_json(cast(e % 2 as string))", "variant"),
+        ("make_ym_interval(1, e % 2)", "interval year to month"),
+    ],
+)
+def test_a_key_spark_cannot_group_or_hand_over_is_named(
+    engine: str, key: str, kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A VARIANT key was Spark's GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE on "__af_by0" (a private name),
+    an interval Arrow's UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION, both "could not read the frame"."""
+    session = request.getfixturevalue(engine)
+    frame = session.sql(f"select e, e % 3 as y_true, e % 2 as y_pred, {key} as `m.k` from range(6) as t(e)")
+    with pytest.raises(af.InvalidValueError, match=f"column 'm.k' has the Spark type '{kind}'"):
+        af.from_labels(frame, example="e").evaluate("f1", "macro", by="m.k")
+    # a day-time interval is a Polars Duration: it stays a key
+    frame = session.sql(
+        "select e, e % 3 as y_true, e % 2 as y_pred, make_dt_interval(e % 2) as k from range(6) as t(e)"
+    )
+    assert af.from_labels(frame, example="e").evaluate("f1", "macro", by="k").height == 2
