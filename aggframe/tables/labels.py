@@ -278,7 +278,8 @@ def _check_labels(
                 raise InvalidValueError(msg)
         if count:
             row = first_row(source, source_missing, cols, names)
-            msg = f"column {show(col)!r}: {count} null value(s) (e.g. row {row}); labels must not be null"
+            what = "null or NaN" if audit[CLASS].dtype.is_float() else "null"
+            msg = f"column {show(col)!r}: {count} {what} value(s) (e.g. row {row}); labels must not be {what}"
             raise NullValueError(msg)
     if roles.example is not None:
         group_level = audit.unique(keys)

@@ -159,6 +159,9 @@ def test_labels_frame_nan_label() -> None:
     frame = label_frame(y_true=[0.0, NAN, 1.0, 0.0], y_pred=[0.0, 1.0, 0.0, 0.0])
     with pytest.raises((NullValueError, InvalidValueError), match=seq("column 'y_true'", r"\b1 ", "nan")):
         af.from_labels(frame).evaluate()
+    # a NaN is named as one: the message called it a null value ("1 null value(s) (e.g. row y_true=nan")
+    with pytest.raises(NullValueError, match=r"1 null or NaN value\(s\) .*must not be null or NaN"):
+        af.from_labels(frame).evaluate()
 
 
 def test_labels_binary_pos_label_absent_from_labels() -> None:
