@@ -47,6 +47,7 @@ __all__ = [
     "Y",
     "by_key",
     "check_result_names",
+    "first_repeat",
     "fmt_row",
     "free_name",
     "group_label",
@@ -117,12 +118,20 @@ def check_result_names(user_keys: Iterable[str], result_columns: Sequence[str], 
                 f"frame.rename({{{name!r}: {name + '_'!r}}})"
             )
             raise OptionError(msg)
+    repeated = first_repeat(keys)
+    if repeated is not None:
+        msg = f"the key columns repeat a name: {repeated!r}"
+        raise OptionError(msg)
+
+
+def first_repeat(names: Iterable[str]) -> str | None:
+    """The first name ``names`` holds twice (at its second place), or None."""
     seen: set[str] = set()
-    for name in keys:
+    for name in names:
         if name in seen:
-            msg = f"the key columns repeat a name: {name!r}"
-            raise OptionError(msg)
+            return name
         seen.add(name)
+    return None
 
 
 def free_name(name: str, taken: Iterable[str]) -> str:

@@ -43,6 +43,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from aggframe._columns import first_repeat
 from aggframe._progress import stage
 from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
 from aggframe.intake.partitions import hive_pairs, partition_dtype
@@ -582,12 +583,11 @@ def _check_csv_header(path: Path) -> None:
         header = pl.read_csv(
             path, has_header=False, n_rows=1, infer_schema=False, truncate_ragged_lines=True, glob=False
         )
-    seen: set[str] = set()
-    for name in header.row(0) if header.height else ():
-        if name is not None and name in seen:  # unnamed columns (trailing commas) are read as None
-            msg = CSV_REPEATED.format(path=str(path), name=name)
-            raise SourceError(msg)
-        seen.add(name)
+    # unnamed columns (trailing commas) are read as None: not names
+    repeated = first_repeat(name for name in (header.row(0) if header.height else ()) if name is not None)
+    if repeated is not None:
+        msg = CSV_REPEATED.format(path=str(path), name=repeated)
+        raise SourceError(msg)
 
 
 def _check_read_once(names: Sequence[str], expanded: dict[str, list[Path]]) -> None:
@@ -733,12 +733,10 @@ def _check_unique_names(obj: Any, native: Any) -> None:
 
 def refuse_repeated_names(names: Sequence[str], what: str) -> None:
     """An InvalidValueError naming the first column name ``names`` repeat (``what``: the frame, the batch)."""
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            msg = f"the {what} has two columns named {name!r}; rename one of them first"
-            raise InvalidValueError(msg)
-        seen.add(name)
+    repeated = first_repeat(names)
+    if repeated is not None:
+        msg = f"the {what} has two columns named {repeated!r}; rename one of them first"
+        raise InvalidValueError(msg)
 
 
 def is_frame(obj: Any) -> bool:
