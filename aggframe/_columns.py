@@ -46,6 +46,7 @@ __all__ = [
     "P",
     "Y",
     "by_key",
+    "casts_to_text",
     "check_result_names",
     "first_repeat",
     "fmt_row",
@@ -156,9 +157,18 @@ def key_text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     if dtype == pl.Binary:
         return pl.lit("0x") + column.bin.encode("hex")
     if dtype.is_nested():
-        encoded = pl.struct(column.alias("v")).struct.json_encode()
-        return pl.when(column.is_not_null()).then(encoded.str.strip_prefix('{"v":').str.strip_suffix("}"))
+        return pl.when(column.is_not_null()).then(_json(column))
     return column.cast(pl.String)
+
+
+def casts_to_text(dtype: pl.DataType) -> bool:
+    """Whether Polars casts a column of ``dtype`` to text (:func:`key_text` spells out the others)."""
+    return not (isinstance(dtype, pl.Duration) or dtype == pl.Binary or dtype.is_nested())
+
+
+def _json(column: pl.Expr) -> pl.Expr:
+    """Each value of ``column`` as JSON text (a string quoted and escaped)."""
+    return pl.struct(column.alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}")
 
 
 def key_label(column: pl.Expr, dtype: pl.DataType, *, rolled_up: pl.Expr | None = None) -> pl.Expr:
@@ -175,7 +185,7 @@ def key_label(column: pl.Expr, dtype: pl.DataType, *, rolled_up: pl.Expr | None 
     several keys joined with :data:`KEY_SEP` (:func:`group_label`) split back one way only.
     """
     text = key_text(column, dtype)
-    quoted = pl.struct(text.alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}")
+    quoted = _json(text)
     ambiguous = (
         (text == "") | text.str.contains(r'^\s|\s$|^"|·|[\x00-\x1f\x7f]') | text.is_in([NULL_KEY, ROLLED_UP])
     )

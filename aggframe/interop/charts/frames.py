@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._columns import KEY_SEP, NULL_KEY, key_text
+from aggframe._columns import KEY_SEP, NULL_KEY, casts_to_text, key_text
 from aggframe.exceptions import ColumnNotFoundError, OptionError
 from aggframe.interop.layout import key_columns, key_labels, label_of, named
 
@@ -51,9 +51,7 @@ def _as_list(value: str | Sequence[str] | None) -> list[str] | None:
 def _displayable(df: pl.DataFrame) -> pl.DataFrame:
     """Key columns of a type Polars does not cast to text (Duration, bytes, List, Array, Struct)
     as text (:func:`~aggframe._columns.key_text`): labels are text, and those were raw errors."""
-    odd = {
-        c: t for c, t in df.schema.items() if isinstance(t, pl.Duration) or t == pl.Binary or t.is_nested()
-    }
+    odd = {c: t for c, t in df.schema.items() if not casts_to_text(t)}
     return df.with_columns(key_text(named(c), t).alias(c) for c, t in odd.items()) if odd else df
 
 
