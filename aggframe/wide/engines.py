@@ -276,15 +276,16 @@ def collect_polars(lf: nw.LazyFrame[Any]) -> pl.DataFrame:
     return _with_enums(lf.collect(backend="polars").to_native(), _enums(lf))
 
 
-def _enums(lf: nw.LazyFrame[Any]) -> dict[str, pl.Enum]:
-    """The Enum columns of a DuckDB frame: an ``ENUM`` crosses Arrow as a dictionary, which Polars
-    reads as ``Categorical`` (no declared order: keys and classes came out in text order, where a
-    Polars ``Enum`` keeps its own). Spark has no Enum type, and its schema may cost a round trip."""
+def _enums(lf: nw.LazyFrame[Any], schema: nw.Schema | None = None) -> dict[str, pl.Enum]:
+    """The Enum columns of a DuckDB frame (``schema``: its schema, when read already): an ``ENUM``
+    crosses Arrow as a dictionary, which Polars reads as ``Categorical`` (no declared order: keys
+    and classes came out in text order, where a Polars ``Enum`` keeps its own). Spark has no Enum
+    type, and its schema may cost a round trip."""
     if _engine(lf) is not nw.Implementation.DUCKDB:
         return {}
     return {
         name: pl.Enum([str(c) for c in dtype.categories])
-        for name, dtype in lf.collect_schema().items()
+        for name, dtype in (schema if schema is not None else lf.collect_schema()).items()
         if isinstance(dtype, nw.Enum)
     }
 
@@ -312,7 +313,8 @@ def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
     remote = [i for i, f in enumerate(frames) if not isinstance(nw.to_native(f), pl.LazyFrame)]
     if len(remote) <= 1:
         return [to_polars(f) for f in frames]
-    names = {i: frames[i].collect_schema().names() for i in remote}
+    schemas = {i: frames[i].collect_schema() for i in remote}
+    names = {i: schema.names() for i, schema in schemas.items()}
     tagged = [
         frames[i].select(nw.lit(i).alias(_GRAIN), *[nw.col(c).alias(f"_g{i}_{c}") for c in names[i]])
         for i in remote
@@ -321,7 +323,7 @@ def to_polars_all(frames: Sequence[nw.LazyFrame[Any]]) -> list[pl.LazyFrame]:
     return [
         _with_enums(
             stacked.filter(pl.col(_GRAIN) == i).select(pl.col(f"_g{i}_{c}").alias(c) for c in names[i]),
-            _enums(f),
+            _enums(f, schemas[i]),
         ).lazy()
         if i in names
         else to_polars(f)
