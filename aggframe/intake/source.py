@@ -32,7 +32,7 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,6 +67,7 @@ __all__ = [
     "SCHEMA_COLUMNS",
     "SCHEMA_TYPES",
     "Origin",
+    "broken_link",
     "file_records",
     "footer_schema",
     "keep_origin",
@@ -331,10 +332,11 @@ def _unreadable(exc: OSError) -> None:
     raise SourceError(msg) from exc
 
 
-def _broken_link(path: Path) -> None:
-    """A symbolic link whose target is gone: a SourceError (it was skipped, and its rows with it)."""
-    msg = BROKEN_LINK.format(path=str(path), target=os.readlink(path))
-    raise SourceError(msg)
+def broken_link(paths: Iterable[Path]) -> str | None:
+    """The message for the first symbolic link among ``paths`` whose target is gone (``glob`` and
+    ``is_file``/``is_dir`` skip it, and its rows with it), or None."""
+    broken = next((p for p in paths if p.is_symlink() and not p.exists()), None)
+    return None if broken is None else BROKEN_LINK.format(path=str(broken), target=os.readlink(broken))
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -356,8 +358,8 @@ def _walk(root: Path) -> Iterator[Path]:
             path = Path(folder) / name
             if path.is_file():
                 yield path
-            elif path.is_symlink() and not path.exists():
-                _broken_link(path)
+            elif (broken := broken_link([path])) is not None:
+                raise SourceError(broken)
 
 
 def _glob_root(name: str) -> Path:
@@ -379,9 +381,9 @@ def _expand(name: str) -> list[Path]:
                 for _ in _walk(root):
                     pass
         matches = [Path(p) for p in globbing.glob(name, recursive=True, include_hidden=True)]
-        for match in matches:
-            if match.is_symlink() and not match.exists():
-                _broken_link(match)
+        broken = broken_link(matches)
+        if broken is not None:
+            raise SourceError(broken)
         found = sorted(p for p in matches if p.is_file())
         if not found:
             msg = GLOB_NO_MATCH.format(path=name)

@@ -76,7 +76,6 @@ from __future__ import annotations
 import glob as globbing
 import hashlib
 import json
-import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -91,13 +90,13 @@ from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
 from aggframe.intake.source import (
-    BROKEN_LINK,
     EMPTY_PATH,
     FRAME,
     Origin,
     _first_line,
     _is_pattern,
     _read_errors,
+    broken_link,
     content_fingerprint,
     file_records,
     footer_schema,
@@ -401,15 +400,16 @@ def _check_tables(path: Path, info: dict[str, Any]) -> dict[str, list[str]]:
     or added was read as if written with the rest (another store's exemplar values).
     """
     sparse = info["format"] in _SPARSE
+    record = info.get("tables")
     if not sparse:
-        record = info.get("tables") or {}
-        newer = [n for n in TABLES if n not in _FILLED_TABLES and ((path / n).exists() or n in record)]
+        newer = [
+            n for n in TABLES if n not in _FILLED_TABLES and ((path / n).exists() or n in (record or {}))
+        ]
         if newer:
             msg = STORE_FORMAT.format(
                 path=str(path), format=info["format"], tables=" and ".join(newer), new=FORMAT
             )
             raise StoreError(msg)
-    record = info.get("tables")
     columns: dict[str, list[str]] = {}
     for name in TABLES if sparse else _FILLED_TABLES:
         table = path / name
@@ -534,10 +534,9 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
             raise StoreError(EMPTY_PATH)
         if _is_pattern(name):
             matches = [Path(p) for p in globbing.glob(name, recursive=True)]
-            broken = next((p for p in matches if p.is_symlink() and not p.exists()), None)
+            broken = broken_link(matches)
             if broken is not None:  # skipped as not a directory, its cells would be left out
-                msg = BROKEN_LINK.format(path=str(broken), target=os.readlink(broken))
-                raise StoreError(msg)
+                raise StoreError(broken)
             found = sorted(p for p in matches if p.is_dir())
             if not found:
                 msg = STORE_NO_MATCH.format(path=name)
