@@ -226,3 +226,37 @@ def test_score_paths_by_groups_with_a_null_key_and_hostile_names(path: str) -> N
     assert_frame_equal(
         call(build(relation), by=_BY), got, check_row_order=False, check_dtypes=False, abs_tol=1e-12
     )
+
+
+def test_binary_on_one_class_and_duckdb_enum_keys_with_a_null_key_hostile_names_and_a_broken_source(
+    tmp_path: Path,
+) -> None:
+    """This session's paths: the binary operator on groups holding one class, and DuckDB ENUM
+    by-keys, with a null key named like the stand-in key, truth and predictions named like cells."""
+    from sklearn.metrics import f1_score
+
+    frame = pl.DataFrame(
+        {
+            KEY: ["a", "a", None, None, "b", "b"],
+            HOSTILE: [1, 1, 0, 0, 1, 0],
+            "fn": [1, 0, 0, 1, 1, 0],
+        }
+    )
+    got = af.from_labels(frame, y_true=HOSTILE, y_pred="fn", class_universe="group").evaluate(
+        "f1", "binary", by=KEY, convention="zero"
+    )
+    for key, value in zip(got[KEY], got["value"], strict=True):
+        part = frame.filter(pl.col(KEY).is_null() if key is None else pl.col(KEY) == key)
+        assert value == pytest.approx(f1_score(part[HOSTILE], part["fn"], zero_division=0.0)), key
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "enum.parquet"
+    frame.write_parquet(path)
+    con = duckdb.connect()
+    rel = con.sql(f"select \"{KEY}\"::ENUM('b', 'a') as \"{KEY}\", {HOSTILE}, fn from read_parquet('{path}')")
+    enum = frame.with_columns(pl.col(KEY).cast(pl.Enum(["b", "a"])))
+    pr = af.from_labels(rel, y_true=HOSTILE, y_pred="fn")
+    want = af.from_labels(enum, y_true=HOSTILE, y_pred="fn").evaluate("f1", "macro", by=KEY)
+    assert_frame_equal(pr.evaluate("f1", "macro", by=KEY), want)
+    path.write_bytes(b"garbage" * 10)  # broken after the relation was made
+    with pytest.raises(af.SourceError):
+        af.from_labels(rel, y_true=HOSTILE, y_pred="fn").evaluate("f1", "macro", by=KEY)
