@@ -27,6 +27,7 @@ LAYERS = [
     ("aggframe.predictions",),
     ("aggframe.analysis",),
     ("aggframe.constructors",),
+    ("aggframe.decisions",),
     ("aggframe.interop",),
     ("aggframe",),
 ]
