@@ -73,15 +73,6 @@ class ReportMethods(ScoreMethods):
         data), from :meth:`boot_tables`; :func:`~aggframe.operators.bootstrap.summarize`
         turns it into intervals.
         """
-        if request.scores:
-            if boot is not None:
-                msg = (
-                    "n_boot= intervals cover the measures of the cells; the measures on scores ("
-                    + ", ".join(request.scores)
-                    + ") have none yet: evaluate them without n_boot"
-                )
-                raise OptionError(msg)
-            return self._score_report(request, lazy=lazy, engine=engine)
         if boot is not None and request.needs_pairs:
             msg = (
                 "n_boot= intervals of the multiclass operator cover the measures of the matrix's margins "
@@ -89,6 +80,8 @@ class ReportMethods(ScoreMethods):
                 "and have none yet: evaluate them without n_boot"
             )
             raise OptionError(msg)
+        if request.scores:
+            return self._score_report(request, lazy=lazy, engine=engine, boot=boot)
         if boot is not None:
             tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
         elif lazy:

@@ -6,15 +6,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import cast
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 
 from aggframe._columns import (
+    EXAMPLE,
     by_key,
     check_result_names,
     restore,
 )
 from aggframe._options import (
+    Bootstrap,
     CurveKind,
     Engine,
     Strategy,
@@ -31,6 +34,7 @@ from aggframe.intake.scores import Scored
 from aggframe.intake.source import reading, scanning
 from aggframe.measures.registry import get_measure
 from aggframe.operators.report import ReportRequest, build_report
+from aggframe.operators.score_boot import boot_score_report, check_boot_request, replicate_rows
 from aggframe.operators.scores import (
     best_threshold_frame,
     bound_frame,
@@ -61,12 +65,15 @@ class ScoreMethods(PredictionsBase):
         return self.source
 
     def _score_report(
-        self, request: ReportRequest, *, lazy: bool, engine: Engine
+        self, request: ReportRequest, *, lazy: bool, engine: Engine, boot: Bootstrap | None = None
     ) -> tuple[pl.LazyFrame, dict[str, str]]:
         """A report with measures on scores: their rows from the scores, merged with the cell measures'.
 
         One collect reads the source for both: the score grains of every grouping
         set and, when not kept yet, the cell tables (``lazy=True``: one plan).
+        With ``boot`` the report has the replicate key ``REP`` (the cell measures'
+        from :meth:`boot_tables`, the scores' from :mod:`aggframe.operators.score_boot`:
+        the same weights).
         """
         source = self._scored("measures on scores (" + ", ".join(request.scores) + ")")
         if self.source.fold_keys() or self.source.target is not None or request.classes is not None:
@@ -83,6 +90,8 @@ class ScoreMethods(PredictionsBase):
             if sets is None
             else [(keep, regrouped(source.score_frame(keep), keep, request.by)) for keep in sets]
         )
+        if boot is not None:
+            check_boot_request(request.scores, score_ops, frames[0][1], cluster=boot.cluster)
         with reading(self.source.origin):  # another engine's score grains are collected here
             grains = [score_grains(sf, request.scores, score_ops) for _, sf in frames]
         # the cell measures' operators (multiclass: the whole-matrix measures, when some are asked)
@@ -90,7 +99,11 @@ class ScoreMethods(PredictionsBase):
         cell_request = replace(request, operators=cell_ops, scores=())
         tables: CellTables | None = None
         if request.measures or request.matrix_measures:
-            if lazy:
+            if boot is not None:
+                tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+                if not lazy:
+                    grains = self._collect_grains(grains, engine=engine)
+            elif lazy:
                 tables = self._source_tables(request.by, pairs=request.needs_pairs)
             else:
                 tables, grains = self._collect_with(
@@ -110,6 +123,18 @@ class ScoreMethods(PredictionsBase):
             operators=score_ops,
             conventions=request.conventions,
         )
+        if boot is not None:
+            with reading(self.source.origin):  # another engine's rows cross to Polars here
+                rows = [(keep, sf, self._replicate_rows(sf, boot)) for keep, sf in frames]
+            scores = boot_score_report(
+                scores,
+                rows,
+                by=request.by,
+                boot=boot,
+                measures=request.scores,
+                operators=score_ops,
+                conventions=request.conventions,
+            )
         cells = None
         if tables is not None:
             cells = build_report(tables, cell_request, folds=[], class_dtype=None)
@@ -123,6 +148,30 @@ class ScoreMethods(PredictionsBase):
             sets=sets,
         )
         return out, {by_key(i): c for i, c in enumerate(request.by)}
+
+    def _replicate_rows(self, sf: ScoreFrame, boot: Bootstrap) -> pl.LazyFrame:
+        """The score rows with their replicate weights (:func:`~aggframe.operators.score_boot.replicate_rows`)."""
+        unit_sf, unit, what = self._boot_unit(sf)
+        return replicate_rows(unit_sf, unit, boot, what=what)
+
+    def _boot_unit(self, sf: ScoreFrame) -> tuple[ScoreFrame, str, str]:
+        """The score frame with its bootstrap unit column, that column and its user name (for errors).
+
+        The unit is the example, as in the cell bootstrap; the binary layout has no
+        example ids, so a row is an example and its position its id (as the label
+        form numbers its rows: the same weights).
+        """
+        if sf.example is not None:
+            return sf, sf.example, sf.names.get(sf.example, "example")
+        native = nw.to_native(sf.frame)
+        if not isinstance(native, pl.LazyFrame):
+            msg = (
+                "a bootstrap of scores without example ids numbers the rows, which only Polars keeps in "
+                "order; use the long layout with example ids (they also pair the examples of several models)"
+            )
+            raise OptionError(msg)
+        numbered = native.with_row_index(EXAMPLE).with_columns(pl.col(EXAMPLE).cast(pl.Int64))
+        return replace(sf, frame=nw.from_native(numbered), example=EXAMPLE), EXAMPLE, "row"
 
     def _collect_grains(
         self, grains: list[dict[str, pl.LazyFrame]], *, engine: Engine
