@@ -24,6 +24,7 @@ __all__ = [
     "REPEAT_POOLINGS",
     "Bootstrap",
     "ClassUniverse",
+    "CompareColumns",
     "Convention",
     "CurveKind",
     "Decision",
@@ -40,6 +41,7 @@ __all__ = [
     "listify",
     "parse_bootstrap",
     "parse_class_universe",
+    "parse_compare_columns",
     "parse_convention",
     "parse_curve",
     "parse_decision",
@@ -277,3 +279,17 @@ def parse_engine(name: object) -> Engine:
         return key
     msg = f"unknown engine {name!r}; valid engines: {', '.join(ENGINES)}"
     raise UnknownNameError(msg)
+
+
+#: The columns of :meth:`~aggframe.Predictions.compare`: the lean default or every column.
+CompareColumns = Literal["lean", "all"]
+
+
+def parse_compare_columns(columns: object) -> CompareColumns:
+    key = _key(columns) if isinstance(columns, str) else columns
+    if key == "lean":
+        return "lean"
+    if key == "all":
+        return "all"
+    msg = f"Expected `columns` to be 'lean' (the default) or 'all', got {columns!r}"
+    raise OptionError(msg)

@@ -12,9 +12,11 @@ from aggframe._columns import (
 )
 from aggframe._options import (
     Bootstrap,
+    CompareColumns,
     Engine,
     listify,
     parse_bootstrap,
+    parse_compare_columns,
 )
 from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError
@@ -22,6 +24,7 @@ from aggframe.facade.base import MeasureLike
 from aggframe.facade.scores import ScoreMethods
 from aggframe.operators.bootstrap import compare_boot
 from aggframe.operators.compare import compare_keys, compare_report
+from aggframe.operators.compare_columns import compare_columns
 from aggframe.operators.report import ReportRequest, build_report
 
 
@@ -118,6 +121,7 @@ class ReportMethods(ScoreMethods):
         level: float = 0.95,
         seed: int = 0,
         cluster: str | None = None,
+        columns: CompareColumns = "lean",
     ) -> pl.DataFrame:
         """Groups against the overall value (and a reference group), like fairlearn's MetricFrame.
 
@@ -179,8 +183,11 @@ class ReportMethods(ScoreMethods):
         if not keys:
             msg = "compare needs by= columns (the groups to compare)"
             raise OptionError(msg)
+        chosen = parse_compare_columns(columns)
+        # against a reference group the lean columns need no overall value: its grouping set is left out
+        lean_ref = chosen == "lean" and reference is not None and not ctrl and not summary
         request = self.request(
-            measures, operators, by=keys, convention=convention, grouping_sets=[keys, ctrl]
+            measures, operators, by=keys, convention=convention, grouping_sets=[keys] if lean_ref else [keys, ctrl]
         )
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
         if boot is not None:
@@ -191,8 +198,12 @@ class ReportMethods(ScoreMethods):
                 )
                 raise OptionError(msg)
             report, names = self.report(request, boot=boot)
-            return compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
-        report, names = self.report(request)
-        return compare_report(
-            evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
-        )
+            out = compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
+        else:
+            report, names = self.report(request)
+            out = compare_report(
+                evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
+            )
+        if summary:
+            return out
+        return compare_columns(out, keys, reference=reference is not None, columns=chosen)

@@ -271,7 +271,10 @@ def replicate_values(
         if not parts:
             return None
         out = pl.concat([p.select(columns) for p in parts], how="vertical_relaxed")
-        return out.with_columns(pl.col("value", "weight").cast(pl.Float64))
+        # the ranking sums give both AUROC and AP: the ones asked for
+        return out.filter(pl.col("measure").is_in(list(measures))).with_columns(
+            pl.col("value", "weight").cast(pl.Float64)
+        )
 
     keyed = replace(sf, row_keys=(REP, *rk))
     classes = stacked(class_parts, [REP, *kc, "measure", "value", "weight"])
