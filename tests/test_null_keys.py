@@ -387,7 +387,7 @@ def test_compare_equals_each_group_and_overall(case: LabelCase) -> None:
         "operators": list(OPERATORS),
         "convention": list(CONVENTIONS),
     }
-    got = af.from_labels(case.frame, **case.roles()).compare(**kwargs, by=case.by)
+    got = af.from_labels(case.frame, **case.roles()).compare(**kwargs, by=case.by, columns="all")
     one = label_eval(case, **EVAL)
     expected = per_group(case.frame, case.by, one)
     overall = one(case.frame).select(*STAT, pl.col("value").alias("overall"))

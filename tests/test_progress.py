@@ -65,7 +65,9 @@ def _calls(tmp: Path, key: str = KEY) -> dict[str, Any]:
         "evaluate": lambda: pr().evaluate(["f1", "mcc"], ["micro", "macro"], by=key),
         "evaluate n_boot": lambda: pr().evaluate("f1", "macro", by=key, n_boot=20, seed=1),
         "compare": lambda: pr().compare("f1", "macro", by=key),
-        "compare n_boot": lambda: pr().compare("f1", "macro", by=key, n_boot=20, reference={key: "a"}),
+        "compare n_boot": lambda: pr().compare(
+            "f1", "macro", by=key, n_boot=20, reference={key: "a"}, columns="all"
+        ),
         "to_cells": lambda: pr().to_cells(by=key).table("pooled"),
         "write_cells": lambda: af.from_cells(pr().write_cells(store, by=key, overwrite=True)).evaluate(
             "f1", "macro", by=key

@@ -5,7 +5,7 @@ from the one I hold it against": the keys, ``measure``, ``operator``,
 ``convention``, ``value`` (with ``n_boot``: ``ci_low``, ``ci_high``), then against
 the reference group when one is given (``reference``, ``difference_to_reference``)
 and otherwise against the overall value (``overall``, ``difference_to_overall``),
-with ``n_boot`` that difference's interval and ``_excludes_zero``; and
+with ``n_boot`` that difference's interval, ``_excludes_zero`` and ``level``; and
 ``n_examples`` where the result has it. ``columns="all"`` keeps every column
 (the ratios, standard errors, ``n_entries``, ``n_undefined``, ``n_boot``,
 ``level`` and, with a reference, the overall ones), as before the lean default.
@@ -40,6 +40,7 @@ def compare_columns(
         f"{diff}_ci_low",
         f"{diff}_ci_high",
         f"{diff}_excludes_zero",
+        "level",
         "n_examples",
     ]
     present = set(frame.columns)

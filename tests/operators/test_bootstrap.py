@@ -372,7 +372,12 @@ def _models(n: int = 500) -> pl.DataFrame:
 
 def test_identical_models_have_a_zero_width_difference() -> None:
     out = af.from_labels(_models(), example="example").compare(
-        ["f1", "mcc"], ["micro", "macro", "exemplar"], by="model", reference={"model": "A"}, n_boot=100
+        ["f1", "mcc"],
+        ["micro", "macro", "exemplar"],
+        by="model",
+        reference={"model": "A"},
+        n_boot=100,
+        columns="all",
     )
     twin = out.filter(pl.col("model") == "A2")
     # exactly zero, not rounding: an interval of [-1e-16, -1e-17] would exclude zero
@@ -448,7 +453,7 @@ def test_pairing_narrows_the_difference() -> None:
         .otherwise(pl.col("example"))
         .alias("example")
     )
-    kw: dict[str, Any] = {"by": "model", "reference": {"model": "A"}, "n_boot": 200}
+    kw: dict[str, Any] = {"by": "model", "reference": {"model": "A"}, "n_boot": 200, "columns": "all"}
     p = af.from_labels(paired, example="example").compare("f1", "micro", **kw).filter(pl.col("model") == "B")
     u = (
         af.from_labels(unpaired, example="example")
@@ -461,12 +466,12 @@ def test_pairing_narrows_the_difference() -> None:
 
 def test_compare_per_day_and_against_the_plain_compare() -> None:
     pr = af.from_labels(_models(), example="example")
-    out = pr.compare("f1", "macro", by=["model", "day"], reference={"model": "A"}, n_boot=50)
+    out = pr.compare("f1", "macro", by=["model", "day"], reference={"model": "A"}, n_boot=50, columns="all")
     assert out.height == 6
     ref = out.filter(pl.col("model") == "A")
     assert (ref["difference_to_reference"] == 0).all()  # each day against A on that day
     full = pr.compare("f1", "macro", by=["model", "day"], reference={"model": "A", "day": 0})
-    plain = pr.compare("f1", "macro", by=["model", "day"])
+    plain = pr.compare("f1", "macro", by=["model", "day"], columns="all")
     assert_frame_equal(out.select(plain.columns), plain)
     day0 = out.filter(pl.col("day") == 0)
     assert day0["difference_to_reference"].to_list() == pytest.approx(

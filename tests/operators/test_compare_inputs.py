@@ -20,7 +20,7 @@ FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")
 
 def test_compare_against_separate_evaluations() -> None:
     pr = af.from_labels(FRAME)
-    out = pr.compare(["f1", "mcc"], ["micro", "macro"], by="model", reference={"model": "baseline"})
+    out = pr.compare(["f1", "mcc"], ["micro", "macro"], by="model", reference={"model": "baseline"}, columns="all")
     overall = af.from_labels(FRAME).evaluate(["f1", "mcc"], ["micro", "macro"])
     for row in out.iter_rows(named=True):
         alone = af.from_labels(FRAME.filter(pl.col("model") == row["model"])).compute(
@@ -49,7 +49,9 @@ def test_compare_against_separate_evaluations() -> None:
 
 def test_compare_ratio_with_zero_is_null_and_errors() -> None:
     df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y_true": [1, 1, 0, 0], "y_pred": [0, 0, 0, 0]})
-    out = af.from_labels(df, task="binary").compare("recall", "micro", by="g", reference={"g": "a"})
+    out = af.from_labels(df, task="binary").compare(
+        "recall", "micro", by="g", reference={"g": "a"}, columns="all"
+    )
     assert out.filter(pl.col("g") == "b")["ratio_to_reference"].to_list() == [None]
     with pytest.raises(af.OptionError, match="not in the data"):
         af.from_labels(df).compare("f1", by="g", reference={"g": "z"})
