@@ -78,7 +78,9 @@ def make_data(rows: int, m: int = 10, seed: int = 29) -> Path:
 def _poisson(u: pl.Expr) -> pl.Expr:
     out = pl.lit(len(THRESHOLDS), dtype=pl.UInt8)
     for k in reversed(range(len(THRESHOLDS))):
-        out = pl.when(u < pl.lit(THRESHOLDS[k], dtype=pl.UInt32)).then(pl.lit(k, dtype=pl.UInt8)).otherwise(out)
+        out = (
+            pl.when(u < pl.lit(THRESHOLDS[k], dtype=pl.UInt32)).then(pl.lit(k, dtype=pl.UInt8)).otherwise(out)
+        )
     return out
 
 
@@ -142,7 +144,9 @@ def child(candidate: str, path: Path, n_boot: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--n-boot", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=1)
@@ -160,7 +164,16 @@ def main() -> None:
     for candidate in CANDIDATES:
         best: dict[str, Any] | None = None
         for _ in range(args.repeat):
-            cmd = [sys.executable, __file__, "--child", candidate, "--path", str(path), "--n-boot", str(n_boot)]
+            cmd = [
+                sys.executable,
+                __file__,
+                "--child",
+                candidate,
+                "--path",
+                str(path),
+                "--n-boot",
+                str(n_boot),
+            ]
             got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
             if best is None or got["wall_s"] < best["wall_s"]:
                 best = got

@@ -187,7 +187,11 @@ class ReportMethods(ScoreMethods):
         # against a reference group the lean columns need no overall value: its grouping set is left out
         lean_ref = chosen == "lean" and reference is not None and not ctrl and not summary
         request = self.request(
-            measures, operators, by=keys, convention=convention, grouping_sets=[keys] if lean_ref else [keys, ctrl]
+            measures,
+            operators,
+            by=keys,
+            convention=convention,
+            grouping_sets=[keys] if lean_ref else [keys, ctrl],
         )
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
         if boot is not None:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+
 import narwhals as nw
 import polars as pl
 
@@ -202,7 +203,9 @@ def _loss_values(sums: pl.LazyFrame, index: list[str], n_boot: int, measures: li
         "weight": [f("_pos", b) for b in range(n_boot)],
     }
     out = _long(sums, index, {k: v for k, v in cols.items() if k in (*measures, "weight")})
-    return out.unpivot(on=measures, index=[REP, *index, "weight"], variable_name="measure", value_name="value")
+    return out.unpivot(
+        on=measures, index=[REP, *index, "weight"], variable_name="measure", value_name="value"
+    )
 
 
 def _ece_values(rows: pl.LazyFrame, group: list[str], n_boot: int) -> pl.LazyFrame:
@@ -259,8 +262,8 @@ def replicate_values(
         if per_class:
             class_parts.append(_loss_values(sums, kc, n_boot, losses))
         if micro:
-            pooled = sums.group_by(rk or pl.lit(0).alias(f"{PREFIX}sb_all")).agg(pl.all().exclude(kc).sum())
-            pooled_parts.append(_loss_values(pooled, rk, n_boot, losses))
+            summed = sums.group_by(rk or pl.lit(0).alias(f"{PREFIX}sb_all")).agg(pl.all().exclude(kc).sum())
+            pooled_parts.append(_loss_values(summed, rk, n_boot, losses))
     if "ece" in measures:
         if per_class:
             class_parts.append(_ece_values(rows, kc, n_boot))

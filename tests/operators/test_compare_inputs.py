@@ -20,7 +20,9 @@ FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")
 
 def test_compare_against_separate_evaluations() -> None:
     pr = af.from_labels(FRAME)
-    out = pr.compare(["f1", "mcc"], ["micro", "macro"], by="model", reference={"model": "baseline"}, columns="all")
+    out = pr.compare(
+        ["f1", "mcc"], ["micro", "macro"], by="model", reference={"model": "baseline"}, columns="all"
+    )
     overall = af.from_labels(FRAME).evaluate(["f1", "mcc"], ["micro", "macro"])
     for row in out.iter_rows(named=True):
         alone = af.from_labels(FRAME.filter(pl.col("model") == row["model"])).compute(

@@ -29,7 +29,9 @@ from aggframe.exceptions import OptionError
 from aggframe.wide.bootstrap import reference_weights
 
 
-def _scores(n: int, m: int, *, seed: int, models: tuple[Any, ...] = ("A",), ties: bool = True) -> pl.DataFrame:
+def _scores(
+    n: int, m: int, *, seed: int, models: tuple[Any, ...] = ("A",), ties: bool = True
+) -> pl.DataFrame:
     """Long scores of ``n`` examples x ``m`` classes per model (the same examples in every model)."""
     rng = np.random.default_rng(seed)
     yt = rng.integers(0, m, n)
@@ -53,7 +55,9 @@ def _scores(n: int, m: int, *, seed: int, models: tuple[Any, ...] = ("A",), ties
     return pl.concat(frames)
 
 
-def _replicates(pr: af.Predictions, measures: Any, operators: Any, boot: Bootstrap, **kw: Any) -> pl.DataFrame:
+def _replicates(
+    pr: af.Predictions, measures: Any, operators: Any, boot: Bootstrap, **kw: Any
+) -> pl.DataFrame:
     report, names = pr.report(pr.request(measures, operators, **kw), boot=boot)
     out: pl.DataFrame = restore(report.collect(), names)
     return out
@@ -65,9 +69,10 @@ def _oracle(name: str, y: np.ndarray, s: np.ndarray, w: np.ndarray, op: str) -> 
         return float(roc_auc_score(y, s, average=op, sample_weight=w))
     if name == "average_precision":
         return float(average_precision_score(y, s, average=op, sample_weight=w))
-    fn = {"log_loss": lambda a, b, ww: log_loss(a, b, sample_weight=ww, labels=[0, 1]), "brier": lambda a, b, ww: brier_score_loss(a, b, sample_weight=ww)}[
-        name
-    ]
+    fn = {
+        "log_loss": lambda a, b, ww: log_loss(a, b, sample_weight=ww, labels=[0, 1]),
+        "brier": lambda a, b, ww: brier_score_loss(a, b, sample_weight=ww),
+    }[name]
     if op == "micro":
         return float(fn(y.ravel(), s.ravel(), np.repeat(w, y.shape[1])))
     values = np.array([fn(y[:, c], s[:, c], w) for c in range(y.shape[1])])
@@ -112,7 +117,12 @@ def test_replicates_are_sklearn_with_sample_weight(seed: int) -> None:
 def test_replicate_of_a_class_without_positives_is_undefined() -> None:
     """A replicate that weighs every positive of a class 0 has no AUROC there (null, not 0 or 0.5)."""
     frame = pl.DataFrame(
-        {"example": [0, 0, 1, 1, 2, 2], "class": [0, 1] * 3, "score": [0.9, 0.1, 0.2, 0.8, 0.6, 0.4], "y": [1, 0, 0, 1, 0, 1]}
+        {
+            "example": [0, 0, 1, 1, 2, 2],
+            "class": [0, 1] * 3,
+            "score": [0.9, 0.1, 0.2, 0.8, 0.6, 0.4],
+            "y": [1, 0, 0, 1, 0, 1],
+        }
     )
     boot = Bootstrap(n_boot=40, seed=1)
     got = _replicates(af.from_scores(frame, decision="argmax"), "auroc", "macro", boot)
@@ -134,7 +144,8 @@ def test_f1_and_auroc_share_the_replicates() -> None:
     out = pr.evaluate(["f1", "auroc"], "macro", n_boot=30, seed=7)
     plain = pr.evaluate(["f1", "auroc"], "macro")
     assert out["value"].to_list() == pytest.approx(plain["value"].to_list(), rel=1e-14)
-    assert (out["ci_low"] <= out["value"]).all() and (out["value"] <= out["ci_high"]).all()
+    assert (out["ci_low"] <= out["value"]).all()
+    assert (out["value"] <= out["ci_high"]).all()
     got = _replicates(pr, ["f1", "auroc"], "macro", Bootstrap(n_boot=30, seed=7))
     f1 = got.filter(pl.col("measure") == "f1", pl.col(REP) >= 0).sort(REP)["value"].to_numpy()
     au = got.filter(pl.col("measure") == "auroc", pl.col(REP) >= 0).sort(REP)["value"].to_numpy()
@@ -148,16 +159,21 @@ def test_paired_compare_of_scores() -> None:
     twin = frame.filter(pl.col("model") == "A").with_columns(model=pl.lit("A2"))
     pr = af.from_scores(pl.concat([frame, twin]), decision="argmax")
     d = "difference_to_reference"
-    out = pr.compare(["auroc", "average_precision", "f1"], "macro", by="model", reference={"model": "B"}, n_boot=60)
+    out = pr.compare(
+        ["auroc", "average_precision", "f1"], "macro", by="model", reference={"model": "B"}, n_boot=60
+    )
     a = out.filter(pl.col("model") == "A")
     assert (a[d] > 0).all()  # A's signal is stronger, on every measure
     assert a.filter(pl.col("measure") == "auroc")[f"{d}_excludes_zero"].item()
     assert a.filter(pl.col("measure") == "auroc")[f"{d}_ci_low"].item() > 0
-    out_a = pr.compare("auroc", ["micro", "macro", "weighted"], by="model", reference={"model": "A"}, n_boot=40)
+    out_a = pr.compare(
+        "auroc", ["micro", "macro", "weighted"], by="model", reference={"model": "A"}, n_boot=40
+    )
     same = out_a.filter(pl.col("model") == "A2")
     assert same.height == 3
     assert (same[d] == 0.0).all()
-    assert (same[f"{d}_ci_low"] == 0.0).all() and (same[f"{d}_ci_high"] == 0.0).all()
+    assert (same[f"{d}_ci_low"] == 0.0).all()
+    assert (same[f"{d}_ci_high"] == 0.0).all()
     assert not same[f"{d}_excludes_zero"].any()
 
 
@@ -216,8 +232,46 @@ def test_auroc_interval_coverage() -> None:
         y = (rng.random(n) < 0.4).astype(np.int64)
         frames.append(pl.DataFrame({"rep": r, "y": y, "score": rng.normal(0, 1, n) + y}))
     frame = pl.concat(frames)
-    out = af.from_scores(frame, class_=None).evaluate("auroc", "micro", by="rep", n_boot=100, level=0.9, seed=3)
+    out = af.from_scores(frame, class_=None).evaluate(
+        "auroc", "micro", by="rep", n_boot=100, level=0.9, seed=3
+    )
     assert out.height == reps
     covered = ((out["ci_low"] <= truth) & (truth <= out["ci_high"])).mean()
     assert covered is not None
     assert 0.84 <= float(covered) <= 0.96, covered
+
+
+def _engine_frame(engine: str, frame: pl.DataFrame, request: pytest.FixtureRequest) -> Any:
+    if engine == "duckdb":
+        duckdb = pytest.importorskip("duckdb")
+        return duckdb.connect().from_arrow(frame.to_arrow())
+    return request.getfixturevalue("spark").createDataFrame(frame.to_arrow())
+
+
+def _engine_scores() -> pl.DataFrame:
+    """String example ids (hashed by each engine's own functions), a null model, ties."""
+    frame = _scores(40, 3, seed=8, models=("A", None))
+    return frame.with_columns(("id-" + pl.col("example").cast(pl.String)).alias("example"))
+
+
+def _engine_eval(data: Any) -> pl.DataFrame:
+    pr = af.from_scores(data, example="example", decision="argmax")
+    return pr.evaluate(
+        ["auroc", "average_precision", "log_loss", "f1"], ["micro", "macro"], by="model", n_boot=15
+    )
+
+
+@pytest.mark.engines
+def test_duckdb_agrees() -> None:
+    frame = _engine_scores()
+    duckdb = pytest.importorskip("duckdb")
+    got = _engine_eval(duckdb.connect().from_arrow(frame.to_arrow()))
+    assert_frame_equal(got, _engine_eval(frame), rel_tol=1e-12, check_dtypes=False)
+
+
+@pytest.mark.slow  # a JVM: tens of seconds (CI runs it; the quick loop leaves it out)
+@pytest.mark.engines
+def test_spark_agrees(request: pytest.FixtureRequest) -> None:
+    frame = _engine_scores()
+    got = _engine_eval(_engine_frame("spark", frame, request))
+    assert_frame_equal(got, _engine_eval(frame), rel_tol=1e-12, check_dtypes=False)
