@@ -205,7 +205,10 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             ``se`` (standard deviation over the replicates), ``n_boot`` (the
             replicates whose value is defined) and ``level``. Without an
             ``example`` column (label form) a row's position is its id: Polars only,
-            and no pairing across models.
+            and no pairing across models. The measures on scores (``auroc``,
+            ``average_precision``, ``log_loss``, ``brier``, ``ece``; micro, macro,
+            weighted) get theirs from the same weights, as weighted curves per
+            replicate (see the intervals page of the documentation).
         level
             The interval's coverage (default 0.95).
         seed

@@ -156,6 +156,17 @@ class ReportMethods(ScoreMethods):
         are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
         model with A on the same day).
 
+        ``columns="lean"`` (the default) returns the keys, ``measure``,
+        ``operator``, ``convention``, ``value`` (``ci_low``, ``ci_high``), and the
+        comparison: with ``reference`` the columns ``reference`` and
+        ``difference_to_reference`` (and no pooled overall value at all), without
+        it ``overall`` and ``difference_to_overall``; with ``n_boot`` that
+        difference's ``_ci_low``, ``_ci_high``, ``_excludes_zero`` and ``level``.
+        ``columns="all"`` returns every column: ``n_entries``, ``n_undefined``, the
+        ratios, the standard errors (``*_se``), ``n_boot``, and with a reference
+        the overall columns too (the default before the lean columns).
+        ``summary=True`` is not affected.
+
         Examples
         --------
         >>> import polars as pl, aggframe as af
