@@ -155,19 +155,19 @@ def test_f1_and_auroc_share_the_replicates() -> None:
 
 def test_paired_compare_of_scores() -> None:
     """Two identical models: a difference of exactly 0 in every replicate; a better model: excluded zero."""
-    frame = _scores(300, 3, seed=5, models=("A", "B"), ties=False)
+    frame = _scores(250, 3, seed=5, models=("A", "B"), ties=False)
     twin = frame.filter(pl.col("model") == "A").with_columns(model=pl.lit("A2"))
     pr = af.from_scores(pl.concat([frame, twin]), decision="argmax")
     d = "difference_to_reference"
     out = pr.compare(
-        ["auroc", "average_precision", "f1"], "macro", by="model", reference={"model": "B"}, n_boot=60
+        ["auroc", "average_precision", "f1"], "macro", by="model", reference={"model": "B"}, n_boot=40
     )
     a = out.filter(pl.col("model") == "A")
     assert (a[d] > 0).all()  # A's signal is stronger, on every measure
     assert a.filter(pl.col("measure") == "auroc")[f"{d}_excludes_zero"].item()
     assert a.filter(pl.col("measure") == "auroc")[f"{d}_ci_low"].item() > 0
     out_a = pr.compare(
-        "auroc", ["micro", "macro", "weighted"], by="model", reference={"model": "A"}, n_boot=40
+        "auroc", ["micro", "macro", "weighted"], by="model", reference={"model": "A"}, n_boot=20
     )
     same = out_a.filter(pl.col("model") == "A2")
     assert same.height == 3
