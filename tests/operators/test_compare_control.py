@@ -168,7 +168,9 @@ def test_reference_within_each_level_and_null_control_keys() -> None:
             "y_pred": [0, 1, 0, 0, 1, 1, 1],
         }
     )
-    got = af.from_labels(df).compare("recall", "micro", by=["m", "s"], control="m", reference={"s": None})
+    got = af.from_labels(df).compare(
+        "recall", "micro", by=["m", "s"], control="m", reference={"s": None}, columns="all"
+    )
     rows = {(r["m"], r["s"]): r for r in got.iter_rows(named=True)}
     # the null model is a level of its own: its overall is its 4 rows (3 of 4 right)
     assert rows[(None, "a")]["overall"] == pytest.approx(0.75)
