@@ -13,11 +13,14 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from scipy.stats import norm
 from sklearn.metrics import average_precision_score, brier_score_loss, log_loss, roc_auc_score
@@ -25,7 +28,7 @@ from sklearn.metrics import average_precision_score, brier_score_loss, log_loss,
 import aggframe as af
 from aggframe._columns import REP, restore
 from aggframe._options import Bootstrap
-from aggframe.exceptions import OptionError
+from aggframe.exceptions import OptionError, SourceError
 from aggframe.wide.bootstrap import reference_weights
 
 
@@ -275,3 +278,63 @@ def test_spark_agrees(request: pytest.FixtureRequest) -> None:
     frame = _engine_scores()
     got = _engine_eval(_engine_frame("spark", frame, request))
     assert_frame_equal(got, _engine_eval(frame), rel_tol=1e-12, check_dtypes=False)
+
+
+def test_a_source_broken_after_construction_is_a_source_error(tmp_path: Path) -> None:
+    path = tmp_path / "scores.parquet"
+    _scores(30, 3, seed=1).write_parquet(path)
+    pr = af.from_scores(pl.scan_parquet(path), example="example", decision="argmax")
+    path.unlink()
+    with pytest.raises(SourceError):
+        pr.evaluate("auroc", "macro", n_boot=5)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    n=st.integers(2, 25),
+    m=st.integers(2, 4),
+    digits=st.integers(0, 2),
+    seed=st.integers(0, 2**16),
+)
+def test_any_replicate_is_sklearn(n: int, m: int, digits: int, seed: int) -> None:
+    """Property: on any small frame (heavy ties at 0 digits), replicates 0-2 of AUROC and AP (micro and
+    per class, through macro) are scikit-learn's with the weights; undefined where it has no value."""
+    rng = np.random.default_rng(seed)
+    y = np.eye(m, dtype=np.int64)[rng.integers(0, m, n)]
+    s = np.round(rng.random((n, m)), digits)
+    frame = pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "score": s.ravel(),
+            "y": y.ravel(),
+        }
+    )
+    got = _replicates(
+        af.from_scores(frame, decision="argmax"),
+        ["auroc", "average_precision"],
+        ["micro", "macro"],
+        Bootstrap(3, seed=seed),
+    )
+    weights = np.array(reference_weights(list(range(n)), seed, 3), dtype=float)
+    for b in range(3):
+        w = weights[:, b]
+        rows = got.filter(pl.col(REP) == b)
+        for name, fn in (("auroc", roc_auc_score), ("average_precision", average_precision_score)):
+            micro = rows.filter(pl.col("measure") == name, pl.col("operator") == "micro")["value"].item()
+            yy, ss, ww = y.ravel(), s.ravel(), np.repeat(w, m)
+            pos, neg = (ww * yy).sum(), (ww * (1 - yy)).sum()
+            if pos == 0 or (name == "auroc" and neg == 0):
+                assert micro is None or np.isnan(micro)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert micro == pytest.approx(fn(yy, ss, sample_weight=ww), rel=1e-12, abs=1e-12)
+            values = []
+            for c in range(m):
+                p, q = (w * y[:, c]).sum(), (w * (1 - y[:, c])).sum()
+                if p > 0 and (name != "auroc" or q > 0):
+                    values.append(fn(y[:, c], s[:, c], sample_weight=w))
+            macro = rows.filter(pl.col("measure") == name, pl.col("operator") == "macro")["value"].item()
+            if values:
+                assert macro == pytest.approx(np.mean(values), rel=1e-12, abs=1e-12)
