@@ -10,6 +10,7 @@ sketches and are not run. A failure names the page, the block and its first line
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import os
@@ -18,6 +19,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import aggframe as af
@@ -26,7 +28,8 @@ from aggframe.interop import cli
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = sorted([*DOCS.rglob("*.md"), ROOT / "README.md"])
-_FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```\s*$", flags=re.S | re.M)
+#: a line whose comment states its value: ``m.bayes_threshold()  # 1/3``, ``m.linear  # ((2.0, ...), ...): ...``
+_STATED = re.compile(r"^(\S.*?)  # ([\d(\[-].*)$", flags=re.M)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,26 @@ def commands(code: str) -> list[list[str]]:
     return [shlex.split(x, comments=True)[1:] for x in lines if x.startswith("aggframe ")]
 
 
+def stated(code: str) -> list[tuple[str, object]]:
+    """The lines of a block whose comment states the value (a Python literal or a fraction such as 1/3)."""
+    found = []
+    for line, comment in _STATED.findall(code):
+        try:
+            ast.parse(line.strip(), mode="eval")
+        except SyntaxError:
+            continue  # a statement (an assignment) whose comment explains it
+        text = comment.split(":", maxsplit=1)[0].strip()
+        if re.fullmatch(r"\d+\s*/\s*\d+", text):
+            top, bottom = text.split("/")
+            found.append((line.strip(), int(top) / int(bottom)))
+            continue
+        try:
+            found.append((line.strip(), ast.literal_eval(text)))
+        except (ValueError, SyntaxError):
+            continue  # a comment that starts with a number but states no value ("2 rows ...")
+    return found
+
+
 def _runnable(page: Path) -> bool:
     return any(b.language == "python" or (b.language == "bash" and commands(b.code)) for b in blocks(page))
 
@@ -70,6 +93,12 @@ def test_the_pages_have_code_to_run() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in RUNNABLE}
     assert {"README.md", "docs/getting-started.md", "docs/concepts/forms.md"} <= names
     assert sum(len(blocks(p)) for p in RUNNABLE) >= 40
+
+
+def test_stated_values_are_checked() -> None:
+    """Lines such as ``m.bayes_threshold()  # 1/3`` are compared with what they print (below)."""
+    lines = {line for p in RUNNABLE for b in blocks(p) if b.language == "python" for line, _ in stated(b.code)}
+    assert {"m.bayes_threshold()", 'af.marginal_defect("lukasiewicz")'} <= lines
 
 
 def test_block_parsing() -> None:
@@ -95,6 +124,11 @@ def test_page_code_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
                         exec(compile(block.code, f"{page.name}:block{number}", "exec"), namespace)
                 except Exception as exc:
                     pytest.fail(f"{where} raised {type(exc).__name__}: {exc}")
+                for line, want in stated(block.code):
+                    got = eval(line, namespace)
+                    assert np.allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float)), (
+                        f"{where}: `{line}` is {got!r}, the page says {want!r}"
+                    )
             elif block.language == "bash":
                 for argv in commands(block.code):
                     err = io.StringIO()
