@@ -97,7 +97,9 @@ def test_the_pages_have_code_to_run() -> None:
 
 def test_stated_values_are_checked() -> None:
     """Lines such as ``m.bayes_threshold()  # 1/3`` are compared with what they print (below)."""
-    lines = {line for p in RUNNABLE for b in blocks(p) if b.language == "python" for line, _ in stated(b.code)}
+    lines = {
+        line for p in RUNNABLE for b in blocks(p) if b.language == "python" for line, _ in stated(b.code)
+    }
     assert {"m.bayes_threshold()", 'af.marginal_defect("lukasiewicz")'} <= lines
 
 
@@ -134,7 +136,9 @@ def test_page_code_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
                     err = io.StringIO()
                     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
                         code = cli.main(argv)
-                    assert code == 0, f"{where}: `aggframe {shlex.join(argv)}` exited {code}: {err.getvalue()}"
+                    assert code == 0, (
+                        f"{where}: `aggframe {shlex.join(argv)}` exited {code}: {err.getvalue()}"
+                    )
     finally:
         for name in set(af.list_measures()) - registered:  # leave the registry as it was
             af.unregister_measure(name)
