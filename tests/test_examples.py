@@ -59,6 +59,7 @@ def _readme_blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
 
 
+@pytest.mark.slow
 def test_readme_quick_start_report(tmp_path: Path) -> None:
     """The quick start's first command, as README writes it, on the data shipped in examples/."""
     install = _readme_blocks("bash")[0]

@@ -63,6 +63,7 @@ def ours_by_operator(
 # -- the equivalence table, row by row ------------------------------------------------------
 
 
+@pytest.mark.slow
 @FEW
 @given(data=label_arrays())
 def test_rows_average_micro_macro_weighted(data: tuple[np.ndarray, np.ndarray, int]) -> None:
@@ -86,6 +87,7 @@ def test_row_average_samples(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     assert score(Y, P, "jaccard", "samples") == pytest.approx(expected[5], abs=1e-12)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=label_arrays(max_m=2), pos=st.sampled_from([0, 1]))
 def test_row_average_binary(data: tuple[np.ndarray, np.ndarray, int], pos: int) -> None:
@@ -541,6 +543,7 @@ def test_make_scorer_binary_operator(iris: tuple) -> None:
         assert got == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_make_scorer_in_grid_search(iris: tuple) -> None:
     from sklearn.model_selection import GridSearchCV, cross_val_score
 

@@ -1,0 +1,121 @@
+"""Every public callable is documented: numpydoc Parameters, Returns and Raises sections.
+
+"Public" is every callable in ``aggframe.__all__`` and the public methods and properties of
+the public classes (``Predictions``, ``Cells``, ``Accumulator``, ``Measure``, ...). A function
+or method that takes arguments needs ``Parameters`` and ``Raises``; one that returns a value
+needs ``Returns`` (or ``Yields``); a property needs ``Returns``. The test lists every missing
+section at once. Every public name is also on a page of the API reference (``docs/api/``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aggframe as af
+
+ROOT = Path(__file__).resolve().parents[1]
+_SECTION = re.compile(r"^(Parameters|Returns|Yields|Raises|Examples)\n-{3,}$", flags=re.M)
+
+
+def _sections(obj: Any) -> set[str]:
+    return set(_SECTION.findall(inspect.getdoc(obj) or ""))
+
+
+def public_callables() -> Iterator[tuple[str, Any]]:
+    """(qualified name, object) of every public callable, each function object once."""
+    seen: set[int] = set()
+    for name in sorted(af.__all__):
+        obj = getattr(af, name)
+        if inspect.ismodule(obj) or not callable(obj):
+            continue
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            continue  # the errors are documented by their class docstring alone
+        yield name, obj
+        if not inspect.isclass(obj):
+            continue
+        for attr in sorted(dir(obj)):
+            if attr.startswith("_"):
+                continue
+            raw = inspect.getattr_static(obj, attr)
+            if isinstance(raw, staticmethod | classmethod):
+                raw = raw.__func__
+            if not (inspect.isfunction(raw) or isinstance(raw, property)):
+                continue
+            target = raw.fget if isinstance(raw, property) else raw
+            if id(target) in seen or getattr(target, "__module__", "").split(".")[0] != "aggframe":
+                continue
+            seen.add(id(target))
+            yield f"{name}.{attr}", raw
+
+
+def missing_sections(obj: Any) -> list[str]:
+    """The numpydoc sections ``obj`` needs and lacks."""
+    have = _sections(obj.fget if isinstance(obj, property) else obj)
+    need = set()
+    if isinstance(obj, property):
+        need.add("Returns")
+    else:
+        try:
+            signature: inspect.Signature | None = inspect.signature(obj)
+        except (TypeError, ValueError):
+            signature = None
+        params = [p for p in (signature.parameters if signature else {}) if p not in ("self", "cls")]
+        if params:
+            need |= {"Parameters", "Raises"}
+        returns = signature.return_annotation if signature else None
+        if not inspect.isclass(obj) and returns not in (None, "None", inspect.Signature.empty):
+            need.add("Yields" if "Yields" in have else "Returns")
+    return sorted(need - have)
+
+
+def test_every_public_callable_has_parameters_returns_raises() -> None:
+    missing = {name: gaps for name, obj in public_callables() if (gaps := missing_sections(obj))}
+    listing = "\n".join(f"  {name}: {', '.join(gaps)}" for name, gaps in sorted(missing.items()))
+    assert not missing, f"{len(missing)} public callable(s) lack numpydoc sections:\n{listing}"
+
+
+def test_the_check_sees_the_classes_methods() -> None:
+    names = {name for name, _ in public_callables()}
+    assert {"from_labels", "Predictions.evaluate", "Cells.evaluate", "Accumulator.update"} <= names
+    assert "Measure.linear" in names or "Measure.bayes_threshold" in names
+
+
+def test_missing_sections_are_found() -> None:
+    def bare(x: int) -> int:
+        """No sections."""
+        return x
+
+    def full(x: int) -> int:
+        """All of them.
+
+        Parameters
+        ----------
+        x
+            A number.
+
+        Returns
+        -------
+        int
+            The number.
+
+        Raises
+        ------
+        ValueError
+            Never.
+        """
+        return x
+
+    check: Callable[[Any], list[str]] = missing_sections
+    assert check(bare) == ["Parameters", "Raises", "Returns"]
+    assert check(full) == []
+
+
+def test_every_public_name_is_in_the_api_reference() -> None:
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "api").glob("*.md"))
+    listed = set(re.findall(r"^::: aggframe\.(\w+)", pages, flags=re.M))
+    missing = sorted(set(af.__all__) - listed - {"__version__", "numpy", "ops"})
+    assert not missing, f"public names with no API reference entry (docs/api/*.md): {missing}"
