@@ -229,6 +229,19 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             macro/weighted, examples for exemplar) and ``n_undefined`` how many
             of them were undefined.
 
+        Raises
+        ------
+        OptionError
+            An unknown or inapplicable option (a measure under an operator that cannot compute
+            it, ``within`` without targets, a by-key named like a result column, ...).
+        UnknownNameError
+            An unknown measure, operator, convention or pooling name.
+        ColumnNotFoundError
+            A ``by`` or ``cluster`` column that is not in the data.
+        AggframeError
+            Bad data found by the checks inside the query (nulls, duplicates, values out of
+            range), naming the column, the count and a row.
+
         Examples
         --------
         >>> import aggframe as af
@@ -293,6 +306,36 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     ) -> float:
         """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
 
+        Parameters
+        ----------
+        measure
+            A measure name, alias (``"f3"``, ``"iou"``) or :class:`~aggframe.Measure`.
+        operator
+            One operator: ``"micro"``, ``"macro"``, ``"weighted"``, ``"exemplar"``,
+            ``"binary"``, ``"multiclass"``, ``"target"``.
+        convention
+            What undefined entries become: ``"exclude"``, ``"zero"``, ``"one"``, ``"nan"``.
+        pooling
+            How folds combine (``"pooled"``, ``"averaged"``, ``"min"``, ...; not the per-fold
+            ``"fold"``/``"repeat"``, which are several values).
+        classes, labels
+            A subset of classes (``labels`` is scikit-learn's name for it).
+
+        Returns
+        -------
+        float
+            The value (NaN when it is undefined under the convention).
+
+        Raises
+        ------
+        OptionError
+            Several measures, operators, conventions or poolings (one number takes one), or a
+            per-fold pooling.
+        UnknownNameError
+            An unknown name.
+        AggframeError
+            Bad data, as in :meth:`evaluate`.
+
         Examples
         --------
         >>> import aggframe as af
@@ -331,6 +374,11 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         ``sum(tp) / n_examples``, which is *not* ``label_accuracy`` (that one
         counts true negatives and has a floor of ``(m - 2) / m`` on one-hot
         data). On binary and multilabel data it is label accuracy, as in aggmetrics.
+
+        Returns
+        -------
+        float
+            The share of right examples (label accuracy on binary and multilabel data).
 
         Examples
         --------

@@ -18,6 +18,39 @@ from typing import Any
 import aggframe as af
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: Classes a user never constructs: a function builds them (``from_*`` a ``Predictions``,
+#: ``to_cells`` a ``Cells``, ``infer_properties`` an ``InferredProperties``, the suites their
+#: results; Polars the ``frame.aggframe`` namespace). Their methods are checked; their
+#: constructor's parameters are internal.
+BUILT_BY_FUNCTIONS = {
+    "AggframeNamespace",
+    "Cells",
+    "InferredProperties",
+    "OrdinalPredictions",
+    "Predictions",
+    "SuiteRank",
+    "SuiteSelection",
+}
+
+#: ``Predictions`` plumbing that hands private key columns and requests to other layers
+#: (issue 34: to be made private or moved to an ``extend`` namespace for people who write
+#: operators, not documented as user API in the meantime).
+PLUMBING = {
+    "boot_tables",
+    "cell_frame",
+    "cell_tables",
+    "check_single_label",
+    "confusion_counts",
+    "confusion_table",
+    "key_names",
+    "kind_by",
+    "per_class_table",
+    "report",
+    "request",
+    "store_tables",
+    "with_pairs",
+}
 _SECTION = re.compile(r"^(Parameters|Returns|Yields|Raises|Examples)\n-{3,}$", flags=re.M)
 
 
@@ -28,17 +61,20 @@ def _sections(obj: Any) -> set[str]:
 def public_callables() -> Iterator[tuple[str, Any]]:
     """(qualified name, object) of every public callable, each function object once."""
     seen: set[int] = set()
-    for name in sorted(af.__all__):
+    # base classes before subclasses, so an inherited method is named after its first owner
+    order = sorted(af.__all__, key=lambda n: (len(getattr(getattr(af, n), "__mro__", ())), n))
+    for name in order:
         obj = getattr(af, name)
         if inspect.ismodule(obj) or not callable(obj):
             continue
         if inspect.isclass(obj) and issubclass(obj, BaseException):
             continue  # the errors are documented by their class docstring alone
-        yield name, obj
+        if name not in BUILT_BY_FUNCTIONS:
+            yield name, obj
         if not inspect.isclass(obj):
             continue
         for attr in sorted(dir(obj)):
-            if attr.startswith("_"):
+            if attr.startswith("_") or attr in PLUMBING:
                 continue
             raw = inspect.getattr_static(obj, attr)
             if isinstance(raw, staticmethod | classmethod):

@@ -159,6 +159,39 @@ class ReportMethods(ScoreMethods):
         are matched (``{"model": "A"}`` with ``by=["model", "day"]`` compares each
         model with A on the same day).
 
+        Parameters
+        ----------
+        measures, operators
+            As in :meth:`evaluate` (default: every built-in measure; micro and macro).
+        by
+            The group columns to compare (required).
+        control
+            Columns whose levels are compared within (fairlearn's ``control_features``).
+        convention
+            What undefined entries become, one or several.
+        reference
+            ``{column: value}``: the group every other is compared with (a ``None`` value is
+            the null key).
+        summary
+            ``True``: one row per measure x operator x convention with the groups' min, max,
+            which groups, their difference and ratio.
+        n_boot, level, seed, cluster
+            Bootstrap intervals for every value, difference and ratio (see :meth:`evaluate`).
+
+        Returns
+        -------
+        pl.DataFrame
+            One row per group x measure x operator x convention (or per measure x operator x
+            convention with ``summary=True``), the columns described above.
+
+        Raises
+        ------
+        OptionError
+            ``reference`` naming a column not in ``by``, a group that does not exist,
+            ``summary=True`` or ``control`` with ``n_boot``, or an option ``evaluate`` refuses.
+        ColumnNotFoundError
+            A ``by`` or ``control`` column that is not in the data.
+
         Examples
         --------
         >>> import polars as pl, aggframe as af

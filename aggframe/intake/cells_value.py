@@ -204,6 +204,22 @@ class Cells:
 
         ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn,
         tn. ``"profiles"``: by..., tp, fp, fn, tn, n.
+
+        Parameters
+        ----------
+        grain
+            ``"class"`` (by..., class, tp, fp, fn, tn), ``"pooled"`` (by..., the summed cells)
+            or ``"profiles"`` (by..., tp, fp, fn, tn, n: examples per cell profile).
+
+        Returns
+        -------
+        pl.DataFrame
+            The table with the user's column names.
+
+        Raises
+        ------
+        OptionError
+            An unknown grain.
         """
         if grain not in _GRAIN_COLUMNS:
             msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
@@ -300,6 +316,22 @@ class Cells:
         scores (``auroc``, ``log_loss``, ...: they read the scores) are refused with
         an :class:`OptionError` that says so; ``level``, ``seed`` and ``cluster``
         belong to ``n_boot``.
+
+        Parameters
+        ----------
+        measures, operators, by, convention, pooling, within, classes, labels, pos_label, grouping_sets, n_boot, level, seed, cluster, lazy, engine
+            As in :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
+
+        Returns
+        -------
+        pl.DataFrame or pl.LazyFrame
+            The tidy report (a LazyFrame with ``lazy=True``).
+
+        Raises
+        ------
+        OptionError
+            ``n_boot``, a measure on scores, a ``by`` column that is not stored, or an option
+            :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>` refuses.
 
         Examples
         --------
@@ -399,6 +431,24 @@ class Cells:
         reading it together with a store of the same rows is refused. Returns the
         directory.
 
+        Parameters
+        ----------
+        path
+            The store directory to write (created; its parent must exist).
+        overwrite
+            Replace an existing store at ``path``.
+
+        Returns
+        -------
+        Path
+            The store's directory.
+
+        Raises
+        ------
+        StoreError
+            ``path`` is a store (without ``overwrite``), a file, a non-empty directory that is
+            not a store, or an input of these cells.
+
         Examples
         --------
         >>> import tempfile, aggframe as af
@@ -422,6 +472,24 @@ class Cells:
         universes that grew are completed (label form). Stores that do not add up
         (written with other options, universes or key types) are a
         :class:`~aggframe.exceptions.StoreError` naming them.
+
+        Parameters
+        ----------
+        paths
+            A store directory, a glob of stores, or a list of them.
+
+        Returns
+        -------
+        Cells
+            The stores' cells, added up.
+
+        Raises
+        ------
+        StoreError
+            A path that is not a readable store, a store read twice, or stores that share a
+            source.
+        OptionError
+            Stores that do not add up (other by-columns, forms, tasks, ...).
 
         Examples
         --------
