@@ -68,6 +68,29 @@ def fold_aggregate(
     fold is scanned once); the class universe must be the same in every fold
     (build them with ``n_classes=``/``classes=`` when a rare class may be absent).
 
+    Parameters
+    ----------
+    predictions
+        One prediction set per fold: :class:`~aggframe.Predictions` or ``(Y, P)`` arrays.
+    measure
+        A measure name or :class:`~aggframe.Measure`.
+    how
+        The operator (``"micro"``, ``"macro"``, ``"weighted"``, ``"exemplar"``).
+    pooling
+        ``"pooled"`` (the union of the folds) or ``"averaged"`` (mean weighted by fold size).
+    convention
+        What undefined entries become.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    OptionError
+        No folds, an unknown pooling, or predictions with fold roles of their own.
+
     Examples
     --------
     >>> import aggframe as af
@@ -131,6 +154,30 @@ def multioutput_aggregate(
     ``"micro"``, ``"macro"``, ``"weighted"`` (and ``"exemplar"``) apply to the
     block matrix of all targets. The targets may have different classes. Each
     prediction set is evaluated on its own cell tables; only those are combined.
+
+    Parameters
+    ----------
+    predictions
+        One prediction set per target, on the same examples.
+    measure
+        A measure name or :class:`~aggframe.Measure`.
+    how
+        ``"target"`` (each target's value with ``within``, then the mean) or an operator
+        over the block matrix of every target.
+    within
+        The operator inside each target (``how="target"`` only).
+    convention
+        What undefined entries become.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    OptionError
+        No targets, or targets on different examples.
 
     Examples
     --------
