@@ -73,7 +73,8 @@ def degrees_of_freedom(pr: Predictions) -> int:
     Raises
     ------
     OptionError
-        Soft predictions.
+        ``pr`` is not predictions, has fold or target roles, or is stored single-label
+        cells (they keep per-class sums, not the pair counts).
 
     Examples
     --------
@@ -108,7 +109,8 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     Raises
     ------
     OptionError
-        Soft predictions, or ``by`` naming a role column.
+        ``pr`` is not predictions, has fold or target roles, or is stored single-label
+        cells (they keep per-class sums, not the pair counts).
 
     Returns
     -------
@@ -355,6 +357,8 @@ def dominates(a: Predictions, b: Predictions, *, strict: bool = False) -> bool:
     ------
     ShapeError
         The models are not on the same examples (other classes or class sizes).
+    OptionError
+        ``strict`` not a bool, or predictions :func:`pareto_dominance` refuses.
 
     Examples
     --------

@@ -70,8 +70,8 @@ def cost_matrix(kind: str, m: int) -> np.ndarray:
 
     Raises
     ------
-    OptionError
-        An unknown kind, or ``m < 2``.
+    UnknownNameError
+        An unknown kind.
 
     Examples
     --------

@@ -89,7 +89,11 @@ def fold_aggregate(
     Raises
     ------
     OptionError
-        No folds, an unknown pooling, or predictions with fold roles of their own.
+        No folds, or predictions with fold or target roles of their own.
+    UnknownNameError
+        An unknown pooling.
+    UnknownClassError
+        Folds with different class universes.
 
     Examples
     --------
@@ -177,7 +181,8 @@ def multioutput_aggregate(
     Raises
     ------
     OptionError
-        No targets, or targets on different examples.
+        No targets, predictions with roles of their own, or targets on different
+        numbers of examples.
 
     Examples
     --------

@@ -311,7 +311,7 @@ class PredictionsBase:
 
         Raises
         ------
-        OptionError
+        UnknownNameError
             An unknown grain.
         ColumnNotFoundError
             A ``by`` column that is not in the data.

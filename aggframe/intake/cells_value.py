@@ -159,12 +159,24 @@ class Cells:
     # -- what these cells are ---------------------------------------------------------------
     @property
     def by(self) -> tuple[str, ...]:
-        """The user's by-columns the cells are kept per (any subset can be evaluated)."""
+        """The user's by-columns the cells are kept per (any subset can be evaluated).
+
+        Returns
+        -------
+        tuple[str, ...]
+            The by-columns the cells are kept per (the user's names).
+        """
         return tuple(self.layout["by"])
 
     @property
     def form(self) -> Literal["long", "labels", "cells"]:
-        """The form of the predictions: ``labels``, ``long`` or ``cells`` (a store of unknown form)."""
+        """The form of the predictions: ``labels``, ``long`` or ``cells`` (a store of unknown form).
+
+        Returns
+        -------
+        str
+            ``"long"`` or ``"labels"``: the form the cells came from.
+        """
         task = self.layout.get("task")
         if task == "long":
             return "long"
@@ -178,13 +190,25 @@ class Cells:
         )
 
     def estimated_size(self) -> int:
-        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows)."""
+        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows).
+
+        Returns
+        -------
+        int
+            Bytes of the tables in memory.
+        """
         optional = (self.block_table, self.group_table, self.universe_table, self.pair_table)
         frames = [self.class_table, self.profile_table, *(f for f in optional if f is not None)]
         return int(sum(f.estimated_size() for f in frames))
 
     def tables(self) -> CellTables:
-        """The tables as lazy :class:`~aggframe.tables.cells.CellTables` (private keys), for extensions."""
+        """The tables as lazy :class:`~aggframe.tables.cells.CellTables` (private keys), for extensions.
+
+        Returns
+        -------
+        CellTables
+            The cell tables, keys under private names.
+        """
         return CellTables(
             classes=self.class_table.lazy(),
             profiles=self.profile_table.lazy(),
@@ -218,7 +242,7 @@ class Cells:
 
         Raises
         ------
-        OptionError
+        UnknownNameError
             An unknown grain.
         """
         if grain not in _GRAIN_COLUMNS:
@@ -229,7 +253,13 @@ class Cells:
         return cast("pl.DataFrame", restore(sorted_table(self.tables(), grain), names))
 
     def source(self) -> StoredSource:
-        """The stored-cells intake source over these tables (what :meth:`evaluate` reads)."""
+        """The stored-cells intake source over these tables (what :meth:`evaluate` reads).
+
+        Returns
+        -------
+        StoredSource
+            The stored-cells source :func:`~aggframe.from_cells` wraps.
+        """
         origin = Origin(
             "stores",
             inputs=(_MEMORY,),

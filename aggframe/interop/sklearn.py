@@ -258,6 +258,16 @@ def score(
     float
         NaN when undefined under the convention.
 
+    Raises
+    ------
+    OptionError
+        Several measures, operators or conventions (one number takes one name), or an
+        option that does not apply (``"binary"`` on more than two classes, ...).
+    InvalidValueError
+        Label arrays of mixed types.
+    ShapeError
+        Arrays of different lengths.
+
     Examples
     --------
     >>> from aggframe.interop.sklearn import score
@@ -446,6 +456,15 @@ def classification_report(
     -------
     polars.DataFrame
         ``class``, ``operator``, one column per measure, ``support``.
+
+    Raises
+    ------
+    OptionError
+        An option that does not apply, or ``y_pred`` given with predictions.
+    InvalidValueError
+        Label arrays of mixed types.
+    ShapeError
+        Arrays of different lengths.
 
     Examples
     --------

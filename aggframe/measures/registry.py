@@ -367,8 +367,8 @@ def list_measures(*, decomposable: bool | None = None, skew_invariant: bool | No
 
     Raises
     ------
-    OptionError
-        A filter that is not a bool or None.
+    None
+        It raises nothing of its own (a filter is compared with each property).
 
     Examples
     --------

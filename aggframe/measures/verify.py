@@ -42,8 +42,6 @@ def infer_properties(
 
     Raises
     ------
-    OptionError
-        A formula that does not give numbers on count vectors.
     UnknownNameError
         An unknown measure name.
 
