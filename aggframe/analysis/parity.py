@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from aggframe._columns import CLASS, EXAMPLE, KEY_ALL
-from aggframe._options import parse_convention, parse_operator
+from aggframe._options import parse_convention, parse_operator, parse_report_operator
 from aggframe.exceptions import OptionError, UnknownClassError, UnknownNameError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
@@ -198,7 +198,7 @@ def multioutput_aggregate(
     conv = parse_convention(convention)
     meas = get_measure(measure)
     w = parse_operator(within)
-    op = "target" if str(how).strip().lower() == "target" else parse_operator(how)
+    op = "target" if parse_report_operator(how) == "target" else parse_operator(how)
     tables = [pr.cell_tables() for pr in preds]
     sizes = [int(t.profiles.select(pl.col("n").sum()).collect().item()) for t in tables]
     if len(set(sizes)) != 1:

@@ -18,6 +18,7 @@ from aggframe._columns import (
 from aggframe._options import (
     listify,
     parse_operator,
+    parse_report_operator,
     unique_in_order,
 )
 from aggframe.exceptions import OptionError
@@ -72,7 +73,7 @@ class PartsMethods(PredictionsBase):
         UnknownNameError
             An unknown measure or operator.
         """
-        if str(operator).strip().lower() == "multiclass":
+        if parse_report_operator(operator) == "multiclass":
             msg = (
                 "the multiclass operator gives one whole-matrix value per group; it has no parts "
                 "(its input is pr.confusion_matrix())"

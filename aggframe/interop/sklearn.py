@@ -203,7 +203,7 @@ def _check_options(
     check_binary_subset(binary=task == "binary" or (pr is not None and pr.source.binary), classes=labels)
     if pr is None or task == "binary":  # task="binary" checks pos_label against the labels itself
         return
-    if any(str(o).strip().lower() == "binary" for o in operators):
+    if any(parse_report_operator(o) == "binary" for o in operators):
         # the binary operator's positive class, matched exactly (1.5 is not class 1)
         exact_classes([pos_label], pr.source.class_dtype(), option="pos_label")
 
@@ -514,7 +514,7 @@ def classification_report(
         )
     _check_options(pr, operators, labels=subset, task=task, pos_label=pr.source.pos_label)
     ops = list(operators)
-    whole = [o for o in ops if str(o).strip().lower() == "multiclass"]
+    whole = [o for o in ops if parse_report_operator(o) == "multiclass"]
     cell_ops = [o for o in ops if o not in whole]
     # each measure: its canonical name, its per-class (registered) form, its whole-matrix form
     columns: dict[str, tuple[Measure | None, str | None]] = {}
