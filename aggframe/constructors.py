@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aggframe._options import ClassUniverse, LabelTask, LongTask, TNormName
+from aggframe._options import ClassUniverse, Decision, LabelTask, LongTask, TNormName
 from aggframe.exceptions import OptionError
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
@@ -373,7 +373,7 @@ def from_scores(
     class_: str | None = "class",
     score: str = "score",
     y: str = "y",
-    decision: str | None = None,
+    decision: Decision | None = None,
     threshold: float | Mapping[Any, float] = 0.5,
     k: int | None = None,
     logits: bool = False,

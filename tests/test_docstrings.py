@@ -155,3 +155,33 @@ def test_every_public_name_is_in_the_api_reference() -> None:
     listed = set(re.findall(r"^::: aggframe\.(\w+)", pages, flags=re.M))
     missing = sorted(set(af.__all__) - listed - {"__version__", "numpy", "ops"})
     assert not missing, f"public names with no API reference entry (docs/api/*.md): {missing}"
+
+
+def test_option_types_are_literals_in_the_signatures() -> None:
+    """Editors complete the options: their types are the Literal aliases of ``aggframe._options``."""
+    expected = {
+        (af.Predictions.evaluate, "operators"): "ReportOperator",
+        (af.Predictions.evaluate, "convention"): "Convention",
+        (af.Predictions.evaluate, "pooling"): "Pooling",
+        (af.Predictions.evaluate, "within"): "Within",
+        (af.Predictions.evaluate, "engine"): "Engine",
+        (af.Predictions.compute, "operator"): "ReportOperator",
+        (af.Predictions.compute, "convention"): "Convention",
+        (af.Predictions.compare, "operators"): "ReportOperator",
+        (af.Predictions.parts, "operator"): "ReportOperator",
+        (af.Cells.evaluate, "operators"): "ReportOperator",
+        (af.Cells.evaluate, "convention"): "Convention",
+        (af.from_scores, "decision"): "Decision",
+        (af.from_labels, "task"): "LabelTask",
+        (af.from_long, "tnorm"): "TNormName",
+        (af.score, "operator"): "ReportOperator",
+        (af.make_scorer, "convention"): "Convention",
+        (af.fold_aggregate, "pooling"): "Pooling",
+        (af.multioutput_aggregate, "within"): "Within",
+    }
+    wrong = {
+        f"{fn.__qualname__}({name})": annotation
+        for (fn, name), alias in expected.items()
+        if alias not in (annotation := str(inspect.signature(fn).parameters[name].annotation))
+    }
+    assert not wrong, f"option parameters typed without their Literal alias: {wrong}"

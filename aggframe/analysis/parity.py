@@ -15,7 +15,16 @@ from typing import Any
 import polars as pl
 
 from aggframe._columns import CLASS, EXAMPLE, KEY_ALL
-from aggframe._options import parse_convention, parse_operator, parse_report_operator
+from aggframe._options import (
+    Convention,
+    Operator,
+    Pooling,
+    ReportOperator,
+    Within,
+    parse_convention,
+    parse_operator,
+    parse_report_operator,
+)
 from aggframe.exceptions import OptionError, UnknownClassError, UnknownNameError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
@@ -53,10 +62,10 @@ FOLD_KEY = "__af_fold_index"
 def fold_aggregate(
     predictions: Sequence[Any],
     measure: str | Measure,
-    how: str = "macro",
-    pooling: str = "pooled",
+    how: Operator = "macro",
+    pooling: Pooling = "pooled",
     *,
-    convention: str = "exclude",
+    convention: Convention = "exclude",
 ) -> float:
     """One measure over K cross-validation folds given as separate predictions.
 
@@ -146,10 +155,10 @@ def fold_aggregate(
 def multioutput_aggregate(
     predictions: Sequence[Any],
     measure: str | Measure,
-    how: str = "target",
+    how: ReportOperator = "target",
     *,
-    within: str = "micro",
-    convention: str = "exclude",
+    within: Within = "micro",
+    convention: Convention = "exclude",
 ) -> float:
     """One measure over several targets given as separate predictions on the same examples.
 

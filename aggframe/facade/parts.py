@@ -16,6 +16,7 @@ from aggframe._columns import (
     restore,
 )
 from aggframe._options import (
+    ReportOperator,
     listify,
     parse_operator,
     parse_report_operator,
@@ -45,7 +46,11 @@ class PartsMethods(PredictionsBase):
     """The entries an operator averages, and the per-class values with their cells."""
 
     def parts(
-        self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None
+        self,
+        measure: MeasureLike,
+        operator: ReportOperator = "macro",
+        *,
+        by: str | Sequence[str] | None = None,
     ) -> pl.DataFrame:
         """Per-class (macro/weighted) or per-example (exemplar, not from stored cells) values.
 

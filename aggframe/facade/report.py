@@ -12,7 +12,9 @@ from aggframe._columns import (
 )
 from aggframe._options import (
     Bootstrap,
+    Convention,
     Engine,
+    ReportOperator,
     listify,
     parse_bootstrap,
 )
@@ -114,11 +116,11 @@ class ReportMethods(ScoreMethods):
     def compare(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: str | Sequence[str] | None = None,
+        operators: ReportOperator | Sequence[ReportOperator] | None = None,
         *,
         by: str | Sequence[str],
         control: str | Sequence[str] | None = None,
-        convention: str | Sequence[str] = "exclude",
+        convention: Convention | Sequence[Convention] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
         n_boot: int | None = None,

@@ -50,7 +50,7 @@ from typing import Any, Literal, cast, overload
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
-from aggframe._options import Engine, Grain, parse_engine
+from aggframe._options import Convention, Engine, Grain, Pooling, ReportOperator, Within, parse_engine
 from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     OptionError,
@@ -273,12 +273,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -295,12 +295,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -317,12 +317,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: str | Sequence[str] | None = None,
+        operators: ReportOperator | Sequence[ReportOperator] | None = None,
         *,
         by: str | Sequence[str] | None = None,
-        convention: str | Sequence[str] = "exclude",
-        pooling: str | Sequence[str] | None = None,
-        within: str | Sequence[str] = "micro",
+        convention: Convention | Sequence[Convention] = "exclude",
+        pooling: Pooling | Sequence[Pooling] | None = None,
+        within: Within | Sequence[Within] = "micro",
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,

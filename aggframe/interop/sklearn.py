@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggframe._options import listify, parse_convention, parse_report_operator
+from aggframe._options import Convention, ReportOperator, listify, parse_convention, parse_report_operator
 from aggframe.constructors import from_indicator, from_labels
 from aggframe.exceptions import OptionError, ShapeError, UnknownNameError
 from aggframe.measures.matrix import is_matrix_measure, resolve_matrix_measures
@@ -212,9 +212,9 @@ def score(
     y_true: Any,
     y_pred: Any,
     measure: MeasureLike,
-    operator: str = "macro",
+    operator: ReportOperator = "macro",
     *,
-    convention: str = "zero",
+    convention: Convention = "zero",
     labels: Sequence[Any] | None = None,
     n_classes: int | None = None,
     task: str | None = None,
@@ -301,8 +301,8 @@ class Scorer:
     """
 
     measure: MeasureLike
-    operator: str
-    convention: str
+    operator: ReportOperator
+    convention: Convention
     sign: int
     options: tuple[tuple[str, Any], ...] = ()
 
@@ -327,7 +327,7 @@ class Scorer:
 
 
 def make_scorer(
-    measure: MeasureLike, operator: str = "macro", *, convention: str = "zero", **kw: Any
+    measure: MeasureLike, operator: ReportOperator = "macro", *, convention: Convention = "zero", **kw: Any
 ) -> Scorer:
     """A scorer for ``cross_val_score``, ``GridSearchCV`` and friends.
 
@@ -411,7 +411,7 @@ def classification_report(
     *,
     measures: Sequence[MeasureLike] = ("precision", "recall", "f1"),
     operators: Sequence[str] = ("micro", "macro", "weighted"),
-    convention: str = "zero",
+    convention: Convention = "zero",
     labels: Sequence[Any] | None = None,
     n_classes: int | None = None,
     task: str | None = None,
