@@ -14,6 +14,7 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 from __future__ import annotations
 
 from aggframe import ops
+from aggframe._deprecated import make_wide_callable
 from aggframe._progress import progress
 from aggframe.accumulate import Accumulator
 from aggframe.analysis.coordinates import (
@@ -63,7 +64,7 @@ from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
 from aggframe.interop import numpy
 from aggframe.interop.html import html_report, write_html_report
-from aggframe.interop.layout import wide
+from aggframe.interop.layout import wide_table
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
 from aggframe.interop.plots import (
     plot_calibration,
@@ -87,6 +88,8 @@ from aggframe.measures.registry import (
 from aggframe.measures.verify import infer_properties, verify_inference
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, marginal_defect, product
+
+make_wide_callable()  # af.wide(report) still works, with a FutureWarning: use af.wide_table
 
 __version__ = package_version()  # the version lives in pyproject.toml alone
 
@@ -166,6 +169,6 @@ __all__ = [
     "uniform_error_deviation",
     "unregister_measure",
     "verify_inference",
-    "wide",
+    "wide_table",
     "write_html_report",
 ]

@@ -221,6 +221,12 @@ def progress(
     Progress
         A context manager.
 
+    Raises
+    ------
+    None
+        It raises nothing of its own; an error inside the block propagates unchanged
+        (after a ``failed after`` line).
+
     Examples
     --------
     >>> import io

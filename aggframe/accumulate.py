@@ -143,6 +143,12 @@ class Accumulator:
     an absent entry without a declared universe is an error, so a batch that
     brings a class the earlier ones lacked is refused (declare the universe).
 
+    Raises
+    ------
+    OptionError
+        An unknown form, a negative ``buffer_rows``, or an option the form's constructor
+        refuses (``examples=``, ...).
+
     Examples
     --------
     >>> import polars as pl, aggframe as af
@@ -224,17 +230,35 @@ class Accumulator:
 
     @property
     def n_updates(self) -> int:
-        """How many times :meth:`update` was called (since the last :meth:`reset`)."""
+        """How many times :meth:`update` was called (since the last :meth:`reset`).
+
+        Returns
+        -------
+        int
+            The number of batches added so far.
+        """
         return self._updates
 
     @property
     def n_rows(self) -> int:
-        """How many rows the updates brought (long form: entries; label form: examples)."""
+        """How many rows the updates brought (long form: entries; label form: examples).
+
+        Returns
+        -------
+        int
+            The number of rows added so far (reduced or buffered).
+        """
         return self._rows
 
     @property
     def buffered_rows(self) -> int:
-        """Rows waiting to be reduced to cells (at most ``buffer_rows`` plus one batch)."""
+        """Rows waiting to be reduced to cells (at most ``buffer_rows`` plus one batch).
+
+        Returns
+        -------
+        int
+            The rows buffered and not yet reduced to cells.
+        """
         return self._buffer_size
 
     def __repr__(self) -> str:
@@ -253,6 +277,26 @@ class Accumulator:
         indicator form two NumPy matrices (``update(Y, P, mask=M)``). An empty
         batch is skipped. Column names, option and type errors are raised here;
         data errors when the buffer is reduced (see :class:`Accumulator`).
+
+        Parameters
+        ----------
+        batch
+            A Polars, pandas or Arrow frame, a dict of columns, or (label form) the true labels
+            as an array; (indicator form) the ``Y`` matrix.
+        y_pred
+            The predicted labels (``P`` matrix) when ``batch`` is an array.
+        mask
+            The indicator form's optional 0/1 mask matrix.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A role or by-column the batch lacks.
+        OptionError
+            A batch of another form, or options that do not apply.
+        AggframeError
+            Bad data in the batch when it is reduced (at once with ``buffer_rows=0``), naming
+            the update: its rows are not added.
         """
         self._updates += 1
         frame = self._frame(batch, y_pred, mask)
@@ -417,7 +461,18 @@ class Accumulator:
 
     # -- results ------------------------------------------------------------------------------
     def cells(self) -> Cells:
-        """The accumulated cells (buffered rows are reduced first): evaluate, write or send them elsewhere."""
+        """The accumulated cells (buffered rows are reduced first): evaluate, write or send them elsewhere.
+
+        Returns
+        -------
+        Cells
+            The cells of every row added so far.
+
+        Raises
+        ------
+        EmptyInputError
+            No rows were added yet.
+        """
         self.flush()
         if self._cells is None:
             msg = "the accumulator has no rows yet: call update(batch) first"
@@ -437,6 +492,27 @@ class Accumulator:
         ``by`` defaults to every by-column of the accumulator; ``by=None`` gives
         the overall values, a subset rolls up. The other options are those of
         :meth:`~aggframe.Predictions.evaluate`.
+
+        Parameters
+        ----------
+        measures, operators
+            As in :meth:`~aggframe.Predictions.evaluate`.
+        by
+            A subset of the accumulator's by-columns (default: all of them; ``None``: overall).
+        **options
+            Any other option of :meth:`~aggframe.Predictions.evaluate`.
+
+        Returns
+        -------
+        pl.DataFrame
+            The tidy report of the rows so far (a LazyFrame with ``lazy=True``).
+
+        Raises
+        ------
+        EmptyInputError
+            No rows were added yet.
+        OptionError
+            An option :meth:`~aggframe.Cells.evaluate` refuses.
         """
         keys = list(self.by) if isinstance(by, _AllKeys) else by
         return self.cells().evaluate(measures, operators, by=keys, **options)
@@ -447,6 +523,18 @@ class Accumulator:
 
         The same rows are never added twice: merging an accumulator into itself,
         or a copy of it (pickled, sent back), is refused.
+
+        Parameters
+        ----------
+        other
+            Another accumulator or a :class:`~aggframe.Cells`.
+
+        Raises
+        ------
+        OptionError
+            Another form, other by-columns, or cells that do not add up.
+        StoreError
+            The same rows twice (the accumulator itself, or a copy of it).
         """
         if isinstance(other, Accumulator):
             # the form and the by-columns here; every other option through the cells' layouts

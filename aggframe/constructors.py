@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aggframe._options import ClassUniverse, LabelTask, LongTask, TNormName
+from aggframe._options import ClassUniverse, Decision, LabelTask, LongTask, TNormName
 from aggframe.exceptions import OptionError
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
@@ -98,6 +98,23 @@ def from_long(
         with rows must be declared (checked). Not with targets or
         ``class_universe="group"``; as a frame, on Polars sources.
 
+    Returns
+    -------
+    Predictions
+        Lazy predictions: nothing is read until a result is asked for.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A role column is not in the frame.
+    OptionError
+        An option that does not apply or contradicts another (``examples=`` with targets, ...).
+    SourceError
+        A path that cannot be read (see :func:`scan`).
+    AggframeError
+        Bad data (nulls, values outside [0, 1], a sparse frame without a universe, duplicate
+        entries), raised at the first evaluation, naming the column, the count and a row.
+
     Examples
     --------
     >>> import polars as pl, aggframe as af
@@ -160,6 +177,52 @@ def from_labels(
     task. ``task="binary"`` keeps the positive class ``pos_label`` only, as one
     column (aggmetrics' binary task).
 
+    Parameters
+    ----------
+    data
+        A frame (Polars eager or lazy, DuckDB, Spark, pandas, pyarrow), a path (Parquet,
+        glob, hive directory, CSV), or the true labels as an array or sequence when
+        ``y_pred_values`` is given.
+    y_pred_values
+        The predicted labels, when ``data`` holds the true labels as an array.
+    y_true, y_pred
+        The columns of the true and the predicted class (frames only).
+    example
+        The example id column: needed to pair models in :meth:`Predictions.compare` and for
+        reproducible bootstrap replicates; ids are unique within each ``by`` group (checked).
+    fold, repeat, target
+        Cross-validation and multi-output roles, as in :func:`from_long`.
+    n_classes, classes
+        The class universe (``0 .. n-1``, or these values; a dict per target). Classes absent
+        from the data still count; with at most 32 declared classes the margins come from one
+        group-by of the (true, predicted) pairs.
+    task
+        ``"binary"`` keeps only ``pos_label`` as one column (aggmetrics' binary task);
+        ``"multiclass"`` (the default reading) is one-hot over all classes.
+    pos_label
+        The positive class of ``task="binary"`` and of the ``binary`` operator.
+    class_universe
+        ``"global"`` (every class in every group) or ``"group"`` (each group's own classes).
+
+    Returns
+    -------
+    Predictions
+        Lazy predictions: nothing is read until a result is asked for.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        ``y_true``, ``y_pred`` or a role column is not in the frame.
+    InvalidValueError
+        Label arrays of mixed types, or of numeric types no one type holds exactly.
+    OptionError
+        An option that does not apply (``pos_label`` not a class, a null class, ...).
+    SourceError
+        A path that cannot be read (see :func:`scan`).
+    AggframeError
+        Bad data (null labels, repeated examples) at the first evaluation, naming the
+        column, the count and a row.
+
     Examples
     --------
     >>> import aggframe as af
@@ -202,6 +265,30 @@ def from_indicator(
     ``task`` states whether the rows are single-label (``"multiclass"``, checked)
     or ``"multilabel"``; without it, it is inferred (see :func:`from_long`).
 
+    Parameters
+    ----------
+    Y, P
+        Truth and predictions, ``n x m`` arrays of 0/1, booleans or soft values in [0, 1]
+        (soft needs ``tnorm``); a 1-D array is one column.
+    mask
+        Optional ``n x m`` 0/1 array: 1 for observed entries.
+    tnorm
+        Combines soft values into the cells, as in :func:`from_long`.
+    task
+        ``"multiclass"`` or ``"multilabel"``; inferred when not given.
+
+    Returns
+    -------
+    Predictions
+        Predictions in long form, examples ``0 .. n-1`` and classes ``0 .. m-1``.
+
+    Raises
+    ------
+    ShapeError
+        ``Y``, ``P`` and ``mask`` have different shapes, or more than two dimensions.
+    InvalidValueError
+        NaN, values outside [0, 1], or a mask other than 0/1.
+
     Examples
     --------
     >>> import numpy as np, aggframe as af
@@ -227,6 +314,26 @@ def from_cells(paths: Any) -> Predictions:
     list of them, which are added with ``+`` (see :class:`~aggframe.Cells`). Any
     subset of the stored ``by`` columns can be evaluated; every operator,
     convention and grouping set works.
+
+    Parameters
+    ----------
+    paths
+        A store directory, a glob of stores (``"cells/*"``), a list of them, or
+        :class:`~aggframe.Cells` values (one or a list).
+
+    Returns
+    -------
+    Predictions
+        Predictions on the stored cell tables: every method works, from the sums alone.
+
+    Raises
+    ------
+    StoreError
+        A path that is not a store, a store read twice, stores that share a source, or a
+        table that is not the one written with the store.
+    OptionError
+        Stores or cells that do not add up (other by-columns, forms, tasks, ...), or store
+        paths mixed with ``Cells`` values.
 
     Examples
     --------
@@ -266,7 +373,7 @@ def from_scores(
     class_: str | None = "class",
     score: str = "score",
     y: str = "y",
-    decision: str | None = None,
+    decision: Decision | None = None,
     threshold: float | Mapping[Any, float] = 0.5,
     k: int | None = None,
     logits: bool = False,

@@ -34,7 +34,11 @@ from aggframe._columns import (
     restore,
 )
 from aggframe._options import (
+    Convention,
     Engine,
+    Pooling,
+    ReportOperator,
+    Within,
     parse_bootstrap,
     parse_engine,
     parse_pooling,
@@ -65,12 +69,12 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -87,12 +91,12 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -109,12 +113,12 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: str | Sequence[str] | None = None,
+        operators: ReportOperator | Sequence[ReportOperator] | None = None,
         *,
         by: str | Sequence[str] | None = None,
-        convention: str | Sequence[str] = "exclude",
-        pooling: str | Sequence[str] | None = None,
-        within: str | Sequence[str] = "micro",
+        convention: Convention | Sequence[Convention] = "exclude",
+        pooling: Pooling | Sequence[Pooling] | None = None,
+        within: Within | Sequence[Within] = "micro",
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
@@ -232,6 +236,19 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             macro/weighted, examples for exemplar) and ``n_undefined`` how many
             of them were undefined.
 
+        Raises
+        ------
+        OptionError
+            An unknown or inapplicable option (a measure under an operator that cannot compute
+            it, ``within`` without targets, a by-key named like a result column, ...).
+        UnknownNameError
+            An unknown measure, operator, convention or pooling name.
+        ColumnNotFoundError
+            A ``by`` or ``cluster`` column that is not in the data.
+        AggframeError
+            Bad data found by the checks inside the query (nulls, duplicates, values out of
+            range), naming the column, the count and a row.
+
         Examples
         --------
         >>> import aggframe as af
@@ -287,14 +304,44 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     def compute(
         self,
         measure: MeasureLike,
-        operator: str = "micro",
+        operator: ReportOperator = "micro",
         *,
-        convention: str = "exclude",
-        pooling: str = "pooled",
+        convention: Convention = "exclude",
+        pooling: Pooling = "pooled",
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
     ) -> float:
         """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
+
+        Parameters
+        ----------
+        measure
+            A measure name, alias (``"f3"``, ``"iou"``) or :class:`~aggframe.Measure`.
+        operator
+            One operator: ``"micro"``, ``"macro"``, ``"weighted"``, ``"exemplar"``,
+            ``"binary"``, ``"multiclass"``, ``"target"``.
+        convention
+            What undefined entries become: ``"exclude"``, ``"zero"``, ``"one"``, ``"nan"``.
+        pooling
+            How folds combine (``"pooled"``, ``"averaged"``, ``"min"``, ...; not the per-fold
+            ``"fold"``/``"repeat"``, which are several values).
+        classes, labels
+            A subset of classes (``labels`` is scikit-learn's name for it).
+
+        Returns
+        -------
+        float
+            The value (NaN when it is undefined under the convention).
+
+        Raises
+        ------
+        OptionError
+            Several measures, operators, conventions or poolings (one number takes one), or a
+            per-fold pooling.
+        UnknownNameError
+            An unknown name.
+        AggframeError
+            Bad data, as in :meth:`evaluate`.
 
         Examples
         --------
@@ -334,6 +381,11 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         ``sum(tp) / n_examples``, which is *not* ``label_accuracy`` (that one
         counts true negatives and has a floor of ``(m - 2) / m`` on one-hot
         data). On binary and multilabel data it is label accuracy, as in aggmetrics.
+
+        Returns
+        -------
+        float
+            The share of right examples (label accuracy on binary and multilabel data).
 
         Examples
         --------

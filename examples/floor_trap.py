@@ -34,7 +34,7 @@ pr = af.from_labels(frame, y_true="y_true", y_pred="y_pred", n_classes=N_CLASSES
 measures = ["label_accuracy", "specificity", "f1", "mcc"]
 report = pr.evaluate(measures, ["micro", "macro"], by="model")
 with pl.Config(tbl_cols=-1, tbl_width_chars=160):
-    print(af.wide(report))
+    print(af.wide_table(report))
 
 guess_row = report.filter(
     (pl.col("model") == "guess") & (pl.col("measure") == "label_accuracy") & (pl.col("operator") == "micro")

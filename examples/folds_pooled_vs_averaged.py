@@ -32,7 +32,7 @@ report = pr.evaluate(
 )
 summary = report.filter(pl.col("pooling") != "fold")
 with pl.Config(tbl_cols=-1, tbl_rows=-1, tbl_width_chars=200):
-    print(af.wide(summary, by=["measure", "operator"]))
+    print(af.wide_table(summary, by=["measure", "operator"]))
 
 try:
     chart = af.plot_folds(report)

@@ -29,9 +29,9 @@ report = pr.evaluate(
     ["precision", "recall", "f1"], ["micro", "macro", "weighted"], convention=["exclude", "zero", "one"]
 )
 with pl.Config(tbl_cols=-1, tbl_rows=-1, tbl_width_chars=200):
-    print(af.wide(report, by="measure"))
+    print(af.wide_table(report, by="measure"))
     print("\nper class (precision is undefined where nothing was predicted):")
-    print(af.wide(pr.per_class(["precision", "recall", "f1"]), by=["class", "support"]))
+    print(af.wide_table(pr.per_class(["precision", "recall", "f1"]), by=["class", "support"]))
 
 macro = report.filter((pl.col("measure") == "precision") & (pl.col("operator") == "macro"))
 print(f"\nmacro precision: {dict(zip(macro['convention'], macro['value'].round(3), strict=True))}")

@@ -52,7 +52,7 @@ for i, b in enumerate(stream, start=1):
     if i % EVERY == 0:
         report = acc.compute(["f1", "mcc"], ["micro", "macro"])
         print(f"after {i} batches ({acc.n_rows} predictions):")
-        print(af.wide(report).with_columns(pl.selectors.float().round(3)))
+        print(af.wide_table(report).with_columns(pl.selectors.float().round(3)))
 
 # two workers, each on half of the stream; their states pickled (as a Spark task would
 # return them) and merged

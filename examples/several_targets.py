@@ -32,7 +32,7 @@ frame = pl.concat(frames)
 pr = af.from_labels(frame, example="ticket", target="target")
 report = pr.evaluate(["recall", "f1"], ["target", "micro", "macro"], within=["micro", "macro"])
 with pl.Config(tbl_cols=-1, tbl_rows=-1, tbl_width_chars=200):
-    print(af.wide(report, by="measure"))
+    print(af.wide_table(report, by="measure"))
     # one number per target: the same rows grouped by the target column (no target role), one query
     print("\nper target (micro inside each target):")
-    print(af.wide(af.from_labels(frame, example="ticket").evaluate("f1", "micro", by="target")))
+    print(af.wide_table(af.from_labels(frame, example="ticket").evaluate("f1", "micro", by="target")))

@@ -36,7 +36,7 @@ for tnorm in ["product", "godel", "lukasiewicz"]:
     )
 report = pl.concat(rows).select("tnorm", pl.exclude("tnorm"))
 with pl.Config(tbl_cols=-1, tbl_width_chars=200):
-    print(af.wide(report))
+    print(af.wide_table(report))
 
 crisp = af.from_long(frame.lazy().with_columns(pl.col("y", "p").round(0)))
 print(f"\nthresholded at 0.5 instead: micro f1 = {crisp.compute('f1', 'micro'):.4f}")

@@ -39,6 +39,6 @@ report = pr.evaluate(
     ["precision", "recall", "f1"], ["micro", "macro", "exemplar"], convention=["exclude", "zero"]
 )
 with pl.Config(tbl_cols=-1, tbl_width_chars=200):
-    print(af.wide(report, by="measure"))
+    print(af.wide_table(report, by="measure"))
 print("\nmacro over 5,000 tags: thousands of tags never occur or are never predicted (n_undefined)")
 print(report.filter(pl.col("operator") == "macro").select("measure", "convention", "value", "n_undefined"))

@@ -117,6 +117,7 @@ def test_targets_add_up(case: LabelCase, data: st.DataObject, k: int, buffer: in
     same(acc.compute(**kw), whole.evaluate(**kw, by=case.by))
 
 
+@pytest.mark.slow
 @FEW
 @given(case=label_frames(max_m=2), data=st.data(), k=st.integers(1, 4))
 def test_binary_task_adds_up(case: LabelCase, data: st.DataObject, k: int) -> None:

@@ -55,6 +55,7 @@ def test_multiclass_labels_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, 
     _compare_all(af.from_labels(yt, yp, n_classes=m), im)
 
 
+@pytest.mark.slow
 @given(label_arrays(max_m=2))
 def test_binary_task_matches_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) -> None:
     yt, yp, _ = data

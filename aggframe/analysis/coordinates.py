@@ -60,6 +60,22 @@ def degrees_of_freedom(pr: Predictions) -> int:
     (recall and specificity): the number of rows of
     :func:`canonical_coordinates` per group.
 
+    Parameters
+    ----------
+    pr
+        The predictions (single-label, multilabel or ordinal).
+
+    Returns
+    -------
+    int
+        ``m(m - 1)`` for single-label data on ``m`` classes, ``2m`` for multilabel data.
+
+    Raises
+    ------
+    OptionError
+        ``pr`` is not predictions, has fold or target roles, or is stored single-label
+        cells (they keep per-class sums, not the pair counts).
+
     Examples
     --------
     >>> import aggframe as af
@@ -82,6 +98,19 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     multilabel data: ``recall`` and ``specificity`` of every column (higher is
     better). A coordinate whose class has no examples (no negatives, for
     specificity) is undefined: a null ``value``.
+
+    Parameters
+    ----------
+    pr
+        The predictions.
+    by
+        Group columns.
+
+    Raises
+    ------
+    OptionError
+        ``pr`` is not predictions, has fold or target roles, or is stored single-label
+        cells (they keep per-class sums, not the pair counts).
 
     Returns
     -------
@@ -183,6 +212,13 @@ def pareto_dominance(
     precision, F-beta, MCC, ...) is at least as good for A, per class and
     pooled. Undefined coordinates (a class without examples) are ties. Rates
     closer than 1e-12 are ties.
+
+    Parameters
+    ----------
+    a, b
+        Predictions of two models on the same examples.
+    by
+        Group columns: one row per group.
 
     Returns
     -------
@@ -304,6 +340,25 @@ def dominates(a: Predictions, b: Predictions, *, strict: bool = False) -> bool:
 
     On the same examples (see :func:`pareto_dominance`, which raises otherwise).
     ``strict=True`` also needs A to be better in at least one coordinate.
+
+    Parameters
+    ----------
+    a, b
+        Predictions of two models on the same examples.
+    strict
+        Also require a strict improvement in at least one coordinate.
+
+    Returns
+    -------
+    bool
+        Whether A dominates B (in every group).
+
+    Raises
+    ------
+    ShapeError
+        The models are not on the same examples (other classes or class sizes).
+    OptionError
+        ``strict`` not a bool, or predictions :func:`pareto_dominance` refuses.
 
     Examples
     --------

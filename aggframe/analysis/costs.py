@@ -56,6 +56,23 @@ def cost_matrix(kind: str, m: int) -> np.ndarray:
     ``"squared"``: ``(j - k)^2`` (mean squared error); ``"zero_one"``: 1 off
     the diagonal (error rate, ``1 - accuracy``).
 
+    Parameters
+    ----------
+    kind
+        ``"absolute"`` (``|j - k|``), ``"squared"`` (``(j - k)^2``) or ``"zero_one"``.
+    m
+        The number of classes.
+
+    Returns
+    -------
+    np.ndarray
+        The ``m x m`` matrix, zero on the diagonal.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown kind.
+
     Examples
     --------
     >>> import aggframe as af

@@ -120,6 +120,36 @@ def diagnose(
     or the per-example values (``"exemplar"``, read off the cell profiles, so
     no per-example rows are needed), as in aggmetrics.
 
+    Parameters
+    ----------
+    pr
+        The predictions.
+    measures
+        Measure names or :class:`~aggframe.Measure` objects (registered or not); default:
+        every built-in.
+    by
+        Group columns: the data findings are per group.
+    operators
+        Keep the findings about these operators (default: all).
+    hull
+        ``"macro"``, ``"weighted"`` or ``"exemplar"``: the parts of the ``outside_hull`` check.
+    aggregation
+        The old name of ``operators`` (deprecated: a ``FutureWarning``).
+    emit_warnings
+        Also raise every warning row as a :class:`~aggframe.MeasureWarning`.
+
+    Returns
+    -------
+    pl.DataFrame
+        The findings, ranked as described above.
+
+    Raises
+    ------
+    OptionError
+        An unknown ``hull`` or operator, or ``by`` naming a role column.
+    UnknownNameError
+        An unknown measure.
+
     Examples
     --------
     >>> import aggframe as af

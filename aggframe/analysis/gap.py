@@ -87,6 +87,13 @@ def micro_macro_gap(
         ``gap`` for a decomposable measure), ``note``. The last three are null
         for a non-decomposable measure, whose note says so.
 
+    Raises
+    ------
+    OptionError
+        Stored cells without per-class tables, or ``by`` naming a role column.
+    UnknownNameError
+        An unknown measure.
+
     Examples
     --------
     >>> import aggframe as af

@@ -58,6 +58,15 @@ class SuiteInput:
         ``multilabel``: shape ``(m, 4)``, the cells ``tp, fp, fn, tn`` of each label.
         Stored as a read-only float array.
 
+    Raises
+    ------
+    OptionError
+        An unknown kind.
+    ShapeError
+        Counts of the wrong shape for the kind.
+    InvalidValueError
+        Negative or non-finite counts.
+
     Examples
     --------
     >>> import numpy as np

@@ -15,7 +15,16 @@ from typing import Any
 import polars as pl
 
 from aggframe._columns import CLASS, EXAMPLE, KEY_ALL
-from aggframe._options import parse_convention, parse_operator
+from aggframe._options import (
+    Convention,
+    Operator,
+    Pooling,
+    ReportOperator,
+    Within,
+    parse_convention,
+    parse_operator,
+    parse_report_operator,
+)
 from aggframe.exceptions import OptionError, UnknownClassError, UnknownNameError
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import get_measure
@@ -53,10 +62,10 @@ FOLD_KEY = "__af_fold_index"
 def fold_aggregate(
     predictions: Sequence[Any],
     measure: str | Measure,
-    how: str = "macro",
-    pooling: str = "pooled",
+    how: Operator = "macro",
+    pooling: Pooling = "pooled",
     *,
-    convention: str = "exclude",
+    convention: Convention = "exclude",
 ) -> float:
     """One measure over K cross-validation folds given as separate predictions.
 
@@ -67,6 +76,33 @@ def fold_aggregate(
     weighted by fold size. Only the folds' small cell tables are combined (each
     fold is scanned once); the class universe must be the same in every fold
     (build them with ``n_classes=``/``classes=`` when a rare class may be absent).
+
+    Parameters
+    ----------
+    predictions
+        One prediction set per fold: :class:`~aggframe.Predictions` or ``(Y, P)`` arrays.
+    measure
+        A measure name or :class:`~aggframe.Measure`.
+    how
+        The operator (``"micro"``, ``"macro"``, ``"weighted"``, ``"exemplar"``).
+    pooling
+        ``"pooled"`` (the union of the folds) or ``"averaged"`` (mean weighted by fold size).
+    convention
+        What undefined entries become.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    OptionError
+        No folds, or predictions with fold or target roles of their own.
+    UnknownNameError
+        An unknown pooling.
+    UnknownClassError
+        Folds with different class universes.
 
     Examples
     --------
@@ -119,10 +155,10 @@ def fold_aggregate(
 def multioutput_aggregate(
     predictions: Sequence[Any],
     measure: str | Measure,
-    how: str = "target",
+    how: ReportOperator = "target",
     *,
-    within: str = "micro",
-    convention: str = "exclude",
+    within: Within = "micro",
+    convention: Convention = "exclude",
 ) -> float:
     """One measure over several targets given as separate predictions on the same examples.
 
@@ -131,6 +167,31 @@ def multioutput_aggregate(
     ``"micro"``, ``"macro"``, ``"weighted"`` (and ``"exemplar"``) apply to the
     block matrix of all targets. The targets may have different classes. Each
     prediction set is evaluated on its own cell tables; only those are combined.
+
+    Parameters
+    ----------
+    predictions
+        One prediction set per target, on the same examples.
+    measure
+        A measure name or :class:`~aggframe.Measure`.
+    how
+        ``"target"`` (each target's value with ``within``, then the mean) or an operator
+        over the block matrix of every target.
+    within
+        The operator inside each target (``how="target"`` only).
+    convention
+        What undefined entries become.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    OptionError
+        No targets, predictions with roles of their own, or targets on different
+        numbers of examples.
 
     Examples
     --------
@@ -146,7 +207,7 @@ def multioutput_aggregate(
     conv = parse_convention(convention)
     meas = get_measure(measure)
     w = parse_operator(within)
-    op = "target" if str(how).strip().lower() == "target" else parse_operator(how)
+    op = "target" if parse_report_operator(how) == "target" else parse_operator(how)
     tables = [pr.cell_tables() for pr in preds]
     sizes = [int(t.profiles.select(pl.col("n").sum()).collect().item()) for t in tables]
     if len(set(sizes)) != 1:

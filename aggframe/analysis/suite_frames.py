@@ -131,6 +131,28 @@ def suite_jacobian(
 ) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """The Jacobian of a suite at the data (see :func:`aggframe.analysis.suites.suite_jacobian`).
 
+    Parameters
+    ----------
+    pr
+        Predictions (single-label, binary or multilabel; not ordinal), or a
+        :class:`~aggframe.SuiteInput` of counts.
+    measures
+        The suite: measure names (or ``(measure, operator)`` pairs).
+    operator
+        The operator of the names given alone.
+
+    Returns
+    -------
+    tuple[np.ndarray, list[tuple[str, str]]]
+        The Jacobian (one row per item, one column per free parameter) and the items.
+
+    Raises
+    ------
+    OptionError
+        Soft or ordinal predictions, an unknown operator, or ``by=`` on counts.
+    UnknownNameError
+        An unknown measure.
+
     Examples
     --------
     >>> import numpy as np, aggframe as af
@@ -157,6 +179,32 @@ def suite_rank(
     ``items``, ``rank``, ``redundant``, ``degrees_of_freedom``, ``volume``,
     ``singular_values``, ``flat``. Per group, as a frame: :func:`suite_ranks`
     (``by=`` here still works, deprecated; so is ``aggregation=``, now ``operator=``).
+
+    Parameters
+    ----------
+    pr
+        Predictions (single-label, binary or multilabel; not ordinal), or a
+        :class:`~aggframe.SuiteInput` of counts.
+    measures
+        The suite: measure names (or ``(measure, operator)`` pairs).
+    operator
+        The operator of the names given alone.
+    tol
+        The relative tolerance of the rank.
+    by, aggregation
+        Deprecated (``by``: use :func:`suite_ranks`; ``aggregation``: ``operator``).
+
+    Returns
+    -------
+    SuiteRank
+        The rank test (a frame when the deprecated ``by`` is given).
+
+    Raises
+    ------
+    OptionError
+        Soft or ordinal predictions, an unknown operator, or ``by=`` on counts.
+    UnknownNameError
+        An unknown measure.
 
     Examples
     --------
@@ -195,6 +243,27 @@ def suite_ranks(
 
     Columns: by..., ``items``, ``rank``, ``degrees_of_freedom``, ``redundant``,
     ``volume``, ``flat``.
+
+    Parameters
+    ----------
+    pr
+        Predictions.
+    measures, operator, tol
+        As in :func:`suite_rank`.
+    by
+        Group columns.
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per group: by..., items, rank, size, redundant, degrees_of_freedom, volume.
+
+    Raises
+    ------
+    OptionError
+        Soft or ordinal predictions, an unknown operator, or ``by=`` on counts.
+    UnknownNameError
+        An unknown measure.
 
     Examples
     --------
@@ -237,6 +306,34 @@ def select_suite(
     Per group, as a frame: :func:`select_suites` (``by=`` here still works,
     deprecated; so is ``aggregation=``, now ``operator=``).
 
+    Parameters
+    ----------
+    pr
+        Predictions (single-label, binary or multilabel; not ordinal), or a
+        :class:`~aggframe.SuiteInput` of counts.
+    candidates
+        The measures to choose from (default: every built-in with a gradient).
+    size
+        The suite's size (default: the degrees of freedom).
+    operator
+        The operator of the names given alone.
+    tol
+        The relative tolerance of the rank.
+    by, aggregation
+        Deprecated (``by``: use :func:`select_suites`; ``aggregation``: ``operator``).
+
+    Returns
+    -------
+    SuiteSelection
+        The chosen suite (a frame when the deprecated ``by`` is given).
+
+    Raises
+    ------
+    OptionError
+        Soft or ordinal predictions, an unknown operator, or ``by=`` on counts.
+    UnknownNameError
+        An unknown measure.
+
     Examples
     --------
     >>> import numpy as np, aggframe as af
@@ -271,6 +368,27 @@ def select_suites(
     by: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """The best suite per group, as a tidy frame: by..., ``items``, ``volume``, ``rank``, ``method``.
+
+    Parameters
+    ----------
+    pr
+        Predictions.
+    candidates, size, operator, tol
+        As in :func:`select_suite`.
+    by
+        Group columns.
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per group, as described above.
+
+    Raises
+    ------
+    OptionError
+        Soft or ordinal predictions, an unknown operator, or ``by=`` on counts.
+    UnknownNameError
+        An unknown measure.
 
     Examples
     --------

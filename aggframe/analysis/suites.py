@@ -111,7 +111,13 @@ class SuiteRank:
 
     @property
     def redundant(self) -> bool:
-        """True if the suite does not have full row rank."""
+        """True if the suite does not have full row rank.
+
+        Returns
+        -------
+        bool
+            Whether the suite's Jacobian has lower rank than its size.
+        """
         return self.rank < len(self.items)
 
     def __repr__(self) -> str:

@@ -84,7 +84,13 @@ class PredictionsBase:
 
     @property
     def form(self) -> Literal["long", "labels", "cells"]:
-        """The input form: ``long``, ``labels`` or ``cells`` (stored cell tables)."""
+        """The input form: ``long``, ``labels`` or ``cells`` (stored cell tables).
+
+        Returns
+        -------
+        str
+            ``"long"``, ``"labels"`` or ``"cells"`` (stored cells).
+        """
         return self.source.form
 
     @property
@@ -96,6 +102,11 @@ class PredictionsBase:
         data where every example has exactly one true and one predicted class are
         read as single-label. The task decides standard accuracy, the confusion
         matrix, the suites' parametrisation and the degrees of freedom.
+
+        Returns
+        -------
+        str
+            The task used: ``"binary"``, ``"multiclass"`` or ``"multilabel"``.
         """
         return self.kind_by(())
 
@@ -108,7 +119,13 @@ class PredictionsBase:
 
     @property
     def kind_inferred(self) -> bool:
-        """Whether :attr:`kind` was inferred from the data (long form without ``task=``)."""
+        """Whether :attr:`kind` was inferred from the data (long form without ``task=``).
+
+        Returns
+        -------
+        bool
+            ``True`` when the task was inferred from the data rather than stated.
+        """
         return self.source.kind_inferred()
 
     def _single_label(self, by: Sequence[str] = ()) -> bool:
@@ -123,6 +140,11 @@ class PredictionsBase:
         cell stores or a frame) and ``read`` (the groupings scanned so far). A
         task or a class count that only the data can tell says so rather than
         scanning. What a notebook shows (``_repr_html_``).
+
+        Returns
+        -------
+        dict[str, str]
+            Field name -> text, in display order.
 
         Examples
         --------
@@ -273,6 +295,26 @@ class PredictionsBase:
 
         ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn, tn.
         ``"profiles"``: by..., tp, fp, fn, tn, n (n examples share those cells).
+
+        Parameters
+        ----------
+        grain
+            ``"class"`` (per class), ``"pooled"`` (per group) or ``"profiles"`` (examples per
+            per-example cell profile).
+        by
+            Group columns.
+
+        Returns
+        -------
+        pl.DataFrame
+            by..., the grain's keys, tp, fp, fn, tn (and n for profiles).
+
+        Raises
+        ------
+        UnknownNameError
+            An unknown grain.
+        ColumnNotFoundError
+            A ``by`` column that is not in the data.
         """
         if grain not in _GRAIN_COLUMNS:
             msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"

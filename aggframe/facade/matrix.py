@@ -36,6 +36,16 @@ class MatrixMethods(PredictionsBase):
         any observed entry has no subset accuracy: it is left out (NaN when no
         example has an observed entry). aggmetrics 0.2.0 compares every entry,
         masked or not.
+
+        Returns
+        -------
+        float
+            The share of examples with every observed entry right (NaN when none is observed).
+
+        Raises
+        ------
+        OptionError
+            Soft predictions (a t-norm was given).
         """
         if self.source.soft:
             msg = "subset accuracy needs crisp labels; these predictions are soft (a t-norm was given)"
@@ -122,6 +132,12 @@ class MatrixMethods(PredictionsBase):
             pair of aggframe 0.1, with a ``FutureWarning``, for this release; that
             pair is :meth:`confusion_array`, and the bare call will return the frame.
 
+        Raises
+        ------
+        OptionError
+            Multilabel or soft data, an unknown ``normalize``, or stored cells without the
+            confusion counts.
+
         Examples
         --------
         >>> import aggframe as af
@@ -167,6 +183,16 @@ class MatrixMethods(PredictionsBase):
 
         The NumPy view of :meth:`confusion_matrix` (one group, no target or fold
         role); single-label data only. This was ``confusion_matrix()`` in aggframe 0.1.
+
+        Returns
+        -------
+        tuple[np.ndarray, list]
+            The ``m x m`` counts and the classes in universe order.
+
+        Raises
+        ------
+        OptionError
+            Fold or target roles, multilabel or soft data.
 
         Examples
         --------

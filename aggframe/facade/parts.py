@@ -16,8 +16,10 @@ from aggframe._columns import (
     restore,
 )
 from aggframe._options import (
+    ReportOperator,
     listify,
     parse_operator,
+    parse_report_operator,
     unique_in_order,
 )
 from aggframe.exceptions import OptionError
@@ -44,13 +46,39 @@ class PartsMethods(PredictionsBase):
     """The entries an operator averages, and the per-class values with their cells."""
 
     def parts(
-        self, measure: MeasureLike, operator: str = "macro", *, by: str | Sequence[str] | None = None
+        self,
+        measure: MeasureLike,
+        operator: ReportOperator = "macro",
+        *,
+        by: str | Sequence[str] | None = None,
     ) -> pl.DataFrame:
         """Per-class (macro/weighted) or per-example (exemplar, not from stored cells) values.
 
         Undefined entries have a null ``value`` and ``defined = False``.
+
+        Parameters
+        ----------
+        measure
+            A measure name, alias or :class:`~aggframe.Measure`.
+        operator
+            ``"macro"`` or ``"weighted"`` (per-class values) or ``"exemplar"`` (per-example).
+        by
+            Group columns.
+
+        Returns
+        -------
+        pl.DataFrame
+            by..., the class (or example), ``value``, ``defined`` and the entry's weight.
+
+        Raises
+        ------
+        OptionError
+            ``micro`` or ``multiclass`` (one pooled value: no parts), or ``exemplar`` on stored
+            cells (they keep profiles, not examples).
+        UnknownNameError
+            An unknown measure or operator.
         """
-        if str(operator).strip().lower() == "multiclass":
+        if parse_report_operator(operator) == "multiclass":
             msg = (
                 "the multiclass operator gives one whole-matrix value per group; it has no parts "
                 "(its input is pr.confusion_matrix())"
@@ -92,6 +120,27 @@ class PartsMethods(PredictionsBase):
         defined, support (``tp + fn``), tp, fp, fn, tn. The counts are Int64
         on crisp data and Float64 on soft data (:attr:`crisp`).
 
+        Parameters
+        ----------
+        measures
+            Measure names or :class:`~aggframe.Measure` objects (default: every built-in).
+        by
+            Group columns.
+        classes, labels
+            A subset of classes (``labels`` is scikit-learn's name for it).
+
+        Returns
+        -------
+        pl.DataFrame
+            The per-class rows described above.
+
+        Raises
+        ------
+        OptionError
+            ``measures=[]``, or a class subset with a null class.
+        UnknownNameError
+            An unknown measure.
+
         Examples
         --------
         >>> import aggframe as af
@@ -126,6 +175,11 @@ class PartsMethods(PredictionsBase):
 
         Stored cells are crisp when their store says so (stores written before it
         did are taken as possibly soft).
+
+        Returns
+        -------
+        bool
+            ``True`` when the cells are counts.
         """
         if self.source.soft:
             return False

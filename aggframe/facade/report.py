@@ -13,7 +13,9 @@ from aggframe._columns import (
 from aggframe._options import (
     Bootstrap,
     CompareColumns,
+    Convention,
     Engine,
+    ReportOperator,
     listify,
     parse_bootstrap,
     parse_compare_columns,
@@ -110,11 +112,11 @@ class ReportMethods(ScoreMethods):
     def compare(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: str | Sequence[str] | None = None,
+        operators: ReportOperator | Sequence[ReportOperator] | None = None,
         *,
         by: str | Sequence[str],
         control: str | Sequence[str] | None = None,
-        convention: str | Sequence[str] = "exclude",
+        convention: Convention | Sequence[Convention] = "exclude",
         reference: dict[str, Any] | None = None,
         summary: bool = False,
         n_boot: int | None = None,
@@ -166,6 +168,41 @@ class ReportMethods(ScoreMethods):
         ratios, the standard errors (``*_se``), ``n_boot``, and with a reference
         the overall columns too (the default before the lean columns).
         ``summary=True`` is not affected.
+
+        Parameters
+        ----------
+        measures, operators
+            As in :meth:`evaluate` (default: every built-in measure; micro and macro).
+        by
+            The group columns to compare (required).
+        control
+            Columns whose levels are compared within (fairlearn's ``control_features``).
+        convention
+            What undefined entries become, one or several.
+        reference
+            ``{column: value}``: the group every other is compared with (a ``None`` value is
+            the null key).
+        summary
+            ``True``: one row per measure x operator x convention with the groups' min, max,
+            which groups, their difference and ratio.
+        n_boot, level, seed, cluster
+            Bootstrap intervals for every value, difference and ratio (see :meth:`evaluate`).
+        columns
+            ``"lean"`` (the default) or ``"all"``: which columns come back (above).
+
+        Returns
+        -------
+        pl.DataFrame
+            One row per group x measure x operator x convention (or per measure x operator x
+            convention with ``summary=True``), the columns described above.
+
+        Raises
+        ------
+        OptionError
+            ``reference`` naming a column not in ``by``, a group that does not exist,
+            ``summary=True`` or ``control`` with ``n_boot``, or an option ``evaluate`` refuses.
+        ColumnNotFoundError
+            A ``by`` or ``control`` column that is not in the data.
 
         Examples
         --------

@@ -250,6 +250,12 @@ class ScoreMethods(PredictionsBase):
             thresholds ``q/N`` (``bins`` quantises probabilities: with logits,
             their sigmoid).
 
+        Raises
+        ------
+        OptionError
+            Predictions without scores (not from :func:`~aggframe.from_scores`), an unknown
+            option value, or scores outside [0, 1] where a probability is read.
+
         Examples
         --------
         >>> import polars as pl, aggframe as af
@@ -318,6 +324,12 @@ class ScoreMethods(PredictionsBase):
             ``from_scores(bins=N)``, a quantisation cell goes to the calibration
             bin of its mean score (exact when every calibration edge is a cell
             edge, e.g. uniform calibration bins whose count divides ``N``).
+
+        Raises
+        ------
+        OptionError
+            Predictions without scores (not from :func:`~aggframe.from_scores`), an unknown
+            option value, or scores outside [0, 1] where a probability is read.
 
         Examples
         --------
@@ -402,6 +414,12 @@ class ScoreMethods(PredictionsBase):
             ``score > threshold``: pass a value just below this one (the next
             lower score, or any value between) to reproduce the decisions.
 
+        Raises
+        ------
+        OptionError
+            Predictions without scores (not from :func:`~aggframe.from_scores`), an unknown
+            option value, or scores outside [0, 1] where a probability is read.
+
         Examples
         --------
         >>> import polars as pl, aggframe as af
@@ -448,6 +466,20 @@ class ScoreMethods(PredictionsBase):
         -------
         polars.DataFrame
             by..., [class], bound (null where the AUROC is undefined).
+
+        Parameters
+        ----------
+        operator
+            ``None`` (per class), ``"micro"``, ``"macro"`` or ``"weighted"``.
+        by
+            Group columns.
+        engine
+            ``"auto"``, ``"streaming"`` or ``"in-memory"``.
+
+        Raises
+        ------
+        OptionError
+            Predictions without ``bins=`` scores, or an unknown operator.
         """
         engine = parse_engine(engine)
         source = self._scored("auroc_bound()")

@@ -33,6 +33,28 @@ class StoreMethods(PredictionsBase):
         at ``path`` is refused unless ``overwrite=True`` (then it is replaced); so
         is a file, and a directory that is neither empty nor a store is always
         refused (a :class:`~aggframe.exceptions.StoreError`). Returns the directory path.
+
+        Parameters
+        ----------
+        path
+            The store directory (created; its parent must exist).
+        by
+            Group columns to keep the cells per (any subset can be evaluated later).
+        overwrite
+            Replace an existing store at ``path``.
+
+        Returns
+        -------
+        Path
+            The store's directory.
+
+        Raises
+        ------
+        StoreError
+            ``path`` is a store (without ``overwrite``), a file, a non-empty directory that is
+            not a store, or one of the inputs.
+        ColumnNotFoundError
+            A ``by`` column that is not in the data.
         """
         keys = listify(by)
         tables = self.store_tables(keys)
@@ -55,6 +77,25 @@ class StoreMethods(PredictionsBase):
         <aggframe.Cells.evaluate>` evaluates them as :meth:`evaluate` would the
         rows. One scan (the cell tables of this grouping are kept); on
         single-label data the confusion counts too, as :meth:`write_cells` keeps them.
+
+        Parameters
+        ----------
+        by
+            Group columns to keep the cells per.
+        engine
+            ``"auto"``, ``"streaming"`` or ``"in-memory"``.
+
+        Returns
+        -------
+        Cells
+            The collected cell tables.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A ``by`` column that is not in the data.
+        AggframeError
+            Bad data found by the checks of the scan.
 
         Examples
         --------

@@ -50,7 +50,7 @@ from typing import Any, Literal, cast, overload
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
-from aggframe._options import Engine, Grain, parse_engine
+from aggframe._options import Convention, Engine, Grain, Pooling, ReportOperator, Within, parse_engine
 from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     OptionError,
@@ -159,12 +159,24 @@ class Cells:
     # -- what these cells are ---------------------------------------------------------------
     @property
     def by(self) -> tuple[str, ...]:
-        """The user's by-columns the cells are kept per (any subset can be evaluated)."""
+        """The user's by-columns the cells are kept per (any subset can be evaluated).
+
+        Returns
+        -------
+        tuple[str, ...]
+            The by-columns the cells are kept per (the user's names).
+        """
         return tuple(self.layout["by"])
 
     @property
     def form(self) -> Literal["long", "labels", "cells"]:
-        """The form of the predictions: ``labels``, ``long`` or ``cells`` (a store of unknown form)."""
+        """The form of the predictions: ``labels``, ``long`` or ``cells`` (a store of unknown form).
+
+        Returns
+        -------
+        str
+            ``"long"`` or ``"labels"``: the form the cells came from.
+        """
         task = self.layout.get("task")
         if task == "long":
             return "long"
@@ -178,13 +190,25 @@ class Cells:
         )
 
     def estimated_size(self) -> int:
-        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows)."""
+        """Bytes held by the tables (they grow with the (group, class) pairs that occur and distinct profiles, not rows).
+
+        Returns
+        -------
+        int
+            Bytes of the tables in memory.
+        """
         optional = (self.block_table, self.group_table, self.universe_table, self.pair_table)
         frames = [self.class_table, self.profile_table, *(f for f in optional if f is not None)]
         return int(sum(f.estimated_size() for f in frames))
 
     def tables(self) -> CellTables:
-        """The tables as lazy :class:`~aggframe.tables.cells.CellTables` (private keys), for extensions."""
+        """The tables as lazy :class:`~aggframe.tables.cells.CellTables` (private keys), for extensions.
+
+        Returns
+        -------
+        CellTables
+            The cell tables, keys under private names.
+        """
         return CellTables(
             classes=self.class_table.lazy(),
             profiles=self.profile_table.lazy(),
@@ -204,6 +228,22 @@ class Cells:
 
         ``"class"``: by..., class, tp, fp, fn, tn. ``"pooled"``: by..., tp, fp, fn,
         tn. ``"profiles"``: by..., tp, fp, fn, tn, n.
+
+        Parameters
+        ----------
+        grain
+            ``"class"`` (by..., class, tp, fp, fn, tn), ``"pooled"`` (by..., the summed cells)
+            or ``"profiles"`` (by..., tp, fp, fn, tn, n: examples per cell profile).
+
+        Returns
+        -------
+        pl.DataFrame
+            The table with the user's column names.
+
+        Raises
+        ------
+        UnknownNameError
+            An unknown grain.
         """
         if grain not in _GRAIN_COLUMNS:
             msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
@@ -213,7 +253,13 @@ class Cells:
         return cast("pl.DataFrame", restore(sorted_table(self.tables(), grain), names))
 
     def source(self) -> StoredSource:
-        """The stored-cells intake source over these tables (what :meth:`evaluate` reads)."""
+        """The stored-cells intake source over these tables (what :meth:`evaluate` reads).
+
+        Returns
+        -------
+        StoredSource
+            The stored-cells source :func:`~aggframe.from_cells` wraps.
+        """
         origin = Origin(
             "stores",
             inputs=(_MEMORY,),
@@ -227,12 +273,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -249,12 +295,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: str | Sequence[str] | None = ...,
+        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
         *,
         by: str | Sequence[str] | None = ...,
-        convention: str | Sequence[str] = ...,
-        pooling: str | Sequence[str] | None = ...,
-        within: str | Sequence[str] = ...,
+        convention: Convention | Sequence[Convention] = ...,
+        pooling: Pooling | Sequence[Pooling] | None = ...,
+        within: Within | Sequence[Within] = ...,
         classes: Sequence[Any] | None = ...,
         labels: Sequence[Any] | None = ...,
         pos_label: Any = ...,
@@ -271,12 +317,12 @@ class Cells:
     def evaluate(
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: str | Sequence[str] | None = None,
+        operators: ReportOperator | Sequence[ReportOperator] | None = None,
         *,
         by: str | Sequence[str] | None = None,
-        convention: str | Sequence[str] = "exclude",
-        pooling: str | Sequence[str] | None = None,
-        within: str | Sequence[str] = "micro",
+        convention: Convention | Sequence[Convention] = "exclude",
+        pooling: Pooling | Sequence[Pooling] | None = None,
+        within: Within | Sequence[Within] = "micro",
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
         pos_label: Any = None,
@@ -300,6 +346,22 @@ class Cells:
         scores (``auroc``, ``log_loss``, ...: they read the scores) are refused with
         an :class:`OptionError` that says so; ``level``, ``seed`` and ``cluster``
         belong to ``n_boot``.
+
+        Parameters
+        ----------
+        measures, operators, by, convention, pooling, within, classes, labels, pos_label, grouping_sets, n_boot, level, seed, cluster, lazy, engine
+            As in :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
+
+        Returns
+        -------
+        pl.DataFrame or pl.LazyFrame
+            The tidy report (a LazyFrame with ``lazy=True``).
+
+        Raises
+        ------
+        OptionError
+            ``n_boot``, a measure on scores, a ``by`` column that is not stored, or an option
+            :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>` refuses.
 
         Examples
         --------
@@ -399,6 +461,24 @@ class Cells:
         reading it together with a store of the same rows is refused. Returns the
         directory.
 
+        Parameters
+        ----------
+        path
+            The store directory to write (created; its parent must exist).
+        overwrite
+            Replace an existing store at ``path``.
+
+        Returns
+        -------
+        Path
+            The store's directory.
+
+        Raises
+        ------
+        StoreError
+            ``path`` is a store (without ``overwrite``), a file, a non-empty directory that is
+            not a store, or an input of these cells.
+
         Examples
         --------
         >>> import tempfile, aggframe as af
@@ -422,6 +502,24 @@ class Cells:
         universes that grew are completed (label form). Stores that do not add up
         (written with other options, universes or key types) are a
         :class:`~aggframe.exceptions.StoreError` naming them.
+
+        Parameters
+        ----------
+        paths
+            A store directory, a glob of stores, or a list of them.
+
+        Returns
+        -------
+        Cells
+            The stores' cells, added up.
+
+        Raises
+        ------
+        StoreError
+            A path that is not a readable store, a store read twice, or stores that share a
+            source.
+        OptionError
+            Stores that do not add up (other by-columns, forms, tasks, ...).
 
         Examples
         --------

@@ -631,6 +631,26 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
     whose columns or column types differ). Files whose integer or float widths
     differ (``Int32`` and ``Int64``) are read at the widest type.
 
+    Parameters
+    ----------
+    paths
+        A path (``str`` or ``Path``), a glob, a directory, or a list of them.
+    hive
+        ``True``: every ``key=value`` folder of each Parquet path as given is a column.
+        Default: the partitions below one directory given alone.
+
+    Returns
+    -------
+    pl.LazyFrame
+        The scan, not yet read.
+
+    Raises
+    ------
+    SourceError
+        A path that cannot be read as described above, naming it.
+    OptionError
+        No path at all.
+
     Examples
     --------
     >>> import tempfile, pathlib, polars as pl, aggframe as af

@@ -9,10 +9,11 @@ import argparse
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
+from aggframe._options import ReportOperator
 from aggframe.constructors import from_cells, from_labels, from_long
 from aggframe.exceptions import AggframeError, StoreError
 from aggframe.intake.partitions import partition_dtype, partition_value
@@ -147,7 +148,9 @@ def _evaluate(
     pr.cell_tables(list(request.by), engine=args.engine)
     boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
     progress.step("evaluating" if not boot else f"evaluating {args.n_boot} bootstrap replicates")
-    result = pr.evaluate(_split(args.measures), _split(args.operators), **options, **boot, engine=args.engine)
+    # the operator names are checked by evaluate's one parser (a typo is an input error, not a crash)
+    operators = cast("list[ReportOperator] | None", _split(args.operators))
+    result = pr.evaluate(_split(args.measures), operators, **options, **boot, engine=args.engine)
     assert isinstance(result, pl.DataFrame)
     return result
 

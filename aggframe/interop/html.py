@@ -327,6 +327,13 @@ def write_html_report(
     -------
     Path
         The file written.
+
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra is not installed.
+    ColumnNotFoundError
+        ``report`` is not a tidy aggframe result.
     """
     text = _build(
         pr,
@@ -395,6 +402,17 @@ def html_report(
     -------
     str
         The HTML document.
+
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair, vl-convert, great-tables) is not installed.
+    StoreError
+        ``path`` is one of the inputs.
+    OSError
+        The file cannot be written (its directory does not exist, no permission).
+    OptionError
+        An option :meth:`~aggframe.Predictions.evaluate` refuses.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Wide tables: one row per group, one column per measure x operator (x convention, x pooling).
 
 Every tidy frame aggframe returns puts its group keys first, then ``measure``,
-``operator`` and the values. :func:`wide` spreads the specification columns into
+``operator`` and the values. :func:`wide_table` spreads the specification columns into
 column names so a report reads like a spreadsheet, without a hand-written pivot.
 """
 
@@ -16,7 +16,16 @@ from aggframe._columns import PREFIX, group_label, key_label
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
-__all__ = ["GROUPING_MARKS", "SPEC_COLUMNS", "key_columns", "key_labels", "label_of", "named", "wide"]
+__all__ = [
+    "GROUPING_MARKS",
+    "SPEC_COLUMNS",
+    "key_columns",
+    "key_labels",
+    "label_of",
+    "named",
+    "wide",
+    "wide_table",
+]
 
 #: The columns that say *what* a row of a tidy result computed, in the order they appear in a
 #: wide column name. ``measure`` and ``operator`` always name a column; the others only when
@@ -91,7 +100,7 @@ def _keys_before_spec(columns: list[str], spec: list[str]) -> list[str]:
     return columns[:first]
 
 
-def wide(
+def wide_table(
     report: pl.DataFrame | pl.LazyFrame,
     *,
     values: str | Sequence[str] = "value",
@@ -139,7 +148,7 @@ def wide(
     >>> import aggframe as af
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     >>> report = pr.evaluate(["f1", "recall"], ["micro", "macro"])
-    >>> af.wide(report)
+    >>> af.wide_table(report)
     shape: (1, 4)
     ┌──────────┬──────────┬──────────────┬──────────────┐
     │ f1 micro ┆ f1 macro ┆ recall micro ┆ recall macro │
@@ -148,7 +157,7 @@ def wide(
     ╞══════════╪══════════╪══════════════╪══════════════╡
     │ 0.5      ┆ 0.522222 ┆ 0.5          ┆ 0.5          │
     └──────────┴──────────┴──────────────┴──────────────┘
-    >>> af.wide(report, by="measure")  # one row per measure, one column per operator
+    >>> af.wide_table(report, by="measure")  # one row per measure, one column per operator
     shape: (2, 3)
     ┌─────────┬───────┬──────────┐
     │ measure ┆ micro ┆ macro    │
@@ -222,3 +231,7 @@ def wide(
     index = keys or [_INDEX]
     out = long.pivot(on="__name__", on_columns=names, index=index, values=value_col, maintain_order=True)
     return out.drop(_INDEX) if not keys else out.rename(dict(zip(keys, user_keys, strict=True)))
+
+
+#: the name inside the package (``af.wide`` is the deprecated public alias: :mod:`aggframe._deprecated`)
+wide = wide_table

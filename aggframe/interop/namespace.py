@@ -45,6 +45,21 @@ class AggframeNamespace:
     def labels(self, **options: Any) -> Predictions:
         """``af.from_labels(frame, **options)``: one row per example (``y_true``, ``y_pred``, ...).
 
+        Parameters
+        ----------
+        **options
+            The keyword options of :func:`~aggframe.from_labels`.
+
+        Returns
+        -------
+        Predictions
+            Predictions on this frame.
+
+        Raises
+        ------
+        AggframeError
+            What :func:`~aggframe.from_labels` raises.
+
         Examples
         --------
         >>> import polars as pl
@@ -58,6 +73,21 @@ class AggframeNamespace:
     def long(self, **options: Any) -> Predictions:
         """``af.from_long(frame, **options)``: one row per (example, class) (``example``, ``class``,
         ``y``, ``p``, ...).
+
+        Parameters
+        ----------
+        **options
+            The keyword options of :func:`~aggframe.from_long`.
+
+        Returns
+        -------
+        Predictions
+            Predictions on this frame.
+
+        Raises
+        ------
+        AggframeError
+            What :func:`~aggframe.from_long` raises.
 
         Examples
         --------

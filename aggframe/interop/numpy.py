@@ -245,6 +245,8 @@ def sigma_k(cell_list: Sequence[Sequence[Any]]) -> Cells4:
     are summed entrywise). To pool folds of different sizes, stack their rows
     instead, or evaluate them with :func:`~aggframe.fold_aggregate`.
 
+    Examples
+    --------
     >>> import numpy as np, aggframe as af
     >>> one = af.numpy.cells(np.array([1, 0]), np.array([1, 1]))
     >>> [x.ravel().tolist() for x in af.numpy.sigma_k([one, one])]

@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggframe._options import listify, parse_convention, parse_report_operator
+from aggframe._options import Convention, ReportOperator, listify, parse_convention, parse_report_operator
 from aggframe.constructors import from_indicator, from_labels
 from aggframe.exceptions import OptionError, ShapeError, UnknownNameError
 from aggframe.measures.matrix import is_matrix_measure, resolve_matrix_measures
@@ -203,7 +203,7 @@ def _check_options(
     check_binary_subset(binary=task == "binary" or (pr is not None and pr.source.binary), classes=labels)
     if pr is None or task == "binary":  # task="binary" checks pos_label against the labels itself
         return
-    if any(str(o).strip().lower() == "binary" for o in operators):
+    if any(parse_report_operator(o) == "binary" for o in operators):
         # the binary operator's positive class, matched exactly (1.5 is not class 1)
         exact_classes([pos_label], pr.source.class_dtype(), option="pos_label")
 
@@ -212,9 +212,9 @@ def score(
     y_true: Any,
     y_pred: Any,
     measure: MeasureLike,
-    operator: str = "macro",
+    operator: ReportOperator = "macro",
     *,
-    convention: str = "zero",
+    convention: Convention = "zero",
     labels: Sequence[Any] | None = None,
     n_classes: int | None = None,
     task: str | None = None,
@@ -258,6 +258,16 @@ def score(
     float
         NaN when undefined under the convention.
 
+    Raises
+    ------
+    OptionError
+        Several measures, operators or conventions (one number takes one name), or an
+        option that does not apply (``"binary"`` on more than two classes, ...).
+    InvalidValueError
+        Label arrays of mixed types.
+    ShapeError
+        Arrays of different lengths.
+
     Examples
     --------
     >>> from aggframe.interop.sklearn import score
@@ -291,8 +301,8 @@ class Scorer:
     """
 
     measure: MeasureLike
-    operator: str
-    convention: str
+    operator: ReportOperator
+    convention: Convention
     sign: int
     options: tuple[tuple[str, Any], ...] = ()
 
@@ -317,7 +327,7 @@ class Scorer:
 
 
 def make_scorer(
-    measure: MeasureLike, operator: str = "macro", *, convention: str = "zero", **kw: Any
+    measure: MeasureLike, operator: ReportOperator = "macro", *, convention: Convention = "zero", **kw: Any
 ) -> Scorer:
     """A scorer for ``cross_val_score``, ``GridSearchCV`` and friends.
 
@@ -401,7 +411,7 @@ def classification_report(
     *,
     measures: Sequence[MeasureLike] = ("precision", "recall", "f1"),
     operators: Sequence[str] = ("micro", "macro", "weighted"),
-    convention: str = "zero",
+    convention: Convention = "zero",
     labels: Sequence[Any] | None = None,
     n_classes: int | None = None,
     task: str | None = None,
@@ -446,6 +456,15 @@ def classification_report(
     -------
     polars.DataFrame
         ``class``, ``operator``, one column per measure, ``support``.
+
+    Raises
+    ------
+    OptionError
+        An option that does not apply, or ``y_pred`` given with predictions.
+    InvalidValueError
+        Label arrays of mixed types.
+    ShapeError
+        Arrays of different lengths.
 
     Examples
     --------
@@ -495,7 +514,7 @@ def classification_report(
         )
     _check_options(pr, operators, labels=subset, task=task, pos_label=pr.source.pos_label)
     ops = list(operators)
-    whole = [o for o in ops if str(o).strip().lower() == "multiclass"]
+    whole = [o for o in ops if parse_report_operator(o) == "multiclass"]
     cell_ops = [o for o in ops if o not in whole]
     # each measure: its canonical name, its per-class (registered) form, its whole-matrix form
     columns: dict[str, tuple[Measure | None, str | None]] = {}

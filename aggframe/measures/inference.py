@@ -97,7 +97,13 @@ class InferredProperties:
 
     @property
     def decomposable(self) -> bool:
-        """True iff the formula is ``<a, v> / <b, v>`` on the whole domain (Theorem 1 holds)."""
+        """True iff the formula is ``<a, v> / <b, v>`` on the whole domain (Theorem 1 holds).
+
+        Returns
+        -------
+        bool
+            Whether a linear-fractional form was found.
+        """
         return self.linear is not None
 
     def summary(self) -> str:
@@ -125,6 +131,11 @@ class InferredProperties:
         erm consistent        : False
         skew deviation        : ...
         fraction increasing   : 1
+
+        Returns
+        -------
+        str
+            One line per property.
         """
 
         def fmt(v: Sequence[float]) -> str:

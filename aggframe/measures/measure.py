@@ -50,6 +50,30 @@ class Measure:
     undefined); :meth:`expr` gives the Polars expression over cell columns
     (null where undefined).
 
+    Parameters
+    ----------
+    name
+        The canonical name.
+    formula
+        ``formula(tp, fp, fn, tn)`` on Polars expressions and NumPy arrays.
+    greater_is_better
+        The direction (for ranking and the diagnostics).
+    linear
+        ``(a, b)`` of ``M = <a, v> / <b, v>`` when the measure is decomposable, else None.
+    skew_invariant
+        Invariant under rescaling one class's cells.
+    tn_dependent_at_zero
+        Depends on ``tn`` when ``tp = 0`` (the floor trap of one-hot data).
+    aliases
+        Other names.
+    note
+        A line of text.
+
+    Raises
+    ------
+    OptionError
+        Calling :meth:`expr` with a formula that does not give a Polars expression.
+
     Examples
     --------
     >>> import aggframe as af
@@ -71,7 +95,13 @@ class Measure:
 
     @property
     def decomposable(self) -> bool:
-        """True iff micro equals the denominator-weighted macro (Theorem 1)."""
+        """True iff micro equals the denominator-weighted macro (Theorem 1).
+
+        Returns
+        -------
+        bool
+            Whether ``linear`` is known.
+        """
         return self.linear is not None
 
     def expr(self, tp: str = "tp", fp: str = "fp", fn: str = "fn", tn: str = "tn") -> pl.Expr:
@@ -80,6 +110,21 @@ class Measure:
         The cells are cast to Float64 first (integer products overflow on large
         counts); a non-finite result (a custom formula dividing by zero) is
         turned into null, so null is the one spelling of *undefined*.
+
+        Parameters
+        ----------
+        tp, fp, fn, tn
+            The names of the cell columns.
+
+        Returns
+        -------
+        pl.Expr
+            The value, null where undefined.
+
+        Raises
+        ------
+        OptionError
+            The formula does not return a Polars expression.
         """
         cols = [pl.col(c).cast(pl.Float64) for c in (tp, fp, fn, tn)]
         out = self.formula(*cols)
@@ -103,20 +148,63 @@ class Measure:
         >>> import aggframe as af
         >>> af.get_measure("f1").numerator_coefficients, af.get_measure("f1").denominator_coefficients
         ((2, 0, 0, 0), (2, 1, 1, 0))
+
+        Returns
+        -------
+        tuple of four floats, or None
+            The numerator coefficients.
         """
         return None if self.linear is None else self.linear[0]
 
     @property
     def denominator_coefficients(self) -> tuple[float, float, float, float] | None:
-        """``b`` of ``M = <a, v> / <b, v>`` (the micro weights of Theorem 1); None if not decomposable."""
+        """``b`` of ``M = <a, v> / <b, v>`` (the micro weights of Theorem 1); None if not decomposable.
+
+        Returns
+        -------
+        tuple of four floats, or None
+            The denominator coefficients.
+        """
         return None if self.linear is None else self.linear[1]
 
     def numerator(self, counts: Sequence[float]) -> float:
-        """``<a, (tp, fp, fn, tn)>`` for a decomposable measure."""
+        """``<a, (tp, fp, fn, tn)>`` for a decomposable measure.
+
+        Parameters
+        ----------
+        counts
+            ``(tp, fp, fn, tn)``.
+
+        Returns
+        -------
+        float
+            ``<a, counts>``.
+
+        Raises
+        ------
+        OptionError
+            The measure is not decomposable.
+        """
         return float(np.dot(self._coefficients()[0], counts))
 
     def denominator(self, counts: Sequence[float]) -> float:
-        """``<b, (tp, fp, fn, tn)>`` for a decomposable measure."""
+        """``<b, (tp, fp, fn, tn)>`` for a decomposable measure.
+
+        Parameters
+        ----------
+        counts
+            ``(tp, fp, fn, tn)``.
+
+        Returns
+        -------
+        float
+            ``<b, counts>``.
+
+        Raises
+        ------
+        OptionError
+            The measure is not decomposable.
+        """
         return float(np.dot(self._coefficients()[1], counts))
 
     def bayes_threshold(self) -> float | None:
@@ -126,6 +214,11 @@ class Measure:
         does not depend on the predictions (it combines only the class totals
         ``tp + fn`` and ``fp + tn``), the population optimum predicts positive
         when the probability exceeds ``(beta + delta) / (alpha + beta + gamma + delta)``.
+
+        Returns
+        -------
+        float or None
+            The threshold, or None.
         """
         if self.linear is None:
             return None
@@ -139,7 +232,13 @@ class Measure:
         return float((beta + delta) / total)
 
     def erm_consistent(self) -> bool | None:
-        """Whether the Bayes rule for 0/1 loss (threshold 0.5) optimises the measure."""
+        """Whether the Bayes rule for 0/1 loss (threshold 0.5) optimises the measure.
+
+        Returns
+        -------
+        bool or None
+            None when the Bayes threshold has no closed form.
+        """
         t = self.bayes_threshold()
         return None if t is None else math.isclose(t, 0.5, abs_tol=1e-9)
 
@@ -149,6 +248,21 @@ class Measure:
         Pooled cells are then ``tp = 0``, ``fp = fn = n``, ``tn = n (m - 2)``; a
         measure that depends on ``tn`` at ``tp = 0`` stays away from its nominal
         minimum by an amount that grows with ``m``.
+
+        Parameters
+        ----------
+        m
+            The number of classes, at least 2.
+
+        Returns
+        -------
+        float
+            The measure's value there (NaN when undefined).
+
+        Raises
+        ------
+        OptionError
+            ``m < 2``.
         """
         if int(m) < 2:
             msg = f"Expected `m` to be at least 2, got {m!r}"

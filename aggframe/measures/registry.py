@@ -269,6 +269,21 @@ _FBETA = re.compile(r"^f(?:beta)?_?(\d+(?:\.\d+)?)$")
 def fbeta(beta: float) -> Measure:
     """The F-beta measure for any ``beta > 0`` (``f1``, ``f2`` and ``f0.5`` are registered).
 
+    Parameters
+    ----------
+    beta
+        The weight of recall relative to precision (``beta > 0``).
+
+    Returns
+    -------
+    Measure
+        The F-beta measure (registered under ``f<beta>`` on first use).
+
+    Raises
+    ------
+    OptionError
+        ``beta`` not a positive finite number.
+
     Examples
     --------
     >>> import aggframe as af
@@ -301,6 +316,16 @@ def get_measure(name: str | Measure) -> Measure:
 
     ``"f<beta>"`` (e.g. ``"f3"``, ``"fbeta_0.25"``) gives F-beta for any beta.
 
+    Parameters
+    ----------
+    name
+        A name, alias, ``"f<beta>"``, or a :class:`~aggframe.Measure` (returned as it is).
+
+    Returns
+    -------
+    Measure
+        The measure.
+
     Raises
     ------
     UnknownNameError
@@ -329,6 +354,21 @@ def get_measure(name: str | Measure) -> Measure:
 
 def list_measures(*, decomposable: bool | None = None, skew_invariant: bool | None = None) -> list[str]:
     """Canonical names of the registered measures, sorted, optionally filtered.
+
+    Parameters
+    ----------
+    decomposable, skew_invariant
+        Keep only the measures with (``True``) or without (``False``) the property.
+
+    Returns
+    -------
+    list[str]
+        The names, sorted.
+
+    Raises
+    ------
+    None
+        It raises nothing of its own (a filter is compared with each property).
 
     Examples
     --------
@@ -374,6 +414,34 @@ def register_measure(
     (True when correcting predictions moves the value both ways). A property
     given explicitly is checked against the inference: a contradiction raises
     :class:`OptionError` naming the property.
+
+    Parameters
+    ----------
+    name
+        The new measure's name (not a built-in name or alias, nor an F-beta spelling).
+    formula
+        ``formula(tp, fp, fn, tn)`` on Polars expressions and NumPy arrays.
+    greater_is_better, linear, skew_invariant, tn_dependent_at_zero
+        Properties; inferred from the formula when not given, checked when given.
+    aliases
+        Other names for the measure.
+    note
+        A line of text kept with the measure.
+    overwrite
+        Replace a measure of the same name registered before.
+    seed
+        The seed of the inference.
+
+    Returns
+    -------
+    Measure
+        The registered measure.
+
+    Raises
+    ------
+    OptionError
+        A taken name, a formula that does not give numbers on expressions and arrays, or a
+        property that contradicts the formula.
 
     Examples
     --------
@@ -438,7 +506,20 @@ def register_measure(
 
 
 def unregister_measure(name: str) -> None:
-    """Remove a measure registered with :func:`register_measure` (built-ins stay)."""
+    """Remove a measure registered with :func:`register_measure` (built-ins stay).
+
+    Parameters
+    ----------
+    name
+        The name of a measure registered with :func:`register_measure`.
+
+    Raises
+    ------
+    OptionError
+        A built-in measure.
+    UnknownNameError
+        A name that is not registered.
+    """
     key = _key(name)
     if key in _BUILTIN:
         msg = f"measure {name!r} is built in and cannot be removed"

@@ -35,6 +35,16 @@ def infer_properties(
         Relative tolerance of the held-out validation of the linear-fractional
         fit and of the skew-invariance and tn-dependence tests.
 
+    Returns
+    -------
+    InferredProperties
+        The inferred properties; ``summary()`` gives them as text.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown measure name.
+
     Examples
     --------
     >>> import aggframe as af
@@ -61,6 +71,23 @@ def verify_inference(names: Sequence[str | Measure] | None = None, *, seed: int 
     ``skew_invariant``, ``tn_dependent_at_zero``, ``greater_is_better``,
     ``bayes_threshold``, ``erm_consistent``), ``declared`` and ``inferred`` (as
     text) and ``agree``.
+
+    Parameters
+    ----------
+    names
+        Measures to check (default: every built-in).
+    seed
+        The seed of the inference.
+
+    Returns
+    -------
+    pl.DataFrame
+        measure, property, declared, inferred, agree.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown measure name.
 
     Examples
     --------

@@ -42,17 +42,65 @@ TNorm = Callable[[Any, Any], Any]
 
 
 def product(a: Any, b: Any) -> Any:
-    """Product t-norm ``a * b``: the unique marginally consistent choice."""
+    """Product t-norm ``a * b``: the unique marginally consistent choice.
+
+    Parameters
+    ----------
+    a, b
+        Values in [0, 1]: Polars expressions or NumPy arrays (or numbers).
+
+    Returns
+    -------
+    pl.Expr or np.ndarray
+        ``T(a, b)``, of the inputs' kind.
+
+    Raises
+    ------
+    TypeError
+        Inputs that support no arithmetic.
+    """
     return a * b
 
 
 def godel(a: Any, b: Any) -> Any:
-    """Minimum (Gödel) t-norm ``min(a, b)``: the largest t-norm."""
+    """Minimum (Gödel) t-norm ``min(a, b)``: the largest t-norm.
+
+    Parameters
+    ----------
+    a, b
+        Values in [0, 1]: Polars expressions or NumPy arrays (or numbers).
+
+    Returns
+    -------
+    pl.Expr or np.ndarray
+        ``T(a, b)``, of the inputs' kind.
+
+    Raises
+    ------
+    TypeError
+        Inputs that support no arithmetic.
+    """
     return nw.min_horizontal(a, b)
 
 
 def lukasiewicz(a: Any, b: Any) -> Any:
-    """Łukasiewicz t-norm ``max(0, a + b - 1)``: credits only overlap above 1."""
+    """Łukasiewicz t-norm ``max(0, a + b - 1)``: credits only overlap above 1.
+
+    Parameters
+    ----------
+    a, b
+        Values in [0, 1]: Polars expressions or NumPy arrays (or numbers).
+
+    Returns
+    -------
+    pl.Expr or np.ndarray
+        ``T(a, b)``, of the inputs' kind.
+
+    Raises
+    ------
+    TypeError
+        Inputs that support no arithmetic.
+    """
     return nw.max_horizontal(a + b - 1.0, nw.lit(0.0))
 
 
@@ -60,6 +108,21 @@ def hamacher(gamma: float = 1.0) -> TNorm:
     """Hamacher family ``ab / (gamma + (1 - gamma)(a + b - ab))``; ``gamma = 1`` is product.
 
     ``T(0, 0)`` is 0 by continuity when the denominator vanishes (``gamma = 0``).
+
+    Parameters
+    ----------
+    gamma
+        The family's parameter, ``gamma >= 0`` (``1``: the product; ``0``: Hamacher's product).
+
+    Returns
+    -------
+    Callable
+        The t-norm ``T(a, b)``, usable as ``tnorm=`` of :func:`~aggframe.from_long`.
+
+    Raises
+    ------
+    OptionError
+        ``gamma`` negative or not finite.
     """
     try:
         g = float(gamma)
@@ -183,6 +246,16 @@ def marginal_defect(tnorm: str | TNorm, grid: int = 21) -> float:
         or a callable ``T(a, b)`` on expressions (as :func:`~aggframe.from_long` takes it).
     grid
         Points per axis (at least 2).
+
+    Returns
+    -------
+    float
+        The largest violation (0 for the product t-norm).
+
+    Raises
+    ------
+    OptionError
+        An unknown t-norm name, or a grid of fewer than two points.
 
     Examples
     --------

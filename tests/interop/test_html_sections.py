@@ -156,6 +156,7 @@ def _headings(page: str) -> list[str]:
     return [html.unescape(h) for h in re.findall(r'class="gt_group_heading"[^>]*>(.*?)</t[dh]>', page)]
 
 
+@pytest.mark.slow
 def test_groups_that_read_alike_get_headings_of_their_own(tmp_path: Path) -> None:
     """great_tables put a null key and the string "null" under one heading ("null"), and ("x",
     "y · z") with ("x · y", "z"); under --grouping-sets rollup a real "(all)" key read as a

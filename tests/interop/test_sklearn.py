@@ -63,6 +63,7 @@ def ours_by_operator(
 # -- the equivalence table, row by row ------------------------------------------------------
 
 
+@pytest.mark.slow
 @FEW
 @given(data=label_arrays())
 def test_rows_average_micro_macro_weighted(data: tuple[np.ndarray, np.ndarray, int]) -> None:
@@ -86,6 +87,7 @@ def test_row_average_samples(data: tuple[np.ndarray, np.ndarray, None]) -> None:
     assert score(Y, P, "jaccard", "samples") == pytest.approx(expected[5], abs=1e-12)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=label_arrays(max_m=2), pos=st.sampled_from([0, 1]))
 def test_row_average_binary(data: tuple[np.ndarray, np.ndarray, int], pos: int) -> None:
@@ -386,7 +388,10 @@ def test_every_sklearn_namesake_is_in_the_table() -> None:
     or gives another one (the table says so): none is left for the user to find out."""
     import aggframe.interop.sklearn as module
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    # the table moved from README.md to the site's page on scikit-learn
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "concepts" / "differences.md").read_text(
+        encoding="utf-8"
+    )
     namesakes = _sklearn_namesakes()
     assert {"fowlkes_mallows", "matthews", "jaccard", "hamming_loss"} <= set(namesakes)
     for name, functions in namesakes.items():
@@ -394,7 +399,9 @@ def test_every_sklearn_namesake_is_in_the_table() -> None:
             assert f"``{function}" in (module.__doc__ or ""), (
                 f"{name}: {function} is not in sklearn.py's table"
             )
-            assert f"`{function}" in readme, f"{name}: {function} is not in README's table"
+            assert f"`{function}" in readme, (
+                f"{name}: {function} is not in docs/concepts/differences.md's table"
+            )
 
 
 @FEW
@@ -541,6 +548,7 @@ def test_make_scorer_binary_operator(iris: tuple) -> None:
         assert got == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_make_scorer_in_grid_search(iris: tuple) -> None:
     from sklearn.model_selection import GridSearchCV, cross_val_score
 

@@ -194,6 +194,7 @@ def label_expected(
 # The tests
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels())
 def test_label_form_closed_form_equals_filled_universe(
@@ -267,6 +268,7 @@ def test_grouping_sets_recount_the_absent_classes(
             )
 
 
+@pytest.mark.slow
 @FEW
 @given(case=long_frames(kinds=["sparse"], max_keys=2))
 def test_long_form_sparse_closed_form_equals_filled_universe(case: Any) -> None:
@@ -297,6 +299,7 @@ def test_long_form_sparse_closed_form_equals_filled_universe(case: Any) -> None:
 POOLINGS = ["pooled", "averaged", "fold", "min", "max", "std"]
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels(fold=True, max_keys=1))
 def test_folds_closed_form(data: tuple[pl.DataFrame, list[str], list[int]]) -> None:
@@ -393,6 +396,7 @@ def targeted_labels(draw: st.DrawFn) -> tuple[pl.DataFrame, list[str], dict[str,
     return pl.concat(parts), list(keys), universes
 
 
+@pytest.mark.slow
 @FEW
 @given(data=targeted_labels())
 def test_targets_closed_form(data: tuple[pl.DataFrame, list[str], dict[str, list[int]]]) -> None:
@@ -516,6 +520,7 @@ def test_stores_read_together_equal_the_rows_together(
         assert a[-2:] == b[-2:], (a, b)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels())
 def test_per_class_views_fill_the_universe(data: tuple[pl.DataFrame, list[str], list[int]]) -> None:
@@ -600,6 +605,7 @@ def _shuffled(universe: list[int], seed: int) -> list[int]:
     return order
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels(), seed=st.integers(0, 3))
 def test_multiclass_operator_with_absent_classes_matches_sklearn(
@@ -635,6 +641,7 @@ def test_multiclass_operator_with_absent_classes_matches_sklearn(
             assert same(rows[slot], float(want)), (key, slot, rows[slot], want)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels(max_keys=1), n_boot=st.integers(1, 3))
 def test_bootstrap_replicates_closed_form_equals_filled_universe(
@@ -658,6 +665,7 @@ def test_bootstrap_replicates_closed_form_equals_filled_universe(
         assert same(x, y)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels(max_keys=1), cut=st.floats(0, 1))
 def test_cells_of_parts_with_other_classes_add_up(
@@ -733,6 +741,7 @@ def test_a_store_of_the_new_format_missing_its_groups_is_named(tmp_path: Path) -
         af.from_cells(store)
 
 
+@pytest.mark.slow
 @FEW
 @given(data=grouped_labels(max_keys=1), hull=st.sampled_from(["macro", "exemplar"]))
 def test_diagnose_takes_the_absent_classes_once(

@@ -95,6 +95,7 @@ def test_control_equals_each_level_alone(case: LabelCase, data: st.DataObject) -
     assert_groups_equal(summary, expected.select(summary.columns), control, check_dtypes=False)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(case=label_frames(min_keys=2, max_keys=2, max_n=20, max_m=3), data=st.data())
 def test_control_with_hostile_names(case: LabelCase, data: st.DataObject) -> None:
@@ -117,6 +118,7 @@ def test_control_with_hostile_names(case: LabelCase, data: st.DataObject) -> Non
 # Against filtering, on the example log (model x day)
 
 
+@pytest.mark.slow
 def test_each_day_against_its_own_model() -> None:
     pr = af.from_labels(FRAME)
     got = pr.compare(["f1", "mcc"], ["micro", "macro"], by=["model", "day"], control="model", columns="all")

@@ -708,6 +708,7 @@ def test_any_names(data: st.DataObject) -> None:
     assert_frame_equal(curve, expected_curve.rename({"g": mapping["g"]}))
 
 
+@pytest.mark.slow
 def test_grouping_sets_and_compare() -> None:
     Y, P = multiclass(3, n=60)
     frame = long_scores(Y, P, model=np.arange(60) % 2, day=np.where(np.arange(60) % 3 == 0, None, "d1"))

@@ -93,6 +93,7 @@ def test_both_plans_count_the_same_margins(case: LabelCase, nulls: list[str], en
     assert_frame_equal(got[True], got[False])
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=label_frames(max_n=30, max_m=4), data=st.data())
 def test_both_plans_give_the_same_report(case: LabelCase, data: st.DataObject) -> None:

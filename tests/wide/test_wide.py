@@ -63,7 +63,7 @@ def _check_spread(report: pl.DataFrame, out: pl.DataFrame, keys: list[str], name
 def test_every_value_lands_in_its_cell(seed: int, conventions: list[str], by: list[str] | None) -> None:
     pr = af.from_labels(_frame(seed, null_keys=True), y_true="y_true", y_pred="y_pred", n_classes=5)
     report = pr.evaluate(["precision", "f1"], ["micro", "macro"], by=by, convention=conventions)
-    out = af.wide(report)
+    out = af.wide_table(report)
     several = len(conventions) > 1
 
     def name_of(row: dict) -> str:
@@ -75,7 +75,7 @@ def test_every_value_lands_in_its_cell(seed: int, conventions: list[str], by: li
 
 def test_null_group_key_is_a_row() -> None:
     pr = af.from_labels(_frame(1, null_keys=True), y_true="y_true", y_pred="y_pred")
-    out = af.wide(pr.evaluate("f1", "macro", by="model"))
+    out = af.wide_table(pr.evaluate("f1", "macro", by="model"))
     assert out.get_column("model").null_count() == 1
     assert out.height == 4
 
@@ -84,7 +84,7 @@ def test_keys_named_anything_stay_first() -> None:
     key = 'grp.a [0] "x"'
     pr = af.from_labels(_frame(2, key=key, null_keys=True), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[key, "day"])
-    out = af.wide(report)
+    out = af.wide_table(report)
     assert out.columns == [key, "day", "f1 micro", "f1 macro", "mcc micro", "mcc macro"]
 
 
@@ -93,18 +93,18 @@ def test_keys_that_polars_reads_as_patterns(key: str) -> None:
     """``pl.col("*")`` is every column and ``pl.col("^x$")`` a pattern: keys are picked literally."""
     pr = af.from_labels(_frame(6, key=key, null_keys=True), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by=[key, "day"])
-    out = af.wide(report)
+    out = af.wide_table(report)
     assert out.columns == [key, "day", "f1 micro", "f1 macro"]
     assert out.get_column(key).null_count() == 2  # the null key is a group, on each day
     _check_spread(report, out, [key, "day"], lambda row: f"f1 {row['operator']}")
-    both = af.wide(pr.evaluate("f1", "macro", by=[key, "day"], n_boot=10), values=["value", "ci_low"])
+    both = af.wide_table(pr.evaluate("f1", "macro", by=[key, "day"], n_boot=10), values=["value", "ci_low"])
     assert both.columns == [key, "day", "f1 macro value", "f1 macro ci_low"]
 
 
 def test_spec_column_in_by_is_a_row_key() -> None:
     pr = af.from_labels(_frame(3), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate(["f1", "recall", "mcc"], ["micro", "macro", "weighted"], by="model")
-    out = af.wide(report, by=["model", "measure"])
+    out = af.wide_table(report, by=["model", "measure"])
     assert out.columns == ["model", "measure", "micro", "macro", "weighted"]
     _check_spread(report, out, ["model", "measure"], lambda row: row["operator"])
 
@@ -112,7 +112,7 @@ def test_spec_column_in_by_is_a_row_key() -> None:
 def test_per_class_frame_spreads_measures() -> None:
     pr = af.from_labels(_frame(4), y_true="y_true", y_pred="y_pred")
     per = pr.per_class(["precision", "recall"], by="model")
-    out = af.wide(per)
+    out = af.wide_table(per)
     assert out.columns == ["model", "class", "precision", "recall"]
     _check_spread(per, out, ["model", "class"], lambda row: row["measure"])
 
@@ -120,7 +120,7 @@ def test_per_class_frame_spreads_measures() -> None:
 def test_several_values_name_their_value() -> None:
     pr = af.from_labels(_frame(5), y_true="y_true", y_pred="y_pred")
     cmp = pr.compare("f1", ["micro", "macro"], by="model")
-    out = af.wide(cmp, values=["value", "difference_to_overall"])
+    out = af.wide_table(cmp, values=["value", "difference_to_overall"])
     assert out.columns == [
         "model",
         "f1 micro value",
@@ -140,7 +140,7 @@ def test_folds_spread_pooling_when_several() -> None:
     frame = _frame(6).with_row_index("example").with_columns(fold=pl.col("example") % 3)
     pr = af.from_labels(frame, example="example", fold="fold", n_classes=4)
     report = pr.evaluate("f1", ["micro", "macro"], pooling=["pooled", "averaged", "fold"])
-    out = af.wide(report)
+    out = af.wide_table(report)
     assert out.columns[0] == "fold"
     assert {"f1 micro pooled", "f1 macro averaged", "f1 macro fold"} <= set(out.columns)
     assert out.height == 4  # the pooled/averaged row (fold null) and one per fold
@@ -150,20 +150,20 @@ def test_lazy_report_and_separator() -> None:
     pr = af.from_labels(_frame(7), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by="model", lazy=True)
     assert isinstance(report, pl.LazyFrame)
-    assert af.wide(report, separator="_").columns == ["model", "f1_micro", "f1_macro"]
+    assert af.wide_table(report, separator="_").columns == ["model", "f1_micro", "f1_macro"]
 
 
 def test_errors() -> None:
     pr = af.from_labels(_frame(8), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by=["model", "day"])
     with pytest.raises(af.DuplicateEntryError, match="more than once"):
-        af.wide(report, by="model")  # day is missing from the keys
+        af.wide_table(report, by="model")  # day is missing from the keys
     with pytest.raises(af.ColumnNotFoundError, match="'measure' column"):
-        af.wide(pl.DataFrame({"a": [1]}))
+        af.wide_table(pl.DataFrame({"a": [1]}))
     with pytest.raises(af.ColumnNotFoundError, match="nope"):
-        af.wide(report, values="nope")
+        af.wide_table(report, values="nope")
     clash = report.rename({"model": "f1 micro"})
     with pytest.raises(af.OptionError, match="also key columns"):
-        af.wide(clash)
+        af.wide_table(clash)
     with pytest.raises(af.OptionError, match="names no column"):
-        af.wide(report, values=[])
+        af.wide_table(report, values=[])

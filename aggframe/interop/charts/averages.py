@@ -83,6 +83,15 @@ def plot_classes(
         Bars per class (an undefined entry is written ``undefined`` at 0), a vertical rule per
         operator (over a band of its interval, if any); one row of panels per group.
 
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
+
     Examples
     --------
     >>> import aggframe as af
@@ -235,6 +244,15 @@ def plot_conventions(
         One line per measure x operator: a bar from the lowest to the highest value over the
         conventions (no bar where nothing is undefined) and one mark per convention.
 
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
+
     Examples
     --------
     >>> import aggframe as af
@@ -358,6 +376,15 @@ def plot_folds(
         Per measure x operator: a grey tick per fold, a grey line over the fold range (min to
         max), a bar of one standard deviation around the average, and the pooled and averaged
         values as marks.
+
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
 
     Examples
     --------

@@ -78,6 +78,15 @@ def plot_groups(
     altair.FacetChart
         A dot plot per measure (each with its own value axis).
 
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
+
     Examples
     --------
     >>> import aggframe as af

@@ -107,6 +107,15 @@ def plot_curve(
         descending threshold, the precision-recall curve as scikit-learn's step plot, the
         ROC chance diagonal dashed; one panel per group.
 
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
+
     Examples
     --------
     >>> import polars as pl
@@ -228,6 +237,15 @@ def plot_calibration(
     altair.LayerChart or altair.FacetChart
         One line with points per operator x class (the point area is the bin's count), the
         diagonal of perfect calibration dashed; one panel per group.
+
+    Raises
+    ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
+    ColumnNotFoundError
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
+    OptionError
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
 
     Examples
     --------
