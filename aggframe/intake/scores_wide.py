@@ -143,9 +143,7 @@ def _score_columns(scores: Any, schema: pl.Schema) -> tuple[list[str], bool]:
         picked = list(scores)
         missing = [c for c in picked if c not in schema]
         if missing:
-            msg = (
-                f"column {missing[0]!r} (role 'scores') is not in the frame; available columns: {names}"
-            )
+            msg = f"column {missing[0]!r} (role 'scores') is not in the frame; available columns: {names}"
             raise ColumnNotFoundError(msg)
         repeated = next((c for i, c in enumerate(picked) if c in picked[:i]), None)
         if repeated is not None:
@@ -221,6 +219,27 @@ def _list_width(lf: nw.LazyFrame[Any], column: str, dtype: pl.DataType, origin: 
     return int(row["hi"])
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unpivot(
+    lf: nw.LazyFrame[Any], *, on: list[str], index: list[str], variable: str, value: str
+) -> nw.LazyFrame[Any]:
+    """``lf.unpivot``, lazily on every engine: a DuckDB relation is unpivoted on its own connection
+    (Narwhals' DuckDB unpivot runs on the default connection, which cannot read a relation of another)."""
+    native = nw.to_native(lf)
+    if type(native).__module__.startswith("duckdb"):
+        view = free_name(f"{PREFIX}wide", [*index, *on])
+        sql = (
+            f"UNPIVOT {_quoted(view)} ON {', '.join(_quoted(c) for c in on)} "
+            f"INTO NAME {_quoted(variable)} VALUE {_quoted(value)}"
+        )
+        unpivoted: nw.LazyFrame[Any] = nw.from_native(native.query(view, sql))
+        return unpivoted
+    return lf.unpivot(on=on, index=index, variable_name=variable, value_name=value)
+
+
 def wide_scores(
     frame: Any,
     *,
@@ -286,17 +305,21 @@ def wide_scores(
     # -- the one check query ---------------------------------------------------------------------
     total = nw.sum_horizontal(*[nw.col(p) for p in private])
     any_of = nw.any_horizontal
+
+    def n(flag: nw.Expr) -> nw.Expr:
+        return flag.cast(nw.Int64).sum()
+
     checks: dict[str, nw.Expr] = {
         "n": nw.len(),
-        "null_y": nw.col(y_true).is_null().sum(),
-        "null_p": any_of(*[nw.col(p).is_null() for p in private], ignore_nulls=True).sum(),
-        "nan_p": any_of(*[nw.col(p).is_nan() for p in private], ignore_nulls=True).sum(),
-        "unknown_y": (~truth.is_in(labels)).fill_null(value=False).sum(),
+        "null_y": n(nw.col(y_true).is_null()),
+        "null_p": n(any_of(*[nw.col(p).is_null() for p in private], ignore_nulls=True)),
+        "nan_p": n(any_of(*[nw.col(p).is_nan() for p in private], ignore_nulls=True)),
+        "unknown_y": n((~truth.is_in(labels)).fill_null(value=False)),
     }
     if not logits:
-        checks["neg_p"] = any_of(*[nw.col(p) < 0 for p in private], ignore_nulls=True).sum()
-        checks["zero_sum"] = (total <= 0).fill_null(value=False).sum()
-        checks["off_sum"] = ((total - 1.0).abs() > tolerance).fill_null(value=False).sum()
+        checks["neg_p"] = n(any_of(*[nw.col(p) < 0 for p in private], ignore_nulls=True))
+        checks["zero_sum"] = n((total <= 0).fill_null(value=False))
+        checks["off_sum"] = n(((total - 1.0).abs() > tolerance).fill_null(value=False))
     with reading(origin):
         found = (
             probs.select(*[e.alias(k) for k, e in checks.items()])
@@ -311,12 +334,22 @@ def wide_scores(
     def row(predicate: nw.Expr, *extra: nw.Expr) -> str:
         try:
             with reading(origin):
-                df = probs.filter(predicate).select(*shown, *extra).head(1).collect(backend="polars").to_native()
+                df = (
+                    probs.filter(predicate)
+                    .select(*shown, *extra)
+                    .head(1)
+                    .collect(backend="polars")
+                    .to_native()
+                )
         except Exception:
             return "?"
         return fmt_row(df.row(0, named=True)) if df.height else "?"
 
-    what = f"columns {columns[:3]!r}{'...' if len(columns) > 3 else ''}" if not listed else f"column {columns[0]!r}"
+    what = (
+        f"columns {columns[:3]!r}{'...' if len(columns) > 3 else ''}"
+        if not listed
+        else f"column {columns[0]!r}"
+    )
     if not found["n"]:
         msg = "the scores frame has no rows"
         raise EmptyInputError(msg)
@@ -379,10 +412,16 @@ def wide_scores(
     score_col = free_name("score", taken | {class_col})
     y_col = free_name("y", taken | {class_col, score_col})
     variable = free_name(f"{PREFIX}variable", taken | set(private))
-    long = probs.select(*dict.fromkeys([ex, *kept]), *private).unpivot(
-        on=private, index=list(dict.fromkeys([ex, *kept])), variable_name=variable, value_name=score_col
+    long = _unpivot(
+        probs.select(*dict.fromkeys([ex, *kept]), *private),
+        on=private,
+        index=list(dict.fromkeys([ex, *kept])),
+        variable=variable,
+        value=score_col,
     )
-    class_dtype = nw.String if truth_text else nw.from_native(pl.DataFrame(schema=[("c", y_dtype)])).schema["c"]
+    class_dtype = (
+        nw.String if truth_text else nw.from_native(pl.DataFrame(schema=[("c", y_dtype)])).schema["c"]
+    )
     long = long.with_columns(
         nw.col(variable)
         .replace_strict(private, labels, default=labels[0], return_dtype=class_dtype)
