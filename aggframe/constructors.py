@@ -435,6 +435,14 @@ def from_scores(
     │ auroc   ┆ micro    ┆ 0.9375   │
     │ auroc   ┆ macro    ┆ 1.0      │
     └─────────┴──────────┴──────────┘
+
+    The wide layout (``predict_proba``: one column per class, argmax by default):
+
+    >>> wide = pl.DataFrame({"y_true": [0, 1, 2, 1], "p_0": [0.7, 0.2, 0.1, 0.5],
+    ...                      "p_1": [0.2, 0.5, 0.1, 0.3], "p_2": [0.1, 0.3, 0.8, 0.2]})
+    >>> pr = af.from_scores(wide, y_true="y_true", scores="p_*")
+    >>> pr.accuracy(), pr.compute("auroc", "macro")
+    (0.75, 1.0)
     """
     if scores is not None or y_true is not None:
         return _from_wide_scores(
