@@ -176,9 +176,12 @@ def test_string_classes_and_classes_option() -> None:
 
 def test_hostile_names() -> None:
     y, proba = _iris()
-    df = pl.DataFrame({"class": y, "value": proba[:, 0], "score": proba[:, 1], "y": proba[:, 2], "n": "g"})
+    df = pl.DataFrame(
+        {"class": y, "value": proba[:, 0], "score": proba[:, 1], "y": proba[:, 2], "n": "g", "__af_p0": "h"}
+    )
     pr = af.from_scores(df, y_true="class", scores=["value", "score", "y"], classes=[0, 1, 2])
-    r = pr.evaluate(["auroc", "f1"], ["macro"], by="n")
+    r = pr.evaluate(["auroc", "f1"], ["macro"], by=["n", "__af_p0"])
+    assert r["__af_p0"].to_list() == ["h", "h"]
     want = skm.roc_auc_score(y, proba, multi_class="ovr", average="macro")
     assert _value(r, "auroc", "macro") == pytest.approx(want, abs=1e-12)
     assert r["n"].to_list() == ["g", "g"]
