@@ -70,7 +70,11 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
         ]
         lf = keep_origin(lf.with_columns(added), lf, constants)
     if args.where is not None:
-        lf = keep_origin(lf.filter(parse_where(args.where, lf.collect_schema(), what="--where")), lf)
+        try:  # the user's own text: its message is not reworded into flags (`y_true=2` is no --y-true)
+            kept = parse_where(args.where, lf.collect_schema(), what="--where")
+        except AggframeError as exc:
+            raise _UsageError(str(exc)) from exc
+        lf = keep_origin(lf.filter(kept), lf)
     if args.scores is not None:
         return _from_scores(args, lf)
     if args.form == "long":
