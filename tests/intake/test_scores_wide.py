@@ -15,6 +15,8 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
@@ -149,7 +151,7 @@ def test_wide_spark_parity(spark: Any) -> None:
         pl.when(pl.col("y_true") == 1).then(None).otherwise(pl.col("model")).alias("model")
     )
     sdf = spark.createDataFrame(df.to_pandas())
-    measures = ["auroc", "f1"]
+    measures = ["auroc", "f1"]  # the scores' ranking and the argmax decision, both over the unpivot
     want = af.from_scores(df, y_true="y_true", scores="p_*").evaluate(measures, ["macro"], by="model")
     got = af.from_scores(sdf, y_true="y_true", scores="p_*").evaluate(measures, ["macro"], by="model")
     assert_frame_equal(_sorted(got), _sorted(want), abs_tol=1e-12, check_dtypes=False)
@@ -267,3 +269,34 @@ def test_broken_source(tmp_path: Any) -> None:
     path.write_bytes(b"PAR1 not parquet")
     with pytest.raises(af.AggframeError, match=r"wide\.parquet"):
         af.from_scores(lf, y_true="y_true", scores="p_*")
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 30),
+    m=st.integers(2, 5),
+    decision=st.sampled_from(["argmax", "threshold", "top_k"]),
+)
+def test_wide_equals_long_property(seed: int, n: int, m: int, decision: str) -> None:
+    """Random wide tables (ties from small integer counts, null group keys): the long layout's numbers."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 3, size=(n, m)).astype(float) + np.eye(m)[rng.integers(0, m, n)]
+    proba = counts / counts.sum(axis=1, keepdims=True)
+    keys = rng.choice(np.array(["a", "b", None], dtype=object), size=n)
+    df = pl.DataFrame(
+        {
+            "g": pl.Series(keys.tolist(), dtype=pl.String),
+            "y_true": rng.integers(0, m, n),
+            **{f"p_{c}": proba[:, c] for c in range(m)},
+        }
+    )
+    options: dict[str, Any] = {"decision": decision}
+    if decision == "top_k":
+        options["k"] = 2
+    got = af.from_scores(df, y_true="y_true", scores="p_*", **options)
+    want = af.from_scores(_long(df), **options)
+    measures = ["f1", "recall", "auroc", "log_loss"]
+    a = got.evaluate(measures, ["micro", "macro"], by="g")
+    b = want.evaluate(measures, ["micro", "macro"], by="g")
+    assert_frame_equal(_sorted(a), _sorted(b), abs_tol=1e-12)
