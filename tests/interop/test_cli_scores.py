@@ -167,6 +167,10 @@ def test_where_filters_report_and_cells(tmp_path: Path) -> None:
         (["--where", "model = "], ["--where 'model = '", "not a SQL expression"]),
         (["--where", "nope > 1 AND model = 'a'"], ["names column 'nope'", "--where"]),
         (["--where", "model"], ["gives String values"]),
+        (
+            ["--scores", "p_*", "--where", "model = 'c'"],
+            ["no rows", "--where \"model = 'c'\": it keeps no row"],
+        ),
         (["--where", "y_true=2 AND nope=1"], ["--where 'y_true=2 AND nope=1' names column 'nope'"]),
         (["--scores", "q_*"], ["'q_*' matches no column"]),
         (["--k", "2"], ["--k applies with --scores"]),
