@@ -16,6 +16,7 @@ from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
 from aggframe.intake.scores_source import scores_source
+from aggframe.intake.scores_wide import WIDE_TOLERANCE, wide_scores
 from aggframe.intake.source import scan
 from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
@@ -383,6 +384,10 @@ def from_scores(
     keep_soft: TNormName | TNorm | None = None,
     over: str | Sequence[str] | None = None,
     bins: int | None = None,
+    y_true: str | None = None,
+    scores: str | Sequence[str] | Any | None = None,
+    normalize: bool = False,
+    tolerance: float = WIDE_TOLERANCE,
 ) -> Predictions:
     """Predictions with scores: the scores themselves, and decisions made from them.
 
@@ -456,6 +461,23 @@ def from_scores(
         ECE stay exact, and only pairs of entries in one cell lose their order,
         so ``|AUROC_binned - AUROC| <= sum_q pos_q neg_q / (2 P N)``
         (:meth:`~Predictions.auroc_bound`); the same pairs bound AP's error.
+    y_true, scores
+        The **wide layout** (scikit-learn's ``predict_proba``): one row per
+        example, the true class in ``y_true`` and one probability per class in
+        ``scores``: a list of columns, a Polars selector
+        (``cs.starts_with("p_")``), a glob (``"p_*"``) or one List/Array column.
+        Classes come from ``classes=`` (in column order), else from the column
+        names without their longest common prefix ending at a separator
+        (``p_0`` -> ``0``, cast to the dtype of ``y_true``), else (a List/Array
+        column) ``0 .. m-1``. The decision defaults to ``"argmax"``; the long
+        layout's roles (``class_``, ``score``, ``y``, ``mask``) do not apply,
+        ``example`` is optional (a row number otherwise). The columns are
+        unpivoted inside the plan, never materialised; see
+        :mod:`aggframe.intake.scores_wide`.
+    normalize, tolerance
+        Wide layout: a row whose probabilities do not sum to 1 within
+        ``tolerance`` (default ``1e-6``) is an error naming it;
+        ``normalize=True`` divides each row by its sum instead.
 
     Returns
     -------
@@ -520,7 +542,37 @@ def from_scores(
     │ auroc   ┆ micro    ┆ 0.9375   │
     │ auroc   ┆ macro    ┆ 1.0      │
     └─────────┴──────────┴──────────┘
+
+    The wide layout (``predict_proba``: one column per class, argmax by default):
+
+    >>> wide = pl.DataFrame({"y_true": [0, 1, 2, 1], "p_0": [0.7, 0.2, 0.1, 0.5],
+    ...                      "p_1": [0.2, 0.5, 0.1, 0.3], "p_2": [0.1, 0.3, 0.8, 0.2]})
+    >>> pr = af.from_scores(wide, y_true="y_true", scores="p_*")
+    >>> pr.accuracy(), pr.compute("auroc", "macro")
+    (0.75, 1.0)
     """
+    if scores is not None or y_true is not None:
+        return _from_wide_scores(
+            frame,
+            y_true=y_true,
+            scores=scores,
+            example=example,
+            long_roles={"class_": class_ != "class", "score": score != "score", "y": y != "y", "mask": mask},
+            decision=decision,
+            threshold=threshold,
+            k=k,
+            logits=logits,
+            n_classes=n_classes,
+            classes=classes,
+            keep_soft=keep_soft,
+            over=over,
+            bins=bins,
+            normalize=normalize,
+            tolerance=tolerance,
+        )
+    if normalize or tolerance != WIDE_TOLERANCE:
+        msg = "normalize= and tolerance= apply to the wide layout (scores=[...] and y_true=...)"
+        raise OptionError(msg)
     return Predictions(
         scores_source(
             frame,
@@ -538,6 +590,71 @@ def from_scores(
             keep_soft=keep_soft,
             over=over,
             bins=bins,
+        )
+    )
+
+
+def _from_wide_scores(
+    frame: Any,
+    *,
+    y_true: str | None,
+    scores: Any,
+    long_roles: Mapping[str, Any],
+    decision: str | None,
+    threshold: float | Mapping[Any, float],
+    k: int | None,
+    n_classes: int | None,
+    classes: Sequence[Any] | None,
+    normalize: bool,
+    tolerance: float,
+    **rest: Any,
+) -> Predictions:
+    """``from_scores`` on the wide layout: checked, unpivoted lazily, read as the long layout."""
+    if scores is None or y_true is None:
+        msg = f"the wide layout needs both y_true= and scores= (got {'y_true' if scores is None else 'scores'} only)"
+        raise OptionError(msg)
+    given = [name for name, on in long_roles.items() if on]
+    if given:
+        msg = (
+            f"scores= reads the wide layout (one row per example, one column per class); {given[0]}= names a "
+            "column of the long layout and does not apply to it"
+        )
+        raise OptionError(msg)
+    wide = wide_scores(
+        frame,
+        y_true=y_true,
+        scores=scores,
+        classes=classes,
+        example=rest["example"],
+        normalize=normalize,
+        tolerance=tolerance,
+        logits=rest["logits"],
+    )
+    if n_classes is not None and n_classes != len(wide.classes):
+        msg = f"n_classes={n_classes} but the scores name {len(wide.classes)} classes"
+        raise OptionError(msg)
+    stated = (
+        decision is not None
+        or isinstance(threshold, Mapping)
+        or threshold != 0.5
+        or k is not None
+        or rest["keep_soft"] is not None
+    )
+    return Predictions(
+        scores_source(
+            wide.frame,
+            example=wide.example,
+            class_=wide.class_,
+            score=wide.score,
+            y=wide.y,
+            decision=decision if stated else "argmax",
+            threshold=threshold,
+            k=k,
+            classes=wide.classes,
+            logits=rest["logits"],
+            keep_soft=rest["keep_soft"],
+            over=rest["over"],
+            bins=rest["bins"],
         )
     )
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from aggframe.exceptions import AggframeError
+from aggframe.exceptions import AggframeError, EmptyInputError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
 from aggframe.interop.cli_output import (
@@ -81,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AggframeError as exc:
         if progress is not None:
             progress.failed()
+        if isinstance(exc, EmptyInputError) and getattr(args, "where", None) is not None:
+            exc = EmptyInputError(f"{exc} (after --where {args.where!r}: it keeps no row)")
         return _library_error(exc)
     except (pl.exceptions.PolarsError, OSError) as exc:
         if progress is not None:

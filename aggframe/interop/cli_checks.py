@@ -16,6 +16,7 @@ from aggframe.exceptions import SourceError
 from aggframe.intake.source import EMPTY_PATH, FILE_NOT_FOUND, _is_pattern
 from aggframe.intake.stored import is_store, overwritten_input
 from aggframe.interop.cli_output import _OutputError, _UsageError
+from aggframe.measures.registry import is_score_measure
 
 
 def _given(value: str | None, default: str) -> str:
@@ -71,6 +72,12 @@ _FILE_OPTIONS = (
     "fold",
     "repeat",
     "target",
+    "where",
+    "scores",
+    "decision",
+    "threshold",
+    "k",
+    "normalize",
 )
 _LONG_ONLY = ("class_col", "y", "p", "mask", "tnorm")
 _LABEL_ONLY = ("y_true", "y_pred", "task", "pos_label")
@@ -95,6 +102,7 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
             other = "--form long" if form == "labels" else "the label form (--form labels)"
             msg = f"{_flag(dest)} applies to {other} only"
             raise _UsageError(msg)
+    _check_scores(args, form)
     if args.repeat is not None and args.fold is None:
         msg = "--repeat needs --fold COLUMN (the test fold of each row)"
         raise _UsageError(msg)
@@ -128,11 +136,59 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
     if args.grouping_sets is not None and not _split(args.by):
         msg = "--grouping-sets needs --by COLUMNS (the columns to roll up)"
         raise _UsageError(msg)
+    asked = [m.lower() for m in _split(args.measures) or []]
+    on_scores = next((m for m in asked if is_score_measure(m)), None)
+    if on_scores is not None and args.scores is None and stores is None:
+        msg = (
+            f"--measures {on_scores} reads scores: pass --scores COLUMNS (e.g. --scores 'p_*', one probability "
+            "column per class, with --y-true; or --form long --scores COLUMN)"
+        )
+        raise _UsageError(msg)
     _output_format(args)
     if args.format == "parquet" and args.output is None:
         msg = "--format parquet needs -o FILE (Parquet is not printed)"
         raise _UsageError(msg)
     _check_boot(args, stores)
+
+
+def _check_scores(args: argparse.Namespace, form: str) -> None:
+    """``--scores`` and its decision options: what goes with what, before anything is read."""
+    if args.scores is None:
+        alone = next(
+            (f for f in ("decision", "threshold", "k", "normalize") if getattr(args, f) is not None), None
+        )
+        if alone is not None:
+            msg = f"{_flag(alone)} applies with --scores only (predictions read from scores)"
+            raise _UsageError(msg)
+        return
+    if not args.scores.strip():
+        msg = "--scores is empty; name the score columns, e.g. --scores 'p_*'"
+        raise _UsageError(msg)
+    wrong = {
+        "y_pred": "--y-pred",
+        "p": "--p",
+        "tnorm": "--tnorm",
+        "task": "--task",
+        "fold": "--fold",
+        "repeat": "--repeat",
+        "target": "--target",
+    }
+    clash = next((flag for dest, flag in wrong.items() if getattr(args, dest) is not None), None)
+    if clash is not None:
+        msg = f"{clash} does not apply with --scores (the predictions are decided from the scores)"
+        raise _UsageError(msg)
+    if form == "long" and args.normalize is not None:
+        msg = "--normalize applies to one score column per class (not --form long)"
+        raise _UsageError(msg)
+    if args.threshold is not None and args.decision not in (None, "threshold"):
+        msg = f"--threshold applies with --decision threshold (not {args.decision})"
+        raise _UsageError(msg)
+    if args.k is not None and args.decision != "top_k":
+        msg = "--k applies with --decision top_k"
+        raise _UsageError(msg)
+    if args.decision == "top_k" and args.k is None:
+        msg = "--decision top_k needs --k K (the classes predicted per example)"
+        raise _UsageError(msg)
 
 
 #: the report's format an -o file's extension names

@@ -14,10 +14,11 @@ from typing import Any, cast
 import polars as pl
 
 from aggframe._options import ReportOperator
-from aggframe.constructors import from_cells, from_labels, from_long
+from aggframe.constructors import from_cells, from_labels, from_long, from_scores
 from aggframe.exceptions import AggframeError, StoreError
 from aggframe.intake.partitions import partition_dtype, partition_value
 from aggframe.intake.source import keep_origin, scan
+from aggframe.intake.where import parse_where
 from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
 from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write
 from aggframe.predictions import Predictions
@@ -69,6 +70,14 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
             pl.lit(partition_value(v), dtype=partition_dtype([v])).alias(k) for k, v in constants.items()
         ]
         lf = keep_origin(lf.with_columns(added), lf, constants)
+    if args.where is not None:
+        try:  # the user's own text: its message is not reworded into flags (`y_true=2` is no --y-true)
+            kept = parse_where(args.where, lf.collect_schema(), what="--where")
+        except AggframeError as exc:
+            raise _UsageError(str(exc)) from exc
+        lf = keep_origin(lf.filter(kept), lf)
+    if args.scores is not None:
+        return _from_scores(args, lf)
     if args.form == "long":
         return from_long(
             lf,
@@ -100,6 +109,39 @@ def _predictions(args: argparse.Namespace, stores: list[str] | None) -> Predicti
         fold=args.fold,
         repeat=args.repeat,
         target=args.target,
+    )
+
+
+def _from_scores(args: argparse.Namespace, lf: pl.LazyFrame) -> Predictions:
+    """``--scores``: one probability column per class (a glob, a list, a list column), or ``--form long``."""
+    classes = None if args.classes is None else _as_labels(args, lf, "--classes", _split(args.classes) or [])
+    decision: dict[str, Any] = {"decision": args.decision}
+    if args.threshold is not None:
+        decision["threshold"] = args.threshold
+    if args.k is not None:
+        decision["k"] = args.k
+    if args.form == "long":
+        return from_scores(
+            lf,
+            example=_given(args.example, "example"),
+            class_=_given(args.class_col, "class"),
+            score=args.scores,
+            y=_given(args.y, "y"),
+            mask=args.mask,
+            n_classes=args.n_classes,
+            classes=classes,
+            **decision,
+        )
+    names = _split(args.scores) or []
+    return from_scores(
+        lf,
+        y_true=_given(args.y_true, "y_true"),
+        scores=names[0] if len(names) == 1 else names,
+        example=args.example,
+        n_classes=args.n_classes,
+        classes=classes,
+        normalize=bool(args.normalize),
+        **decision,
     )
 
 

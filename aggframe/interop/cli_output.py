@@ -50,9 +50,38 @@ FLAGS = {
     "level": "--level",
     "seed": "--seed",
     "cluster": "--cluster",
+    "scores": "--scores",
+    "score": "--scores",
+    "decision": "--decision",
+    "threshold": "--threshold",
+    "k": "--k",
 }
 _KEYS = "|".join(sorted(map(re.escape, FLAGS), key=len, reverse=True))
 _WORDS = [
+    # the scores' Python advice first (the generic rules below would rewrite half of it)
+    (
+        re.compile(
+            r"needs predictions that carry scores: build them with from_scores\(frame, score='<column>', \.\.\.\) "
+            r"\(these predictions are in the 'cells' form, without scores\)"
+        ),
+        lambda m: (
+            "needs the prediction rows: a cell store keeps the confusion cells of the decisions only; "
+            "report the prediction files with --scores"
+        ),
+    ),
+    (
+        re.compile(r"build them with from_scores\(frame, score='<column>', \.\.\.\)"),
+        lambda m: (
+            "pass --scores COLUMNS (e.g. --scores 'p_*', one probability column per class, with --y-true)"
+        ),
+    ),
+    (re.compile(r"normalize=True"), lambda m: "--normalize"),
+    (re.compile(r",? or tolerance= to accept it"), lambda m: ""),
+    (re.compile(r";? ?\(?pass logits=True if the(y| scores) are logits\)?"), lambda m: ""),
+    (
+        re.compile(r"; pass classes= with the label of each column"),
+        lambda m: "; pass --classes A,B,... in column order",
+    ),
     (re.compile(r"task=None"), lambda m: "--task multiclass"),
     (re.compile(rf"`({_KEYS})=([^`]*)`"), lambda m: f"`{FLAGS[m[1]]} {m[2]}`"),
     (re.compile(rf"`({_KEYS})`"), lambda m: f"`{FLAGS[m[1]]}`"),

@@ -36,6 +36,8 @@ _REPORT_EXAMPLES = """examples:
   aggframe report cv.parquet --fold fold --pooling pooled,averaged --convention exclude,zero
   aggframe report preds.parquet --example id --by model --n-boot 200 --html report.html   # intervals
   aggframe report 'cells/*' --by model --grouping-sets rollup   # stores written by `aggframe cells`
+  aggframe report cv/ --scores 'p_*' --y-true y_true --by model --measures auroc,log_loss,f1 --operators micro,macro
+  aggframe report log/ --where "model = 'a' AND day >= '2024-01-02'"
 """
 
 _CELLS_EXAMPLES = """examples:
@@ -44,6 +46,7 @@ _CELLS_EXAMPLES = """examples:
   aggframe cells day1.csv --by model --with day=2026-11-29 -o cells/2026-11-29
   aggframe cells examples/multilabel.parquet --form long --n-classes 8 -o cells/ml --overwrite
   aggframe report 'cells/*' --by model   # the stores of several days add up exactly
+  aggframe cells log/ --where "day = '2024-01-02'" --by model -o cells/2024-01-02   # one day's rows
 """
 
 
@@ -263,6 +266,50 @@ def _inputs(p: argparse.ArgumentParser, *, report: bool) -> None:
         help="the positive class, with --task binary"
         + (" or --operators binary" if report else "")  # `cells` has no --operators
         + ", e.g. 1 (default: 1; Boolean labels: true or false)",
+    )
+    p.add_argument(
+        "--where",
+        metavar="EXPR",
+        default=None,
+        help="keep the input rows where this SQL condition holds, before anything else, e.g. "
+        "--where \"model = 'a' AND day >= '2024-01-02'\"",
+    )
+    p.add_argument(
+        "--scores",
+        metavar="COLS",
+        default=None,
+        help="read scores: one probability column per class (a glob or a comma-separated list, with "
+        "--y-true), e.g. --scores 'p_*', or one list column; with --form long, the score column "
+        "(with --class, --y), e.g. --scores score",
+    )
+    p.add_argument(
+        "--decision",
+        choices=["argmax", "threshold", "top_k"],
+        default=None,
+        help="with --scores: how the cell measures (f1, ...) decide: argmax (one class per example; the "
+        "default of one column per class), threshold (every class above --threshold) or top_k (--k best), e.g. --decision threshold",
+    )
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=float,
+        default=None,
+        help="with --scores --decision threshold: predict a class when its score is above T (default 0.5), "
+        "e.g. --threshold 0.3",
+    )
+    p.add_argument(
+        "--k",
+        metavar="K",
+        type=_positive_int,
+        default=None,
+        help="with --decision top_k: classes per example, e.g. --k 3",
+    )
+    p.add_argument(
+        "--normalize",
+        action="store_true",
+        default=None,
+        help="with --scores COLS: divide each row's probabilities by their sum (else a row that does not "
+        "sum to 1 within 1e-6 is an error), e.g. --scores 'p_*' --normalize",
     )
     p.add_argument("--fold", metavar="COL", default=None, help="cross-validation fold column, e.g. fold")
     p.add_argument(
