@@ -43,6 +43,8 @@ from aggframe.constructors import (
     from_scores,
     scan,
 )
+from aggframe.decisions.checks import CheckFailedError, CheckResult, check
+from aggframe.decisions.rules import Rule, RuleError
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -95,6 +97,8 @@ __all__ = [
     "AggframeError",
     "AggframeNamespace",
     "Cells",
+    "CheckFailedError",
+    "CheckResult",
     "ColumnNotFoundError",
     "DecisionWarning",
     "DuplicateEntryError",
@@ -107,6 +111,8 @@ __all__ = [
     "OptionError",
     "OrdinalPredictions",
     "Predictions",
+    "Rule",
+    "RuleError",
     "ShapeError",
     "SourceError",
     "SparseInputError",
@@ -118,6 +124,7 @@ __all__ = [
     "UnknownNameError",
     "__version__",
     "canonical_coordinates",
+    "check",
     "classification_report",
     "cost",
     "cost_matrix",
