@@ -652,11 +652,10 @@ def _messages(df: pl.DataFrame) -> list[str]:
         bad = status in ("fail", "warn")
         if row["__drop"]:
             drop = -row["compared"]
-            word = "dropped" if drop > 0 else "rose"
             sign = ">" if bad else "<="
             out.append(
-                f"{what} {_fmt(row['value'])} {word} {_fmt(abs(drop))}{on} from baseline {_fmt(row['baseline'])} "
-                f"({sign} {_fmt(-row['bound'])} allowed){group}{count}"
+                f"{what} {_fmt(row['value'])} vs baseline {_fmt(row['baseline'])}: drop{on} {_fmt(drop)} "
+                f"{sign} {_fmt(-row['bound'])} allowed{group}{count}"
             )
             continue
         op = row["comparison"]
