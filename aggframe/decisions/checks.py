@@ -19,9 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import KEY_ALL, REP, free_name, restore
-from aggframe._options import Engine, listify, parse_bootstrap, parse_engine, unique_in_order
-from aggframe.decisions.rules import Rule, RuleError, parse_rules, where_columns, where_expression, parse_where
+from aggframe._columns import REP, free_name, restore
+from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
+from aggframe.decisions.rules import (
+    Rule,
+    RuleError,
+    parse_rules,
+    parse_where,
+    where_columns,
+    where_expression,
+)
 from aggframe.exceptions import AggframeError, ColumnNotFoundError, OptionError
 from aggframe.operators.grouping import GROUPING_ID
 
@@ -215,7 +222,8 @@ def _check_columns(pr: Predictions, rules: Sequence[Rule]) -> None:
         try:
             pr.source.check_by(list(r.by))
         except AggframeError as exc:
-            raise type(exc)(f"{r.origin}: {exc}") from None
+            msg = f"{r.origin}: {exc}"
+            raise type(exc)(msg) from None
         if r.where is not None:
             if pr.form == "cells":
                 msg = (
@@ -294,7 +302,15 @@ def rule_values(
         family = [r for r in rules if (r.n_boot or 0) == n_boot]
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=None) if n_boot else None
         rows = [
-            _evaluated(pr, [r.measure for r in family if r.operator == op], op, by_all, distinct, boot, engine)
+            _evaluated(
+                pr,
+                [r.measure for r in family if r.operator == op],
+                op,
+                by_all,
+                distinct,
+                boot=boot,
+                engine=engine,
+            )
             for op in unique_in_order(r.operator for r in family)
         ]
         got = pl.concat(rows, how="diagonal_relaxed")
@@ -308,9 +324,7 @@ def rule_values(
     if paired:
         joined = _paired(joined, rules, by_keys)
     out = _summarize(joined, by_keys, level=level, paired=paired)
-    out = out.join(
-        n_examples, on=[GROUPING_ID, *by_keys], how="left", nulls_equal=True
-    ).drop(GROUPING_ID)
+    out = out.join(n_examples, on=[GROUPING_ID, *by_keys], how="left", nulls_equal=True).drop(GROUPING_ID)
     return out.sort(_RULE, maintain_order=True), by_keys
 
 
@@ -320,6 +334,7 @@ def _evaluated(
     operator: str,
     by_all: list[str],
     sets: list[list[str]],
+    *,
     boot: Any,
     engine: Engine,
 ) -> pl.DataFrame:
@@ -331,7 +346,7 @@ def _evaluated(
         grouping_sets=sets if by_all else None,
     )
     report, names = pr.report(request, engine=engine, boot=boot)
-    out = restore(report, names).collect()
+    out: pl.DataFrame = restore(report, names).collect()
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
     if GROUPING_ID not in out.columns:
@@ -342,9 +357,11 @@ def _evaluated(
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:
     """The examples of every group of every grouping set (the exemplar operator's entries)."""
-    request = pr.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets if by_all else None)
+    request = pr.request(
+        ["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets if by_all else None
+    )
     report, names = pr.report(request, engine=engine)
-    out = restore(report, names).collect()
+    out: pl.DataFrame = restore(report, names).collect()
     if GROUPING_ID not in out.columns:
         out = out.with_columns(pl.lit(0, dtype=pl.Int64).alias(GROUPING_ID))
     return out.select(
@@ -373,8 +390,10 @@ def _paired(joined: pl.DataFrame, rules: Sequence[Rule], by_keys: list[str]) -> 
     out = joined.with_columns(pl.lit(None, dtype=pl.Float64).alias(_REF))
     for matched, ref in refs:
         rid = ref[_RULE][0]
-        mine = out.filter(pl.col(_RULE) == rid).drop(_REF).join(
-            ref, on=[_RULE, REP, *matched], how="left", nulls_equal=True
+        mine = (
+            out.filter(pl.col(_RULE) == rid)
+            .drop(_REF)
+            .join(ref, on=[_RULE, REP, *matched], how="left", nulls_equal=True)
         )
         out = pl.concat([out.filter(pl.col(_RULE) != rid), mine.select(out.columns)])
     return out
@@ -420,7 +439,7 @@ def _baseline_values(
         group = [(i, r) for i, r in wanted if r.baseline == ref]
         source = ref if ref is not None else baseline
         if source is None:
-            i, r = group[0]
+            r = group[0][1]
             msg = (
                 f"{r.origin}: a drop rule (max_drop / max_relative_drop) needs a baseline: a group "
                 "(baseline = {model = 'lr'}), a path (baseline = 'cells/last-week'), or check(..., baseline=...) "
@@ -434,13 +453,13 @@ def _baseline_values(
 def _baseline_of(
     source: Any, group: list[tuple[int, Rule]], *, level: float, seed: int, engine: Engine
 ) -> pl.DataFrame:
-    from aggframe.predictions import Predictions  # noqa: PLC0415 - the façade sits below; typing only above
+    from aggframe.predictions import Predictions
 
     expected: pl.DataFrame | None = None
     if isinstance(source, (str, Path)):
         path = Path(source)
         if path.is_dir():
-            from aggframe.constructors import from_cells  # noqa: PLC0415 - only for a store baseline
+            from aggframe.constructors import from_cells
 
             source = from_cells(str(path))
         elif path.is_file() and path.suffix.lower() in (".parquet", ".csv"):
@@ -452,8 +471,7 @@ def _baseline_of(
         else:
             msg = (
                 f"the baseline {str(path)!r} is neither a cell store (a directory) nor a Parquet or CSV "
-                "file of expected values"
-                + ("" if path.exists() else ": it does not exist")
+                "file of expected values" + ("" if path.exists() else ": it does not exist")
             )
             raise RuleError(msg)
     elif isinstance(source, pl.DataFrame):
@@ -465,12 +483,14 @@ def _baseline_of(
     if not isinstance(source, Predictions):
         msg = f"a baseline is Predictions, a cell store path, or a frame of expected values; got {type(source).__name__}"
         raise OptionError(msg)
-    rules = [dataclasses.replace(r, baseline=None, max_drop=None, max_relative_drop=None, min=0.0) for _, r in group]
+    rules = [
+        dataclasses.replace(r, baseline=None, max_drop=None, max_relative_drop=None, min=0.0)
+        for _, r in group
+    ]
     values, keys = rule_values(source, rules, level=level, seed=seed, engine=engine)
     ids = pl.DataFrame({_RULE: list(range(1, len(group) + 1)), "__af_id": [i for i, _ in group]})
-    return (
-        values.join(ids, on=_RULE)
-        .select(pl.col("__af_id").alias(_RULE), *keys, pl.col("value").alias(_REF))
+    return values.join(ids, on=_RULE).select(
+        pl.col("__af_id").alias(_RULE), *keys, pl.col("value").alias(_REF)
     )
 
 
@@ -499,7 +519,9 @@ def _expected_values(expected: pl.DataFrame, group: list[tuple[int, Rule]]) -> p
             msg = f"{r.origin}: the expected values hold several rows for one group of {list(r.by)}"
             raise OptionError(msg)
         parts.append(
-            rows.select(pl.lit(i, dtype=pl.Int64).alias(_RULE), *r.by, pl.col("value").cast(pl.Float64).alias(_REF))
+            rows.select(
+                pl.lit(i, dtype=pl.Int64).alias(_RULE), *r.by, pl.col("value").cast(pl.Float64).alias(_REF)
+            )
         )
     return pl.concat(parts, how="diagonal_relaxed")
 
@@ -557,7 +579,13 @@ def _verdicts(
     if "__af_dlow" not in df.columns:
         df = df.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("__af_dlow", "__af_dhigh"))
     on_col = pl.col("on")
-    own = pl.when(on_col == "ci_low").then("ci_low").when(on_col == "ci_high").then("ci_high").otherwise("value")
+    own = (
+        pl.when(on_col == "ci_low")
+        .then("ci_low")
+        .when(on_col == "ci_high")
+        .then("ci_high")
+        .otherwise("value")
+    )
     diff = pl.col("value") - pl.col(_REF)
     paired_ci = pl.col("__paired") & (on_col != "value")
     diff_on = (
@@ -572,9 +600,10 @@ def _verdicts(
         pl.when(pl.col("__drop")).then(pl.col(_REF)).alias("baseline"),
         pl.when(pl.col("__drop")).then(diff).alias("difference"),
         pl.when(pl.col("__drop")).then(diff_on).otherwise(own).alias("compared"),
-        pl.when(pl.col("__drop") | pl.col("__min").is_not_null()).then(pl.lit(">=")).otherwise(pl.lit("<=")).alias(
-            "comparison"
-        ),
+        pl.when(pl.col("__drop") | pl.col("__min").is_not_null())
+        .then(pl.lit(">="))
+        .otherwise(pl.lit("<="))
+        .alias("comparison"),
     )
     df = df.with_columns(
         pl.when(pl.col("__drop"))
@@ -587,11 +616,19 @@ def _verdicts(
     )
     low = pl.col("compared") < pl.col("bound")
     high = pl.col("compared") > pl.col("bound")
-    above_max = (pl.col("__min").is_not_null() & pl.col("__max").is_not_null()) & (pl.col("compared") > pl.col("__max"))
+    above_max = (pl.col("__min").is_not_null() & pl.col("__max").is_not_null()) & (
+        pl.col("compared") > pl.col("__max")
+    )
     violated = pl.when(pl.col("comparison") == ">=").then(low | above_max).otherwise(high)
     df = df.with_columns(
-        pl.when(above_max.fill_null(value=False)).then(pl.col("__max")).otherwise(pl.col("bound")).alias("bound"),
-        pl.when(above_max.fill_null(value=False)).then(pl.lit("<=")).otherwise(pl.col("comparison")).alias("comparison"),
+        pl.when(above_max.fill_null(value=False))
+        .then(pl.col("__max"))
+        .otherwise(pl.col("bound"))
+        .alias("bound"),
+        pl.when(above_max.fill_null(value=False))
+        .then(pl.lit("<="))
+        .otherwise(pl.col("comparison"))
+        .alias("comparison"),
     )
     status = (
         pl.when(pl.col("n_examples").fill_null(0) < pl.col("__min_examples").fill_null(0))
@@ -631,7 +668,17 @@ def _fmt(v: float | None) -> str:
 def _messages(df: pl.DataFrame) -> list[str]:
     """A sentence per row that a person reads: ``macro f1 0.849 < 0.9 for model=gnb (1,797 examples)``."""
     out = []
-    cols = ["operator", "measure", "value", "compared", "comparison", "bound", "status", "group", "n_examples"]
+    cols = [
+        "operator",
+        "measure",
+        "value",
+        "compared",
+        "comparison",
+        "bound",
+        "status",
+        "group",
+        "n_examples",
+    ]
     cols += ["__drop", "baseline", "difference", "on", "__min_examples", _REF]
     for row in df.select(cols).iter_rows(named=True):
         what = f"{row['operator']} {row['measure']}"

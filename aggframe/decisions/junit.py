@@ -42,7 +42,9 @@ def junit_xml(result: CheckResult, *, suite: str = "aggframe check") -> str:
         }
         for k, v in counts.items():
             totals[k] += v
-        ts = ET.SubElement(root, "testsuite", name=f"rule {i}: {rule.label}", **{k: str(v) for k, v in counts.items()})
+        ts = ET.SubElement(
+            root, "testsuite", {"name": f"rule {i}: {rule.label}"} | {k: str(v) for k, v in counts.items()}
+        )
         for row in mine.iter_rows(named=True):
             case = ET.SubElement(ts, "testcase", classname=f"rule {i}: {rule.label}", name=row["group"])
             status, message = row["status"], row["message"]

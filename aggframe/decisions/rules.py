@@ -17,11 +17,11 @@ expression (:func:`where_expression`) that runs on every engine.
 from __future__ import annotations
 
 import math
-from datetime import date, datetime
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -159,7 +159,12 @@ class Rule:
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name == "origin" or v is None or v == () or (f.name, v) in (("on", "value"), ("severity", "error")):
+            if (
+                f.name == "origin"
+                or v is None
+                or v == ()
+                or (f.name, v) in (("on", "value"), ("severity", "error"))
+            ):
                 continue
             out[f.name] = list(v) if isinstance(v, tuple) else (dict(v) if isinstance(v, Mapping) else v)
         return out
@@ -218,7 +223,9 @@ def _baseline(origin: str, value: Any, by: tuple[str, ...]) -> str | dict[str, A
         outside = [k for k in value if k not in by]
         if outside:
             raise _fail(
-                origin, "baseline", f"a baseline group names by-columns of the rule; {outside[0]!r} is not in by={list(by)!r}"
+                origin,
+                "baseline",
+                f"a baseline group names by-columns of the rule; {outside[0]!r} is not in by={list(by)!r}",
             )
         return dict(value)
     raise _fail(origin, "baseline", f"expected a group like {{model = 'lr'}} or a path, got {value!r}")
@@ -233,7 +240,8 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         An unknown key, a missing measure or bound, a value of the wrong type.
     """
     if isinstance(spec, Rule):
-        spec, origin = spec.as_dict(), origin or spec.origin
+        origin = origin or spec.origin
+        spec = spec.as_dict()
     if not isinstance(spec, Mapping):
         raise _fail(origin, None, f"expected a table of keys ({', '.join(RULE_KEYS)}), got {spec!r}")
     unknown = [k for k in spec if k not in RULE_KEYS]
@@ -269,7 +277,9 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
     if not bounds and not drops:
         raise _fail(origin, None, "no bound: give min, max, max_drop or max_relative_drop")
     if bounds and drops:
-        raise _fail(origin, None, "give absolute bounds (min, max) or drops (max_drop, max_relative_drop), not both")
+        raise _fail(
+            origin, None, "give absolute bounds (min, max) or drops (max_drop, max_relative_drop), not both"
+        )
     if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"]:
         raise _fail(origin, "min", f"min {bounds['min']:g} is above max {bounds['max']:g}")
     baseline = _baseline(origin, spec.get("baseline"), by)
@@ -280,7 +290,9 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
     if on != "value" and n_boot is None:
         raise _fail(origin, "on", f"on = {on!r} is an end of a bootstrap interval: give n_boot (e.g. 200)")
     min_examples = (
-        None if spec.get("min_examples") is None else _count(origin, "min_examples", spec["min_examples"], least=0)
+        None
+        if spec.get("min_examples") is None
+        else _count(origin, "min_examples", spec["min_examples"], least=0)
     )
     severity = _choice(origin, "severity", spec.get("severity", "error"), ("error", "warn"))
     return Rule(
@@ -322,7 +334,9 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     if isinstance(rules, Mapping):
         extra = [k for k in rules if k != "rule"]
         if extra:
-            raise _fail(source, str(extra[0]), "unknown top-level key; a rules file holds [[rule]] tables only")
+            raise _fail(
+                source, str(extra[0]), "unknown top-level key; a rules file holds [[rule]] tables only"
+            )
         rules = rules["rule"]
     if not isinstance(rules, (list, tuple)):
         raise _fail(source, "rule", f"expected a list of rules ([[rule]] tables), got {rules!r}")
@@ -353,12 +367,12 @@ def load_rules(path: str | Path) -> list[Rule]:
         msg = f"{p}: not valid TOML: {exc}"
         raise RuleError(msg) from None
     rules = parse_rules(doc, source=str(p))
-    out = []
-    for r in rules:
-        if isinstance(r.baseline, str) and not Path(r.baseline).is_absolute():
-            r = Rule(**{**{f.name: getattr(r, f.name) for f in fields(r)}, "baseline": str(p.parent / r.baseline)})
-        out.append(r)
-    return out
+    return [
+        replace(r, baseline=str(p.parent / r.baseline))
+        if isinstance(r.baseline, str) and not Path(r.baseline).is_absolute()
+        else r
+        for r in rules
+    ]
 
 
 # --- where: a small SQL boolean expression language -------------------------------------------
@@ -550,7 +564,8 @@ def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.E
     >>> df.select(where_expression("day >= 3 OR day IS NULL").alias("w"))["w"].to_list()
     [False, True, True]
     """
-    return _compile(parse_where(text), schema).fill_null(value=False)
+    expr: nw.Expr = _compile(parse_where(text), schema).fill_null(value=False)
+    return expr
 
 
 def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
@@ -563,7 +578,9 @@ def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, (int, float)) and not numeric:
-        msg = f"column {name!r} holds {dtype} values, compared with the number {value!r}; quote text: '{value}'"
+        msg = (
+            f"column {name!r} holds {dtype} values, compared with the number {value!r}; quote text: '{value}'"
+        )
         raise RuleError(msg)
     if isinstance(value, str) and numeric:
         msg = f"column {name!r} holds {dtype} numbers, compared with the text {value!r}; leave the quotes out"

@@ -33,8 +33,8 @@ import polars as pl
 
 from aggframe.exceptions import AggframeError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
-from aggframe.interop.cli_gate import run_check
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
+from aggframe.interop.cli_gate import run_check
 from aggframe.interop.cli_output import (
     FLAGS,
     _fail,

@@ -58,7 +58,9 @@ def add_check_parser(sub: Any, inputs: Callable[..., None]) -> None:
         "values (by-columns, measure, operator, value), e.g. --baseline cells/2026-11-23",
     )
     p.add_argument("--junit", metavar="OUT.xml", default=None, help="write JUnit XML, e.g. --junit check.xml")
-    p.add_argument("--json", metavar="OUT.json", default=None, help="write the verdicts as JSON, e.g. --json check.json")
+    p.add_argument(
+        "--json", metavar="OUT.json", default=None, help="write the verdicts as JSON, e.g. --json check.json"
+    )
     p.add_argument(
         "--failures",
         metavar="OUT.parquet",
@@ -103,7 +105,9 @@ def run_check(args: argparse.Namespace, argv: Any = None) -> int:
         _check_outputs(args)
         rules = load_rules(args.rules)
         if args.baseline is not None and not Path(args.baseline).exists():
-            msg = f"--baseline {args.baseline!r} does not exist (a cell store directory or a Parquet/CSV file)"
+            msg = (
+                f"--baseline {args.baseline!r} does not exist (a cell store directory or a Parquet/CSV file)"
+            )
             raise _UsageError(msg)
         stores = _store_inputs(args.paths)
         pr = _predictions(args, stores)
@@ -117,7 +121,7 @@ def run_check(args: argparse.Namespace, argv: Any = None) -> int:
         return _library_error(exc)
     except (pl.exceptions.PolarsError, OSError) as exc:
         return _fail("input", f"could not read the input: {_one_line(exc)}")
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+    except Exception as exc:
         return _fail("internal", f"{_one_line(exc)} (please report this)")
     return 0 if result.passed else 1
 
@@ -138,10 +142,10 @@ def _deliver(args: argparse.Namespace, pr: Any, result: Any, argv: Any) -> None:
 
 
 def _html(args: argparse.Namespace, pr: Any, result: Any, argv: Any) -> None:
-    import shlex  # noqa: PLC0415
+    import shlex
 
-    from aggframe.interop.html import write_html_report  # noqa: PLC0415 - the plot extra, only for --html
-    from aggframe.interop.html_verdict import write_verdict  # noqa: PLC0415
+    from aggframe.interop.html import write_html_report
+    from aggframe.interop.html_verdict import write_verdict
 
     by = list(dict.fromkeys(c for r in result.rules for c in r.by))
     measures = list(dict.fromkeys(r.measure for r in result.rules))
@@ -150,7 +154,8 @@ def _html(args: argparse.Namespace, pr: Any, result: Any, argv: Any) -> None:
         report = pr.evaluate(measures, operators, by=by or None)
     except AggframeError:  # measures not defined under every operator: one per rule's pair
         report = pl.concat(
-            [pr.evaluate([r.measure], [r.operator], by=by or None) for r in result.rules], how="diagonal_relaxed"
+            [pr.evaluate([r.measure], [r.operator], by=by or None) for r in result.rules],
+            how="diagonal_relaxed",
         ).unique(maintain_order=True)
     command = "aggframe " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     write_html_report(args.html, pr, report, by=by or None, title="aggframe check", command=command)
