@@ -30,7 +30,7 @@ from aggframe.decisions.rules import (
     where_expression,
 )
 from aggframe.exceptions import AggframeError, ColumnNotFoundError, OptionError
-from aggframe.operators.grouping import GROUPING_ID
+from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
@@ -63,6 +63,7 @@ RESULT_COLUMNS = (
 )
 
 _RULE = "__af_rule"
+_GID = "__af_gid"
 _REF = "__af_ref"
 _NAN = float("nan")
 
@@ -286,16 +287,25 @@ def rule_values(
     by_all = [*by_keys, *where_names.values()]
     sets = [[*r.by, *([where_names[r.where]] if r.where is not None else [])] for r in rules]
     distinct = [list(s) for s in unique_in_order(tuple(sorted(s, key=by_all.index)) for s in sets)]
+    marks = [c for c in by_all if c in (GROUPING_COLUMN, GROUPING_ID)]
+    if marks and len(distinct) > 1:
+        msg = (
+            f"by column {marks[0]!r} has the name of a column of grouping sets, which rules of different "
+            "by-columns are evaluated with; rename it"
+        )
+        raise OptionError(msg)
+    if len(distinct) == 1:
+        by_all, distinct = distinct[0], []
     table = pl.DataFrame(
         {
             _RULE: list(range(1, len(rules) + 1)),
-            GROUPING_ID: [_grouping_id(s, by_all) for s in sets],
+            _GID: [_grouping_id(s, by_all) for s in sets],
             "measure": [r.measure for r in rules],
             "operator": [r.operator for r in rules],
             "__af_where": [where_names.get(r.where) if r.where is not None else None for r in rules],
             "__af_boot": [r.n_boot or 0 for r in rules],
         },
-        schema_overrides={GROUPING_ID: pl.Int64, "__af_where": pl.String},
+        schema_overrides={_GID: pl.Int64, "__af_where": pl.String},
     )
     parts = []
     for n_boot in unique_in_order(r.n_boot or 0 for r in rules):
@@ -315,16 +325,21 @@ def rule_values(
         ]
         got = pl.concat(rows, how="diagonal_relaxed")
         rules_here = table.filter(pl.col("__af_boot") == n_boot).drop("__af_boot")
-        parts.append(got.join(rules_here, on=[GROUPING_ID, "measure", "operator"], how="inner"))
+        parts.append(
+            got.join(rules_here, on=[_GID, "measure", "operator"], how="inner", nulls_equal=True)
+        )
     joined = pl.concat(parts, how="diagonal_relaxed")
     for name in where_names.values():
         joined = joined.filter((pl.col("__af_where") != name).fill_null(value=True) | pl.col(name))
     joined = joined.drop("__af_where", *where_names.values())
-    n_examples = _n_examples(pr, by_all, distinct, engine).drop(*where_names.values())
+    n_examples = _n_examples(pr, by_all, distinct, engine)
+    for name in where_names.values():  # the rows of a filter's groups (true), or not filtered (null)
+        n_examples = n_examples.filter(pl.col(name).is_null() | pl.col(name))
+    n_examples = n_examples.drop(*where_names.values())
     if paired:
         joined = _paired(joined, rules, by_keys)
     out = _summarize(joined, by_keys, level=level, paired=paired)
-    out = out.join(n_examples, on=[GROUPING_ID, *by_keys], how="left", nulls_equal=True).drop(GROUPING_ID)
+    out = out.join(n_examples, on=[_GID, *by_keys], how="left", nulls_equal=True).drop(_GID)
     return out.sort(_RULE, maintain_order=True), by_keys
 
 
@@ -343,29 +358,34 @@ def _evaluated(
         unique_in_order(measures),
         [operator],
         by=by_all or None,
-        grouping_sets=sets if by_all else None,
+        grouping_sets=sets or None,
     )
     report, names = pr.report(request, engine=engine, boot=boot)
     out: pl.DataFrame = restore(report, names).collect()
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
-    if GROUPING_ID not in out.columns:
-        out = out.with_columns(pl.lit(0, dtype=pl.Int64).alias(GROUPING_ID))
-    keep = [*by_all, GROUPING_ID, REP, "measure", "operator", "value"]
-    return out.select(*keep).with_columns(pl.col(GROUPING_ID).cast(pl.Int64), pl.col(REP).cast(pl.Int64))
+    out = _marked(out, sets)
+    keep = [*by_all, _GID, REP, "measure", "operator", "value"]
+    return out.select(*keep).with_columns(pl.col(_GID).cast(pl.Int64), pl.col(REP).cast(pl.Int64))
+
+
+def _marked(out: pl.DataFrame, sets: list[list[str]]) -> pl.DataFrame:
+    """The grouping set of each row as ``_GID`` (SQL's GROUPING_ID; 0 without grouping sets)."""
+    if sets:
+        return out.rename({GROUPING_ID: _GID})
+    return out.with_columns(pl.lit(0, dtype=pl.Int64).alias(_GID))
 
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:
     """The examples of every group of every grouping set (the exemplar operator's entries)."""
     request = pr.request(
-        ["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets if by_all else None
+        ["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None
     )
     report, names = pr.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
-    if GROUPING_ID not in out.columns:
-        out = out.with_columns(pl.lit(0, dtype=pl.Int64).alias(GROUPING_ID))
+    out = _marked(out, sets)
     return out.select(
-        *by_all, pl.col(GROUPING_ID).cast(pl.Int64), pl.col("n_entries").cast(pl.Int64).alias("n_examples")
+        *by_all, pl.col(_GID).cast(pl.Int64), pl.col("n_entries").cast(pl.Int64).alias("n_examples")
     )
 
 
@@ -421,7 +441,7 @@ def _summarize(joined: pl.DataFrame, by_keys: list[str], *, level: float, paired
             reps(diff).quantile(alpha, interpolation="linear").alias("__af_dlow"),
             reps(diff).quantile(1 - alpha, interpolation="linear").alias("__af_dhigh"),
         ]
-    return joined.group_by([_RULE, GROUPING_ID, *by_keys], maintain_order=True).agg(*aggs)
+    return joined.group_by([_RULE, _GID, *by_keys], maintain_order=True).agg(*aggs)
 
 
 # --- baselines ----------------------------------------------------------------------------------
@@ -489,7 +509,7 @@ def _baseline_of(
     ]
     values, keys = rule_values(source, rules, level=level, seed=seed, engine=engine)
     ids = pl.DataFrame({_RULE: list(range(1, len(group) + 1)), "__af_id": [i for i, _ in group]})
-    return values.join(ids, on=_RULE).select(
+    return values.join(ids, on=_RULE, nulls_equal=True).select(
         pl.col("__af_id").alias(_RULE), *keys, pl.col("value").alias(_REF)
     )
 
@@ -575,7 +595,9 @@ def _verdicts(
             "__min_examples": pl.Int64,
         },
     )
-    df = values.with_columns(pl.col(_RULE).cast(pl.Int64)).join(params, on=_RULE, how="left")
+    df = values.with_columns(pl.col(_RULE).cast(pl.Int64)).join(
+        params, on=_RULE, how="left", nulls_equal=True
+    )
     if "__af_dlow" not in df.columns:
         df = df.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("__af_dlow", "__af_dhigh"))
     on_col = pl.col("on")

@@ -29,6 +29,8 @@ import narwhals.stable.v1 as nw
 
 from aggframe._options import parse_report_operator
 from aggframe.exceptions import AggframeError, OptionError
+from aggframe.measures.matrix import MATRIX_MEASURES
+from aggframe.measures.matrix import _canonical as matrix_canonical
 from aggframe.measures.registry import SCORE_MEASURES, get_measure
 
 __all__ = [
@@ -196,11 +198,18 @@ def _choice(origin: str, key: str, value: Any, options: Sequence[str]) -> str:
     return cast("str", value)
 
 
-def _measure(origin: str, value: Any) -> str:
+def _measure(origin: str, value: Any, operator: str) -> str:
     if not isinstance(value, str) or not value:
         raise _fail(origin, "measure", f"expected a measure name, got {value!r}")
     if value.lower() in SCORE_MEASURES:
         return value.lower()
+    if operator == "multiclass":
+        canon = matrix_canonical(value)
+        if canon is None:
+            raise _fail(
+                origin, "measure", f"{value!r} is not a measure of the multiclass operator; those are {', '.join(MATRIX_MEASURES)}"
+            )
+        return canon
     try:
         return get_measure(value).name
     except AggframeError as exc:
@@ -253,12 +262,12 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
     if name is not None and not isinstance(name, str):
         raise _fail(origin, "name", f"expected text, got {name!r}")
     origin = f"{origin} ({name!r})" if name and origin else origin or (repr(name) if name else "")
-    measure = _measure(origin, spec["measure"])
     operator = spec.get("operator", "micro")
     try:
         operator = parse_report_operator(operator)
     except AggframeError as exc:
         raise _fail(origin, "operator", str(exc)) from None
+    measure = _measure(origin, spec["measure"], operator)
     by = _by(origin, spec.get("by", ()))
     where = spec.get("where")
     if where is not None:
@@ -329,7 +338,7 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     """
     if isinstance(rules, (str, Path)):
         return load_rules(rules)
-    if isinstance(rules, (Rule, Mapping)) and not (isinstance(rules, Mapping) and "rule" in rules):
+    if isinstance(rules, Rule) or (isinstance(rules, Mapping) and "measure" in rules):
         rules = [rules]
     if isinstance(rules, Mapping):
         extra = [k for k in rules if k != "rule"]
@@ -337,6 +346,8 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
             raise _fail(
                 source, str(extra[0]), "unknown top-level key; a rules file holds [[rule]] tables only"
             )
+        if "rule" not in rules:
+            raise _fail(source, None, "no [[rule]] tables")
         rules = rules["rule"]
     if not isinstance(rules, (list, tuple)):
         raise _fail(source, "rule", f"expected a list of rules ([[rule]] tables), got {rules!r}")
@@ -573,6 +584,9 @@ def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
     if schema is None or column[0] != "col":
         return value
     name = column[1]
+    if name not in schema:
+        msg = f"column {name!r} is not in the input; available columns: {list(schema)}"
+        raise RuleError(msg)
     dtype = schema[name]
     numeric = dtype.is_numeric()
     if isinstance(value, bool) or value is None:
