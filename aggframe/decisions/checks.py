@@ -62,8 +62,30 @@ RESULT_COLUMNS = (
     "message",
 )
 
+#: how a message names the baseline of the whole check (the command line says --baseline)
+WHOLE_BASELINE = "check(..., baseline=...)"
 _RULE = "__af_rule"
 _GID = "__af_gid"
+#: the private columns of the evaluation (a by-key of one of these names is refused)
+_PRIVATE = (
+    "__af_rule",
+    "__af_gid",
+    "__af_ref",
+    "__af_where",
+    "__af_boot",
+    "__af_dlow",
+    "__af_dhigh",
+    "__af_ext",
+    "__af_id",
+    "__af_min",
+    "__af_max",
+    "__af_max_drop",
+    "__af_max_rel",
+    "__af_drop",
+    "__af_paired",
+    "__af_min_examples",
+    REP,
+)
 _REF = "__af_ref"
 _NAN = float("nan")
 
@@ -282,6 +304,10 @@ def rule_values(
     interval of rules whose baseline is another group; and the by-key names.
     """
     _check_columns(predictions, rules)
+    private = next((c for r in rules for c in r.by if c in _PRIVATE or c.startswith("__af_in")), None)
+    if private is not None:
+        msg = f"by column {private!r} has the name of a private column of checks; rename it"
+        raise OptionError(msg)
     pr, where_names = _with_where(predictions, rules)
     by_keys = unique_in_order(c for r in rules for c in r.by)
     by_all = [*by_keys, *where_names.values()]
@@ -325,9 +351,7 @@ def rule_values(
         ]
         got = pl.concat(rows, how="diagonal_relaxed")
         rules_here = table.filter(pl.col("__af_boot") == n_boot).drop("__af_boot")
-        parts.append(
-            got.join(rules_here, on=[_GID, "measure", "operator"], how="inner", nulls_equal=True)
-        )
+        parts.append(got.join(rules_here, on=[_GID, "measure", "operator"], how="inner", nulls_equal=True))
     joined = pl.concat(parts, how="diagonal_relaxed")
     for name in where_names.values():
         joined = joined.filter((pl.col("__af_where") != name).fill_null(value=True) | pl.col(name))
@@ -378,9 +402,7 @@ def _marked(out: pl.DataFrame, sets: list[list[str]]) -> pl.DataFrame:
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:
     """The examples of every group of every grouping set (the exemplar operator's entries)."""
-    request = pr.request(
-        ["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None
-    )
+    request = pr.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
     report, names = pr.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
     out = _marked(out, sets)
@@ -462,8 +484,8 @@ def _baseline_values(
             r = group[0][1]
             msg = (
                 f"{r.origin}: a drop rule (max_drop / max_relative_drop) needs a baseline: a group "
-                "(baseline = {model = 'lr'}), a path (baseline = 'cells/last-week'), or check(..., baseline=...) "
-                "(the command line: --baseline STORE_OR_FILE)"
+                "(baseline = {model = 'lr'}), a path (baseline = 'cells/last-week'), or one for every rule: "
+                f"{WHOLE_BASELINE}"
             )
             raise RuleError(msg)
         parts.append(_baseline_of(source, group, level=level, seed=seed, engine=engine))
@@ -576,23 +598,23 @@ def _verdicts(
         {
             _RULE: list(range(1, len(rules) + 1)),
             "name": [r.label for r in rules],
-            "__min": [r.min for r in rules],
-            "__max": [r.max for r in rules],
+            "__af_min": [r.min for r in rules],
+            "__af_max": [r.max for r in rules],
             "on": [r.on for r in rules],
-            "__max_drop": [r.max_drop for r in rules],
-            "__max_rel": [r.max_relative_drop for r in rules],
-            "__drop": [r.is_drop for r in rules],
-            "__paired": [isinstance(r.baseline, Mapping) for r in rules],
-            "__min_examples": [r.min_examples for r in rules],
+            "__af_max_drop": [r.max_drop for r in rules],
+            "__af_max_rel": [r.max_relative_drop for r in rules],
+            "__af_drop": [r.is_drop for r in rules],
+            "__af_paired": [isinstance(r.baseline, Mapping) for r in rules],
+            "__af_min_examples": [r.min_examples for r in rules],
             "severity": [r.severity for r in rules],
             **{f"__af_in{j}": [k in r.by for r in rules] for j, k in enumerate(keys)},
         },
         schema_overrides={
-            "__min": pl.Float64,
-            "__max": pl.Float64,
-            "__max_drop": pl.Float64,
-            "__max_rel": pl.Float64,
-            "__min_examples": pl.Int64,
+            "__af_min": pl.Float64,
+            "__af_max": pl.Float64,
+            "__af_max_drop": pl.Float64,
+            "__af_max_rel": pl.Float64,
+            "__af_min_examples": pl.Int64,
         },
     )
     df = values.with_columns(pl.col(_RULE).cast(pl.Int64)).join(
@@ -609,7 +631,7 @@ def _verdicts(
         .otherwise("value")
     )
     diff = pl.col("value") - pl.col(_REF)
-    paired_ci = pl.col("__paired") & (on_col != "value")
+    paired_ci = pl.col("__af_paired") & (on_col != "value")
     diff_on = (
         pl.when(paired_ci & (on_col == "ci_low"))
         .then(pl.col("__af_dlow"))
@@ -617,34 +639,34 @@ def _verdicts(
         .then(pl.col("__af_dhigh"))
         .otherwise(own - pl.col(_REF))
     )
-    allowed = pl.coalesce(pl.col("__max_drop"), pl.col("__max_rel") * pl.col(_REF).abs())
+    allowed = pl.coalesce(pl.col("__af_max_drop"), pl.col("__af_max_rel") * pl.col(_REF).abs())
     df = df.with_columns(
-        pl.when(pl.col("__drop")).then(pl.col(_REF)).alias("baseline"),
-        pl.when(pl.col("__drop")).then(diff).alias("difference"),
-        pl.when(pl.col("__drop")).then(diff_on).otherwise(own).alias("compared"),
-        pl.when(pl.col("__drop") | pl.col("__min").is_not_null())
+        pl.when(pl.col("__af_drop")).then(pl.col(_REF)).alias("baseline"),
+        pl.when(pl.col("__af_drop")).then(diff).alias("difference"),
+        pl.when(pl.col("__af_drop")).then(diff_on).otherwise(own).alias("compared"),
+        pl.when(pl.col("__af_drop") | pl.col("__af_min").is_not_null())
         .then(pl.lit(">="))
         .otherwise(pl.lit("<="))
         .alias("comparison"),
     )
     df = df.with_columns(
-        pl.when(pl.col("__drop"))
+        pl.when(pl.col("__af_drop"))
         .then(-allowed)
-        .when(pl.col("__min").is_not_null())
-        .then(pl.col("__min"))
-        .otherwise(pl.col("__max"))
+        .when(pl.col("__af_min").is_not_null())
+        .then(pl.col("__af_min"))
+        .otherwise(pl.col("__af_max"))
         .alias("bound"),
         pl.col("compared").fill_nan(None),
     )
     low = pl.col("compared") < pl.col("bound")
     high = pl.col("compared") > pl.col("bound")
-    above_max = (pl.col("__min").is_not_null() & pl.col("__max").is_not_null()) & (
-        pl.col("compared") > pl.col("__max")
+    above_max = (pl.col("__af_min").is_not_null() & pl.col("__af_max").is_not_null()) & (
+        pl.col("compared") > pl.col("__af_max")
     )
     violated = pl.when(pl.col("comparison") == ">=").then(low | above_max).otherwise(high)
     df = df.with_columns(
         pl.when(above_max.fill_null(value=False))
-        .then(pl.col("__max"))
+        .then(pl.col("__af_max"))
         .otherwise(pl.col("bound"))
         .alias("bound"),
         pl.when(above_max.fill_null(value=False))
@@ -653,11 +675,11 @@ def _verdicts(
         .alias("comparison"),
     )
     status = (
-        pl.when(pl.col("n_examples").fill_null(0) < pl.col("__min_examples").fill_null(0))
+        pl.when(pl.col("n_examples").fill_null(0) < pl.col("__af_min_examples").fill_null(0))
         .then(pl.lit("skipped"))
-        .when(pl.col("__drop") & pl.col(_REF).is_null())
+        .when(pl.col("__af_drop") & pl.col(_REF).is_null())
         .then(pl.lit("skipped"))
-        .when(pl.col("compared").is_null() | (pl.col("__drop") & pl.col("bound").is_null()))
+        .when(pl.col("compared").is_null() | (pl.col("__af_drop") & pl.col("bound").is_null()))
         .then(pl.lit("undefined"))
         .when(violated)
         .then(pl.when(pl.col("severity") == "error").then(pl.lit("fail")).otherwise(pl.lit("warn")))
@@ -701,25 +723,25 @@ def _messages(df: pl.DataFrame) -> list[str]:
         "group",
         "n_examples",
     ]
-    cols += ["__drop", "baseline", "difference", "on", "__min_examples", _REF]
+    cols += ["__af_drop", "baseline", "difference", "on", "__af_min_examples", _REF]
     for row in df.select(cols).iter_rows(named=True):
         what = f"{row['operator']} {row['measure']}"
         group = "" if row["group"] == "(all)" else f" for {row['group']}"
         n = row["n_examples"]
         count = f" ({n:,} examples)" if n is not None else ""
         status = row["status"]
-        if status == "skipped" and row[_REF] is None and row["__drop"]:
+        if status == "skipped" and row[_REF] is None and row["__af_drop"]:
             out.append(f"{what}{group}: skipped, no baseline value for this group{count}")
             continue
         if status == "skipped":
-            out.append(f"{what}{group}: skipped, {n:,} examples < min_examples {row['__min_examples']:,}")
+            out.append(f"{what}{group}: skipped, {n:,} examples < min_examples {row['__af_min_examples']:,}")
             continue
         if status == "undefined":
             out.append(f"{what} is undefined{group}{count}")
             continue
         on = "" if row["on"] == "value" else f" ({row['on'].replace('_', ' ')})"
         bad = status in ("fail", "warn")
-        if row["__drop"]:
+        if row["__af_drop"]:
             drop = -row["compared"]
             sign = ">" if bad else "<="
             out.append(

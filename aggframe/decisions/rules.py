@@ -207,7 +207,9 @@ def _measure(origin: str, value: Any, operator: str) -> str:
         canon = matrix_canonical(value)
         if canon is None:
             raise _fail(
-                origin, "measure", f"{value!r} is not a measure of the multiclass operator; those are {', '.join(MATRIX_MEASURES)}"
+                origin,
+                "measure",
+                f"{value!r} is not a measure of the multiclass operator; those are {', '.join(MATRIX_MEASURES)}",
             )
         return canon
     try:
@@ -249,7 +251,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         An unknown key, a missing measure or bound, a value of the wrong type.
     """
     if isinstance(spec, Rule):
-        origin = origin or spec.origin
+        origin = spec.origin or origin
         spec = spec.as_dict()
     if not isinstance(spec, Mapping):
         raise _fail(origin, None, f"expected a table of keys ({', '.join(RULE_KEYS)}), got {spec!r}")

@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe.decisions.checks import check
+from aggframe.decisions.checks import WHOLE_BASELINE, check
 from aggframe.decisions.junit import write_junit
 from aggframe.decisions.rules import load_rules
 from aggframe.exceptions import AggframeError
@@ -118,6 +118,7 @@ def run_check(args: argparse.Namespace, argv: Any = None) -> int:
     except _OutputError as exc:
         return _fail("output", str(exc))
     except AggframeError as exc:
+        exc.args = (str(exc).replace(WHOLE_BASELINE, "--baseline STORE_OR_FILE"),)
         return _library_error(exc)
     except (pl.exceptions.PolarsError, OSError) as exc:
         return _fail("input", f"could not read the input: {_one_line(exc)}")

@@ -45,8 +45,8 @@ def verdict_section(result: CheckResult) -> str:
     order = {"fail": 0, "warn": 1, "undefined": 2, "skipped": 3}
     rows = (
         result.frame.filter(pl.col("status") != "pass")
-        .with_columns(pl.col("status").replace_strict(order, default=9).alias("__order"))
-        .sort("__order", "rule", maintain_order=True)
+        .with_columns(pl.col("status").replace_strict(order, default=9).alias("__af_order"))
+        .sort("__af_order", "rule", maintain_order=True)
     )
     if rows.height:
         body = "".join(

@@ -74,7 +74,9 @@ def test_a_value_exactly_at_its_bound_passes_and_just_beyond_fails() -> None:
 
 
 def test_groups_below_min_examples_are_skipped_with_the_reason() -> None:
-    frame = pl.concat([groups_frame(3, 60), groups_frame(1, 5, bad=0).with_columns(g=pl.lit(99, dtype=pl.Int64))])
+    frame = pl.concat(
+        [groups_frame(3, 60), groups_frame(1, 5, bad=0).with_columns(g=pl.lit(99, dtype=pl.Int64))]
+    )
     result = af.check(af.from_labels(frame), [{"measure": "f1", "by": "g", "min": 0.99, "min_examples": 10}])
     small = result.frame.filter(pl.col("g") == 99)
     assert small["status"].to_list() == ["skipped"]
@@ -85,13 +87,18 @@ def test_groups_below_min_examples_are_skipped_with_the_reason() -> None:
 
 def test_an_undefined_value_has_its_own_status_never_a_pass() -> None:
     # binary recall of group b, which has no positives: undefined
-    frame = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "y_true": [1, 0, 1, 0, 0, 0, 0, 0], "y_pred": [1, 0, 0, 0, 1, 0, 0, 0]})
+    frame = pl.DataFrame(
+        {"g": ["a"] * 4 + ["b"] * 4, "y_true": [1, 0, 1, 0, 0, 0, 0, 0], "y_pred": [1, 0, 0, 0, 1, 0, 0, 0]}
+    )
     pr = af.from_labels(frame, task="binary")
     result = af.check(pr, [{"measure": "recall", "operator": "binary", "by": "g", "min": 0.4}])
     got = dict(zip(result.frame["g"], result.frame["status"], strict=True))
     assert got == {"a": "pass", "b": "undefined"}
     assert result.counts()["undefined"] == 1
-    assert result.frame.filter(pl.col("g") == "b")["message"][0] == "binary recall is undefined for g=b (4 examples)"
+    assert (
+        result.frame.filter(pl.col("g") == "b")["message"][0]
+        == "binary recall is undefined for g=b (4 examples)"
+    )
     assert result.passed  # undefined does not fail the run, and it is not a pass either
 
 
@@ -145,7 +152,13 @@ def test_where_filters_like_the_filtered_frame() -> None:
 
 
 def test_where_language() -> None:
-    df = pl.DataFrame({"a b": [1, 2, None], "s": ["x", "it's", None], "d": pl.Series(["2026-01-01", "2026-02-01", None]).str.to_date()})
+    df = pl.DataFrame(
+        {
+            "a b": [1, 2, None],
+            "s": ["x", "it's", None],
+            "d": pl.Series(["2026-01-01", "2026-02-01", None]).str.to_date(),
+        }
+    )
     schema = dict(df.schema)
 
     def rows(text: str) -> list[bool]:
@@ -214,7 +227,10 @@ def test_baseline_from_a_store_and_from_a_frame(tmp_path: Path) -> None:
     assert_frame_equal(af.check(now, rules, baseline=before).frame.sort("model"), from_store)
     before.write_parquet(tmp_path / "expected.parquet")
     named = [{**rules[0], "baseline": str(tmp_path / "expected.parquet")}]
-    assert_frame_equal(af.check(now, named).frame.sort("model"), from_store.with_columns(name=pl.lit(af.check(now, named).frame["name"][0])))
+    assert_frame_equal(
+        af.check(now, named).frame.sort("model"),
+        from_store.with_columns(name=pl.lit(af.check(now, named).frame["name"][0])),
+    )
     # a group the baseline lacks is skipped, with the reason
     partial = before.filter(pl.col("model") == "a")
     got = af.check(now, rules, baseline=partial).frame.sort("model")
@@ -258,9 +274,13 @@ def test_paired_drop_rule_uses_compares_paired_interval() -> None:
         "n_boot": 80,
     }
     got = af.check(pr, [rule]).frame.filter(pl.col("model") == "b")
-    want = pr.compare("f1", "macro", by="model", reference={"model": "a"}, n_boot=80).filter(pl.col("model") == "b")
+    want = pr.compare("f1", "macro", by="model", reference={"model": "a"}, n_boot=80).filter(
+        pl.col("model") == "b"
+    )
     assert got["compared"][0] == pytest.approx(want["difference_to_reference_ci_high"][0], abs=1e-12)
-    excludes = bool(want["difference_to_reference_excludes_zero"][0]) and want["difference_to_reference"][0] < 0
+    excludes = (
+        bool(want["difference_to_reference_excludes_zero"][0]) and want["difference_to_reference"][0] < 0
+    )
     assert (got["status"][0] == "fail") == excludes
 
 
@@ -268,7 +288,9 @@ def many_pairs(n_pairs: int, n: int, worse: float, seed: int) -> pl.DataFrame:
     """``n_pairs`` independent pairs of models a and b (column ``pair``), each on its own examples."""
     return pl.concat(
         [
-            two_models(seed=seed + p, n=n, worse=worse).with_columns(pair=pl.lit(p), example=pl.col("example") + p * n)
+            two_models(seed=seed + p, n=n, worse=worse).with_columns(
+                pair=pl.lit(p), example=pl.col("example") + p * n
+            )
             for p in range(n_pairs)
         ]
     )
@@ -329,7 +351,8 @@ def test_200_rules_over_1000_groups_from_one_scan(monkeypatch: pytest.MonkeyPatc
     result: list[af.CheckResult] = []
     scans = _collects(monkeypatch, lambda: result.append(af.check(pr, rules)))
     one = _collects(
-        monkeypatch, lambda: af.from_labels(frame.lazy(), n_classes=3).evaluate("f1", "macro", by=["g", "h", "day"])
+        monkeypatch,
+        lambda: af.from_labels(frame.lazy(), n_classes=3).evaluate("f1", "macro", by=["g", "h", "day"]),
     )
     assert scans == one == 1
     got = result[0].frame
@@ -338,7 +361,11 @@ def test_200_rules_over_1000_groups_from_one_scan(monkeypatch: pytest.MonkeyPatc
     # a rule's value is the value of its own evaluation
     for i in (0, 9, 13):
         r = rules[i]
-        sub = frame.filter(pl.Series([True] * frame.height)) if "where" not in r else frame.filter(pl.col("day") != i % 3)
+        sub = (
+            frame.filter(pl.Series([True] * frame.height))
+            if "where" not in r
+            else frame.filter(pl.col("day") != i % 3)
+        )
         want = af.from_labels(sub, n_classes=3).evaluate(r["measure"], r["operator"], by=r["by"] or None)
         mine = got.filter(pl.col("rule") == i + 1)
         keys = r["by"]
@@ -356,20 +383,35 @@ def test_200_rules_over_1000_groups_from_one_scan(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize(
     ("rule", "message"),
     [
-        ({"measure": "f1", "minimum": 0.9}, "rule 1: key 'minimum': unknown key; a rule's keys are name, measure"),
+        (
+            {"measure": "f1", "minimum": 0.9},
+            "rule 1: key 'minimum': unknown key; a rule's keys are name, measure",
+        ),
         ({"measure": "f1x", "min": 0.9}, "rule 1: key 'measure': unknown measure 'f1x'"),
-        ({"measure": "f1", "operator": "multiclass", "min": 0.9}, "'f1' is not a measure of the multiclass operator"),
+        (
+            {"measure": "f1", "operator": "multiclass", "min": 0.9},
+            "'f1' is not a measure of the multiclass operator",
+        ),
         ({"measure": "f1", "min": "0.9"}, "rule 1: key 'min': expected a number, got '0.9'"),
         ({"measure": "f1", "min": True}, "key 'min': expected a number, got True"),
         ({"measure": "f1"}, "no bound: give min, max, max_drop or max_relative_drop"),
         ({"measure": "f1", "min": 0.5, "max_drop": 0.1}, "not both"),
         ({"measure": "f1", "operator": "mikro", "min": 0.5}, "key 'operator'"),
-        ({"measure": "f1", "min": 0.5, "on": "ci_low"}, "key 'on': on = 'ci_low' is an end of a bootstrap interval: give n_boot"),
-        ({"measure": "f1", "min": 0.5, "severity": "fatal"}, "key 'severity': expected one of 'error', 'warn', got 'fatal'"),
+        (
+            {"measure": "f1", "min": 0.5, "on": "ci_low"},
+            "key 'on': on = 'ci_low' is an end of a bootstrap interval: give n_boot",
+        ),
+        (
+            {"measure": "f1", "min": 0.5, "severity": "fatal"},
+            "key 'severity': expected one of 'error', 'warn', got 'fatal'",
+        ),
         ({"measure": "f1", "min": 0.5, "n_boot": 1}, "key 'n_boot': expected an integer >= 2"),
         ({"measure": "f1", "max_drop": -1}, "key 'max_drop': expected a number >= 0"),
         ({"measure": "f1", "by": "g", "max_drop": 0.1, "baseline": {"model": "a"}}, "'model' is not in by"),
-        ({"name": "floor", "measure": "f1", "min": 0.5, "where": "g = "}, "rule 1 \\('floor'\\): key 'where': expected a value"),
+        (
+            {"name": "floor", "measure": "f1", "min": 0.5, "where": "g = "},
+            "rule 1 \\('floor'\\): key 'where': expected a value",
+        ),
     ],
 )
 def test_bad_rules_name_the_rule_and_the_key(rule: dict[str, Any], message: str) -> None:
@@ -379,11 +421,15 @@ def test_bad_rules_name_the_rule_and_the_key(rule: dict[str, Any], message: str)
 
 def test_a_drop_rule_without_a_baseline_and_a_missing_baseline_group() -> None:
     pr = af.from_labels(two_models(), example="example")
-    with pytest.raises(af.RuleError, match=r"rule 1: a drop rule \(max_drop / max_relative_drop\) needs a baseline"):
+    with pytest.raises(
+        af.RuleError, match=r"rule 1: a drop rule \(max_drop / max_relative_drop\) needs a baseline"
+    ):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1}])
     with pytest.raises(af.RuleError, match=r"the baseline group \{'model': 'z'\} is not in the data"):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1, "baseline": {"model": "z"}}])
-    with pytest.raises(af.RuleError, match="the baseline '.*nowhere' is neither a cell store .* it does not exist"):
+    with pytest.raises(
+        af.RuleError, match="the baseline '.*nowhere' is neither a cell store .* it does not exist"
+    ):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1}], baseline="nowhere")
     with pytest.raises(af.ColumnNotFoundError, match=r"rule 1: by column 'nope' is not in the frame"):
         af.check(pr, [{"measure": "f1", "by": "nope", "min": 0.1}])
@@ -394,7 +440,9 @@ def test_rules_file_toml(tmp_path: Path) -> None:
     path.write_text('[[rule]]\nmeasure = "f1"\noperator = "macro"\nby = ["g"]\nmin = 0.7\n', encoding="utf-8")
     pr = af.from_labels(groups_frame(5, bad=1))
     from_file = af.check(pr, path).frame
-    assert_frame_equal(from_file, af.check(pr, [{"measure": "f1", "operator": "macro", "by": ["g"], "min": 0.7}]).frame)
+    assert_frame_equal(
+        from_file, af.check(pr, [{"measure": "f1", "operator": "macro", "by": ["g"], "min": 0.7}]).frame
+    )
     path.write_text('[[rule]]\nmeasure = "f1"\nmin = 0.7\nbogus = 1\n', encoding="utf-8")
     with pytest.raises(af.RuleError, match=r"gate\.toml, rule 1: key 'bogus': unknown key"):
         af.check(pr, path)
@@ -402,7 +450,10 @@ def test_rules_file_toml(tmp_path: Path) -> None:
     with pytest.raises(af.RuleError, match=r"gate\.toml: not valid TOML: .*line 2"):
         af.check(pr, path)
     path.write_text('[rules]\nmeasure = "f1"\n', encoding="utf-8")
-    with pytest.raises(af.RuleError, match="key 'rules': unknown top-level key; a rules file holds \\[\\[rule\\]\\] tables only"):
+    with pytest.raises(
+        af.RuleError,
+        match="key 'rules': unknown top-level key; a rules file holds \\[\\[rule\\]\\] tables only",
+    ):
         af.check(pr, path)
     with pytest.raises(af.RuleError, match="cannot read the rules file"):
         af.check(pr, tmp_path / "missing.toml")
