@@ -77,6 +77,7 @@ from aggframe.interop.plots import (
     plot_heatmap,
 )
 from aggframe.interop.sklearn import classification_report, make_scorer, score
+from aggframe.interop.tracking import log_mlflow
 from aggframe.measures.inference import InferredProperties
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import (
@@ -145,6 +146,7 @@ __all__ = [
     "html_report",
     "infer_properties",
     "list_measures",
+    "log_mlflow",
     "lukasiewicz",
     "make_scorer",
     "marginal_defect",

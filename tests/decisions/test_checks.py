@@ -428,7 +428,7 @@ def test_a_drop_rule_without_a_baseline_and_a_missing_baseline_group() -> None:
     with pytest.raises(af.RuleError, match=r"the baseline group \{'model': 'z'\} is not in the data"):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1, "baseline": {"model": "z"}}])
     with pytest.raises(
-        af.RuleError, match="the baseline '.*nowhere' is neither a cell store .* it does not exist"
+        af.RuleError, match=r"the baseline '.*nowhere' is neither a cell store .* it does not exist"
     ):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1}], baseline="nowhere")
     with pytest.raises(af.ColumnNotFoundError, match=r"rule 1: by column 'nope' is not in the frame"):
