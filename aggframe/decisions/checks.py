@@ -30,6 +30,7 @@ from aggframe.decisions.rules import (
     where_expression,
 )
 from aggframe.exceptions import AggframeError, ColumnNotFoundError, OptionError
+from aggframe.measures.registry import SCORE_MEASURES
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ STATUSES = ("pass", "skipped", "undefined", "warn", "fail")
 RESULT_COLUMNS = (
     "rule",
     "name",
-    "group",
+    "group_label",
     "measure",
     "operator",
     "value",
@@ -334,29 +335,25 @@ def rule_values(
         schema_overrides={_GID: pl.Int64, "__af_where": pl.String},
     )
     parts = []
+    counted: pl.DataFrame | None = None
     for n_boot in unique_in_order(r.n_boot or 0 for r in rules):
         family = [r for r in rules if (r.n_boot or 0) == n_boot]
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=None) if n_boot else None
-        rows = [
-            _evaluated(
-                pr,
-                [r.measure for r in family if r.operator == op],
-                op,
-                by_all,
-                distinct,
-                boot=boot,
-                engine=engine,
-            )
-            for op in unique_in_order(r.operator for r in family)
-        ]
+        rows = []
+        for measures, operators in _requests(family, count=boot is None):
+            got_here = _evaluated(pr, measures, operators, by_all, distinct, boot=boot, engine=engine)
+            if boot is None and "exemplar" in operators and counted is None:
+                counted = got_here.filter(pl.col("operator") == "exemplar", pl.col("measure") == measures[0])
+            rows.append(got_here)
         got = pl.concat(rows, how="diagonal_relaxed")
         rules_here = table.filter(pl.col("__af_boot") == n_boot).drop("__af_boot")
         parts.append(got.join(rules_here, on=[_GID, "measure", "operator"], how="inner", nulls_equal=True))
     joined = pl.concat(parts, how="diagonal_relaxed")
     for name in where_names.values():
         joined = joined.filter((pl.col("__af_where") != name).fill_null(value=True) | pl.col(name))
-    joined = joined.drop("__af_where", *where_names.values())
-    n_examples = _n_examples(pr, by_all, distinct, engine)
+    joined = joined.drop("__af_where", "n_entries", *where_names.values())
+    n_examples = _n_examples(pr, by_all, distinct, engine) if counted is None else counted
+    n_examples = n_examples.select(*by_all, _GID, pl.col("n_entries").cast(pl.Int64).alias("n_examples"))
     for name in where_names.values():  # the rows of a filter's groups (true), or not filtered (null)
         n_examples = n_examples.filter(pl.col(name).is_null() | pl.col(name))
     n_examples = n_examples.drop(*where_names.values())
@@ -367,20 +364,41 @@ def rule_values(
     return out.sort(_RULE, maintain_order=True), by_keys
 
 
+#: the operators whose measures are the same 21 (one request takes them all at once)
+_CELL_OPERATORS = ("micro", "macro", "weighted", "exemplar")
+
+
+def _requests(rules: Sequence[Rule], *, count: bool) -> list[tuple[list[str], list[str]]]:
+    """The (measures, operators) requests of some rules: one for the measures of the cells under
+    the four cell operators (with ``count``, the exemplar operator too: its entries are the
+    examples), one per other operator."""
+    cell = [r for r in rules if r.operator in _CELL_OPERATORS and r.measure not in SCORE_MEASURES]
+    out = []
+    if cell:
+        operators = unique_in_order(r.operator for r in cell)
+        if count and "exemplar" not in operators:
+            operators.append("exemplar")
+        out.append((unique_in_order(r.measure for r in cell), operators))
+    rest = [r for r in rules if r not in cell]
+    for op in unique_in_order(r.operator for r in rest):
+        out.append((unique_in_order(r.measure for r in rest if r.operator == op), [op]))
+    return out
+
+
 def _evaluated(
     pr: Predictions,
     measures: list[str],
-    operator: str,
+    operators: list[str],
     by_all: list[str],
     sets: list[list[str]],
     *,
     boot: Any,
     engine: Engine,
 ) -> pl.DataFrame:
-    """One operator's measures over every grouping set, per replicate (``REP``; -1 is the data)."""
+    """Measures under operators over every grouping set, per replicate (``REP``; -1 is the data)."""
     request = pr.request(
         unique_in_order(measures),
-        [operator],
+        operators,
         by=by_all or None,
         grouping_sets=sets or None,
     )
@@ -389,7 +407,7 @@ def _evaluated(
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
     out = _marked(out, sets)
-    keep = [*by_all, _GID, REP, "measure", "operator", "value"]
+    keep = [*by_all, _GID, REP, "measure", "operator", "value", "n_entries"]
     return out.select(*keep).with_columns(pl.col(_GID).cast(pl.Int64), pl.col(REP).cast(pl.Int64))
 
 
@@ -405,10 +423,7 @@ def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engin
     request = pr.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
     report, names = pr.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
-    out = _marked(out, sets)
-    return out.select(
-        *by_all, pl.col(_GID).cast(pl.Int64), pl.col("n_entries").cast(pl.Int64).alias("n_examples")
-    )
+    return _marked(out, sets).select(*by_all, pl.col(_GID).cast(pl.Int64), "n_entries")
 
 
 def _paired(joined: pl.DataFrame, rules: Sequence[Rule], by_keys: list[str]) -> pl.DataFrame:
@@ -687,7 +702,7 @@ def _verdicts(
     )
     df = df.with_columns(status.alias("status"), pl.col(_RULE).alias("rule"))
     df = df.with_columns(_groups(keys), pl.col("value").fill_nan(None))
-    df = df.with_columns(pl.Series("message", _messages(df), dtype=pl.String))
+    df = df.with_columns(_messages(df))
     return df.select("rule", "name", *keys, *[c for c in RESULT_COLUMNS if c not in ("rule", "name")])
 
 
@@ -699,57 +714,110 @@ def _groups(keys: list[str]) -> pl.Expr:
         for j, k in enumerate(keys)
     ]
     if not parts:
-        return pl.lit("(all)").alias("group")
-    return pl.concat_str(parts, separator=", ", ignore_nulls=True).replace("", "(all)").alias("group")
+        return pl.lit("(all)").alias("group_label")
+    return pl.concat_str(parts, separator=", ", ignore_nulls=True).replace("", "(all)").alias("group_label")
 
 
-def _fmt(v: float | None) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "undefined"
-    return f"{v:.3f}" if abs(v) >= 0.001 or v == 0 else f"{v:.3g}"
+def _pad3(e: pl.Expr) -> pl.Expr:
+    return e.cast(pl.String).str.zfill(3)
 
 
-def _messages(df: pl.DataFrame) -> list[str]:
-    """A sentence per row that a person reads: ``macro f1 0.849 < 0.9 for model=gnb (1,797 examples)``."""
-    out = []
-    cols = [
-        "operator",
-        "measure",
-        "value",
-        "compared",
-        "comparison",
-        "bound",
-        "status",
-        "group",
-        "n_examples",
-    ]
-    cols += ["__af_drop", "baseline", "difference", "on", "__af_min_examples", _REF]
-    for row in df.select(cols).iter_rows(named=True):
-        what = f"{row['operator']} {row['measure']}"
-        group = "" if row["group"] == "(all)" else f" for {row['group']}"
-        n = row["n_examples"]
-        count = f" ({n:,} examples)" if n is not None else ""
-        status = row["status"]
-        if status == "skipped" and row[_REF] is None and row["__af_drop"]:
-            out.append(f"{what}{group}: skipped, no baseline value for this group{count}")
-            continue
-        if status == "skipped":
-            out.append(f"{what}{group}: skipped, {n:,} examples < min_examples {row['__af_min_examples']:,}")
-            continue
-        if status == "undefined":
-            out.append(f"{what} is undefined{group}{count}")
-            continue
-        on = "" if row["on"] == "value" else f" ({row['on'].replace('_', ' ')})"
-        bad = status in ("fail", "warn")
-        if row["__af_drop"]:
-            drop = -row["compared"]
-            sign = ">" if bad else "<="
-            out.append(
-                f"{what} {_fmt(row['value'])} vs baseline {_fmt(row['baseline'])}: drop{on} {_fmt(drop)} "
-                f"{sign} {_fmt(-row['bound'])} allowed{group}{count}"
-            )
-            continue
-        op = row["comparison"]
-        shown = {">=": "<", "<=": ">"}[op] if bad else op
-        out.append(f"{what}{on} {_fmt(row['compared'])} {shown} {row['bound']:g}{group}{count}")
+def _fmt(e: pl.Expr) -> pl.Expr:
+    """A number with three decimals (``0.652``, ``-0.020``), ``undefined`` for null or NaN."""
+    n = (e * 1000).round(0).cast(pl.Int64, strict=False)
+    a = n.abs()
+    text = (
+        pl.when(n < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+        + (a // 1000).cast(pl.String)
+        + "."
+        + _pad3(a % 1000)
+    )
+    return pl.when(e.is_null() | e.is_nan()).then(pl.lit("undefined")).otherwise(text)
+
+
+def _count(e: pl.Expr) -> pl.Expr:
+    """A count with thousands separators (``1,797``)."""
+    n = e.cast(pl.Int64)
+    out = pl.when(pl.lit(value=False)).then(pl.lit(""))
+    for power in (4, 3, 2, 1):
+        out = out.when(n >= 1000**power).then((n // 1000**power).cast(pl.String) + "," + _tail(n, power))
+    return out.otherwise(n.cast(pl.String))
+
+
+def _tail(n: pl.Expr, power: int) -> pl.Expr:
+    """The last ``power`` groups of three digits of ``n``, each padded, joined by commas."""
+    parts = [_pad3(n // 1000**p % 1000) for p in range(power - 1, -1, -1)]
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + "," + part
     return out
+
+
+def _messages(df: pl.DataFrame) -> pl.Series:
+    """A sentence per row that a person reads: ``macro f1 0.849 < 0.9 for model=gnb (1,797 examples)``."""
+    col = pl.col
+    what = col("operator") + " " + col("measure")
+    group = pl.when(col("group_label") == "(all)").then(pl.lit("")).otherwise(" for " + col("group_label"))
+    count = (
+        pl.when(col("n_examples").is_null())
+        .then(pl.lit(""))
+        .otherwise(" (" + _count(col("n_examples")) + " examples)")
+    )
+    on = (
+        pl.when(col("on") == "value").then(pl.lit("")).otherwise(" (" + col("on").str.replace("_", " ") + ")")
+    )
+    bad = col("status").is_in(["fail", "warn"])
+    drop = (
+        what
+        + " "
+        + _fmt(col("value"))
+        + " vs baseline "
+        + _fmt(col("baseline"))
+        + ": drop"
+        + on
+        + " "
+        + _fmt(-col("compared"))
+        + pl.when(bad).then(pl.lit(" > ")).otherwise(pl.lit(" <= "))
+        + _fmt(-col("bound"))
+        + " allowed"
+        + group
+        + count
+    )
+    shown = (
+        pl.when(~bad)
+        .then(col("comparison"))
+        .when(col("comparison") == ">=")
+        .then(pl.lit("<"))
+        .otherwise(pl.lit(">"))
+    )
+    bound = (
+        what
+        + on
+        + " "
+        + _fmt(col("compared"))
+        + " "
+        + shown
+        + " "
+        + col("bound").cast(pl.String)
+        + group
+        + count
+    )
+    message = (
+        pl.when((col("status") == "skipped") & col(_REF).is_null() & col("__af_drop"))
+        .then(what + group + ": skipped, no baseline value for this group" + count)
+        .when(col("status") == "skipped")
+        .then(
+            what
+            + group
+            + ": skipped, "
+            + _count(col("n_examples").fill_null(0))
+            + " examples < min_examples "
+            + _count(col("__af_min_examples"))
+        )
+        .when(col("status") == "undefined")
+        .then(what + " is undefined" + group + count)
+        .when(col("__af_drop"))
+        .then(drop)
+        .otherwise(bound)
+    )
+    return df.select(message.alias("message")).to_series()

@@ -31,7 +31,7 @@ def junit_xml(result: CheckResult, *, suite: str = "aggframe check") -> str:
     """
     root = ET.Element("testsuites", name=suite)
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    rows = result.frame.select("rule", "name", "group", "status", "message", "severity")
+    rows = result.frame.select("rule", "name", "group_label", "status", "message", "severity")
     for i, rule in enumerate(result.rules, 1):
         mine = rows.filter(rows["rule"] == i)
         counts = {
@@ -46,7 +46,7 @@ def junit_xml(result: CheckResult, *, suite: str = "aggframe check") -> str:
             root, "testsuite", {"name": f"rule {i}: {rule.label}"} | {k: str(v) for k, v in counts.items()}
         )
         for row in mine.iter_rows(named=True):
-            case = ET.SubElement(ts, "testcase", classname=f"rule {i}: {rule.label}", name=row["group"])
+            case = ET.SubElement(ts, "testcase", classname=f"rule {i}: {rule.label}", name=row["group_label"])
             status, message = row["status"], row["message"]
             if status == "fail":
                 ET.SubElement(case, "failure", message=message, type="CheckFailed").text = message

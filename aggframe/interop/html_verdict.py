@@ -51,7 +51,7 @@ def verdict_section(result: CheckResult) -> str:
     if rows.height:
         body = "".join(
             f'<tr><td style="color:{_COLOURS[r["status"]]};font-weight:bold">{html.escape(r["status"])}</td>'
-            f"<td>{r['rule']}</td><td>{html.escape(r['name'])}</td><td>{html.escape(r['group'])}</td>"
+            f"<td>{r['rule']}</td><td>{html.escape(r['name'])}</td><td>{html.escape(r['group_label'])}</td>"
             f"<td>{html.escape(r['message'])}</td></tr>"
             for r in rows.head(MAX_ROWS).iter_rows(named=True)
         )

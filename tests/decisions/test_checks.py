@@ -115,7 +115,7 @@ def test_null_keys_and_hostile_names_as_by_keys(name: str) -> None:
     frame_out = result.frame.sort(name, nulls_last=True)
     assert frame_out[name].to_list() == ["0", "1", None]
     assert frame_out["status"].to_list() == ["pass", "fail", "pass"]
-    assert frame_out["group"].to_list() == [f"{name}=0", f"{name}=1", f"{name}=(null)"]
+    assert frame_out["group_label"].to_list() == [f"{name}=0", f"{name}=1", f"{name}=(null)"]
     expected = pr.evaluate("f1", "macro", by=name).sort(name, nulls_last=True)
     assert frame_out["value"].to_list() == expected["value"].to_list()
 
