@@ -738,7 +738,7 @@ def _fmt(e: pl.Expr) -> pl.Expr:
 def _count(e: pl.Expr) -> pl.Expr:
     """A count with thousands separators (``1,797``)."""
     n = e.cast(pl.Int64)
-    out = pl.when(pl.lit(value=False)).then(pl.lit(""))
+    out: Any = pl.when(pl.lit(value=False)).then(pl.lit(""))
     for power in (4, 3, 2, 1):
         out = out.when(n >= 1000**power).then((n // 1000**power).cast(pl.String) + "," + _tail(n, power))
     return out.otherwise(n.cast(pl.String))
