@@ -741,7 +741,8 @@ def _count(e: pl.Expr) -> pl.Expr:
     out: Any = pl.when(pl.lit(value=False)).then(pl.lit(""))
     for power in (4, 3, 2, 1):
         out = out.when(n >= 1000**power).then((n // 1000**power).cast(pl.String) + "," + _tail(n, power))
-    return out.otherwise(n.cast(pl.String))
+    result: pl.Expr = out.otherwise(n.cast(pl.String))
+    return result
 
 
 def _tail(n: pl.Expr, power: int) -> pl.Expr:
