@@ -464,6 +464,10 @@ def _summarize(joined: pl.DataFrame, by_keys: list[str], *, level: float, paired
     def reps(e: pl.Expr) -> pl.Expr:
         return e.filter((pl.col(REP) >= 0) & e.is_not_null() & e.is_not_nan())
 
+    if joined.filter(pl.col(REP) >= 0).height == 0:  # no replicates: a row per (rule, group) already
+        nulls = ["ci_low", "ci_high", *(["__af_dlow", "__af_dhigh"] if paired else [])]
+        cols = [_RULE, _GID, *by_keys, "measure", "operator", "value", *([_REF] if paired else [])]
+        return joined.select(*cols, *[pl.lit(None, dtype=pl.Float64).alias(c) for c in nulls])
     diff = pl.col("value") - pl.col(_REF)
     aggs = [
         pl.col("measure").first(),
@@ -718,40 +722,20 @@ def _groups(keys: list[str]) -> pl.Expr:
     return pl.concat_str(parts, separator=", ", ignore_nulls=True).replace("", "(all)").alias("group_label")
 
 
-def _pad3(e: pl.Expr) -> pl.Expr:
-    return e.cast(pl.String).str.zfill(3)
-
-
 def _fmt(e: pl.Expr) -> pl.Expr:
-    """A number with three decimals (``0.652``, ``-0.020``), ``undefined`` for null or NaN."""
-    n = (e * 1000).round(0).cast(pl.Int64, strict=False)
-    a = n.abs()
-    text = (
-        pl.when(n < 0).then(pl.lit("-")).otherwise(pl.lit(""))
-        + (a // 1000).cast(pl.String)
-        + "."
-        + _pad3(a % 1000)
-    )
-    return pl.when(e.is_null() | e.is_nan()).then(pl.lit("undefined")).otherwise(text)
+    """A number rounded to three decimals, ``undefined`` for null or NaN."""
+    return pl.when(e.is_null() | e.is_nan()).then(pl.lit("undefined")).otherwise(e.round(3).cast(pl.String))
 
 
 def _count(e: pl.Expr) -> pl.Expr:
     """A count with thousands separators (``1,797``)."""
     n = e.cast(pl.Int64)
-    out: Any = pl.when(pl.lit(value=False)).then(pl.lit(""))
-    for power in (4, 3, 2, 1):
-        out = out.when(n >= 1000**power).then((n // 1000**power).cast(pl.String) + "," + _tail(n, power))
-    result: pl.Expr = out.otherwise(n.cast(pl.String))
-    return result
-
-
-def _tail(n: pl.Expr, power: int) -> pl.Expr:
-    """The last ``power`` groups of three digits of ``n``, each padded, joined by commas."""
-    parts = [_pad3(n // 1000**p % 1000) for p in range(power - 1, -1, -1)]
-    out = parts[0]
-    for part in parts[1:]:
-        out = out + "," + part
-    return out
+    text = n.cast(pl.String)
+    digits = text.str.len_chars()
+    # the digits in groups of three from the right: pad to a multiple of three, split, strip the pad
+    padded = text.str.zfill(((digits + 2) // 3) * 3)
+    grouped = padded.str.extract_all(r"\d{3}").list.join(",").str.strip_chars_start("0,")
+    return pl.when(n == 0).then(pl.lit("0")).otherwise(grouped)
 
 
 def _messages(df: pl.DataFrame) -> pl.Series:
