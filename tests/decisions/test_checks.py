@@ -472,3 +472,19 @@ def test_json_round_trip_is_valid_json(tmp_path: Path) -> None:
     assert [r["status"] for r in doc["results"]] == result.frame["status"].to_list()
     assert doc["rules"] == [{"rule": 1, "measure": "mcc", "operator": "multiclass", "by": ["g"], "min": 0.5}]
     assert math.isclose(doc["results"][0]["value"], result.frame["value"][0])
+
+
+def test_measures_on_scores() -> None:
+    from tests.operators.test_score_measures import long_scores, multiclass
+
+    Y, S = multiclass(2)
+    frame = long_scores(Y, S).with_columns(part=pl.col("example") % 2)
+    pr = af.from_scores(frame, decision="argmax")
+    rules = [
+        {"measure": "auroc", "operator": "macro", "by": "part", "min": 0.7},
+        {"measure": "f1", "operator": "macro", "by": "part", "min": 0.2},
+    ]
+    got = af.check(pr, rules).frame.sort("rule", "part")
+    want = pr.evaluate(["auroc", "f1"], "macro", by="part").sort("measure", "part")
+    assert got["value"].to_list() == pytest.approx(want["value"].to_list(), abs=1e-12)
+    assert got["n_examples"].to_list() == [45, 45, 45, 45]
