@@ -475,10 +475,19 @@ def test_json_round_trip_is_valid_json(tmp_path: Path) -> None:
 
 
 def test_measures_on_scores() -> None:
-    from tests.operators.test_score_measures import long_scores, multiclass
-
-    Y, S = multiclass(2)
-    frame = long_scores(Y, S).with_columns(part=pl.col("example") % 2)
+    rng = np.random.default_rng(2)
+    n, m = 90, 4
+    y = rng.integers(0, m, n)
+    scores = rng.dirichlet(np.ones(m), n) + 0.6 * np.eye(m)[y]
+    frame = pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), m),
+            "class": np.tile(np.arange(m), n),
+            "score": (scores / scores.sum(axis=1, keepdims=True)).ravel(),
+            "y": np.eye(m, dtype=np.int64)[y].ravel(),
+            "part": np.repeat(np.arange(n) % 2, m),
+        }
+    )
     pr = af.from_scores(frame, decision="argmax")
     rules = [
         {"measure": "auroc", "operator": "macro", "by": "part", "min": 0.7},
