@@ -305,6 +305,14 @@ def rule_values(
     interval of rules whose baseline is another group; and the by-key names.
     """
     _check_columns(predictions, rules)
+    keys = unique_in_order(c for r in rules for c in r.by)
+    clash = [k for k in keys if k in RESULT_COLUMNS]
+    if clash:
+        msg = (
+            f"by column {clash[0]!r} has the name of a column of the check's result ({', '.join(RESULT_COLUMNS)}); "
+            "rename it"
+        )
+        raise OptionError(msg)
     private = next((c for r in rules for c in r.by if c in _PRIVATE or c.startswith("__af_in")), None)
     if private is not None:
         msg = f"by column {private!r} has the name of a private column of checks; rename it"
@@ -593,13 +601,6 @@ def _expected_values(expected: pl.DataFrame, group: list[tuple[int, Rule]]) -> p
 def _verdicts(
     values: pl.DataFrame, keys: list[str], rules: Sequence[Rule], base: pl.DataFrame | None
 ) -> pl.DataFrame:
-    clash = [k for k in keys if k in RESULT_COLUMNS]
-    if clash:
-        msg = (
-            f"by column {clash[0]!r} has the name of a column of the check's result ({', '.join(RESULT_COLUMNS)}); "
-            "rename it"
-        )
-        raise OptionError(msg)
     if base is not None:
         cols = [c for c in base.columns if c != _REF]
         base = base.select(*cols, pl.col(_REF).alias("__af_ext"))

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe.decisions.checks import RESULT_COLUMNS
+from aggframe.decisions.checks import _PRIVATE, RESULT_COLUMNS
 from aggframe.decisions.rules import RULE_KEYS, parse_where, where_expression
+from tests.strategies import distinct_names, label_frames
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -120,10 +124,11 @@ def test_null_keys_and_hostile_names_as_by_keys(name: str) -> None:
     assert frame_out["value"].to_list() == expected["value"].to_list()
 
 
-def test_a_by_key_named_like_a_result_column_is_an_error() -> None:
-    frame = groups_frame(2).rename({"g": "status"})
-    with pytest.raises(af.OptionError, match="by column 'status' has the name of a column"):
-        af.check(af.from_labels(frame), [{"measure": "f1", "by": "status", "min": 0.5}])
+@pytest.mark.parametrize("name", ["status", "value", "group_label", "__af_rule"])
+def test_a_by_key_named_like_a_result_column_is_an_error(name: str) -> None:
+    frame = groups_frame(2).rename({"g": name})
+    with pytest.raises(af.OptionError, match=f"by column '{name}' has the name of a"):
+        af.check(af.from_labels(frame), [{"measure": "f1", "by": name, "min": 0.5}])
 
 
 # ---------------------------------------------------------------------------
@@ -497,3 +502,40 @@ def test_measures_on_scores() -> None:
     want = pr.evaluate(["auroc", "f1"], "macro", by="part").sort("measure", "part")
     assert got["value"].to_list() == pytest.approx(want["value"].to_list(), abs=1e-12)
     assert got["n_examples"].to_list() == [45, 45, 45, 45]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    case=label_frames(example=False, max_n=25),
+    names=distinct_names(3, avoid=("y_true", "y_pred")),
+    data=st.data(),
+)
+def test_property_hostile_null_keys_give_evaluates_values(
+    case: Any, names: list[str], data: st.DataObject
+) -> None:
+    """Any by-keys (null groups, hostile names): each (rule, group) row holds evaluate's value, its
+    status follows the bound, and a name checks refuse is refused with a clear error, never a crash."""
+    mapping = dict(zip(case.by, names, strict=False))
+    frame = case.frame.rename(mapping)
+    by = [mapping[k] for k in case.by]
+    bound = data.draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+    rule = {"measure": "f1", "operator": "macro", "by": by, "min": bound}
+    pr = af.from_labels(frame)
+    refused = [c for c in by if c in RESULT_COLUMNS or c in _PRIVATE or c.startswith("__af_in")]
+    if refused:  # a by-key named like a column of the result or a private one: a clear error
+        with pytest.raises(
+            af.OptionError, match=f"by column {re.escape(repr(refused[0]))} has the name of a"
+        ):
+            af.check(pr, [rule])
+        return
+    got = af.check(pr, [rule]).frame
+    want = pr.evaluate("f1", "macro", by=by)
+    joined = got.join(want, on=by, how="inner", nulls_equal=True, suffix="_want")
+    assert joined.height == got.height == want.height
+    for value, expected, status in joined.select("value", "value_want", "status").iter_rows():
+        if expected is None or math.isnan(expected):
+            assert value is None
+            assert status == "undefined"
+        else:
+            assert value == pytest.approx(expected, abs=1e-12)
+            assert status == ("pass" if expected >= bound else "fail")
