@@ -1,4 +1,5 @@
-"""Command line: ``aggframe report PATH... [options]`` and ``aggframe cells PATH... -o DIR``.
+"""Command line: ``aggframe report PATH... [options]`` and ``aggframe cells PATH... -o DIR``
+(and ``aggframe check RULES PATH...``, a pipeline's gate: ``aggframe check --help``).
 
 ``report`` reads Parquet or CSV prediction files lazily (label form by default,
 long form with ``--form long``), or cell stores written by ``cells``, evaluates

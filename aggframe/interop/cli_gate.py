@@ -102,6 +102,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def run_check(args: argparse.Namespace, argv: Any = None) -> int:
     """Run ``aggframe check``; the exit code."""
     try:
+        if args.by is not None:
+            msg = "check takes its groups from the rules (by = [...] in each rule), not from --by"
+            raise _UsageError(msg)
         _check_outputs(args)
         rules = load_rules(args.rules)
         if args.baseline is not None and not Path(args.baseline).exists():

@@ -136,6 +136,7 @@ def test_exit_2_on_bad_inputs_and_outputs(tmp_path: Path, capsys: pytest.Capture
         (["check", gate, str(PREDICTIONS), "--json", gate], "would replace an input"),
         (["check", str(tmp_path / "none.toml"), str(PREDICTIONS)], "cannot read the rules file"),
         (["check", gate], "usage error"),
+        (["check", gate, str(PREDICTIONS), "--by", "model"], "not from --by"),
     ]
     for argv, message in cases:
         assert main(argv) == 2, argv
