@@ -44,6 +44,8 @@ from aggframe.constructors import (
     from_scores,
     scan,
 )
+from aggframe.decisions.checks import CheckFailedError, CheckResult, check
+from aggframe.decisions.rules import Rule, RuleError
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -76,6 +78,7 @@ from aggframe.interop.plots import (
     plot_heatmap,
 )
 from aggframe.interop.sklearn import classification_report, make_scorer, score
+from aggframe.interop.tracking import log_mlflow
 from aggframe.measures.inference import InferredProperties
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import (
@@ -98,6 +101,8 @@ __all__ = [
     "AggframeError",
     "AggframeNamespace",
     "Cells",
+    "CheckFailedError",
+    "CheckResult",
     "ColumnNotFoundError",
     "DecisionWarning",
     "DuplicateEntryError",
@@ -110,6 +115,8 @@ __all__ = [
     "OptionError",
     "OrdinalPredictions",
     "Predictions",
+    "Rule",
+    "RuleError",
     "ShapeError",
     "SourceError",
     "SparseInputError",
@@ -121,6 +128,7 @@ __all__ = [
     "UnknownNameError",
     "__version__",
     "canonical_coordinates",
+    "check",
     "classification_report",
     "cost",
     "cost_matrix",
@@ -141,6 +149,7 @@ __all__ = [
     "html_report",
     "infer_properties",
     "list_measures",
+    "log_mlflow",
     "lukasiewicz",
     "make_scorer",
     "marginal_defect",

@@ -399,6 +399,24 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_pred",
     "_ranked",
     "_tp",
+    # checks' helper columns (decisions/checks.py, interop/html_verdict.py)
+    "__af_boot",
+    "__af_dhigh",
+    "__af_dlow",
+    "__af_drop",
+    "__af_ext",
+    "__af_id",
+    "__af_max",
+    "__af_max_drop",
+    "__af_max_rel",
+    "__af_min",
+    "__af_min_examples",
+    "__af_order",
+    "__af_paired",
+    "__af_ref",
+    "__af_rule",
+    "__af_where",
+    "__af_gid",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has

@@ -1,4 +1,5 @@
-"""Command line: ``aggframe report PATH... [options]`` and ``aggframe cells PATH... -o DIR``.
+"""Command line: ``aggframe report PATH... [options]`` and ``aggframe cells PATH... -o DIR``
+(and ``aggframe check RULES PATH...``, a pipeline's gate: ``aggframe check --help``).
 
 ``report`` reads Parquet or CSV prediction files lazily (label form by default,
 long form with ``--form long``), or cell stores written by ``cells``, evaluates
@@ -34,6 +35,7 @@ import polars as pl
 from aggframe.exceptions import AggframeError, EmptyInputError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
+from aggframe.interop.cli_gate import run_check
 from aggframe.interop.cli_output import (
     FLAGS,
     _fail,
@@ -58,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``aggframe`` command; returns the exit code (2 on any failure)."""
     try:
         args = _parser().parse_args(argv)
+        if args.command == "check":
+            return run_check(args, argv)
         stores = _store_inputs(args.paths)
         _check_options(args, stores)
         _check_output(args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from aggframe.interop.cli_gate import add_check_parser
 from aggframe.interop.cli_output import _UsageError
 
 
@@ -74,6 +75,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     )
     for p in (rep, cel):
         _inputs(p, report=p is rep)
+    add_check_parser(sub, _inputs)  # `aggframe check` (cli_gate.py)
     rep.add_argument(
         "--measures",
         metavar="LIST",

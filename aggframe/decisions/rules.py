@@ -1,0 +1,647 @@
+"""The rule language of checks (and of monitoring's alerts): what a rule says, parsed and validated.
+
+A rule names a measure under an operator, optional ``by`` columns and a ``where``
+filter, and one bound: an absolute ``min``/``max`` on the value (or on an end of its
+bootstrap interval, ``on="ci_low"``/``"ci_high"`` with ``n_boot``), or a largest
+``max_drop``/``max_relative_drop`` against a ``baseline``. ``min_examples`` skips
+small groups and ``severity`` says whether a violation fails the run (``error``)
+or warns. The keys have one spelling everywhere (:data:`RULE_KEYS`): TOML
+(``[[rule]]`` tables), Python dicts, :class:`Rule` fields and the docs; an unknown
+key is an error naming it, so that a typo never disables a rule.
+
+This module knows nothing of how rules are evaluated (:mod:`aggframe.decisions.checks`
+does that): it parses and validates, and compiles a ``where`` text to a Narwhals
+expression (:func:`where_expression`) that runs on every engine.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import narwhals.stable.v1 as nw
+
+from aggframe._options import parse_report_operator
+from aggframe.exceptions import AggframeError, OptionError
+from aggframe.measures.matrix import MATRIX_MEASURES
+from aggframe.measures.matrix import _canonical as matrix_canonical
+from aggframe.measures.registry import SCORE_MEASURES, get_measure
+
+__all__ = [
+    "RULE_KEYS",
+    "On",
+    "Rule",
+    "RuleError",
+    "Severity",
+    "load_rules",
+    "parse_rules",
+    "parse_where",
+    "where_columns",
+    "where_expression",
+]
+
+#: Which number a bound applies to: the value, or an end of its bootstrap interval.
+On = Literal["value", "ci_low", "ci_high"]
+#: ``error``: a violation fails the run; ``warn``: it is reported only.
+Severity = Literal["error", "warn"]
+
+#: Every key a rule may have, in one spelling (TOML, Python dicts, the docs).
+RULE_KEYS = (
+    "name",
+    "measure",
+    "operator",
+    "by",
+    "where",
+    "min",
+    "max",
+    "on",
+    "max_drop",
+    "max_relative_drop",
+    "baseline",
+    "min_examples",
+    "severity",
+    "n_boot",
+)
+
+
+class RuleError(OptionError):
+    """A rule (or a rules file) that cannot be read: the message names the file, the rule and the key."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One check: ``measure`` under ``operator`` per ``by`` group, against one bound.
+
+    Parameters
+    ----------
+    measure
+        A measure name or alias that :meth:`~aggframe.Predictions.evaluate` takes
+        (measures on scores included).
+    operator
+        ``micro`` (default), ``macro``, ``weighted``, ``exemplar``, ``binary``,
+        ``multiclass`` or ``target``.
+    name
+        A name for reports (default: ``"<operator> <measure> <bound>"``).
+    by
+        Group columns: the rule holds in every group.
+    where
+        A SQL boolean expression over the input's columns (``day >= 3 AND model <> 'x'``).
+    min, max
+        Absolute bounds on the number the rule looks at.
+    on
+        ``value`` (default), ``ci_low`` or ``ci_high`` (needs ``n_boot``).
+    max_drop, max_relative_drop
+        Largest allowed drop below the baseline (absolute, or as a share of it).
+    baseline
+        The reference of a drop: ``{"model": "lr"}`` (another group of the same
+        input, matched on the other by-columns), or a path (a cell store, or a
+        Parquet/CSV file of expected values), or None (the baseline given to
+        :func:`~aggframe.check`).
+    min_examples
+        Groups with fewer examples are ``skipped``.
+    severity
+        ``error`` (default) or ``warn``.
+    n_boot
+        Bootstrap replicates for the interval (``on``) or the paired difference.
+
+    Examples
+    --------
+    >>> from aggframe.decisions.rules import Rule
+    >>> Rule("f1", "macro", by=("model",), min=0.9).label
+    'macro f1 >= 0.9'
+    """
+
+    measure: str
+    operator: str = "micro"
+    name: str | None = None
+    by: tuple[str, ...] = ()
+    where: str | None = None
+    min: float | None = None
+    max: float | None = None
+    on: On = "value"
+    max_drop: float | None = None
+    max_relative_drop: float | None = None
+    baseline: str | Mapping[str, Any] | None = None
+    min_examples: int | None = None
+    severity: Severity = "error"
+    n_boot: int | None = None
+    #: where the rule came from, for messages (``gate.toml, rule 2``)
+    origin: str = field(default="", compare=False)
+
+    @property
+    def label(self) -> str:
+        """The rule's name, or a description of it."""
+        if self.name is not None:
+            return self.name
+        bounds = []
+        if self.min is not None:
+            bounds.append(f">= {self.min:g}")
+        if self.max is not None:
+            bounds.append(f"<= {self.max:g}")
+        if self.max_drop is not None:
+            bounds.append(f"drop <= {self.max_drop:g}")
+        if self.max_relative_drop is not None:
+            bounds.append(f"relative drop <= {self.max_relative_drop:g}")
+        where = f" where {self.where}" if self.where else ""
+        return f"{self.operator} {self.measure} {' and '.join(bounds)}{where}"
+
+    @property
+    def is_drop(self) -> bool:
+        """Whether the rule compares with a baseline."""
+        return self.max_drop is not None or self.max_relative_drop is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rule's keys (those set), as a rules file spells them."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if (
+                f.name == "origin"
+                or v is None
+                or v == ()
+                or (f.name, v) in (("on", "value"), ("severity", "error"))
+            ):
+                continue
+            out[f.name] = list(v) if isinstance(v, tuple) else (dict(v) if isinstance(v, Mapping) else v)
+        return out
+
+
+def _fail(origin: str, key: str | None, what: str) -> RuleError:
+    where = f"{origin}: " if origin else ""
+    named = f"key {key!r}: " if key else ""
+    return RuleError(f"{where}{named}{what}")
+
+
+def _number(origin: str, key: str, value: Any, *, nonnegative: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise _fail(origin, key, f"expected a number, got {value!r}")
+    if nonnegative and value < 0:
+        raise _fail(origin, key, f"expected a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _count(origin: str, key: str, value: Any, *, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _fail(origin, key, f"expected an integer >= {least}, got {value!r}")
+    return value
+
+
+def _choice(origin: str, key: str, value: Any, options: Sequence[str]) -> str:
+    if value not in options:
+        raise _fail(origin, key, f"expected one of {', '.join(map(repr, options))}, got {value!r}")
+    return cast("str", value)
+
+
+def _measure(origin: str, value: Any, operator: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(origin, "measure", f"expected a measure name, got {value!r}")
+    if value.lower() in SCORE_MEASURES:
+        return value.lower()
+    if operator == "multiclass":
+        canon = matrix_canonical(value)
+        if canon is None:
+            raise _fail(
+                origin,
+                "measure",
+                f"{value!r} is not a measure of the multiclass operator; those are {', '.join(MATRIX_MEASURES)}",
+            )
+        return canon
+    try:
+        return get_measure(value).name
+    except AggframeError as exc:
+        raise _fail(origin, "measure", str(exc)) from None
+
+
+def _by(origin: str, value: Any) -> tuple[str, ...]:
+    cols = [value] if isinstance(value, str) else value
+    if not isinstance(cols, (list, tuple)) or not all(isinstance(c, str) for c in cols):
+        raise _fail(origin, "by", f"expected a column name or a list of them, got {value!r}")
+    if len(set(cols)) != len(cols):
+        raise _fail(origin, "by", f"a column is named twice: {list(cols)!r}")
+    return tuple(cols)
+
+
+def _baseline(origin: str, value: Any, by: tuple[str, ...]) -> str | dict[str, Any] | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and value:
+        outside = [k for k in value if k not in by]
+        if outside:
+            raise _fail(
+                origin,
+                "baseline",
+                f"a baseline group names by-columns of the rule; {outside[0]!r} is not in by={list(by)!r}",
+            )
+        return dict(value)
+    raise _fail(origin, "baseline", f"expected a group like {{model = 'lr'}} or a path, got {value!r}")
+
+
+def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
+    """One rule from a dict of :data:`RULE_KEYS` (or a :class:`Rule`, validated again).
+
+    Raises
+    ------
+    RuleError
+        An unknown key, a missing measure or bound, a value of the wrong type.
+    """
+    if isinstance(spec, Rule):
+        origin = spec.origin or origin
+        spec = spec.as_dict()
+    if not isinstance(spec, Mapping):
+        raise _fail(origin, None, f"expected a table of keys ({', '.join(RULE_KEYS)}), got {spec!r}")
+    unknown = [k for k in spec if k not in RULE_KEYS]
+    if unknown:
+        raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
+    if "measure" not in spec:
+        raise _fail(origin, "measure", "missing: every rule names a measure")
+    name = spec.get("name")
+    if name is not None and not isinstance(name, str):
+        raise _fail(origin, "name", f"expected text, got {name!r}")
+    origin = f"{origin} ({name!r})" if name and origin else origin or (repr(name) if name else "")
+    operator = spec.get("operator", "micro")
+    try:
+        operator = parse_report_operator(operator)
+    except AggframeError as exc:
+        raise _fail(origin, "operator", str(exc)) from None
+    measure = _measure(origin, spec["measure"], operator)
+    by = _by(origin, spec.get("by", ()))
+    where = spec.get("where")
+    if where is not None:
+        if not isinstance(where, str):
+            raise _fail(origin, "where", f"expected a SQL boolean expression as text, got {where!r}")
+        try:
+            parse_where(where)
+        except RuleError as exc:
+            raise _fail(origin, "where", str(exc)) from None
+    bounds = {k: _number(origin, k, spec[k]) for k in ("min", "max") if spec.get(k) is not None}
+    drops = {
+        k: _number(origin, k, spec[k], nonnegative=True)
+        for k in ("max_drop", "max_relative_drop")
+        if spec.get(k) is not None
+    }
+    if not bounds and not drops:
+        raise _fail(origin, None, "no bound: give min, max, max_drop or max_relative_drop")
+    if bounds and drops:
+        raise _fail(
+            origin, None, "give absolute bounds (min, max) or drops (max_drop, max_relative_drop), not both"
+        )
+    if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"]:
+        raise _fail(origin, "min", f"min {bounds['min']:g} is above max {bounds['max']:g}")
+    baseline = _baseline(origin, spec.get("baseline"), by)
+    if baseline is not None and not drops:
+        raise _fail(origin, "baseline", "a baseline needs max_drop or max_relative_drop")
+    on = _choice(origin, "on", spec.get("on", "value"), ("value", "ci_low", "ci_high"))
+    n_boot = None if spec.get("n_boot") is None else _count(origin, "n_boot", spec["n_boot"], least=2)
+    if on != "value" and n_boot is None:
+        raise _fail(origin, "on", f"on = {on!r} is an end of a bootstrap interval: give n_boot (e.g. 200)")
+    min_examples = (
+        None
+        if spec.get("min_examples") is None
+        else _count(origin, "min_examples", spec["min_examples"], least=0)
+    )
+    severity = _choice(origin, "severity", spec.get("severity", "error"), ("error", "warn"))
+    return Rule(
+        measure=measure,
+        operator=operator,
+        name=name,
+        by=by,
+        where=where,
+        min=bounds.get("min"),
+        max=bounds.get("max"),
+        on=cast("On", on),
+        max_drop=drops.get("max_drop"),
+        max_relative_drop=drops.get("max_relative_drop"),
+        baseline=baseline,
+        min_examples=min_examples,
+        severity=cast("Severity", severity),
+        n_boot=n_boot,
+        origin=origin,
+    )
+
+
+def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
+    """Rules from a list of dicts or :class:`Rule` objects, a TOML document's dict, or a path.
+
+    Examples
+    --------
+    >>> from aggframe.decisions.rules import parse_rules
+    >>> [r.label for r in parse_rules([{"measure": "f1", "operator": "macro", "min": 0.9}])]
+    ['macro f1 >= 0.9']
+    >>> parse_rules([{"measure": "f1", "minimum": 0.9}])
+    Traceback (most recent call last):
+    ...
+    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot
+    """
+    if isinstance(rules, (str, Path)):
+        return load_rules(rules)
+    if isinstance(rules, Rule) or (isinstance(rules, Mapping) and "measure" in rules):
+        rules = [rules]
+    if isinstance(rules, Mapping):
+        extra = [k for k in rules if k != "rule"]
+        if extra:
+            raise _fail(
+                source, str(extra[0]), "unknown top-level key; a rules file holds [[rule]] tables only"
+            )
+        if "rule" not in rules:
+            raise _fail(source, None, "no [[rule]] tables")
+        rules = rules["rule"]
+    if not isinstance(rules, (list, tuple)):
+        raise _fail(source, "rule", f"expected a list of rules ([[rule]] tables), got {rules!r}")
+    if not rules:
+        raise _fail(source, None, "no rules")
+    prefix = f"{source}, " if source else ""
+    return [parse_rule(r, f"{prefix}rule {i}") for i, r in enumerate(rules, 1)]
+
+
+def load_rules(path: str | Path) -> list[Rule]:
+    """The rules of a TOML file (an array of tables ``[[rule]]``); a string baseline path is
+    read relative to the file.
+
+    Raises
+    ------
+    RuleError
+        A missing or malformed file, or a bad rule (the message names the file, the rule and the key).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        msg = f"cannot read the rules file {str(p)!r}: {exc.strerror if isinstance(exc, OSError) else exc}"
+        raise RuleError(msg) from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = f"{p}: not valid TOML: {exc}"
+        raise RuleError(msg) from None
+    rules = parse_rules(doc, source=str(p))
+    return [
+        replace(r, baseline=str(p.parent / r.baseline))
+        if isinstance(r.baseline, str) and not Path(r.baseline).is_absolute()
+        else r
+        for r in rules
+    ]
+
+
+# --- where: a small SQL boolean expression language -------------------------------------------
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+    (?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
+  | (?P<str>'(?:[^']|'')*')
+  | (?P<qid>"(?:[^"]|"")+")
+  | (?P<op><=|>=|<>|!=|==|=|<|>|\(|\)|,)
+  | (?P<word>[^\W\d]\w*)
+    )""",
+    re.VERBOSE | re.UNICODE,
+)
+_WORDS = {"and", "or", "not", "in", "is", "null", "true", "false", "between"}
+
+Node = tuple[Any, ...]
+
+
+def _tokens(text: str) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            msg = f"cannot read {text[pos:].strip()[:20]!r} at position {pos + 1} of {text!r}"
+            raise RuleError(msg)
+        pos = m.end()
+        kind = cast("str", m.lastgroup)
+        raw = m.group(kind)
+        if kind == "num":
+            out.append(("lit", float(raw) if any(c in raw for c in ".eE") else int(raw)))
+        elif kind == "str":
+            out.append(("lit", raw[1:-1].replace("''", "'")))
+        elif kind == "qid":
+            out.append(("col", raw[1:-1].replace('""', '"')))
+        elif kind == "word" and raw.lower() in _WORDS:
+            word = raw.lower()
+            out.append(("lit", word == "true") if word in ("true", "false") else ("kw", word))
+        elif kind == "word":
+            out.append(("col", raw))
+        else:
+            out.append(("op", "=" if raw == "==" else "!=" if raw == "<>" else raw))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self, kind: str, value: Any = None) -> bool:
+        if self.i >= len(self.toks):
+            return False
+        k, v = self.toks[self.i]
+        return k == kind and (value is None or v == value)
+
+    def take(self, kind: str, value: Any = None) -> Any:
+        if not self.peek(kind, value):
+            got = repr(self.toks[self.i][1]) if self.i < len(self.toks) else "the end"
+            want = repr(value) if value is not None else {"col": "a column", "lit": "a value"}.get(kind, kind)
+            msg = f"expected {want}, got {got} in {self.text!r}"
+            raise RuleError(msg)
+        self.i += 1
+        return self.toks[self.i - 1][1]
+
+    def parse(self) -> Node:
+        node = self.disjunction()
+        if self.i < len(self.toks):
+            msg = f"unexpected {self.toks[self.i][1]!r} in {self.text!r}"
+            raise RuleError(msg)
+        return node
+
+    def disjunction(self) -> Node:
+        node = self.conjunction()
+        while self.peek("kw", "or"):
+            self.i += 1
+            node = ("or", node, self.conjunction())
+        return node
+
+    def conjunction(self) -> Node:
+        node = self.negation()
+        while self.peek("kw", "and"):
+            self.i += 1
+            node = ("and", node, self.negation())
+        return node
+
+    def negation(self) -> Node:
+        if self.peek("kw", "not"):
+            self.i += 1
+            return ("not", self.negation())
+        return self.comparison()
+
+    def operand(self) -> Node:
+        if self.peek("op", "("):
+            self.i += 1
+            node = self.disjunction()
+            self.take("op", ")")
+            return node
+        if self.peek("col"):
+            return ("col", self.take("col"))
+        return ("lit", self.take("lit"))
+
+    def comparison(self) -> Node:
+        left = self.operand()
+        if self.peek("op") and self.toks[self.i][1] in ("=", "!=", "<", "<=", ">", ">="):
+            op = self.take("op")
+            return ("cmp", op, left, self.operand())
+        if self.peek("kw", "is"):
+            self.i += 1
+            negated = self.peek("kw", "not") and bool(self.take("kw", "not"))
+            self.take("kw", "null")
+            return ("notnull" if negated else "isnull", left)
+        negated = self.peek("kw", "not")
+        if negated:
+            self.i += 1
+        if self.peek("kw", "in"):
+            self.i += 1
+            self.take("op", "(")
+            values = [self.take("lit")]
+            while self.peek("op", ","):
+                self.i += 1
+                values.append(self.take("lit"))
+            self.take("op", ")")
+            node: Node = ("in", left, tuple(values))
+            return ("not", node) if negated else node
+        if self.peek("kw", "between"):
+            self.i += 1
+            low = self.operand()
+            self.take("kw", "and")
+            node = ("and", ("cmp", ">=", left, low), ("cmp", "<=", left, self.operand()))
+            return ("not", node) if negated else node
+        if negated:
+            self.take("kw", "in")
+        return left
+
+
+def parse_where(text: str) -> Node:
+    """The syntax tree of a ``where`` text: comparisons (``= == != <> < <= > >=``), ``IN (...)``,
+    ``BETWEEN a AND b``, ``IS [NOT] NULL``, ``AND``, ``OR``, ``NOT``, parentheses; columns bare
+    or in double quotes (``"my col"``), text in single quotes, numbers, ``TRUE``/``FALSE``.
+
+    Raises
+    ------
+    RuleError
+        Text that is not such an expression (the message quotes where it stopped).
+
+    Examples
+    --------
+    >>> parse_where("day >= 3 AND \\"the model\\" IN ('a', 'b')")
+    ('and', ('cmp', '>=', ('col', 'day'), ('lit', 3)), ('in', ('col', 'the model'), ('a', 'b')))
+    """
+    if not text.strip():
+        msg = "an empty where; leave the key out to keep every row"
+        raise RuleError(msg)
+    return _Parser(text).parse()
+
+
+def where_columns(node: Node) -> set[str]:
+    """The columns a parsed ``where`` reads."""
+    kind = node[0]
+    if kind == "col":
+        return {node[1]}
+    if kind in ("lit", "in"):
+        return where_columns(node[1]) if kind == "in" else set()
+    children = node[2:] if kind == "cmp" else node[1:]
+    return set().union(*(where_columns(n) for n in children))
+
+
+def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.Expr:
+    """A ``where`` text as a Narwhals boolean expression (SQL semantics: a comparison with a null is
+    null, and a row is kept only where the expression is true).
+
+    With ``schema`` (column -> Polars dtype) the columns are checked and a literal compared with a
+    column is checked against its type: text with a number is an error, and an ISO date in quotes
+    compared with a date column is read as a date.
+
+    Raises
+    ------
+    RuleError
+        A column that is not in ``schema``, or a literal of another type than its column.
+
+    Examples
+    --------
+    >>> import polars as pl, narwhals.stable.v1 as nw
+    >>> df = nw.from_native(pl.DataFrame({"day": [1, 3, None]}))
+    >>> df.select(where_expression("day >= 3 OR day IS NULL").alias("w"))["w"].to_list()
+    [False, True, True]
+    """
+    expr: nw.Expr = _compile(parse_where(text), schema).fill_null(value=False)
+    return expr
+
+
+def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
+    """A literal compared with a column, checked against (and read as) the column's type."""
+    if schema is None or column[0] != "col":
+        return value
+    name = column[1]
+    if name not in schema:
+        msg = f"column {name!r} is not in the input; available columns: {list(schema)}"
+        raise RuleError(msg)
+    dtype = schema[name]
+    numeric = dtype.is_numeric()
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)) and not numeric:
+        msg = (
+            f"column {name!r} holds {dtype} values, compared with the number {value!r}; quote text: '{value}'"
+        )
+        raise RuleError(msg)
+    if isinstance(value, str) and numeric:
+        msg = f"column {name!r} holds {dtype} numbers, compared with the text {value!r}; leave the quotes out"
+        raise RuleError(msg)
+    if isinstance(value, str) and dtype.is_temporal():
+        try:
+            return (date.fromisoformat if str(dtype) == "Date" else datetime.fromisoformat)(value)
+        except ValueError:
+            msg = f"column {name!r} holds {dtype} values, compared with {value!r}, which is not an ISO date"
+            raise RuleError(msg) from None
+    return value
+
+
+def _compile(node: Node, schema: Mapping[str, Any] | None = None) -> Any:
+    kind = node[0]
+    if kind == "col":
+        if schema is not None and node[1] not in schema:
+            msg = f"column {node[1]!r} is not in the input; available columns: {list(schema)}"
+            raise RuleError(msg)
+        return nw.col(node[1])
+    if kind == "lit":
+        return nw.lit(node[1])
+    if kind == "and":
+        return _compile(node[1], schema) & _compile(node[2], schema)
+    if kind == "or":
+        return _compile(node[1], schema) | _compile(node[2], schema)
+    if kind == "not":
+        return ~_compile(node[1], schema)
+    if kind == "isnull":
+        return _compile(node[1], schema).is_null()
+    if kind == "notnull":
+        return ~_compile(node[1], schema).is_null()
+    if kind == "in":
+        return _compile(node[1], schema).is_in([_literal(v, node[1], schema) for v in node[2]])
+    op, left, right = node[1], node[2], node[3]
+    if left[0] == "lit" and right[0] == "col":
+        left = ("lit", _literal(left[1], right, schema))
+    if right[0] == "lit" and left[0] == "col":
+        right = ("lit", _literal(right[1], left, schema))
+    a, b = _compile(left, schema), _compile(right, schema)
+    return {
+        "=": lambda: a == b,
+        "!=": lambda: a != b,
+        "<": lambda: a < b,
+        "<=": lambda: a <= b,
+        ">": lambda: a > b,
+        ">=": lambda: a >= b,
+    }[op]()
