@@ -24,10 +24,13 @@ __all__ = [
     "REPEAT_POOLINGS",
     "Bootstrap",
     "ClassUniverse",
+    "BandRule",
     "Convention",
     "CurveKind",
     "Decision",
     "Engine",
+    "Severity",
+    "Unlabelled",
     "Grain",
     "LabelTask",
     "LongTask",
@@ -83,6 +86,12 @@ Strategy = Literal["uniform", "quantile"]
 CurveKind = Literal["roc", "pr"]
 TNormName = Literal["product", "godel", "minimum", "lukasiewicz", "hamacher"]
 Engine = Literal["auto", "in-memory", "streaming"]
+#: What a null truth means with windows: ``"count"`` = not yet labelled (counted, left out).
+Unlabelled = Literal["count"]
+#: How monitoring draws its band from the reference windows.
+BandRule = Literal["sd", "quantile"]
+#: How serious an alert of a monitor is.
+Severity = Literal["error", "warning"]
 ClassUniverse = Literal["global", "group"]
 #: The label form's task: one-hot over all classes, or the positive class alone.
 LabelTask = Literal["multiclass", "binary"]
