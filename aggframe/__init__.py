@@ -43,6 +43,7 @@ from aggframe.constructors import (
     from_scores,
     scan,
 )
+from aggframe.decisions.monitor import monitor
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -142,6 +143,7 @@ __all__ = [
     "make_scorer",
     "marginal_defect",
     "micro_macro_gap",
+    "monitor",
     "multioutput_aggregate",
     "numpy",
     "ops",

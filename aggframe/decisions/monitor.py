@@ -195,7 +195,7 @@ def monitor(
     >>> p = [0, 1, 1, 0] * 6 + [1, 0, 0, 1] * 2
     >>> pr = af.from_labels(pl.DataFrame({"day": days, "y": y, "p": p}), y_true="y", y_pred="p")
     >>> ref = (dt.date(2024, 1, 1), dt.date(2024, 1, 7))
-    >>> out = af.monitor(pr, "accuracy", "micro", time="day", every="1d", reference=ref)
+    >>> out = af.monitor(pr, "accuracy", "multiclass", time="day", every="1d", reference=ref)
     >>> out.filter("alert").select("window_start", "value", "status")
     shape: (2, 3)
     ┌──────────────┬───────┬────────┐

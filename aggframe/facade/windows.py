@@ -25,6 +25,7 @@ calls it; monitoring (bands, alerts) is built on it in :mod:`aggframe.decisions.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -58,6 +59,7 @@ LABEL_COLUMNS = ("n_labelled", "n_unlabelled", "labelled_share")
 _US = {"ns": 0.001, "us": 1, "ms": 1_000, "s": 1_000_000, "m": 60_000_000, "h": 3_600_000_000}
 _US.update({"d": 86_400_000_000, "w": 7 * 86_400_000_000})
 _DAY = 86_400_000_000
+_EPOCH = datetime(1970, 1, 1)  # noqa: DTZ001 - naive on purpose: the engines' naive timestamps
 _PART = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
 
 
@@ -174,7 +176,7 @@ def _bucket_narwhals(column: str, dtype: nw.dtypes.DType, w: Window) -> nw.Expr:
     col = nw.col(column)
     if isinstance(dtype, nw.Date):
         col = col.cast(nw.Datetime("us"))
-    micros = col.dt.timestamp("us")
+    micros = (col - nw.lit(_EPOCH)).dt.total_microseconds()
     return ((micros - w.offset) // w.every).cast(nw.Int64)
 
 
