@@ -14,7 +14,9 @@ from the reference windows' values:
     the ``quantiles`` (default 0.005 and 0.995) of the reference windows'
     values: no normality assumption, but it needs many reference windows.
 
-A window ``alert``\\ s when its value leaves the band. Each window also carries
+A window ``alert``\\ s when its value leaves the band. Trailing windows that
+run past the data's last ``every`` slot hold fewer slots than the others
+(status ``"partial"``): they are reported, not judged, and never make a band. Each window also carries
 its sampling error ``se``: the bootstrap's standard deviation with ``n_boot``,
 otherwise the binomial approximation ``sqrt(v (1 - v) / n)`` over the window's
 ``n`` examples (exact in form for accuracy-like proportions, a rough scale for
@@ -58,13 +60,13 @@ MONITOR_COLUMNS = (
     "severity",
 )
 #: What ``status`` says of a window.
-STATUSES = ("ok", "alert", "new group", "no band", "undefined", "few labels")
+STATUSES = ("ok", "alert", "new group", "partial", "no band", "few labels", "undefined")
 _STATS = ("value", "n_entries", "n_undefined", "ci_low", "ci_high", "se", "n_boot", "level", "n_examples")
 _LABELS = ("n_labelled", "n_unlabelled", "labelled_share")
 
 
 def _band_keys(out: pl.DataFrame, by: Sequence[str]) -> list[str]:
-    skip = {*WINDOW_COLUMNS, *_STATS, *_LABELS, "__af_n"}
+    skip = {*WINDOW_COLUMNS, *_STATS, *_LABELS, "__af_n", "_complete"}
     return [*by, *[c for c in out.columns if c not in skip and c not in by]]
 
 
@@ -217,9 +219,17 @@ def monitor(
         window = {"time": time, "every": every, "period": period, "offset": offset}
         return windowed_evaluate(p, measures, operators, **window, unlabelled=labels, options=dict(options), sizes=True)
 
-    current = run(pr, unlabelled)
-    ref, inside = _reference(pr, reference, lambda p: run(p, unlabelled if p is pr else None), current)
+    current = _complete(run(pr, unlabelled), every)
+    ref, inside = _reference(pr, reference, lambda p: _complete(run(p, None), every), current)
+    ref = ref.filter(pl.col("_complete"))
     return _judge(current, ref, inside, keys, band, width, quantiles, min_reference_windows, min_labelled_share, severity)
+
+
+def _complete(out: pl.DataFrame, every: str) -> pl.DataFrame:
+    """``_complete``: whether a window ends by the end of the data's last bucket (a trailing window
+    holds fewer buckets: its value is noisier than the band's windows, so it is not judged)."""
+    last = pl.col("window_start").max().dt.offset_by(every)
+    return out.with_columns((pl.col("window_end") <= last).alias("_complete"))
 
 
 def _check_options(
@@ -292,6 +302,8 @@ def _judge(
     status = (
         pl.when(pl.col("_seen").is_null())
         .then(pl.lit("new group"))
+        .when(~pl.col("_complete"))
+        .then(pl.lit("partial"))
         .when(~enough)
         .then(pl.lit("no band"))
         .when(few)
@@ -309,5 +321,5 @@ def _judge(
         status.alias("status"),
     )
     out = out.with_columns((pl.col("status") == "alert").alias("alert"), pl.lit(severity).alias("severity"))
-    first = [c for c in out.columns if c not in MONITOR_COLUMNS and c not in ("_seen", "__af_n")]
+    first = [c for c in out.columns if c not in MONITOR_COLUMNS and c not in ("_seen", "__af_n", "_complete")]
     return out.select(*first, pl.col("__af_n").alias("n"), *MONITOR_COLUMNS)
