@@ -291,12 +291,19 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         └───────┴────────┴─────────┴────────┘
         """
         if time is not None or every is not None or period is not None or unlabelled is not None:
-            options = {"by": by, "convention": convention, "pooling": pooling, "within": within}
-            options.update(classes=class_subset(classes, labels), pos_label=pos_label, lazy=lazy)
-            options.update(grouping_sets=grouping_sets, n_boot=n_boot, level=level, seed=seed)
-            options.update(cluster=cluster, engine=parse_engine(engine))
-            when = {"time": time, "every": every, "period": period, "offset": offset}
-            return windowed_evaluate(self, measures, operators, **when, unlabelled=unlabelled, options=options)
+            options: dict[str, Any] = {
+                "by": by,
+                "convention": convention,
+                "pooling": pooling,
+                "within": within,
+            }
+            options |= {"classes": class_subset(classes, labels), "pos_label": pos_label, "lazy": lazy}
+            options |= {"grouping_sets": grouping_sets, "n_boot": n_boot, "level": level, "seed": seed}
+            options |= {"cluster": cluster, "engine": parse_engine(engine)}
+            window = {"time": time, "every": every, "period": period, "offset": offset}
+            return windowed_evaluate(
+                self, measures, operators, window, unlabelled=unlabelled, options=options
+            )
         engine = parse_engine(engine)
         request = self.request(
             measures,

@@ -27,7 +27,9 @@ def _log(seed: int, days: int = 60, per_day: int = 300, drop: set[int] | None = 
             wrong = (y + rng.integers(1, 3, per_day)) % 3
             p = np.where(rng.random(per_day) < right, y, wrong)
             frames.append(
-                pl.DataFrame({"day": [DAY0 + dt.timedelta(days=d)] * per_day, "model": model, "y_true": y, "y_pred": p})
+                pl.DataFrame(
+                    {"day": [DAY0 + dt.timedelta(days=d)] * per_day, "model": model, "y_true": y, "y_pred": p}
+                )
             )
     return pl.concat(frames)
 
@@ -35,9 +37,7 @@ def _log(seed: int, days: int = 60, per_day: int = 300, drop: set[int] | None = 
 def test_a_planted_drop_alerts_in_exactly_the_windows_that_hold_it() -> None:
     pr = af.from_labels(_log(0))
     ref = (DAY0, DAY0 + dt.timedelta(days=30))
-    out = af.monitor(
-        pr, "recall", "micro", by="model", time="day", every="1d", period="3d", reference=ref
-    )
+    out = af.monitor(pr, "recall", "micro", by="model", time="day", every="1d", period="3d", reference=ref)
     starts = (out["window_start"] - pl.lit(DAY0)).dt.total_days()
     out = out.with_columns(starts.alias("d"))
     alerted = out.filter("alert")
@@ -48,7 +48,8 @@ def test_a_planted_drop_alerts_in_exactly_the_windows_that_hold_it() -> None:
     assert sorted(out.filter(pl.col("status") == "partial")["d"].unique()) == [58, 59]
     assert (out.filter((pl.col("model") == "b") & (pl.col("d") < 58))["status"] == "ok").all()
     ok = out.filter(pl.col("status") == "ok")
-    assert (ok["value"] >= ok["band_low"]).all() and (ok["value"] <= ok["band_high"]).all()
+    assert (ok["value"] >= ok["band_low"]).all()
+    assert (ok["value"] <= ok["band_high"]).all()
     # the band is mean +- 3 sd of the 28 whole 3-day windows inside the reference range
     inside = out.filter(pl.col("in_reference") & (pl.col("model") == "a"))
     assert inside.height == 28
@@ -66,15 +67,24 @@ def test_bands_from_other_predictions_a_frame_or_a_store(tmp_path: Path) -> None
     reference = _log(1, days=20, drop=set())
     current = _log(2, days=60)
     pr = af.from_labels(current)
-    kw = {"by": "model", "time": "day", "every": "1d", "period": "2d", "band": "quantile", "quantiles": (0.0, 1.0)}
+    kw = {
+        "by": "model",
+        "time": "day",
+        "every": "1d",
+        "period": "2d",
+        "band": "quantile",
+        "quantiles": (0.0, 1.0),
+    }
     from_pr = af.monitor(pr, "recall", "micro", reference=af.from_labels(reference), **kw)
     from_frame = af.monitor(pr, "recall", "micro", reference=reference, **kw)
     af.from_labels(reference).write_cells(tmp_path / "ref", by=["day", "model"])
     from_store = af.monitor(pr, "recall", "micro", reference=str(tmp_path / "ref"), **kw)
-    assert from_pr.equals(from_frame) and from_pr.equals(from_store)
+    assert from_pr.equals(from_frame)
+    assert from_pr.equals(from_store)
     # quantiles 0 and 1: the band is the range of the 19 reference windows
     a = from_pr.filter(pl.col("model") == "a").row(0, named=True)
-    assert a["n_reference"] == 19 and a["in_reference"] is False
+    assert a["n_reference"] == 19
+    assert a["in_reference"] is False
     assert set(from_pr.filter("alert")["window_start"]) >= {DAY0 + dt.timedelta(days=d) for d in (44, 45, 46)}
 
 
@@ -85,10 +95,18 @@ def test_a_group_that_appears_after_the_reference_says_so() -> None:
     nulls = log.filter(pl.col("model") == "a").with_columns(pl.lit(None, pl.String).alias("model"))
     pr = af.from_labels(pl.concat([log, late, nulls]))
     out = af.monitor(
-        pr, "recall", "micro", by="model", time="day", every="1d", reference=(DAY0, DAY0 + dt.timedelta(days=10))
+        pr,
+        "recall",
+        "micro",
+        by="model",
+        time="day",
+        every="1d",
+        reference=(DAY0, DAY0 + dt.timedelta(days=10)),
     )
     c = out.filter(pl.col("model") == "c")
-    assert (c["status"] == "new group").all() and not c["alert"].any() and c["band_low"].is_null().all()
+    assert (c["status"] == "new group").all()
+    assert not c["alert"].any()
+    assert c["band_low"].is_null().all()
     # a null model is a group of its own, with its own band
     assert (out.filter(pl.col("model").is_null())["n_reference"] == 10).all()
 
@@ -103,7 +121,9 @@ def test_late_labels_flag_windows_and_never_alert() -> None:
     kw = {"by": "model", "time": "day", "every": "1d", "reference": (DAY0, DAY0 + dt.timedelta(days=15))}
     out = af.monitor(pr, "recall", "micro", unlabelled="count", min_labelled_share=0.6, **kw)
     few = out.filter(pl.col("labelled_share") < 0.6)
-    assert few.height > 0 and (few["status"] == "few labels").all() and not few["alert"].any()
+    assert few.height > 0
+    assert (few["status"] == "few labels").all()
+    assert not few["alert"].any()
     assert (out.filter(pl.col("labelled_share") >= 0.6)["status"] != "few labels").all()
     with pytest.raises(af.NullValueError):
         af.monitor(pr, "recall", "micro", **kw)
@@ -113,7 +133,13 @@ def test_false_alerts_are_rare_without_a_drop() -> None:
     # a seeded simulation: 2 models x 40 windows, no drop; mean +- 3 sd flags few of them
     pr = af.from_labels(_log(6, days=60, per_day=200, drop=set()))
     out = af.monitor(
-        pr, "recall", "micro", by="model", time="day", every="1d", reference=(DAY0, DAY0 + dt.timedelta(days=20))
+        pr,
+        "recall",
+        "micro",
+        by="model",
+        time="day",
+        every="1d",
+        reference=(DAY0, DAY0 + dt.timedelta(days=20)),
     )
     outside = out.filter(~pl.col("in_reference"))
     assert outside.height == 80

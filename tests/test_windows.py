@@ -33,11 +33,16 @@ def _sort(df: pl.DataFrame) -> pl.DataFrame:
 def _oracle_frame(df: pl.DataFrame, time: str, every: str, period: str, offset: str | None) -> pl.DataFrame:
     """Each row once per window holding it; ``ws``/``we`` the window's bounds (naive times)."""
     step, span = parse_duration(every, "every"), parse_duration(period, "period")
-    shift = 0 if offset is None else (-1 if offset.startswith("-") else 1) * parse_duration(offset.lstrip("-"), "o")
+    shift = (
+        0
+        if offset is None
+        else (-1 if offset.startswith("-") else 1) * parse_duration(offset.lstrip("-"), "o")
+    )
     epoch = dt.datetime(1970, 1, 1)
     t = df[time]
     lo, hi = t.min(), t.max()
-    assert isinstance(lo, dt.datetime) and isinstance(hi, dt.datetime)
+    assert isinstance(lo, dt.datetime)
+    assert isinstance(hi, dt.datetime)
     us = dt.timedelta(microseconds=1)
     first = ((lo - epoch) // us - shift) // step  # the grid slot of the first row
     starts = []
@@ -68,7 +73,10 @@ def windowed_frames(draw: st.DrawFn) -> tuple[pl.DataFrame, str, str, str | None
     hours = np.where(g == "late", np.maximum(hours, 8 * 24), hours)
     df = pl.DataFrame(
         {
-            "ts": [T0 + dt.timedelta(hours=int(h), minutes=int(m)) for h, m in zip(hours, rng.integers(0, 60, n))],
+            "ts": [
+                T0 + dt.timedelta(hours=int(h), minutes=int(m))
+                for h, m in zip(hours, rng.integers(0, 60, n), strict=False)
+            ],
             "g": pl.Series(g).replace("null", None),
             "y_true": rng.integers(0, 3, n),
             "y_pred": rng.integers(0, 3, n),
@@ -79,7 +87,9 @@ def windowed_frames(draw: st.DrawFn) -> tuple[pl.DataFrame, str, str, str | None
 
 @settings(max_examples=15, deadline=None)
 @given(windowed_frames())
-def test_every_window_equals_its_rows_evaluated_alone(case: tuple[pl.DataFrame, str, str, str | None]) -> None:
+def test_every_window_equals_its_rows_evaluated_alone(
+    case: tuple[pl.DataFrame, str, str, str | None],
+) -> None:
     df, every, period, offset = case
     kw = {"convention": ["exclude", "zero"]}
     got = af.from_labels(df).evaluate(
@@ -164,7 +174,8 @@ def test_intervals_and_scores_per_window() -> None:
     boot = af.from_labels(df.with_row_index("id"), example="id").evaluate("f1", "macro", n_boot=30, **kw)
     plain = pr.evaluate("f1", "macro", **kw)
     assert_frame_equal(boot.select(plain.columns), plain, abs_tol=1e-12)
-    assert (boot["ci_low"] <= boot["value"]).all() and (boot["value"] <= boot["ci_high"]).all()
+    assert (boot["ci_low"] <= boot["value"]).all()
+    assert (boot["value"] <= boot["ci_high"]).all()
     rng = np.random.default_rng(4)
     scores = df.with_row_index("example").with_columns(
         (pl.col("y_true") == 1).cast(pl.Int64).alias("y"), pl.lit(rng.random(df.height)).alias("score")

@@ -82,7 +82,7 @@ def _reference(
                 raise OptionError(msg)
         inside = (pl.col("window_start") >= pl.lit(start)) & (pl.col("window_end") <= pl.lit(end))
         if isinstance(current.schema["window_start"], pl.Datetime):
-            zone = current.schema["window_start"].time_zone  # type: ignore[attr-defined]
+            zone = current.schema["window_start"].time_zone
             lo, hi = (pl.lit(b).cast(pl.Datetime("us", zone)) for b in (start, end))
             inside = (pl.col("window_start") >= lo) & (pl.col("window_end") <= hi)
         return current.filter(inside), inside
@@ -94,7 +94,9 @@ def _reference(
         return run(reference), None
     if is_frame(reference):
         if isinstance(pr.source, StoredSource):
-            msg = "reference= as a frame needs predictions read from rows (stored cells have no roles to reuse)"
+            msg = (
+                "reference= as a frame needs predictions read from rows (stored cells have no roles to reuse)"
+            )
             raise OptionError(msg)
         same_roles = replace(pr, source=replace(pr.source, frame=nw.from_native(_lazy(reference))), _cache={})
         return run(same_roles), None
@@ -209,7 +211,14 @@ def monitor(
     │ 2024-01-08   ┆ 0.0   ┆ alert  │
     └──────────────┴───────┴────────┘
     """
-    _check_options(band, width, quantiles, min_reference_windows, min_labelled_share, severity)
+    _check_options(
+        band,
+        width,
+        quantiles,
+        min_windows=min_reference_windows,
+        min_share=min_labelled_share,
+        severity=severity,
+    )
     keys = listify(by)
     measures = "f1" if measures is None else measures
     operators = "macro" if operators is None else operators
@@ -217,12 +226,16 @@ def monitor(
 
     def run(p: Any, labels: Unlabelled | None = None) -> pl.DataFrame:
         window = {"time": time, "every": every, "period": period, "offset": offset}
-        return windowed_evaluate(p, measures, operators, **window, unlabelled=labels, options=dict(options), sizes=True)
+        return windowed_evaluate(
+            p, measures, operators, window, unlabelled=labels, options=dict(options), sizes=True
+        )
 
     current = _complete(run(pr, unlabelled), every)
     ref, inside = _reference(pr, reference, lambda p: _complete(run(p, None), every), current)
     ref = ref.filter(pl.col("_complete"))
-    return _judge(current, ref, inside, keys, band, width, quantiles, min_reference_windows, min_labelled_share, severity)
+    rule: dict[str, Any] = {"band": band, "width": width, "quantiles": quantiles}
+    rule |= {"min_windows": min_reference_windows, "min_share": min_labelled_share, "severity": severity}
+    return _judge(current, ref, inside, by=keys, **rule)
 
 
 def _complete(out: pl.DataFrame, every: str) -> pl.DataFrame:
@@ -233,7 +246,13 @@ def _complete(out: pl.DataFrame, every: str) -> pl.DataFrame:
 
 
 def _check_options(
-    band: str, width: float, quantiles: tuple[float, float], min_windows: int, min_share: float, severity: str
+    band: str,
+    width: float,
+    quantiles: tuple[float, float],
+    *,
+    min_windows: int,
+    min_share: float,
+    severity: str,
 ) -> None:
     if band not in ("sd", "quantile"):
         msg = f"Expected band= to be 'sd' or 'quantile', got {band!r}"
@@ -259,6 +278,7 @@ def _judge(
     current: pl.DataFrame,
     ref: pl.DataFrame,
     inside: pl.Expr | None,
+    *,
     by: list[str],
     band: str,
     width: float,
@@ -281,7 +301,10 @@ def _judge(
         pl.len().cast(pl.Int64).alias("n_reference"),
     )
     if band == "sd":
-        low, high = pl.col("band_center") - width * pl.col("_sd"), pl.col("band_center") + width * pl.col("_sd")
+        low, high = (
+            pl.col("band_center") - width * pl.col("_sd"),
+            pl.col("band_center") + width * pl.col("_sd"),
+        )
     else:
         low, high = pl.col("_qlo"), pl.col("_qhi")
     stats = stats.with_columns(low.alias("band_low"), high.alias("band_high")).drop("_sd", "_qlo", "_qhi")
@@ -295,7 +318,9 @@ def _judge(
     approx = pl.when(n > 0).then((v * (1 - v) / n).clip(lower_bound=0).sqrt())
     se = pl.col("se") if "se" in out.columns else approx
     few = (
-        pl.col("labelled_share").fill_null(0.0) < min_share if "labelled_share" in out.columns else pl.lit(value=False)
+        pl.col("labelled_share").fill_null(0.0) < min_share
+        if "labelled_share" in out.columns
+        else pl.lit(value=False)
     )
     enough = pl.col("n_reference").fill_null(0) >= min_windows
     outside = (v < pl.col("band_low")) | (v > pl.col("band_high"))

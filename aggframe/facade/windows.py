@@ -25,10 +25,10 @@ calls it; monitoring (bands, alerts) is built on it in :mod:`aggframe.decisions.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import narwhals as nw
 import polars as pl
@@ -59,7 +59,7 @@ LABEL_COLUMNS = ("n_labelled", "n_unlabelled", "labelled_share")
 _US = {"ns": 0.001, "us": 1, "ms": 1_000, "s": 1_000_000, "m": 60_000_000, "h": 3_600_000_000}
 _US.update({"d": 86_400_000_000, "w": 7 * 86_400_000_000})
 _DAY = 86_400_000_000
-_EPOCH = datetime(1970, 1, 1)  # noqa: DTZ001 - naive on purpose: the engines' naive timestamps
+_EPOCH = datetime(1970, 1, 1)
 _PART = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
 
 
@@ -185,8 +185,8 @@ def _with_bucket(frame: nw.LazyFrame[Any], w: Window, name: str) -> nw.LazyFrame
     if isinstance(native, pl.LazyFrame):
         dtype = native.collect_schema()[w.time]
         return nw.from_native(native.with_columns(_bucket_polars(pl.col(w.time), dtype, w).alias(name)))
-    dtype = frame.collect_schema()[w.time]
-    return frame.with_columns(_bucket_narwhals(w.time, dtype, w).alias(name))
+    nw_dtype = frame.collect_schema()[w.time]
+    return frame.with_columns(_bucket_narwhals(w.time, nw_dtype, w).alias(name))
 
 
 def _fresh(taken: Sequence[str], base: str) -> str:
@@ -278,7 +278,7 @@ def _window_bounds(w: Window, index: pl.Expr, dtype: pl.DataType) -> tuple[pl.Ex
     if isinstance(dtype, pl.Date) and w.whole_days:
         return (start_us // _DAY).cast(pl.Date), ((start_us + w.period) // _DAY).cast(pl.Date)
     zone = getattr(dtype, "time_zone", None)
-    unit = getattr(dtype, "time_unit", None) or "us"
+    unit: Literal["ns", "us", "ms"] = getattr(dtype, "time_unit", None) or "us"
 
     def stamp(us: pl.Expr) -> pl.Expr:
         out = pl.from_epoch(us, time_unit="us").dt.cast_time_unit(unit)
@@ -305,7 +305,7 @@ def _truth(pr: Predictions) -> str:
 
 
 def _label_counts(
-    pr: Predictions, frame: nw.LazyFrame[Any], by: list[str], bucket: str, truth: str, engine: Engine
+    pr: Predictions, frame: nw.LazyFrame[Any], by: list[str], *, bucket: str, truth: str, engine: Engine
 ) -> pl.DataFrame:
     """Per (by, bucket): examples with and without a truth (long form: an example is unlabelled if any row is)."""
     roles = pr.source.roles()
@@ -332,17 +332,14 @@ def windowed_evaluate(
     pr: Predictions,
     measures: Any,
     operators: Any,
+    window: dict[str, str | None],
     *,
-    time: str | None,
-    every: str | None,
-    period: str | None,
-    offset: str | None,
     unlabelled: str | None,
     options: dict[str, Any],
     sizes: bool = False,
 ) -> pl.DataFrame:
     """``evaluate`` per window (see the module docstring): by..., window_start, window_end, measure, ..."""
-    w = parse_window(time, every, period, offset)
+    w = parse_window(window.get("time"), window.get("every"), window.get("period"), window.get("offset"))
     by = listify(options.pop("by", None))
     engine: Engine = options.get("engine", "auto")
     if options.get("lazy"):
@@ -359,7 +356,7 @@ def windowed_evaluate(
         if unlabelled is not None:
             msg = "unlabelled='count' reads the truth of each row: it needs predictions, not stored cells"
             raise OptionError(msg)
-        return _stored_windows(pr, measures, operators, w, by, options, sizes=sizes)
+        return _stored_windows(pr, measures, operators, w=w, by=by, options=options, sizes=sizes)
     source = pr.source
     if w.time in by:
         msg = f"time column {w.time!r} is also a by column; windows already group by it"
@@ -371,19 +368,21 @@ def windowed_evaluate(
     counts = None
     if unlabelled == "count":
         truth = _truth(pr)
-        counts = _label_counts(pr, frame, by, bucket, truth, engine)
+        counts = _label_counts(pr, frame, by, bucket=bucket, truth=truth, engine=engine)
         frame = frame.filter(~nw.col(truth).is_null())
     bucketed = replace(pr, source=replace(source, frame=frame), _cache={}, _boot_cache={})
     tdtype = _polars_dtype(source.frame, w.time)
     if options.get("n_boot") is not None or isinstance(source, Scored):
-        out, tables = _exploded(bucketed, measures, operators, w, by, bucket, options)
+        out, tables = _exploded(bucketed, measures, operators, w=w, by=by, bucket=bucket, options=options)
     else:
-        out, tables = _cells_windows(bucketed, measures, operators, w, by, bucket, options)
+        out, tables = _cells_windows(
+            bucketed, measures, operators, w=w, by=by, bucket=bucket, options=options
+        )
     if sizes:
         out = _with_sizes(out, tables, by, bucket)
     out = _finish(out, by, w, tdtype, bucket)
     if counts is not None:
-        out = _with_label_counts(out, counts, by, bucket, w, tdtype)
+        out = _with_label_counts(out, counts, by, bucket=bucket, w=w, dtype=tdtype)
     return out
 
 
@@ -398,7 +397,14 @@ def _polars_dtype(frame: nw.LazyFrame[Any], column: str) -> pl.DataType:
 
 
 def _cells_windows(
-    bucketed: Predictions, measures: Any, operators: Any, w: Window, by: list[str], bucket: str, options: dict[str, Any]
+    bucketed: Predictions,
+    measures: Any,
+    operators: Any,
+    *,
+    w: Window,
+    by: list[str],
+    bucket: str,
+    options: dict[str, Any],
 ) -> tuple[pl.DataFrame, CellTables]:
     keys = [*by, bucket]
     tables = bucketed.store_tables(keys, engine=options.get("engine", "auto"))
@@ -416,7 +422,14 @@ def _over(pr: Predictions, source: Any) -> Predictions:
 
 
 def _stored_windows(
-    pr: Predictions, measures: Any, operators: Any, w: Window, by: list[str], options: dict[str, Any], *, sizes: bool
+    pr: Predictions,
+    measures: Any,
+    operators: Any,
+    *,
+    w: Window,
+    by: list[str],
+    options: dict[str, Any],
+    sizes: bool,
 ) -> pl.DataFrame:
     source = cast("StoredSource", pr.source)
     if w.time not in source.stored_by:
@@ -472,7 +485,14 @@ def _with_sizes(out: pl.DataFrame, tables: CellTables, by: list[str], index: str
 
 
 def _exploded(
-    bucketed: Predictions, measures: Any, operators: Any, w: Window, by: list[str], bucket: str, options: dict[str, Any]
+    bucketed: Predictions,
+    measures: Any,
+    operators: Any,
+    *,
+    w: Window,
+    by: list[str],
+    bucket: str,
+    options: dict[str, Any],
 ) -> tuple[pl.DataFrame, CellTables]:
     """Each row in each of its windows: the window index is one more by key (scores, n_boot)."""
     source = bucketed.source
@@ -497,7 +517,7 @@ def _exploded(
 
 
 def _with_label_counts(
-    out: pl.DataFrame, counts: pl.DataFrame, by: list[str], bucket: str, w: Window, dtype: pl.DataType
+    out: pl.DataFrame, counts: pl.DataFrame, by: list[str], *, bucket: str, w: Window, dtype: pl.DataType
 ) -> pl.DataFrame:
     """n_labelled, n_unlabelled and labelled_share per (by, window), joined to the windowed result."""
     if counts.is_empty():
