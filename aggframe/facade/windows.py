@@ -208,7 +208,9 @@ def _window_map(buckets: pl.Series, k: int) -> pl.LazyFrame:
     return pairs.filter(pl.col("_w") >= first)
 
 
-def window_tables(tables: CellTables, key: str, bucket: Callable[[pl.Expr], pl.Expr], k: int) -> CellTables:
+def window_tables(
+    tables: CellTables, key: str, bucket: Callable[[pl.Expr], pl.Expr], k: int, *, engine: Engine = "auto"
+) -> CellTables:
     """The cell tables summed per window: ``key`` (a bucketable key column) becomes the window index.
 
     Each table gets the bucket of its ``key``, joins the bucket -> window map
@@ -254,21 +256,23 @@ def window_tables(tables: CellTables, key: str, bucket: Callable[[pl.Expr], pl.E
     universe = summed.universe
     if universe is not None and wk in universe.collect_schema().names():
         universe = back(universe)
+    parts = {
+        "classes": back(summed.classes),
+        "profiles": back(summed.profiles),
+        "groups": back(summed.groups),
+        "block_profiles": back(summed.block_profiles),
+        "pairs": back(summed.pairs),
+        "universe": universe,
+    }
+    present = {name: lf for name, lf in parts.items() if lf is not None}
+    # one collect: the tables share the summed sub-plans
+    got = dict(zip(present, pl.collect_all(list(present.values()), engine=engine), strict=True))
     return replace(
         summed,
-        classes=cast("pl.LazyFrame", back(summed.classes)).collect().lazy(),
-        profiles=cast("pl.LazyFrame", back(summed.profiles)).collect().lazy(),
-        groups=_collected(back(summed.groups)),
-        block_profiles=_collected(back(summed.block_profiles)),
-        pairs=_collected(back(summed.pairs)),
-        universe=_collected(universe),
+        **{name: (got[name].lazy() if name in got else None) for name in parts},
         universe_keys=tuple(key if c == wk else c for c in summed.universe_keys),
         keys=renamed_keys,
     )
-
-
-def _collected(lf: pl.LazyFrame | None) -> pl.LazyFrame | None:
-    return None if lf is None else lf.collect().lazy()
 
 
 # -- evaluate over windows ----------------------------------------------------------------
@@ -407,8 +411,11 @@ def _cells_windows(
     options: dict[str, Any],
 ) -> tuple[pl.DataFrame, CellTables]:
     keys = [*by, bucket]
-    tables = bucketed.store_tables(keys, engine=options.get("engine", "auto"))
-    windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k)
+    engine = options.get("engine", "auto")
+    # the confusion counts (a table per (group, true, predicted)) only for the whole-matrix measures
+    matrix = "multiclass" in [*listify(operators), *listify(options.get("within"))]
+    tables = bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
+    windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k, engine=options.get("engine", "auto"))
     single = bucketed.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
     meta = {**source_meta(bucketed.source, single_label=single), "by": keys}
     stored = tables_source(windowed, meta, bucketed.source.origin)
@@ -461,7 +468,7 @@ def _stored_windows(
     else:
         msg = f"time key {w.time!r} of the stored cells must be a date, a datetime or an ISO date text, got {dtype}"
         raise InvalidValueError(msg)
-    windowed = window_tables(tables, key, bucket, w.k)
+    windowed = window_tables(tables, key, bucket, w.k, engine=options.get("engine", "auto"))
     meta = {**source.meta, "by": keys}
     stored = tables_source(windowed, meta, source.origin)
     out = cast("pl.DataFrame", _over(pr, stored).evaluate(measures, operators, by=keys, **options))
