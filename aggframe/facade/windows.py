@@ -172,11 +172,17 @@ def _bucket_polars(expr: pl.Expr, dtype: pl.DataType, w: Window) -> pl.Expr:
 
 
 def _bucket_narwhals(column: str, dtype: nw.dtypes.DType, w: Window) -> nw.Expr:
-    """The bucket index on any engine (naive datetimes and dates; zoned ones in UTC)."""
+    """The bucket index on any engine (dates and datetimes, read as wall-clock time)."""
     col = nw.col(column)
-    if isinstance(dtype, nw.Date):
-        col = col.cast(nw.Datetime("us"))
-    micros = (col - nw.lit(_EPOCH)).dt.total_microseconds()
+    # from the calendar fields, which every engine has (and which read wall-clock time):
+    # the days before January 1 of the year (Gregorian leap rule), then the day of the year
+    y = col.dt.year().cast(nw.Int64) - 1
+    days = 365 * (y - 1969) + y // 4 - y // 100 + y // 400 - 477 + col.dt.ordinal_day().cast(nw.Int64) - 1
+    micros = days * _DAY
+    if not isinstance(dtype, nw.Date):
+        parts = ((col.dt.hour(), 3_600_000_000), (col.dt.minute(), 60_000_000), (col.dt.second(), 1_000_000))
+        for part, scale in (*parts, (col.dt.microsecond(), 1)):
+            micros = micros + part.cast(nw.Int64) * scale
     return ((micros - w.offset) // w.every).cast(nw.Int64)
 
 
