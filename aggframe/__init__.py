@@ -63,6 +63,7 @@ from aggframe.exceptions import (
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
 from aggframe.interop import numpy
+from aggframe.interop.charts.time import plot_monitor
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
@@ -155,6 +156,7 @@ __all__ = [
     "plot_folds",
     "plot_groups",
     "plot_heatmap",
+    "plot_monitor",
     "product",
     "progress",
     "register_measure",

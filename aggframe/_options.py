@@ -91,7 +91,7 @@ Unlabelled = Literal["count"]
 #: How monitoring draws its band from the reference windows.
 BandRule = Literal["sd", "quantile"]
 #: How serious an alert of a monitor is.
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warn"]
 ClassUniverse = Literal["global", "group"]
 #: The label form's task: one-hot over all classes, or the positive class alone.
 LabelTask = Literal["multiclass", "binary"]

@@ -33,8 +33,9 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import aggframe as af  # noqa: E402
-from _timing import best  # noqa: E402
+from _timing import best
+
+import aggframe as af
 
 MEASURES = ["f1", "precision", "recall", "jaccard"]
 OPERATORS = ["micro", "macro"]
@@ -73,7 +74,9 @@ def main() -> None:
         return af.from_labels(df).evaluate(MEASURES, OPERATORS, by=["day", "group"])
 
     def windows(period: str) -> object:
-        return af.from_labels(df).evaluate(MEASURES, OPERATORS, by="group", time="day", every="1d", period=period)
+        return af.from_labels(df).evaluate(
+            MEASURES, OPERATORS, by="group", time="day", every="1d", period=period
+        )
 
     out = af.from_labels(df).evaluate(MEASURES, OPERATORS, by="group", time="day", every="1d", period="7d")
     times = {
@@ -82,9 +85,13 @@ def main() -> None:
         "windows": best(lambda: windows("7d"), args.reps),
         "windows 28d": best(lambda: windows("28d"), args.reps),
     }
-    print(f"{args.rows:,} rows, {args.days} days, {args.groups} groups; {out.height:,} result rows (shared machine)")
+    print(
+        f"{args.rows:,} rows, {args.days} days, {args.groups} groups; {out.height:,} result rows (shared machine)"
+    )
     for name, t in times.items():
-        print(f"  {name:12s} {t:7.3f} s   {t / times['by day']:5.2f}x by day   {t / times['bare']:5.2f}x bare")
+        print(
+            f"  {name:12s} {t:7.3f} s   {t / times['by day']:5.2f}x by day   {t / times['bare']:5.2f}x bare"
+        )
     print(f"target: windows within 1.5x of by day -> {times['windows'] / times['by day']:.2f}x")
 
 

@@ -170,7 +170,7 @@ def monitor(
         With ``unlabelled``: a window whose labelled share is below this gets
         status ``"few labels"`` and no alert.
     severity
-        ``"error"`` or ``"warning"``: what an alert of this monitor is (the
+        ``"error"`` or ``"warn"`` (the rule language's words): what an alert of this monitor is (the
         command line exits 1 on alerts of severity ``error``).
     engine
         Polars engine for the collects.
@@ -269,8 +269,8 @@ def _check_options(
     if not 0 <= min_share <= 1:
         msg = f"Expected min_labelled_share= to be in [0, 1], got {min_share!r}"
         raise OptionError(msg)
-    if severity not in ("error", "warning"):
-        msg = f"Expected severity= to be 'error' or 'warning', got {severity!r}"
+    if severity not in ("error", "warn"):
+        msg = f"Expected severity= to be 'error' or 'warn', got {severity!r}"
         raise OptionError(msg)
 
 

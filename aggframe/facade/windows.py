@@ -154,6 +154,8 @@ def _time_dtype(frame: nw.LazyFrame[Any], column: str, what: str) -> nw.dtypes.D
         msg = f"time column {column!r} is not in the {what}; available columns: {list(schema.names())}"
         raise ColumnNotFoundError(msg)
     dtype = schema[column]
+    if isinstance(dtype, nw.String) and isinstance(nw.to_native(frame), pl.LazyFrame):
+        return dtype  # ISO dates as text (a hive day= key read as text): read as dates
     if not isinstance(dtype, (nw.Date, nw.Datetime)):
         msg = f"time column {column!r} must be a date or a datetime, got {dtype}"
         raise InvalidValueError(msg)
@@ -229,7 +231,10 @@ def window_tables(
         msg = "no rows to window: the predictions are empty"
         raise InvalidValueError(msg)
     if buckets.null_count():
-        msg = f"the time column has {buckets.null_count()} null value(s) in the cells; a window needs a time"
+        msg = (
+            f"the time column has null values (or texts that are not ISO dates) in {buckets.null_count()} "
+            "group(s) of the cells; every row needs a time to be in a window"
+        )
         raise InvalidValueError(msg)
     mapping = _window_map(buckets.drop_nulls(), k).rename({"_b": b, "_w": wk})
 
@@ -275,7 +280,7 @@ def window_tables(
     got = dict(zip(present, pl.collect_all(list(present.values()), engine=engine), strict=True))
     return replace(
         summed,
-        **{name: (got[name].lazy() if name in got else None) for name in parts},
+        **cast("dict[str, Any]", {name: (got[name].lazy() if name in got else None) for name in parts}),
         universe_keys=tuple(key if c == wk else c for c in summed.universe_keys),
         keys=renamed_keys,
     )
@@ -371,7 +376,10 @@ def windowed_evaluate(
     if w.time in by:
         msg = f"time column {w.time!r} is also a by column; windows already group by it"
         raise OptionError(msg)
-    _time_dtype(source.frame, w.time, "frame")
+    if isinstance(_time_dtype(source.frame, w.time, "frame"), nw.String):
+        native = cast("pl.LazyFrame", nw.to_native(source.frame))
+        dated = pl.col(w.time).str.to_date("%Y-%m-%d", strict=False)
+        source = replace(source, frame=nw.from_native(native.with_columns(dated)))
     columns = list(source.frame.collect_schema().names())
     bucket = _fresh(columns, "__af_time_bucket")
     frame = _with_bucket(source.frame, w, bucket)
@@ -420,7 +428,9 @@ def _cells_windows(
     engine = options.get("engine", "auto")
     # the confusion counts (a table per (group, true, predicted)) only for the whole-matrix measures
     matrix = "multiclass" in [*listify(operators), *listify(options.get("within"))]
-    tables = bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
+    tables = (
+        bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
+    )
     windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k, engine=options.get("engine", "auto"))
     single = bucketed.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
     meta = {**source_meta(bucketed.source, single_label=single), "by": keys}

@@ -34,6 +34,7 @@ import polars as pl
 from aggframe.exceptions import AggframeError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
+from aggframe.interop.cli_monitor import run_monitor
 from aggframe.interop.cli_output import (
     FLAGS,
     _fail,
@@ -58,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``aggframe`` command; returns the exit code (2 on any failure)."""
     try:
         args = _parser().parse_args(argv)
+        if args.command == "monitor":
+            return run_monitor(args, argv)
         stores = _store_inputs(args.paths)
         _check_options(args, stores)
         _check_output(args)
