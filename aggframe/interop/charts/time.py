@@ -24,7 +24,10 @@ from aggframe.interop.charts.frames import (
 if TYPE_CHECKING:
     import altair as alt
 
-__all__ = ["plot_monitor"]
+__all__ = ["plot_monitor", "time_charts"]
+
+#: At most this many (measure, operator) charts over time in the HTML report.
+_MAX_TIME_CHARTS = 4
 
 
 def plot_monitor(
@@ -128,3 +131,16 @@ def plot_monitor(
         y=alt.Y("labelled_share:Q", title="labelled share", scale=alt.Scale(domain=[0, 1])), color=color
     )
     return alt.vconcat(chart, share.properties(width=_WIDTH * 2, height=90))
+
+
+def time_charts(page: Any, report: pl.DataFrame) -> int:
+    """The HTML report's charts of a windowed report (``window_start``): a measure over time per
+    group for the first (measure, operator) pairs, the first convention. Returns how many were drawn."""
+    if "window_start" not in report.columns or report.is_empty():
+        return 0
+    convention = report.get_column("convention")[0] if "convention" in report.columns else None
+    rows = report if convention is None else report.filter(pl.col("convention") == convention)
+    pairs = rows.select("measure", "operator").unique(maintain_order=True).head(_MAX_TIME_CHARTS)
+    for m, op in pairs.iter_rows():
+        page.chart(plot_monitor(rows, measure=m, operator=op))
+    return pairs.height
