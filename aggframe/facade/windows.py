@@ -242,7 +242,7 @@ def window_tables(
         if lf is None or key not in lf.collect_schema():
             return lf
         with_b = lf.with_columns(bucket(pl.col(key)).alias(b))
-        return with_b.join(mapping, on=b, how="inner")
+        return with_b.join(mapping, on=b, how="inner", nulls_equal=True)
 
     spread = replace(
         tables,
@@ -552,7 +552,7 @@ def _with_label_counts(
     mapping = _window_map(counts[bucket], w.k)
     summed = (
         counts.lazy()
-        .join(mapping.rename({"_b": bucket}), on=bucket, how="inner")
+        .join(mapping.rename({"_b": bucket}), on=bucket, how="inner", nulls_equal=True)
         .group_by([*by, "_w"])
         .agg(pl.col("_nu").sum().cast(pl.Int64), pl.col("_n").sum().cast(pl.Int64))
         .collect()
