@@ -109,3 +109,27 @@ def test_bad_time_options_are_one_line_and_exit_2(
     assert needle in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_monitor_rules_from_toml(log_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "watch.toml"
+    base = ["monitor", str(log_file), "--time", "day", "--every", "1d", "--period", "2d"]
+    base += ["--reference", "2024-01-01..2024-01-31", "--rules", str(rules), "-o", str(tmp_path / "m.csv")]
+    rules.write_text(
+        '[[rule]]\nname = "recall per model"\nmeasure = "recall"\noperator = "micro"\nby = ["model"]\n'
+        'severity = "warn"\n\n[[rule]]\nmeasure = "f1"\noperator = "macro"\nwidth = 50.0\n'
+    )
+    assert main(base) == 0  # model a's drop alerts under the warn rule; the pooled f1 rule holds
+    table = pl.read_csv(tmp_path / "m.csv")
+    assert set(table["rule"]) == {"recall per model", "f1 macro"}
+    assert table.filter(pl.col("alert"))["rule"].unique().to_list() == ["recall per model"]
+    rules.write_text('[[rule]]\nmeasure = "recall"\noperator = "micro"\nby = ["model"]\n')
+    assert main(base) == 1
+    rules.write_text('[[rule]]\nmeasure = "recall"\noperator = "micro"\nmin = 0.5\n')
+    assert main(base) == 2
+    assert "band" in capsys.readouterr().err
+    rules.write_text('[[rule]]\nmeasure = "recall"\noperator = "micro"\nwidht = 2\n')
+    assert main(base) == 2
+    assert "widht" in capsys.readouterr().err
+    assert main([*base, "--measures", "f1"]) == 2
+    assert "--measures" in capsys.readouterr().err

@@ -45,7 +45,14 @@ from aggframe.intake.stored import StoredSource
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
-__all__ = ["MONITOR_COLUMNS", "STATUSES", "monitor"]
+__all__ = [
+    "MONITOR_COLUMNS",
+    "MONITOR_RULE_KEYS",
+    "STATUSES",
+    "load_monitor_rules",
+    "monitor",
+    "monitor_rules",
+]
 
 #: The columns :func:`monitor` adds after those of the windowed evaluation.
 MONITOR_COLUMNS = (
@@ -348,3 +355,80 @@ def _judge(
     out = out.with_columns((pl.col("status") == "alert").alias("alert"), pl.lit(severity).alias("severity"))
     first = [c for c in out.columns if c not in MONITOR_COLUMNS and c not in ("_seen", "__af_n", "_complete")]
     return out.select(*first, pl.col("__af_n").alias("n"), *MONITOR_COLUMNS)
+
+
+#: The keys of a monitoring ``[[rule]]`` table: the rule language's (``name``, ``measure``,
+#: ``operator``, ``by``, ``severity``, ``n_boot``) and the band's options.
+MONITOR_RULE_KEYS = (
+    "name",
+    "measure",
+    "operator",
+    "by",
+    "severity",
+    "n_boot",
+    "band",
+    "width",
+    "quantiles",
+    "min_reference_windows",
+    "min_labelled_share",
+)
+#: Keys of the checks' rules that bound a value; a band replaces them in monitoring.
+_CHECK_ONLY = ("where", "min", "max", "on", "max_drop", "max_relative_drop", "baseline", "min_examples")
+
+
+def load_monitor_rules(path: str | Path) -> list[dict[str, Any]]:
+    """The ``[[rule]]`` tables of a TOML file, checked for monitoring (see :data:`MONITOR_RULE_KEYS`).
+
+    Each rule names a ``measure`` and an ``operator`` (one each) and may give ``by``,
+    ``severity`` (``"error"``/``"warn"``), ``n_boot`` and the band options of
+    :func:`monitor`. The bounds of checks (``min``, ``max_drop``, ...) do not apply:
+    the band is the bound. An unknown key is an error naming it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "watch.toml"
+    >>> _ = p.write_text('[[rule]]\\nmeasure = "f1"\\noperator = "macro"\\nby = ["model"]\\nwidth = 2.5\\n')
+    >>> load_monitor_rules(p)
+    [{'measure': 'f1', 'operator': 'macro', 'by': ['model'], 'width': 2.5, 'name': 'f1 macro'}]
+    """
+    import tomllib
+
+    where = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        msg = f"could not read the rules file {where!r}: {exc}"
+        raise OptionError(msg) from None
+    rules = data.get("rule")
+    if not isinstance(rules, list) or not rules or not all(isinstance(r, dict) for r in rules):
+        msg = f"{where}: expected one or more [[rule]] tables"
+        raise OptionError(msg)
+    out = []
+    for i, rule in enumerate(rules, start=1):
+        label = f"{where}: rule {i}"
+        for key in rule:
+            if key in _CHECK_ONLY:
+                msg = f"{label}: key {key!r} bounds a check; a monitor's bound is its band (band, width, quantiles)"
+                raise OptionError(msg)
+            if key not in MONITOR_RULE_KEYS:
+                msg = f"{label}: unknown key {key!r}; a monitoring rule takes {', '.join(MONITOR_RULE_KEYS)}"
+                raise OptionError(msg)
+        for key in ("measure", "operator"):
+            if not isinstance(rule.get(key), str):
+                msg = f"{label}: {key!r} must name one {key} (a string), got {rule.get(key)!r}"
+                raise OptionError(msg)
+        if "quantiles" in rule:
+            rule["quantiles"] = tuple(rule["quantiles"])
+        out.append({**rule, "name": rule.get("name", f"{rule['measure']} {rule['operator']}")})
+    return out
+
+
+def monitor_rules(pr: Predictions, rules: Sequence[dict[str, Any]], **options: Any) -> pl.DataFrame:
+    """:func:`monitor` for each rule (``options``: the windows, the reference, ...), stacked with a ``rule`` column."""
+    tables = []
+    for rule in rules:
+        own = {k: v for k, v in rule.items() if k not in ("name", "measure", "operator")}
+        out = monitor(pr, rule["measure"], rule["operator"], **{**options, **own})
+        tables.append(out.select(pl.lit(rule["name"]).alias("rule"), pl.all()))
+    return pl.concat(tables, how="diagonal_relaxed")

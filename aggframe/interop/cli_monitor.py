@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe.decisions.monitor import monitor
+from aggframe.decisions.monitor import load_monitor_rules, monitor, monitor_rules
 from aggframe.exceptions import AggframeError
 from aggframe.intake.source import scan
 from aggframe.intake.stored import is_store
@@ -52,26 +52,79 @@ def add_monitor_parser(sub: Any, inputs: Any) -> argparse.ArgumentParser:
         "same columns, e.g. 2026-01-01..2026-02-01",
     )
     mon.add_argument(
-        "--measures", metavar="LIST", default="f1", help="comma-separated measures (default: f1)"
+        "--rules",
+        metavar="TOML",
+        default=None,
+        help="[[rule]] tables (measure, operator, by, severity, n_boot, band, width, quantiles, ...), one "
+        "monitor each, instead of --measures/--operators/--by/--severity, e.g. --rules watch.toml",
     )
     mon.add_argument(
-        "--operators", metavar="LIST", default="macro", help="comma-separated operators (default: macro)"
+        "--measures",
+        metavar="LIST",
+        default=None,
+        help="comma-separated measures, e.g. f1,recall (default: f1)",
     )
     mon.add_argument(
-        "--convention", metavar="LIST", default="exclude", help="undefined entries (default: exclude)"
+        "--operators",
+        metavar="LIST",
+        default=None,
+        help="comma-separated operators, e.g. micro,macro (default: macro)",
     )
-    mon.add_argument("--band", choices=["sd", "quantile"], default="sd", help="band rule (default: sd)")
     mon.add_argument(
-        "--width", metavar="K", type=float, default=3.0, help="band half-width in sd (default: 3)"
+        "--convention",
+        metavar="LIST",
+        default="exclude",
+        help="undefined entries: exclude, zero, one or nan, e.g. zero (default: exclude)",
     )
-    mon.add_argument("--min-reference-windows", metavar="N", type=int, default=3, help="(default: 3)")
-    mon.add_argument("--min-labelled-share", metavar="S", type=float, default=0.5, help="(default: 0.5)")
-    mon.add_argument("--n-boot", metavar="B", type=int, default=None, help="bootstrap each window (se)")
-    mon.add_argument("--severity", choices=["error", "warn"], default="error", help="(default: error)")
     mon.add_argument(
-        "--format", choices=["table", "csv", "json", "parquet"], default=None, help="output format"
+        "--band",
+        choices=["sd", "quantile"],
+        default="sd",
+        help="band rule: mean +- width sd of the reference windows, or their quantiles, e.g. quantile (default: sd)",
     )
-    mon.add_argument("-o", "--output", metavar="PATH", default=None, help="write the table to this file")
+    mon.add_argument(
+        "--width",
+        metavar="K",
+        type=float,
+        default=3.0,
+        help="band half-width in standard deviations, e.g. 2.5 (default: 3)",
+    )
+    mon.add_argument(
+        "--min-reference-windows",
+        metavar="N",
+        type=int,
+        default=3,
+        help="fewer reference windows give no band, e.g. 5 (default: 3)",
+    )
+    mon.add_argument(
+        "--min-labelled-share",
+        metavar="S",
+        type=float,
+        default=0.5,
+        help="with --unlabelled: windows with a smaller labelled share are flagged, e.g. 0.8 (default: 0.5)",
+    )
+    mon.add_argument(
+        "--n-boot",
+        metavar="B",
+        type=int,
+        default=None,
+        help="bootstrap each window (its se and interval), e.g. 200",
+    )
+    mon.add_argument(
+        "--severity",
+        choices=["error", "warn"],
+        default=None,
+        help="what an alert is: error (exit 1) or warn, e.g. warn (default: error)",
+    )
+    mon.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        default=None,
+        help="output format, e.g. csv (default: the -o extension, else a table)",
+    )
+    mon.add_argument(
+        "-o", "--output", metavar="PATH", default=None, help="write the table to this file, e.g. monitor.csv"
+    )
     return mon
 
 
@@ -93,16 +146,12 @@ def _reference(text: str, args: argparse.Namespace) -> Any:
 
 
 def _format(args: argparse.Namespace) -> str:
-    if args.format is not None:
-        return str(args.format)
     out = args.output or ""
-    for ext in ("csv", "json", "parquet"):
-        if out.endswith("." + ext):
-            return ext
-    if args.format == "parquet" and args.output is None:
+    fmt = args.format or next((e for e in ("csv", "json", "parquet") if out.endswith("." + e)), "table")
+    if fmt == "parquet" and args.output is None:
         msg = "--format parquet needs -o PATH"
         raise _UsageError(msg)
-    return "table"
+    return str(fmt)
 
 
 def run_monitor(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
@@ -117,21 +166,33 @@ def run_monitor(args: argparse.Namespace, argv: Sequence[str] | None = None) -> 
         fmt = _format(args)
         pr = _predictions(args, stores)
         reference = _reference(args.reference, args)
-        table = monitor(
-            pr,
-            _split(args.measures),
-            _split(args.operators),
-            **window,
-            reference=reference,
-            by=_split(args.by),
-            convention=_split(args.convention) or "exclude",
-            band=args.band,
-            width=args.width,
-            min_reference_windows=args.min_reference_windows,
-            min_labelled_share=args.min_labelled_share,
-            n_boot=args.n_boot,
-            severity=args.severity,
-        )
+        if args.rules is not None:
+            clash = [
+                f
+                for f in ("measures", "operators", "by", "severity", "n_boot")
+                if getattr(args, f) is not None
+            ]
+            if clash:
+                msg = f"--{clash[0].replace('_', '-')} does not apply with --rules (each rule says it)"
+                raise _UsageError(msg)
+            shared = {"reference": reference, "convention": _split(args.convention) or "exclude", **window}
+            table = monitor_rules(pr, load_monitor_rules(args.rules), **shared)
+        else:
+            table = monitor(
+                pr,
+                _split(args.measures) or "f1",
+                _split(args.operators) or "macro",
+                **window,
+                reference=reference,
+                by=_split(args.by),
+                convention=_split(args.convention) or "exclude",
+                band=args.band,
+                width=args.width,
+                min_reference_windows=args.min_reference_windows,
+                min_labelled_share=args.min_labelled_share,
+                n_boot=args.n_boot,
+                severity=args.severity or "error",
+            )
     except _UsageError as exc:
         return _fail("usage", str(exc))
     except AggframeError as exc:

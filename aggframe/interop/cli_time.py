@@ -23,7 +23,8 @@ def add_time_options(p: argparse.ArgumentParser) -> None:
         action="store_const",
         const="count",
         default=None,
-        help="a missing truth means not labelled yet: count such rows per window and leave them out",
+        help="a missing truth means not labelled yet: count such rows per window and leave them out "
+        "(columns n_labelled, n_unlabelled, labelled_share), e.g. --time day --every 1d --unlabelled",
     )
 
 
