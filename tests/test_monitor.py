@@ -79,8 +79,11 @@ def test_bands_from_other_predictions_a_frame_or_a_store(tmp_path: Path) -> None
     from_frame = af.monitor(pr, "recall", "micro", reference=reference, **kw)
     af.from_labels(reference).write_cells(tmp_path / "ref", by=["day", "model"])
     from_store = af.monitor(pr, "recall", "micro", reference=str(tmp_path / "ref"), **kw)
+    cells = af.from_cells(tmp_path / "ref").to_cells(by=["day", "model"])
+    from_cells = af.monitor(pr, "recall", "micro", reference=cells, **kw)
     assert from_pr.equals(from_frame)
     assert from_pr.equals(from_store)
+    assert from_pr.equals(from_cells)
     # quantiles 0 and 1: the band is the range of the 19 reference windows
     a = from_pr.filter(pl.col("model") == "a").row(0, named=True)
     assert a["n_reference"] == 19
@@ -156,6 +159,7 @@ def test_false_alerts_are_rare_without_a_drop() -> None:
         ({"severity": "fatal"}, "severity="),
         ({"reference": 3}, "reference="),
         ({"reference": ("2024-01-01", "2024-02-01")}, "reference="),
+        ({"by": "status"}, "status"),
     ],
 )
 def test_bad_monitor_options(kw: dict[str, object], match: str) -> None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import narwhals as nw
 import polars as pl
 
+from aggframe._columns import check_result_names
 from aggframe._options import BandRule, Engine, Severity, Unlabelled, listify
 from aggframe.constructors import from_cells
 from aggframe.exceptions import OptionError
@@ -96,7 +97,7 @@ def _reference(
     if isinstance(reference, (str, Path)):
         return run(from_cells(reference)), None
     if isinstance(reference, Cells):
-        return run(reference), None
+        return run(replace(pr, source=reference.source(), _cache={}, _boot_cache={})), None
     if hasattr(reference, "source") and hasattr(reference, "evaluate"):
         return run(reference), None
     if is_frame(reference):
@@ -218,6 +219,7 @@ def monitor(
     │ 2024-01-08   ┆ 0.0   ┆ alert  │
     └──────────────┴───────┴────────┘
     """
+    check_result_names(listify(by), [*MONITOR_COLUMNS, "n", "_complete", "_seen"], "monitor")
     _check_options(
         band,
         width,
