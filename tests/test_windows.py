@@ -140,8 +140,14 @@ def test_stores_windows_equal_the_predictions(tmp_path: Path) -> None:
     # the store's days may be ISO texts (a hive day= key): the same windows
     texts = df.with_columns(pl.col("day").cast(pl.String))
     af.from_labels(texts).write_cells(tmp_path / "texts", by=["day", "g"])
-    for store in ("store", "texts"):
-        stored = af.from_cells(tmp_path / store)
+    # a store per day in hive folders: the day is read from the path
+    for day in df["day"].unique():
+        af.from_labels(df.filter(pl.col("day") == day)).write_cells(tmp_path / f"hive/day={day}", by="g")
+    af.from_labels(df).write_cells(tmp_path / "plain", by="g")
+    with pytest.raises(af.ColumnNotFoundError, match="day=VALUE"):
+        af.from_cells(tmp_path / "plain").evaluate("f1", "macro", **kw)
+    for store in ("store", "texts", "hive/day=*"):
+        stored = af.from_cells(str(tmp_path / store))
         for (m, o), expected in zip(asks, want, strict=True):
             got = stored.evaluate(m, o, **kw)
             assert_frame_equal(_sort(got), _sort(expected), abs_tol=1e-12)

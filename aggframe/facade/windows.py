@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import narwhals as nw
@@ -36,9 +37,10 @@ import polars as pl
 from aggframe._columns import by_key, check_result_names
 from aggframe._options import Engine, listify
 from aggframe.exceptions import ColumnNotFoundError, InvalidValueError, OptionError
+from aggframe.intake.partitions import partition_dtype, partition_value
 from aggframe.intake.scores import Scored
-from aggframe.intake.stored import StoredSource, source_meta, tables_source
-from aggframe.tables.cells import CellTables, group_table, sum_to
+from aggframe.intake.stored import StoredSource, read_store, source_meta, tables_source
+from aggframe.tables.cells import CellTables, add_tables, group_table, sum_to
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
@@ -444,6 +446,61 @@ def _over(pr: Predictions, source: Any) -> Predictions:
     return replace(pr, source=source, _cache={}, _boot_cache={})
 
 
+def _hive_value(path: str, key: str) -> str | None:
+    """The value of the ``key=VALUE`` folder of a store's path (the nearest one), or None."""
+    for part in reversed(Path(path).parts):
+        name, sep, value = part.partition("=")
+        if sep and name == key:
+            return value
+    return None
+
+
+def _hive_keyed(source: StoredSource, key: str) -> StoredSource:
+    """Stores whose directories are ``key=VALUE`` partitions, the value as one more stored key.
+
+    Each store is read alone and its tables get the key as a constant column (typed as a
+    hive key: an ISO date is a date); the parts then add up as stores read together do.
+    """
+    stores = [str(p.get("path") or "") for p in source.origin.stores or ()]
+    values = [_hive_value(p, key) for p in stores]
+    if not stores or any(v is None for v in values):
+        msg = (
+            f"time column {key!r} is not a key of these stored cells (their keys: {list(source.stored_by)!r}) "
+            f"nor a {key}=VALUE folder of every store's path; write the cells with by=[{key!r}, ...] or "
+            f"into folders such as 'cells/{key}=2026-11-30'"
+        )
+        raise ColumnNotFoundError(msg)
+    dtype = partition_dtype([v for v in values if v is not None])
+    new = by_key(len(source.stored_by))
+    parts = []
+    for path, value in zip(stores, values, strict=True):
+        tables, _ = read_store(path)
+        constant = pl.lit(partition_value(cast("str", value)), dtype=dtype).alias(new)
+
+        def keyed(lf: pl.LazyFrame | None, constant: pl.Expr = constant) -> pl.LazyFrame | None:
+            return None if lf is None else lf.with_columns(constant)
+
+        n = len(source.stored_by)
+        keys = (*tables.keys[:n], new, *tables.keys[n:])
+        by_universe = bool(tables.universe_keys) and set(tables.universe_keys) <= set(tables.keys[:n])
+        parts.append(
+            replace(
+                tables,
+                classes=cast("pl.LazyFrame", keyed(tables.classes)),
+                profiles=cast("pl.LazyFrame", keyed(tables.profiles)),
+                groups=keyed(tables.groups),
+                block_profiles=keyed(tables.block_profiles),
+                pairs=keyed(tables.pairs),
+                universe=keyed(tables.universe) if by_universe else tables.universe,
+                universe_keys=(*tables.universe_keys, new) if by_universe else tables.universe_keys,
+                keys=keys,
+                names={**tables.names, new: key},
+            )
+        )
+    meta = {**source.meta, "by": [*source.stored_by, key]}
+    return tables_source(add_tables(parts), meta, source.origin)
+
+
 def _stored_windows(
     pr: Predictions,
     measures: Any,
@@ -456,11 +513,8 @@ def _stored_windows(
 ) -> pl.DataFrame:
     source = cast("StoredSource", pr.source)
     if w.time not in source.stored_by:
-        msg = (
-            f"time column {w.time!r} is not a key of these stored cells (their keys: "
-            f"{list(source.stored_by)!r}); write the cells with by=[{w.time!r}, ...]"
-        )
-        raise ColumnNotFoundError(msg)
+        source = _hive_keyed(source, w.time)
+        pr = _over(pr, source)
     if w.time in by:
         msg = f"time column {w.time!r} is also a by column; windows already group by it"
         raise OptionError(msg)
