@@ -69,13 +69,15 @@ MONITOR_COLUMNS = (
 )
 #: What ``status`` says of a window.
 STATUSES = ("ok", "alert", "new group", "partial", "no band", "few labels", "undefined")
-_STATS = ("value", "n_entries", "n_undefined", "ci_low", "ci_high", "se", "n_boot", "level", "n_examples")
-_LABELS = ("n_labelled", "n_unlabelled", "labelled_share")
 
 
 def _band_keys(out: pl.DataFrame, by: Sequence[str]) -> list[str]:
-    skip = {*WINDOW_COLUMNS, *_STATS, *_LABELS, "__af_n", "_complete"}
-    return [*by, *[c for c in out.columns if c not in skip and c not in by]]
+    """What a band is per: the key columns (those before ``measure``, the windows aside) and the
+    spec columns; never a statistic (so a column evaluate adds later cannot split the bands)."""
+    first = out.columns.index("measure") if "measure" in out.columns else len(out.columns)
+    keys = [c for c in out.columns[:first] if c not in WINDOW_COLUMNS]
+    spec = [c for c in ("measure", "operator", "convention", "pooling", "within") if c in out.columns]
+    return [*dict.fromkeys([*by, *keys, *spec])]
 
 
 def _reference(
