@@ -322,8 +322,8 @@ def _truth(pr: Predictions) -> str:
 
 
 def _label_counts(
-    pr: Predictions, frame: nw.LazyFrame[Any], by: list[str], *, bucket: str, truth: str, engine: Engine
-) -> pl.DataFrame:
+    pr: Predictions, frame: nw.LazyFrame[Any], by: list[str], *, bucket: str, truth: str
+) -> pl.LazyFrame | pl.DataFrame:
     """Per (by, bucket): examples with and without a truth (long form: an example is unlabelled if any row is)."""
     roles = pr.source.roles()
     keys = [*by, bucket]
@@ -341,7 +341,7 @@ def _label_counts(
         )
     native = nw.to_native(counted)
     if isinstance(native, pl.LazyFrame):
-        return native.collect(engine=engine)
+        return native  # collected with the cell tables (one read)
     return cast("pl.DataFrame", pl.from_arrow(counted.collect().to_arrow()))
 
 
@@ -385,24 +385,28 @@ def windowed_evaluate(
     columns = list(source.frame.collect_schema().names())
     bucket = _fresh(columns, "__af_time_bucket")
     frame = _with_bucket(source.frame, w, bucket)
-    counts = None
+    counts: pl.LazyFrame | pl.DataFrame | None = None
     if unlabelled == "count":
         truth = _truth(pr)
-        counts = _label_counts(pr, frame, by, bucket=bucket, truth=truth, engine=engine)
+        counts = _label_counts(pr, frame, by, bucket=bucket, truth=truth)
         frame = frame.filter(~nw.col(truth).is_null())
     bucketed = replace(pr, source=replace(source, frame=frame), _cache={}, _boot_cache={})
     tdtype = _polars_dtype(source.frame, w.time)
     if options.get("n_boot") is not None or isinstance(source, Scored):
+        if isinstance(counts, pl.LazyFrame):
+            counts = counts.collect(engine=engine)
         out, tables = _exploded(bucketed, measures, operators, w=w, by=by, bucket=bucket, options=options)
     else:
-        out, tables = _cells_windows(
-            bucketed, measures, operators, w=w, by=by, bucket=bucket, options=options
+        lazy_counts = counts if isinstance(counts, pl.LazyFrame) else None
+        out, tables, got = _cells_windows(
+            bucketed, measures, operators, w=w, by=by, bucket=bucket, options=options, extra=lazy_counts
         )
+        counts = got if got is not None else counts
     if sizes:
         out = _with_sizes(out, tables, by, bucket)
     out = _finish(out, by, w, tdtype, bucket)
     if counts is not None:
-        out = _with_label_counts(out, counts, by, bucket=bucket, w=w, dtype=tdtype)
+        out = _with_label_counts(out, cast("pl.DataFrame", counts), by, bucket=bucket, w=w, dtype=tdtype)
     return out
 
 
@@ -425,11 +429,16 @@ def _cells_windows(
     by: list[str],
     bucket: str,
     options: dict[str, Any],
-) -> tuple[pl.DataFrame, CellTables]:
+    extra: pl.LazyFrame | None = None,
+) -> tuple[pl.DataFrame, CellTables, pl.DataFrame | None]:
     keys = [*by, bucket]
     engine = options.get("engine", "auto")
     # the confusion counts (a table per (group, true, predicted)) only for the whole-matrix measures
     matrix = "multiclass" in [*listify(operators), *listify(options.get("within"))]
+    got = None
+    if extra is not None:
+        # the label counts in the same collect as the cell tables: one read of the rows
+        got = bucketed._collect_tables(tuple(keys), [extra], engine=engine, pairs=matrix)[0]
     tables = (
         bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
     )
@@ -438,7 +447,7 @@ def _cells_windows(
     meta = {**source_meta(bucketed.source, single_label=single), "by": keys}
     stored = tables_source(windowed, meta, bucketed.source.origin)
     out = cast("pl.DataFrame", _over(bucketed, stored).evaluate(measures, operators, by=keys, **options))
-    return out, windowed
+    return out, windowed, got
 
 
 def _over(pr: Predictions, source: Any) -> Predictions:

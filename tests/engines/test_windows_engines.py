@@ -59,6 +59,14 @@ def test_duckdb_windows_parity() -> None:
     con = duckdb.connect()
     try:
         _check(con.from_arrow(frame.to_arrow()), frame, KWS)
+        # late labels: counted on the engine
+        late = frame.with_columns(
+            pl.when(pl.col("y_pred") == 0).then(None).otherwise(pl.col("y_true")).alias("y_true")
+        )
+        kw: dict[str, Any] = {"by": "g", "time": "day", "every": "1d", "unlabelled": "count"}
+        want = af.from_labels(late).evaluate("f1", "macro", **kw)
+        got = af.from_labels(con.from_arrow(late.to_arrow())).evaluate("f1", "macro", **kw)
+        assert_frame_equal(_sort(got), _sort(want), abs_tol=1e-12)
     finally:
         con.close()
 
