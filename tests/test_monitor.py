@@ -147,6 +147,10 @@ def test_false_alerts_are_rare_without_a_drop() -> None:
     outside = out.filter(~pl.col("in_reference"))
     assert outside.height == 80
     assert outside["alert"].sum() <= 2
+    # the binomial se of a one-day window is the spread of the daily values (recall micro is
+    # accuracy on single-label data): their ratio is near 1 over 60 independent days per model
+    spread = out.group_by("model").agg(pl.col("value").std() / pl.col("se").mean())
+    assert spread["value"].is_between(0.7, 1.3).all()
 
 
 @pytest.mark.parametrize(
