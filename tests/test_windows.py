@@ -250,3 +250,15 @@ def test_bad_window_options_are_clear_errors(kw: dict[str, str], error: type[Exc
     df = _zoned(20, 7).with_columns(pl.col("ts").dt.replace_time_zone(None), pl.lit(1).alias("window_end"))
     with pytest.raises(error, match=match):
         af.from_labels(df).evaluate("f1", "macro", **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("n_boot", [None, 5])
+def test_a_row_without_a_time_is_a_clear_error(n_boot: int | None) -> None:
+    df = pl.DataFrame(
+        {"day": ["2024-01-01", None, "2024-01-02", "soon"], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]}
+    ).with_row_index("id")
+    with pytest.raises(af.InvalidValueError, match=r"'day' has 2 example\(s\) without a time"):
+        af.from_labels(df, example="id").evaluate("f1", "macro", time="day", every="1d", n_boot=n_boot)
+    ok = df.filter(pl.col("day").str.contains("2024"))
+    got = af.from_labels(ok, example="id").evaluate("f1", "macro", time="day", every="1d")
+    assert got["window_start"].to_list() == [dt.date(2024, 1, 1), dt.date(2024, 1, 2)]

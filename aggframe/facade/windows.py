@@ -218,8 +218,26 @@ def _window_map(buckets: pl.Series, k: int) -> pl.LazyFrame:
     return pairs.filter(pl.col("_w") >= first)
 
 
+def check_times(profiles: pl.DataFrame, column: str, time: str) -> None:
+    """Every example has a time: a null ``column`` in the per-bucket profiles (``n`` examples each) is an error."""
+    missing = profiles.filter(pl.col(column).is_null())
+    if not missing.is_empty():
+        n = int(missing.get_column("n").sum())
+        msg = (
+            f"time column {time!r} has {n} example(s) without a time (null, or a text that is not an ISO "
+            "date such as '2026-11-30'); every row needs a time to be in a window: drop or fill them first"
+        )
+        raise InvalidValueError(msg)
+
+
 def window_tables(
-    tables: CellTables, key: str, bucket: Callable[[pl.Expr], pl.Expr], k: int, *, engine: Engine = "auto"
+    tables: CellTables,
+    key: str,
+    bucket: Callable[[pl.Expr], pl.Expr],
+    k: int,
+    *,
+    time: str,
+    engine: Engine = "auto",
 ) -> CellTables:
     """The cell tables summed per window: ``key`` (a bucketable key column) becomes the window index.
 
@@ -228,16 +246,12 @@ def window_tables(
     buckets, exactly as cells add up. The window index takes ``key``'s place.
     """
     b, wk = "__af_bucket", "__af_window"
-    buckets = tables.profiles.select(bucket(pl.col(key)).alias("_b")).collect().to_series()
+    sizes = tables.profiles.select(bucket(pl.col(key)).alias("_b"), "n").collect()
+    buckets = sizes.get_column("_b")
     if buckets.is_empty():
         msg = "no rows to window: the predictions are empty"
         raise InvalidValueError(msg)
-    if buckets.null_count():
-        msg = (
-            f"the time column has null values (or texts that are not ISO dates) in {buckets.null_count()} "
-            "group(s) of the cells; every row needs a time to be in a window"
-        )
-        raise InvalidValueError(msg)
+    check_times(sizes, "_b", time)
     mapping = _window_map(buckets.drop_nulls(), k).rename({"_b": b, "_w": wk})
 
     def mapped(lf: pl.LazyFrame | None) -> pl.LazyFrame | None:
@@ -442,7 +456,7 @@ def _cells_windows(
     tables = (
         bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
     )
-    windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k, engine=options.get("engine", "auto"))
+    windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k, time=w.time, engine=engine)
     single = bucketed.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
     meta = {**source_meta(bucketed.source, single_label=single), "by": keys}
     stored = tables_source(windowed, meta, bucketed.source.origin)
@@ -547,7 +561,7 @@ def _stored_windows(
     else:
         msg = f"time key {w.time!r} of the stored cells must be a date, a datetime or an ISO date text, got {dtype}"
         raise InvalidValueError(msg)
-    windowed = window_tables(tables, key, bucket, w.k, engine=options.get("engine", "auto"))
+    windowed = window_tables(tables, key, bucket, w.k, time=w.time, engine=options.get("engine", "auto"))
     meta = {**source.meta, "by": keys}
     stored = tables_source(windowed, meta, source.origin)
     out = cast("pl.DataFrame", _over(pr, stored).evaluate(measures, operators, by=keys, **options))
@@ -595,11 +609,14 @@ def _exploded(
             msg = "windows with period > every for n_boot or the measures on scores need a Polars frame"
             raise OptionError(msg)
     spread_pr = replace(bucketed, source=replace(source, frame=frame), _cache={}, _boot_cache={})
+    engine = options.get("engine", "auto")
+    tables = spread_pr.cell_tables([*by, bucket], engine=engine)  # the scan, kept for evaluate
+    check_times(tables.profiles.select(by_key(len(by)), "n").collect(), by_key(len(by)), w.time)
     out = cast("pl.DataFrame", spread_pr.evaluate(measures, operators, by=[*by, bucket], **options))
     first = out[bucket].min()
     if w.k > 1 and first is not None:
         out = out.filter(pl.col(bucket) >= cast("int", first) + w.k - 1)
-    return out, spread_pr.cell_tables([*by, bucket], engine=options.get("engine", "auto"))
+    return out, tables
 
 
 def _with_label_counts(
