@@ -59,7 +59,7 @@ def test_a_planted_drop_alerts_in_exactly_the_windows_that_hold_it() -> None:
     assert (out["severity"] == "error").all()
     # the sampling error: binomial over the window's examples (900 per model and window)
     full = out.filter(pl.col("d") == 10).row(0, named=True)
-    assert full["n"] == 900
+    assert full["n_window"] == 900
     assert full["se"] == pytest.approx((full["value"] * (1 - full["value"]) / 900) ** 0.5)
 
 

@@ -231,6 +231,21 @@ def test_eager_lazy_streaming_and_hostile_names() -> None:
         MEASURES, OPERATORS, **{**kw, "time": "ts"}
     )
     assert_frame_equal(plain, eager)
+    # quotes, blanks, unicode and result-like names as by-keys of the windows and of the monitor
+    odd = df.with_columns(pl.lit("x").alias("it's ü n"), pl.lit(None, pl.String).alias("tp"))
+    kw = {"by": ["it's ü n", "tp"], "time": "ts", "every": "1d"}
+    got = af.from_labels(odd).evaluate("f1", "macro", **kw)
+    assert got.columns[:4] == ["it's ü n", "tp", "window_start", "window_end"]
+    assert (
+        got["value"].to_list()
+        == af.from_labels(df).evaluate("f1", "macro", time="ts", every="1d")["value"].to_list()
+    )
+    first = df["ts"].min()
+    assert isinstance(first, dt.datetime)
+    watch = af.monitor(
+        af.from_labels(odd), "f1", "macro", **kw, reference=(first, first + dt.timedelta(days=4))
+    )
+    assert watch["tp"].null_count() == watch.height
 
 
 @pytest.mark.parametrize(

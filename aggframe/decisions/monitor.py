@@ -19,7 +19,7 @@ run past the data's last ``every`` slot hold fewer slots than the others
 (status ``"partial"``): they are reported, not judged, and never make a band. Each window also carries
 its sampling error ``se``: the bootstrap's standard deviation with ``n_boot``,
 otherwise the binomial approximation ``sqrt(v (1 - v) / n)`` over the window's
-``n`` examples (exact in form for accuracy-like proportions, a rough scale for
+``n_window`` examples (exact in form for accuracy-like proportions, a rough scale for
 the other measures; shown beside the band, not used by it).
 """
 
@@ -190,7 +190,7 @@ def monitor(
     polars.DataFrame
         by..., window_start, window_end, measure, operator, convention, value,
         n_entries, n_undefined, [ci_low, ci_high, n_boot, level], [n_labelled,
-        n_unlabelled, labelled_share], n (the window's examples), se, band_center,
+        n_unlabelled, labelled_share], n_window (the window's examples), se, band_center,
         band_low, band_high, n_reference (reference windows behind the band),
         in_reference, status (one of :data:`STATUSES`), alert, severity.
 
@@ -221,7 +221,7 @@ def monitor(
     │ 2024-01-08   ┆ 0.0   ┆ alert  │
     └──────────────┴───────┴────────┘
     """
-    check_result_names(listify(by), [*MONITOR_COLUMNS, "n", "_complete", "_seen"], "monitor")
+    check_result_names(listify(by), [*MONITOR_COLUMNS, "n_window", "_complete", "_seen"], "monitor")
     _check_options(
         band,
         width,
@@ -358,7 +358,7 @@ def _judge(
     )
     out = out.with_columns((pl.col("status") == "alert").alias("alert"), pl.lit(severity).alias("severity"))
     first = [c for c in out.columns if c not in MONITOR_COLUMNS and c not in ("_seen", "__af_n", "_complete")]
-    return out.select(*first, pl.col("__af_n").alias("n"), *MONITOR_COLUMNS)
+    return out.select(*first, pl.col("__af_n").alias("n_window"), *MONITOR_COLUMNS)
 
 
 #: The keys of a monitoring ``[[rule]]`` table: the rule language's (``name``, ``measure``,
