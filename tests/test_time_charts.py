@@ -85,10 +85,8 @@ def test_plot_monitor_without_labels_and_on_a_plain_windowed_report() -> None:
 @pytest.mark.slow
 def test_the_html_report_draws_a_windowed_report_over_time(tmp_path: Path) -> None:
     pytest.importorskip("vl_convert")
-    log = _log(2, days=6, per_day=30)
+    log = _log(2, days=4, per_day=20)
     pr = af.from_labels(log)
-    report = pr.evaluate(["f1", "recall"], "macro", by="model", time="day", every="1d", period="2d")
+    report = pr.evaluate("f1", "macro", by="model", time="day", every="1d", period="2d")
     out = af.write_html_report(tmp_path / "r.html", pr, report, by=["model"])
-    text = Path(out).read_text()
-    assert "f1 macro over time" in text
-    assert "recall macro over time" in text
+    assert "f1 macro over time" in Path(out).read_text()
