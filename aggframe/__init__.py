@@ -46,6 +46,7 @@ from aggframe.constructors import (
 )
 from aggframe.decisions.checks import CheckFailedError, CheckResult, check
 from aggframe.decisions.rules import Rule, RuleError
+from aggframe.decisions.monitor import monitor
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -65,6 +66,7 @@ from aggframe.exceptions import (
 from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import package_version
 from aggframe.interop import numpy
+from aggframe.interop.charts.time import plot_monitor
 from aggframe.interop.html import html_report, write_html_report
 from aggframe.interop.layout import wide_table
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe on Polars frames
@@ -154,6 +156,7 @@ __all__ = [
     "make_scorer",
     "marginal_defect",
     "micro_macro_gap",
+    "monitor",
     "multioutput_aggregate",
     "numpy",
     "ops",
@@ -165,6 +168,7 @@ __all__ = [
     "plot_folds",
     "plot_groups",
     "plot_heatmap",
+    "plot_monitor",
     "product",
     "progress",
     "register_measure",

@@ -22,6 +22,7 @@ __all__ = [
     "OPERATORS",
     "POOLINGS",
     "REPEAT_POOLINGS",
+    "BandRule",
     "Bootstrap",
     "ClassUniverse",
     "CompareColumns",
@@ -35,8 +36,10 @@ __all__ = [
     "Operator",
     "Pooling",
     "ReportOperator",
+    "Severity",
     "Strategy",
     "TNormName",
+    "Unlabelled",
     "Within",
     "listify",
     "parse_bootstrap",
@@ -85,6 +88,12 @@ Strategy = Literal["uniform", "quantile"]
 CurveKind = Literal["roc", "pr"]
 TNormName = Literal["product", "godel", "minimum", "lukasiewicz", "hamacher"]
 Engine = Literal["auto", "in-memory", "streaming"]
+#: What a null truth means with windows: ``"count"`` = not yet labelled (counted, left out).
+Unlabelled = Literal["count"]
+#: How monitoring draws its band from the reference windows.
+BandRule = Literal["sd", "quantile"]
+#: How serious an alert of a monitor is.
+Severity = Literal["error", "warn"]
 ClassUniverse = Literal["global", "group"]
 #: The label form's task: one-hot over all classes, or the positive class alone.
 LabelTask = Literal["multiclass", "binary"]

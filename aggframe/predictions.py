@@ -39,6 +39,7 @@ from aggframe._options import (
     Pooling,
     ReportOperator,
     Within,
+    Unlabelled,
     parse_bootstrap,
     parse_engine,
     parse_pooling,
@@ -50,6 +51,7 @@ from aggframe.facade.matrix import MatrixMethods
 from aggframe.facade.parts import PER_CLASS_COLUMNS, PartsMethods
 from aggframe.facade.report import ReportMethods
 from aggframe.facade.stores import StoreMethods
+from aggframe.facade.windows import windowed_evaluate
 from aggframe.operators.bootstrap import summarize
 
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
@@ -85,6 +87,11 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
+        time: str | None = ...,
+        every: str | None = ...,
+        period: str | None = ...,
+        offset: str | None = ...,
+        unlabelled: Unlabelled | None = ...,
     ) -> pl.DataFrame: ...
 
     @overload
@@ -107,6 +114,11 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
+        time: str | None = ...,
+        every: str | None = ...,
+        period: str | None = ...,
+        offset: str | None = ...,
+        unlabelled: Unlabelled | None = ...,
     ) -> pl.LazyFrame: ...
 
     @tracked("evaluate")
@@ -129,6 +141,11 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
+        time: str | None = None,
+        every: str | None = None,
+        period: str | None = None,
+        offset: str | None = None,
+        unlabelled: Unlabelled | None = None,
     ) -> pl.DataFrame | pl.LazyFrame:
         """Every measure under every operator (and convention), per group, as one tidy frame.
 
@@ -226,6 +243,19 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             when it is collected) instead of collecting.
         engine
             Polars engine for the collect (``"streaming"`` for data larger than memory).
+        time, every, period, offset
+            Windows over time (Polars' ``group_by_dynamic`` words): a window
+            ``[window_start, window_end)`` of length ``period`` (default ``every``)
+            starts every ``every`` (``"1d"``, ``"12h"``, ``"1w"``), aligned to the
+            Unix epoch plus ``offset``; ``time`` names a date or datetime column
+            (zoned: local calendar days) or a date key of stored cells. Each window
+            equals evaluating its rows alone; the result gains ``window_start`` and
+            ``window_end`` after the by-keys. See the "Time" page of the docs.
+        unlabelled
+            ``"count"``: a null truth means "not yet labelled" (with ``time``):
+            those rows are left out of the measures and counted per group and
+            window (``n_labelled``, ``n_unlabelled``, ``labelled_share``). Without
+            it a null truth is an error.
 
         Returns
         -------
@@ -280,6 +310,20 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         │ 0.522 ┆ 0.467  ┆ 0.57    ┆ 200    │
         └───────┴────────┴─────────┴────────┘
         """
+        if time is not None or every is not None or period is not None or unlabelled is not None:
+            options: dict[str, Any] = {
+                "by": by,
+                "convention": convention,
+                "pooling": pooling,
+                "within": within,
+            }
+            options |= {"classes": class_subset(classes, labels), "pos_label": pos_label, "lazy": lazy}
+            options |= {"grouping_sets": grouping_sets, "n_boot": n_boot, "level": level, "seed": seed}
+            options |= {"cluster": cluster, "engine": parse_engine(engine)}
+            window = {"time": time, "every": every, "period": period, "offset": offset}
+            return windowed_evaluate(
+                self, measures, operators, window, unlabelled=unlabelled, options=options
+            )
         engine = parse_engine(engine)
         request = self.request(
             measures,

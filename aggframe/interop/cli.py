@@ -36,6 +36,7 @@ from aggframe.exceptions import AggframeError, EmptyInputError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
 from aggframe.interop.cli_gate import run_check
+from aggframe.interop.cli_monitor import run_monitor
 from aggframe.interop.cli_output import (
     FLAGS,
     _fail,
@@ -62,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "check":
             return run_check(args, argv)
+        if args.command == "monitor":
+            return run_monitor(args, argv)
         stores = _store_inputs(args.paths)
         _check_options(args, stores)
         _check_output(args)

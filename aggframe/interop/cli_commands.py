@@ -21,6 +21,7 @@ from aggframe.intake.source import keep_origin, scan
 from aggframe.intake.where import parse_where
 from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
 from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write
+from aggframe.interop.cli_time import time_options
 from aggframe.predictions import Predictions
 
 
@@ -185,10 +186,17 @@ def _evaluate(
         raise _UsageError(msg)
     # the options first (a usage error comes before a long scan), then the one scan, kept
     request = pr.request(_split(args.measures), _split(args.operators), **options)
+    boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
+    window = time_options(args)  # --time ...: the windows' own scan (at the --every grain)
+    if window:
+        progress.step("evaluating windows")
+        windowed: pl.DataFrame = pr.evaluate(
+            _split(args.measures), _split(args.operators), **options, **boot, **window, engine=args.engine
+        )
+        return windowed
     if stores is not None:
         progress.step(f"reading and rolling up {len(stores)} cell store(s)")
     pr.cell_tables(list(request.by), engine=args.engine)
-    boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
     progress.step("evaluating" if not boot else f"evaluating {args.n_boot} bootstrap replicates")
     # the operator names are checked by evaluate's one parser (a typo is an input error, not a crash)
     operators = cast("list[ReportOperator] | None", _split(args.operators))

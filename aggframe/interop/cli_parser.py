@@ -9,7 +9,9 @@ import argparse
 from typing import NoReturn
 
 from aggframe.interop.cli_gate import add_check_parser
+from aggframe.interop.cli_monitor import add_monitor_parser
 from aggframe.interop.cli_output import _UsageError
+from aggframe.interop.cli_time import add_time_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,6 +78,8 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     for p in (rep, cel):
         _inputs(p, report=p is rep)
     add_check_parser(sub, _inputs)  # `aggframe check` (cli_gate.py)
+    add_time_options(rep)
+    add_monitor_parser(sub, _inputs)
     rep.add_argument(
         "--measures",
         metavar="LIST",

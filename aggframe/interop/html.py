@@ -31,6 +31,7 @@ from aggframe._progress import tracked
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.source import package_version
 from aggframe.interop.charts.frames import _altair, _displayable, _keys, _label
+from aggframe.interop.charts.time import time_charts
 from aggframe.interop.html_page import ChartMode, _Page
 from aggframe.interop.html_sections import (
     _CONVENTIONS,
@@ -198,6 +199,7 @@ def _build(
     if keys and n_groups > 1:
         page.chart(plot_groups(plain))
         drawn += 1
+    drawn += time_charts(page, plain)  # windows over time: a measure per window (charts/time.py)
     heat_keys = [k for k in keys if plain.get_column(k).n_unique() > 1]
     if len(heat_keys) == 2 and measures and operators:
         op = next((o for o in ("macro", "micro", "weighted", "exemplar") if o in operators), operators[0])
