@@ -45,8 +45,8 @@ from aggframe.constructors import (
     scan,
 )
 from aggframe.decisions.checks import CheckFailedError, CheckResult, check
-from aggframe.decisions.rules import Rule, RuleError
 from aggframe.decisions.monitor import monitor
+from aggframe.decisions.rules import Rule, RuleError
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,

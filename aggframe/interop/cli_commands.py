@@ -191,7 +191,12 @@ def _evaluate(
     if window:
         progress.step("evaluating windows")
         windowed: pl.DataFrame = pr.evaluate(
-            _split(args.measures), _split(args.operators), **options, **boot, **window, engine=args.engine
+            _split(args.measures),
+            cast("list[ReportOperator] | None", _split(args.operators)),
+            **options,
+            **boot,
+            **window,
+            engine=args.engine,
         )
         return windowed
     if stores is not None:
