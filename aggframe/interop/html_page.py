@@ -69,7 +69,9 @@ class _Page:
 
     def chart(self, chart: Any) -> None:
         self.n_charts += 1
-        spec = chart.to_dict()
+        # the charts' own functions are checked against the schema in their tests: checked again here,
+        # every inline row is walked by the JSON-schema validator (most of a report's time)
+        spec = chart.to_dict(validate=False)
         spec.pop("$schema", None)  # a URL the renderer never fetches, left out all the same
         name = f"chart-{self.n_charts}"
         if self.mode == "svg":
