@@ -151,8 +151,8 @@ def single_label(
 def class_order(pr: Predictions, by: Sequence[str] = ()) -> list[Any]:
     """The sorted classes of ``pr``, read at the grouping ``by`` (its ungrouped cells when none)."""
     if not by:
-        return cast("list[Any]", pr.cells("class")[CLASS].to_list())
-    return cast("list[Any]", pr.cells("class", by=list(by))[CLASS].unique().sort().to_list())
+        return pr.cells("class")[CLASS].to_list()
+    return pr.cells("class", by=list(by))[CLASS].unique().sort().to_list()
 
 
 def masked_single_label(pr: Predictions) -> bool:

@@ -121,7 +121,7 @@ def _spec(chart: Any) -> dict[str, Any]:
     validator nor Altair's conversion walks the rows (thousands of points: most of a report's time
     before). The chart's own data is put back.
     """
-    data = getattr(chart, "data", None)
+    data: Any = getattr(chart, "data", None)
     values = getattr(data, "values", None)
     if not isinstance(values, list):
         return dict(chart.to_dict(validate=False))
