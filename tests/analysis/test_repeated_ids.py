@@ -136,3 +136,19 @@ def test_parity_over_folds_and_targets_that_share_ids() -> None:
     targets = af.multioutput_aggregate(folds, "f1", "target", within="micro")
     per = [FORMS["long"](_subset(LONG, m)).compute("f1", "micro") for m in MODELS]
     assert targets == pytest.approx(float(np.mean(per)), abs=1e-12)
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("form", ["long", "scores", "labels"])
+def test_duckdb_relations_that_repeat_ids(form: str) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    try:
+        frame = _source(form)
+        rel = con.from_arrow(frame.to_arrow())
+        for analysis in ("diagnose", "cost", "micro_macro_gap"):
+            want = ANALYSES[analysis](FORMS[form](frame), [BY])
+            got = ANALYSES[analysis](FORMS[form](rel), [BY])
+            assert_frame_equal(got.sort(pl.all()), want.sort(pl.all()), check_dtypes=False, abs_tol=1e-12)
+    finally:
+        con.close()
