@@ -151,7 +151,7 @@ def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
         ("ROC curves", "curve", ("roc",), {}, plot_curve),
         ("Precision-recall curves", "curve", ("pr",), {}, plot_curve),
         (
-            "Reliability diagram (micro: every class's entries pooled)",
+            "Reliability diagram",
             "calibration",
             (),
             {"operator": "micro"},
