@@ -274,6 +274,9 @@ def _reason(exc: BaseException) -> str:
     return f"{line} ({hint})" if hint else line
 
 
+#: engine messages about files that disagree with each other, not about one broken file
+_BETWEEN_FILES = re.compile(r"mismatch|extra column|schema|DATA_TYPE|disagree", re.IGNORECASE)
+
 _SCANNERS: dict[str, Callable[[str], pl.LazyFrame]] = {
     ".parquet": pl.scan_parquet,
     ".pq": pl.scan_parquet,
@@ -335,7 +338,10 @@ def reading(source: Origin | str | None) -> Iterator[None]:
     except _read_errors() as exc:
         text = str(FRAME if source is None else source)
         reason = _reason(exc)
-        if isinstance(source, Origin) and source.kind == "files" and len(source.files) > 1:
+        several = isinstance(source, Origin) and source.kind == "files" and len(source.files) > 1
+        # a disagreement between the files (a column's type, a column more) is no one file's fault:
+        # each would read alone, and reading every one whole to find that out is not worth it
+        if several and isinstance(source, Origin) and not _BETWEEN_FILES.search(reason):
             # which of the files: each read alone (only now, on the way to the error)
             found = bad_file(source.files)
             if found is not None:

@@ -100,3 +100,20 @@ def test_an_output_directory_that_cannot_be_made(capsys: pytest.CaptureFixture[s
     assert "Errno" not in line
     assert "FileNotFoundError" not in line
     assert main(["cells", str(data), "-o", str(tmp_path / "store")]) == 0
+
+
+def test_files_that_disagree_are_not_read_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disagreement between files (a type, a column more) is no one file's fault: the files are
+    not read whole one by one to find one; a broken file's error is looked into."""
+    from aggframe.intake import source
+
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(source, "bad_file", lambda files: asked.append(tuple(files)))
+    origin = source.Origin("files", inputs=("runs",), files=("runs/a.parquet", "runs/b.parquet"))
+    mismatch = r"could not read 'runs' \(2 files\): data type mismatch"
+    with pytest.raises(af.SourceError, match=mismatch), source.reading(origin):
+        raise pl.exceptions.SchemaError("data type mismatch for column y_pred")
+    assert asked == []
+    with pytest.raises(af.SourceError, match="File out of specification"), source.reading(origin):
+        raise pl.exceptions.ComputeError("parquet: File out of specification: Invalid thrift")
+    assert asked == [("runs/a.parquet", "runs/b.parquet")]
