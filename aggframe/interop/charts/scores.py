@@ -107,9 +107,11 @@ def plot_curve(
         The most points drawn per line (default 200; ``None``: every point). A longer line
         is thinned: first the points in the middle of a horizontal or vertical run are left
         out (the line drawn is the same), then, if it is still longer, the points kept are
-        those nearest ``max_points`` marks evenly spaced along the line's length (its first
-        and last points always). A line of ``n`` points then deviates from the exact one by
-        at most ``1/max_points`` of its length; the areas are of the exact line.
+        the first at or past each of ``max_points`` marks evenly spaced along the line's
+        length (``|dx| + |dy|``), and its last point. Every point of the exact line lies
+        within ``length / (max_points - 1)`` of the line drawn; the areas are of the exact
+        line. Anything
+        but ``None`` or an integer of at least 2 is an ``OptionError``.
     areas
         Name each line's area: the AUC (trapezoids, as ``sklearn.metrics.auc``) of a ROC
         line, the AP (steps: the sum of the recall increments times the precision, as
@@ -126,10 +128,12 @@ def plot_curve(
 
     Raises
     ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
     ColumnNotFoundError
-        Without ``fpr`` and ``tpr`` or ``recall`` and ``precision``, or a ``by`` column.
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
     OptionError
-        ``max_points`` not an integer of at least 2, or not a tidy Polars frame.
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
 
     Examples
     --------
@@ -356,7 +360,10 @@ def plot_calibration(
         line per panel: each bin's entries of every class pooled (``count`` summed,
         ``mean_score`` and ``frequency`` count-weighted means), which is the reliability table
         of ``calibration(operator="micro")`` when the classes share their bin edges (uniform
-        bins). ``True``: one line per class (ten overlapping lines for ten classes).
+        bins). ``True``: one line per class (ten overlapping lines for ten classes). A
+        per-class table that cannot be pooled (no ``count`` column, or bins whose edges differ
+        between classes, as quantile bins do) is an ``OptionError``: draw it with
+        ``per_class=True``, or pass the table of ``calibration(operator="micro")``.
 
     Returns
     -------
@@ -366,12 +373,12 @@ def plot_calibration(
 
     Raises
     ------
+    ImportError
+        The ``plot`` extra (altair) is not installed.
     ColumnNotFoundError
-        Without ``mean_score`` and ``frequency`` (or ``observed``), or a ``by`` column.
+        The frame lacks a column the chart needs (``measure``, ``value``, a named ``by`` column).
     OptionError
-        A per-class table that cannot be pooled (no ``count`` column, or classes whose bins
-        have different edges, as quantile bins do): draw it with ``per_class=True``, or pass
-        the table of ``calibration(operator="micro")``.
+        An option that names nothing in the frame, or rows the chart cannot tell apart.
 
     Examples
     --------
