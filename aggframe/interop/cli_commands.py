@@ -18,15 +18,7 @@ from aggframe.exceptions import AggframeError, StoreError
 from aggframe.intake.partitions import partition_dtype, partition_value
 from aggframe.intake.source import keep_origin, scan
 from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
-from aggframe.interop.cli_output import (
-    _fail,
-    _library_error,
-    _one_line,
-    _output_error,
-    _Progress,
-    _UsageError,
-    _write,
-)
+from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write
 from aggframe.predictions import Predictions
 
 
@@ -128,6 +120,8 @@ def _cells(args: argparse.Namespace, pr: Predictions, progress: _Progress) -> in
         out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
     except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
         progress.failed()
+        from aggframe.interop.cli_output import _output_error  # (here: the import list above is shared)
+
         return _fail("output", _output_error("cell store", args.output, exc))
     progress.done(f"wrote cell store {str(out)!r}")
     return 0
