@@ -18,7 +18,7 @@ import polars as pl
 
 from aggframe._columns import CLASS, fmt_row, restore
 from aggframe._options import listify
-from aggframe.analysis.costs import class_cells, no_roles, single_label, with_group
+from aggframe.analysis.costs import class_cells, class_order, no_roles, single_label, with_group
 from aggframe.exceptions import OptionError, ShapeError
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.tables.cells import CellTables
@@ -32,23 +32,26 @@ Relation = Literal["A_dominates_B", "B_dominates_A", "equivalent", "incomparable
 _TOL = 1e-12  # rates closer than this are tied (as in aggmetrics)
 
 
-def _coordinate_kind(pr: Any, what: str) -> tuple[Literal["multiclass", "labelwise"], Predictions, list[Any]]:
+def _coordinate_kind(
+    pr: Any, what: str, by: Sequence[str] = ()
+) -> tuple[Literal["multiclass", "labelwise"], Predictions, list[Any]]:
     """``multiclass``: single-label, off-diagonal rates. ``labelwise``: per column recall and specificity."""
     if not isinstance(pr, Predictions):
         msg = f"{what}: expected an af.Predictions (from_labels, from_long, ...), got {type(pr).__name__}"
         raise OptionError(msg)
     if isinstance(pr, OrdinalPredictions):
-        base, order = single_label(pr, what)
+        base, order = single_label(pr, what, by=by)
         return "multiclass", base, order
     no_roles(pr, what)
-    single = pr.form != "cells" and pr.kind == "multiclass"
-    if pr.form == "cells" and pr.kind == "multiclass":
+    kind = pr.kind_by(by)
+    single = pr.form != "cells" and kind == "multiclass"
+    if pr.form == "cells" and kind == "multiclass":
         msg = (
             f"{what} of single-label data needs the (true, predicted) pair counts; stored cells hold only "
             "per-class sums: use the original frame"
         )
         raise OptionError(msg)
-    order = pr.cells("class")[CLASS].to_list()
+    order = class_order(pr, by)
     return ("multiclass" if single else "labelwise"), pr, order
 
 
@@ -139,7 +142,7 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     │ 2     ┆ 1    ┆ 0.0   │
     └───────┴──────┴───────┘
     """
-    kind, base, order = _coordinate_kind(pr, "canonical_coordinates")
+    kind, base, order = _coordinate_kind(pr, "canonical_coordinates", listify(by))
     out, keys, tables = _coordinates(kind, base, order, listify(by))
     return cast(
         "pl.DataFrame",

@@ -137,11 +137,15 @@ def _check_cost_matrix(C: Any, m: int, classes: Sequence[Any], *, zero_diagonal:
     return M
 
 
-def single_label(pr: Any, what: str, *, masked_ok: bool = False) -> tuple[Predictions, list[Any]]:
+def single_label(
+    pr: Any, what: str, *, masked_ok: bool = False, by: Sequence[str] = ()
+) -> tuple[Predictions, list[Any]]:
     """The single-label predictions behind ``pr`` and their class order.
 
     ``masked_ok``: accept crisp masked long data too (whose observed entries may
-    not be one-hot; :func:`masked_counts` checks them).
+    not be one-hot; :func:`masked_counts` checks them). ``by``: the grouping the
+    caller works in, which the data are read at (example ids need be unique only
+    within its groups).
     """
     if not isinstance(pr, Predictions):
         msg = f"{what}: expected an af.Predictions (from_labels, from_ordinal, ...), got {type(pr).__name__}"
@@ -150,14 +154,22 @@ def single_label(pr: Any, what: str, *, masked_ok: bool = False) -> tuple[Predic
         assert pr.labels is not None
         return pr.labels, list(pr.order)
     no_roles(pr, what)
-    if pr.form == "cells" or (pr.kind != "multiclass" and not (masked_ok and masked_single_label(pr))):
+    by = listify(by)
+    if pr.form == "cells" or (pr.kind_by(by) != "multiclass" and not (masked_ok and masked_single_label(pr))):
         msg = (
             f"{what} needs single-label predictions (one true and one predicted class per example: "
             "af.from_labels, af.from_ordinal or one-hot long data); these are multilabel, soft, binary "
             "(task='binary') or stored cells"
         )
         raise OptionError(msg)
-    return pr, pr.cells("class")[CLASS].to_list()
+    return pr, class_order(pr, by)
+
+
+def class_order(pr: Predictions, by: Sequence[str] = ()) -> list[Any]:
+    """The sorted classes of ``pr``, read at the grouping ``by`` (its ungrouped cells when none)."""
+    if not by:
+        return pr.cells("class")[CLASS].to_list()
+    return pr.cells("class", by=list(by))[CLASS].unique().sort().to_list()
 
 
 def masked_single_label(pr: Predictions) -> bool:
@@ -329,7 +341,7 @@ def cost(
     │ total    ┆ 3.0      │
     └──────────┴──────────┘
     """
-    base, order = single_label(pr, "cost", masked_ok=True)
+    base, order = single_label(pr, "cost", masked_ok=True, by=listify(by))
     if classes is not None:
         given = list(classes)
         if len(given) != len(order) or set(given) != set(order):
@@ -352,7 +364,7 @@ def cost(
     ops = _cost_operators(operators)
     # the work runs on private key columns; the user's names come back at the end
     cells, keys, tables = class_cells(base, listify(by))
-    if base.kind != "multiclass" and masked_single_label(base):
+    if base.kind_by(listify(by)) != "multiclass" and masked_single_label(base):
         counts = masked_counts(base, listify(by))
     else:
         counts, _ = base.confusion_table(listify(by))

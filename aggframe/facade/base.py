@@ -130,7 +130,17 @@ class PredictionsBase:
 
     def _single_label(self, by: Sequence[str] = ()) -> bool:
         # the profiles are read only if the source infers its reading from them
-        return self.source.single_label(lambda: self.cell_tables(tuple(by) or None).profiles.collect())  # noqa: PLW0108 - read only when needed
+        return self.source.single_label(lambda: self._kind_tables(by).profiles.collect())  # noqa: PLW0108 - read only when needed
+
+    def _kind_tables(self, by: Sequence[str]) -> CellTables:
+        """The cell tables the task is read off: those of ``by``, or with no grouping asked for, those of
+        a grouping already read. The task is a property of the examples, and example ids need be unique
+        only within a group (several models scored on the same ids): reading the ungrouped tables then
+        would refuse the repeated ids that the grouping the caller works in keeps apart (issue 29)."""
+        key = tuple(by)
+        if not key and () not in self._cache and self._cache:
+            return next(iter(self._cache.values()))
+        return self.cell_tables(key or None)
 
     def summary(self) -> dict[str, str]:
         """What these predictions are, in a few words, without reading the data.
@@ -329,8 +339,9 @@ class PredictionsBase:
         """A cell table with private keys, sorted (nulls last): :func:`~aggframe.tables.cells.sorted_table`."""
         return sorted_table(tables, grain)
 
-    def check_single_label(self, what: str) -> None:
-        """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel)."""
+    def check_single_label(self, what: str, by: Sequence[str] = ()) -> None:
+        """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel):
+        read at the grouping ``by`` (example ids need be unique only within its groups)."""
         if self.source.binary:
             msg = (
                 f"{what} needs every class of single-label data, but these predictions keep the positive "
@@ -359,7 +370,7 @@ class PredictionsBase:
                 "'kappa_quadratic', 'multiclass'))"
             )
             raise OptionError(msg)
-        if not self._single_label():
+        if not self._single_label(by):
             msg = (
                 f"{what} needs single-label data (one true and one predicted class per example); these "
                 "predictions are multilabel (some example has other than one true or one predicted class), "
@@ -376,7 +387,7 @@ class PredictionsBase:
         its one scan: :meth:`cell_tables`); otherwise (tables kept without them, the
         long form) one more grouped query over the rows counts them, kept with the tables.
         """
-        self.check_single_label(what)
+        self.check_single_label(what, by)
         if tables.pairs is not None:
             return tables
         if self.form == "cells":

@@ -73,7 +73,7 @@ class MatrixMethods(PredictionsBase):
     def confusion_table(self, by: Sequence[str]) -> tuple[pl.DataFrame, CellTables]:
         """The confusion counts with private by-keys (``true``, ``pred``, ``n``), and the validated tables."""
         tables = self.cell_tables(by)  # validates the data
-        if self.source.binary or not self._single_label():
+        if self.source.binary or not self._single_label(by):
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
         if tables.pairs is None:

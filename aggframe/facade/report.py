@@ -97,7 +97,7 @@ class ReportMethods(ScoreMethods):
         if request.needs_pairs:
             tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
         elif request.matrix_measures:
-            self.check_single_label("the multiclass operator")  # its margins are the class cells
+            self.check_single_label("the multiclass operator", request.by)  # its margins are the class cells
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,

@@ -112,7 +112,7 @@ class ScoreMethods(PredictionsBase):
             if request.needs_pairs:
                 tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
             elif request.matrix_measures:
-                self.check_single_label("the multiclass operator")
+                self.check_single_label("the multiclass operator", request.by)
         elif not lazy:
             grains = self._collect_grains(grains, engine=engine)
         parts = [(keep, sf, g) for (keep, sf), g in zip(frames, grains, strict=True)]

@@ -58,7 +58,7 @@ class StoreMethods(PredictionsBase):
         """
         keys = listify(by)
         tables = self.store_tables(keys)
-        meta = source_meta(self.source, single_label=self._single_label())
+        meta = source_meta(self.source, single_label=self._single_label(keys))
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
 
     def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:

@@ -32,7 +32,7 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -257,11 +257,57 @@ def _java_text(java: Any) -> str:
     return text
 
 
+#: Polars' message for a scan whose paths match no file (its internals quoted: the paths' debug form)
+_NO_MATCH = re.compile(r"expanded paths were empty \(path expansion input: '(?P<paths>.*)'(?:, glob: \w+)?\)")
+
+
 def _reason(exc: BaseException) -> str:
     """The engine's first line, with what it means when that is known."""
     line = _first_line(exc)
+    empty = _NO_MATCH.search(line)
+    if empty is not None:
+        # the paths of the user's own scan (pl.scan_parquet("missing/*.parquet")), in words
+        paths = re.findall(r'inner: "((?:[^"\\]|\\.)*)"', empty.group("paths"))
+        shown = ", ".join(repr(p) for p in paths) if paths else "the scan's paths"
+        return f"no file matches {shown} (a path or pattern of the scan that finds nothing)"
     hint = next((h for key, h in READ_HINTS.items() if key in line), None)
     return f"{line} ({hint})" if hint else line
+
+
+#: engine messages about files that disagree with each other, not about one broken file
+_BETWEEN_FILES = re.compile(r"mismatch|extra column|schema|DATA_TYPE|disagree", re.IGNORECASE)
+
+_SCANNERS: dict[str, Callable[[str], pl.LazyFrame]] = {
+    ".parquet": pl.scan_parquet,
+    ".pq": pl.scan_parquet,
+    ".csv": pl.scan_csv,
+    ".arrow": pl.scan_ipc,
+    ".ipc": pl.scan_ipc,
+    ".feather": pl.scan_ipc,
+}
+
+
+def bad_file(files: Sequence[str]) -> tuple[str, BaseException] | None:
+    """The first of several files that cannot be read on its own, and its error, or None.
+
+    Asked only once a read of them all has failed: first every Parquet file's footer (cheap),
+    then each file read whole, one at a time, stopping at the first that fails.
+    """
+    for name in files:
+        if Path(name).suffix.lower() in (".parquet", ".pq"):
+            try:
+                pl.read_parquet_schema(name)
+            except _read_errors() as exc:
+                return name, exc
+    for name in files:
+        scan_one = _SCANNERS.get(Path(name).suffix.lower())
+        if scan_one is None:
+            continue
+        try:
+            scan_one(name).collect()
+        except _read_errors() as exc:
+            return name, exc
+    return None
 
 
 @contextmanager
@@ -291,7 +337,16 @@ def reading(source: Origin | str | None) -> Iterator[None]:
         raise
     except _read_errors() as exc:
         text = str(FRAME if source is None else source)
-        msg = READ_FAILED.format(source=text, reason=_reason(exc))
+        reason = _reason(exc)
+        several = isinstance(source, Origin) and source.kind == "files" and len(source.files) > 1
+        # a disagreement between the files (a column's type, a column more) is no one file's fault:
+        # each would read alone, and reading every one whole to find that out is not worth it
+        if several and isinstance(source, Origin) and not _BETWEEN_FILES.search(reason):
+            # which of the files: each read alone (only now, on the way to the error)
+            found = bad_file(source.files)
+            if found is not None:
+                reason = f"the file {found[0]!r}: {_reason(found[1])}"
+        msg = READ_FAILED.format(source=text, reason=reason)
         raise SourceError(msg) from exc
 
 

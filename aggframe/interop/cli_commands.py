@@ -164,7 +164,9 @@ def _cells(args: argparse.Namespace, pr: Predictions, progress: _Progress) -> in
         out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
     except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
         progress.failed()
-        return _fail("output", f"could not write the cell store {args.output!r}: {_one_line(exc)}")
+        from aggframe.interop.cli_output import _output_error  # (here: the import list above is shared)
+
+        return _fail("output", _output_error("cell store", args.output, exc))
     progress.done(f"wrote cell store {str(out)!r}")
     return 0
 

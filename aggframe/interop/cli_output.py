@@ -194,8 +194,21 @@ class _Progress:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        # the system's words and the path (not "FileNotFoundError: [Errno 2] ...")
+        return exc.strerror if exc.filename is None else f"{exc.strerror} ({str(exc.filename)!r})"
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def _output_error(what: str, path: str, exc: BaseException) -> str:
+    """Why an output could not be written, in words: a directory that cannot be made names the
+    path asked for (``cannot create the store directory '/proc/x/store': No such file or directory``)."""
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        target, failed = Path(path).absolute(), Path(str(exc.filename)).absolute()
+        if failed == target or failed in target.parents:
+            return f"cannot create the {what} directory {path!r}: {exc.strerror}"
+    return f"could not write the {what} {path!r}: {_one_line(exc)}"
 
 
 def _fail(kind: str, message: str) -> int:

@@ -146,18 +146,25 @@ def _score_charts(page: _Page, pr: Any, groups: list[str]) -> None:
     ``pr.calibration(by=...)``; a build without them, or an error, leaves a note.
     """
     by = groups or None
-    calls = [
-        ("ROC curves", "curve", ("roc",), plot_curve),
-        ("Precision-recall curves", "curve", ("pr",), plot_curve),
-        ("Reliability diagram", "calibration", (), plot_calibration),
+    # the reliability diagram micro-averaged: one line per panel (ten classes' lines overlap)
+    calls: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
+        ("ROC curves", "curve", ("roc",), {}, plot_curve),
+        ("Precision-recall curves", "curve", ("pr",), {}, plot_curve),
+        (
+            "Reliability diagram",
+            "calibration",
+            (),
+            {"operator": "micro"},
+            plot_calibration,
+        ),
     ]
-    for what, method, args, draw in calls:
+    for what, method, args, options, draw in calls:
         call = getattr(pr, method, None)
         if not callable(call):
             page.note(f"{what}: not available in this version of aggframe.")
             continue
         try:
-            frame = call(*args, by=by)
+            frame = call(*args, by=by, **options)
             if isinstance(frame, pl.LazyFrame):
                 frame = frame.collect()
             if not isinstance(frame, pl.DataFrame):

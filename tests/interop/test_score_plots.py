@@ -96,7 +96,7 @@ def test_pr_curve_is_a_step_plot_in_scikit_learns_points() -> None:
 def test_calibration_points_are_scikit_learns() -> None:
     df = _scores(2)
     table = calibration(_counts(df, ["class"]), ["class"], bins=5).collect()
-    chart = af.plot_calibration(table)
+    chart = af.plot_calibration(table, per_class=True)
     points = _points(chart)
     for (cls,), part in df.group_by(["class"]):
         freq, mean = sk_calibration.calibration_curve(part["y"], part["score"], n_bins=5)
@@ -117,7 +117,8 @@ def test_a_curve_without_thresholds_and_with_null_coordinates() -> None:
     macro = pl.DataFrame({"fpr": [0.0, 0.5, 1.0], "tpr": [0.2, 0.7, 1.0], "n_classes": [3, 3, 3]})
     chart = af.plot_curve(macro, title="macro ROC")
     assert _line(_points(chart), "all", "all") == [(0.0, 0.2), (0.5, 0.7), (1.0, 1.0)]
-    assert chart.to_dict()["title"] == "macro ROC"
+    # one line: its area (the trapezoids: 0.5 * 0.45 + 0.5 * 0.85) in the title
+    assert chart.to_dict()["title"] == "macro ROC (AUC 0.650)"
     # a group without negatives: null fpr, left out; +inf threshold -> null in the JSON
     no_neg = pl.DataFrame(
         {"k": ["a", "a", None], "threshold": [float("inf"), 0.5, float("inf")], "fpr": [0.0, 0.0, None]}

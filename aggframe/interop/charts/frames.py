@@ -144,7 +144,10 @@ def _finite(column: str) -> pl.Expr:
 def _data(df: pl.DataFrame) -> Any:
     """Inline JSON rows (no global data transformer, no row limit, no file written)."""
     alt = _altair()
-    return alt.Data(values=df.to_dicts())
+    # the rows are plain JSON values: Altair's check of each at construction (its debug mode) costs
+    # seconds on a curve of thousands of points and finds nothing
+    with alt.utils.schemapi.debug_mode(False):  # noqa: FBT003 - its one argument
+        return alt.Data(values=df.to_dicts())
 
 
 def _order(frame: pl.DataFrame, column: str) -> list[Any]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe.exceptions import ColumnNotFoundError
+from aggframe.exceptions import ColumnNotFoundError, OptionError
 from aggframe.interop.charts.frames import (
     _altair,
     _data,
@@ -47,6 +47,8 @@ _CALIBRATION_STOP = (
     "count",
 )
 _SERIES = ("operator", "class")
+#: the most points drawn per curve line by default (plot_curve's max_points)
+MAX_CURVE_POINTS = 200
 
 
 def _series(df: pl.DataFrame) -> tuple[pl.Expr, list[str]]:
@@ -82,6 +84,8 @@ def plot_curve(
     *,
     by: str | Sequence[str] | None = None,
     title: str | None = None,
+    max_points: int | None = MAX_CURVE_POINTS,
+    areas: bool = True,
 ) -> alt.LayerChart | alt.FacetChart:
     """A ROC curve (``fpr``, ``tpr``) or a precision-recall curve (``recall``, ``precision``).
 
@@ -99,6 +103,21 @@ def plot_curve(
         ``operator``, ``class``, ``threshold`` and the coordinates.
     title
         The chart title (default: ``ROC curve`` or ``precision-recall curve``).
+    max_points
+        The most points drawn per line (default 200; ``None``: every point). A longer line
+        is thinned: first the points in the middle of a horizontal or vertical run are left
+        out (the line drawn is the same), then, if it is still longer, the points kept are
+        the first at or past each of ``max_points`` marks evenly spaced along the line's
+        length (``|dx| + |dy|``), and its last point. Every point of the exact line lies
+        within ``length / (max_points - 1)`` of the line drawn; the areas are of the exact
+        line. Anything
+        but ``None`` or an integer of at least 2 is an ``OptionError``.
+    areas
+        Name each line's area: the AUC (trapezoids, as ``sklearn.metrics.auc``) of a ROC
+        line, the AP (steps: the sum of the recall increments times the precision, as
+        ``average_precision_score``) of a precision-recall line; computed from every point.
+        In the legend (``"3 (AUC 0.987)"``; in the title for one line) with one panel, and
+        as a list in the corner of each panel with several.
 
     Returns
     -------
@@ -157,26 +176,46 @@ def plot_curve(
         ["group", "series", "_o", "_row"], descending=[False, False, threshold, False]
     ).with_columns(pl.int_range(pl.len()).over("group", "series").alias("order"))
     frame = frame.drop("_o", "_row").with_columns(pl.lit("point").alias("kind"))
+    area = _areas(frame, kind) if areas else None
+    frame = _thin(frame, _max_points(max_points))
     lines: list[dict[str, Any]] = []
     if kind == "roc":
         groups = _order(frame, "group") or ["all"]
         lines = [{"group": g, "kind": "chance", "x": v, "y": v} for g in groups for v in (0.0, 1.0)]
+    several = frame.get_column("series").n_unique() > 1 or bool(series_cols)
+    name = "AUC" if kind == "roc" else "AP"
+    title = title or default_title
+    texts = pl.DataFrame()
+    # the legend's label of a line: its series, with its area when there is one panel
+    frame = frame.with_columns(pl.col("series").alias("legend"))
+    if area is not None and area.height:
+        if keys:
+            texts = _area_texts(area, name, corner="right" if kind == "roc" else "left")
+        elif several:
+            frame = frame.join(area, on=["group", "series"], how="left", nulls_equal=True).with_columns(
+                legend=pl.format("{} ({} {})", "series", pl.lit(name), _fixed("area")).fill_null(
+                    pl.col("series")
+                )
+            )
+            frame = frame.drop("area")
+        elif area.get_column("area").is_not_null().any():
+            title = f"{title} ({name} {area.get_column('area').drop_nulls()[0]:.3f})"
     chart_frame = pl.concat(
         [
             frame,
             pl.DataFrame(
                 lines, schema={"group": pl.String, "kind": pl.String, "x": pl.Float64, "y": pl.Float64}
             ),
+            texts,
         ],
         how="diagonal",
     )
     data_ = _data(chart_frame)
     x_scale, x_axis = _unit_axis(alt, x_title)
     y_scale, y_axis = _unit_axis(alt, y_title)
-    several = frame.get_column("series").n_unique() > 1 or bool(series_cols)
     color = (
         alt.Color(
-            "series:N", title=_title(series_cols) if series_cols else "series", sort=_order(frame, "series")
+            "legend:N", title=_title(series_cols) if series_cols else "series", sort=_order(frame, "legend")
         )
         if several
         else alt.value("#4c78a8")
@@ -208,7 +247,91 @@ def plot_curve(
             .encode(x=alt.X("x:Q", scale=x_scale, axis=x_axis), y=alt.Y("y:Q", scale=y_scale, axis=y_axis))
             .transform_filter("datum.kind == 'chance'"),
         )
-    return _panels(layers, data_, frame=chart_frame, keys=keys, title=title or default_title)
+    if texts.height:
+        layers.append(_area_layer(alt, texts, color, x_scale, y_scale))
+    return _panels(layers, data_, frame=chart_frame, keys=keys, title=title)
+
+
+def _max_points(max_points: int | None) -> int | None:
+    if max_points is None:
+        return None
+    if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
+        msg = f"Expected `max_points` to be an integer of at least 2 or None, got {max_points!r}"
+        raise OptionError(msg)
+    return max_points
+
+
+def _fixed(column: str) -> pl.Expr:
+    """A number with three decimals, as text."""
+    return pl.col(column).round(3).cast(pl.String).str.pad_end(5, "0")
+
+
+def _areas(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+    """The area under each line (group, series, area), from every point in drawing order: the
+    trapezoids of a ROC line, the steps of a precision-recall line (average precision)."""
+    dx = pl.col("x").diff().over("group", "series")
+    if kind == "roc":
+        piece = dx * (pl.col("y") + pl.col("y").shift().over("group", "series")) / 2
+    else:
+        piece = dx * pl.col("y")
+    return (
+        frame.sort("group", "series", "order", nulls_last=True, maintain_order=True)
+        .with_columns(piece.alias("area"))
+        .group_by("group", "series", maintain_order=True)
+        .agg(pl.when(pl.len() > 1).then(pl.col("area").sum()).alias("area"))
+    )
+
+
+def _thin(frame: pl.DataFrame, max_points: int | None) -> pl.DataFrame:
+    """At most ``max_points`` points per line (see :func:`plot_curve`): one pass of window expressions."""
+    line = ("group", "series")
+    n = pl.len().over(line)
+    if max_points is None or frame.height <= max_points:
+        return frame
+    # in drawing order: a point between two of the same x, or of the same y, draws nothing
+    frame = frame.sort("group", "series", "order", nulls_last=True, maintain_order=True)
+
+    def same(c: str) -> pl.Expr:
+        prev, nxt = pl.col(c).shift(1).over(line), pl.col(c).shift(-1).over(line)
+        return (pl.col(c) == prev) & (pl.col(c) == nxt)
+
+    inner = (same("x") | same("y")).fill_null(value=False)
+    frame = frame.filter(~inner | (n <= max_points))
+    # then marks evenly spaced along the length (|dx| + |dy|): the first point at or past each
+    step = (pl.col("x").diff().abs() + pl.col("y").diff().abs()).fill_null(0.0)
+    run = step.cum_sum().over(line)
+    length = run.max().over(line)
+    mark = pl.when(length > 0).then((run / length * (max_points - 1)).ceil()).otherwise(0)
+    frame = frame.with_columns(mark.alias("_mark"))
+    last = pl.int_range(pl.len()).over(line) == n - 1
+    keep = pl.struct("group", "series", "_mark").is_first_distinct() | last | (n <= max_points)
+    return frame.filter(keep).drop("_mark").with_columns(pl.int_range(pl.len()).over(line).alias("order"))
+
+
+def _area_texts(area: pl.DataFrame, name: str, *, corner: str) -> pl.DataFrame:
+    """One text row per line of a panel, listed up from the bottom corner: ``<series>: AUC 0.987``."""
+    right = corner == "right"
+    return area.filter(pl.col("area").is_not_null()).select(
+        "group",
+        pl.col("series"),
+        pl.col("series").alias("legend"),
+        pl.lit("area").alias("kind"),
+        pl.lit(0.98 if right else 0.02).alias("x"),
+        (0.04 + 0.07 * pl.int_range(pl.len()).reverse().over("group")).alias("y"),
+        pl.format("{}: {} {}", "series", pl.lit(name), _fixed("area")).alias("text"),
+        pl.lit("right" if right else "left").alias("align"),
+    )
+
+
+def _area_layer(alt: Any, texts: pl.DataFrame, color: Any, x_scale: Any, y_scale: Any) -> Any:
+    """The areas in the corner of each panel, in the lines' colours."""
+    align = str(texts.get_column("align")[0])
+    return (
+        alt.Chart()
+        .mark_text(align=align, baseline="middle", fontSize=10)
+        .encode(x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale), text="text:N", color=color)
+        .transform_filter("datum.kind == 'area'")
+    )
 
 
 def plot_calibration(
@@ -216,6 +339,7 @@ def plot_calibration(
     *,
     by: str | Sequence[str] | None = None,
     title: str | None = None,
+    per_class: bool = False,
 ) -> alt.LayerChart | alt.FacetChart:
     """A reliability diagram: the fraction of positives against the mean score, per bin.
 
@@ -231,6 +355,15 @@ def plot_calibration(
         ``operator``, ``class``, ``bin`` and the table's own columns.
     title
         The chart title (default ``reliability diagram``).
+    per_class
+        ``False`` (the default): a table with a ``class`` column is drawn micro-averaged, one
+        line per panel: each bin's entries of every class pooled (``count`` summed,
+        ``mean_score`` and ``frequency`` count-weighted means), which is the reliability table
+        of ``calibration(operator="micro")`` when the classes share their bin edges (uniform
+        bins). ``True``: one line per class (ten overlapping lines for ten classes). A
+        per-class table that cannot be pooled (no ``count`` column, or bins whose edges differ
+        between classes, as quantile bins do) is an ``OptionError``: draw it with
+        ``per_class=True``, or pass the table of ``calibration(operator="micro")``.
 
     Returns
     -------
@@ -262,6 +395,11 @@ def plot_calibration(
     observed = "frequency" if "frequency" in df.columns else "observed"
     _need(df, ["mean_score", observed], "plot_calibration")
     keys = _keys(df, by, _CALIBRATION_STOP)
+    if not isinstance(per_class, bool):
+        msg = f"Expected `per_class` to be True or False, got {per_class!r}"
+        raise OptionError(msg)
+    if "class" in df.columns and not per_class:
+        df = _pooled(df, keys, observed)
     series, series_cols = _series(df)
     has = set(df.columns)
     frame = (
@@ -332,3 +470,33 @@ def plot_calibration(
     )
     layers = [perfect, line, points]
     return _panels(layers, data_, frame=chart_frame, keys=keys, title=title or "reliability diagram")
+
+
+def _pooled(df: pl.DataFrame, keys: list[str], observed: str) -> pl.DataFrame:
+    """The micro reliability table of a per-class one: each bin's classes pooled (one group-by)."""
+    edges = [c for c in ("lower", "upper") if c in df.columns]
+    bin_ = ["bin"] if "bin" in df.columns else edges
+    if "count" not in df.columns or not bin_:
+        msg = (
+            "plot_calibration draws a per-class table micro-averaged (per_class=False), which needs its "
+            "'count' and 'bin' columns; pass per_class=True, or the table of calibration(operator='micro')"
+        )
+        raise OptionError(msg)
+    series = [c for c in ("operator",) if c in df.columns]
+    group = [*keys, *series, *dict.fromkeys(bin_)]
+    w = pl.col("count").cast(pl.Float64)
+    out = df.group_by(group, maintain_order=True).agg(
+        *(pl.col(c).first() for c in edges if c not in group),
+        *(pl.col(c).n_unique().alias(f"_{c}_n") for c in edges if c not in group),
+        ((pl.col("mean_score") * w).sum() / w.sum()).alias("mean_score"),
+        ((pl.col(observed) * w).sum() / w.sum()).alias(observed),
+        pl.col("count").sum(),
+    )
+    spread = [f"_{c}_n" for c in edges if c not in group]
+    if spread and out.select(pl.max_horizontal(spread).max()).item() > 1:
+        msg = (
+            "plot_calibration: the classes' bins have different edges (quantile bins), so the per-class "
+            "table cannot be pooled; pass per_class=True, or the table of calibration(operator='micro')"
+        )
+        raise OptionError(msg)
+    return out.drop(spread)
