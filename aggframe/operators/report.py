@@ -37,7 +37,7 @@ from aggframe.operators.classes import check_binary_subset, class_list, subset_t
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
 from aggframe.operators.matrix import matrix_wide, target_matrix_wide
-from aggframe.operators.reduce import Wide, slot_columns, tidy
+from aggframe.operators.reduce import Slot, Wide, entries_col, slot_columns, tidy, undefined_col, value_col
 from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
 from aggframe.tables.cells import CellTables
 
@@ -63,6 +63,9 @@ class ReportRequest:
     scores: tuple[str, ...] = ()
     #: the measures' names in the order asked (every kind; default: ``measures``, then the others)
     measure_order: tuple[str, ...] = ()
+    #: a mixed request's (measure, operator label) pairs without a definition: reported as rows
+    #: whose value is null and ``n_entries`` 0 (:func:`undefined_wide`)
+    undefined: tuple[tuple[str, str], ...] = ()
 
     @property
     def needs_pairs(self) -> bool:
@@ -153,6 +156,7 @@ class ReportRequest:
             msg = "the binary operator takes one target; with targets use 'target' with within=..."
             raise OptionError(msg)
         by_cols = tuple(listify(by))
+        undefined = _undefined(measures, ms, matrix, order, operator_labels(ops, withins))
         sets = None
         if grouping_sets is not None:
             sets = tuple(tuple(s) for s in resolve_grouping_sets(grouping_sets, by_cols))
@@ -169,6 +173,7 @@ class ReportRequest:
             matrix_measures=matrix,
             scores=scores,
             measure_order=order,
+            undefined=undefined,
         )
 
 
@@ -192,13 +197,18 @@ def _measures(
 ) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The cell measures, the whole-matrix measures, the measures on scores and the report order of their names.
 
-    Named measures must exist under every operator asked for: a measure without a
-    whole-matrix definition under ``multiclass`` and a whole-matrix-only measure
-    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. The
-    measures on scores (``auroc``, ``log_loss``, ...) are set aside here and
-    checked against the operators by the score report. By default each kind of
-    operator takes all its measures (the registered ones, the whole-matrix ones);
-    the measures on scores are taken only when named.
+    With cell operators only (or ``multiclass`` only), a named measure must exist
+    under every operator asked for: a measure without a whole-matrix definition
+    under ``multiclass`` and a whole-matrix-only measure (``accuracy``,
+    ``kappa_linear``, ...) under a cell operator are refused. With both kinds of
+    operator the request is *mixed*: each name must exist under at least one of
+    them, and each kind must get at least one name; the pairs a measure does not
+    exist under are reported as rows of their own (:func:`undefined_pairs`).
+    A name that is no measure at all is always an error. The measures on scores
+    (``auroc``, ``log_loss``, ...) are set aside here and checked against the
+    operators by the score report. By default each kind of operator takes all its
+    measures (the registered ones, the whole-matrix ones); the measures on scores
+    are taken only when named.
     """
     cell = any(op in _CELL_OPERATORS for op in ops) or (
         "target" in ops and any(w != "multiclass" for w in withins)
@@ -211,18 +221,69 @@ def _measures(
         ms = [get_measure(m) for m in list_measures()] if cell else []
         matrix = MATRIX_MEASURES if whole else ()
         return ms, tuple(matrix), (), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
-    ms = unique_in_order(_cell_measure(m, ops) for m in rest) if cell else []
-    matrix = resolve_matrix_measures(rest) if whole and rest else ()
+    mixed = cell and whole and bool(rest)
+    if mixed:
+        # a typo is still an error; each kind of operator gets the names it defines
+        for m in rest:
+            if not is_matrix_measure(m):
+                get_measure(m)  # raises on a name that is no measure
+        cells = [m for m in rest if not (isinstance(m, str) and is_matrix_only(m))]
+        wholes = [m for m in rest if is_matrix_measure(m)]
+        if not wholes:
+            resolve_matrix_measures(rest)  # refuses, naming why
+        if not cells:
+            _cell_measure(rest[0], ops)  # refuses, naming why
+        rest_cell, rest_whole = cells, wholes
+    else:
+        rest_cell = rest_whole = rest
+    ms = unique_in_order(_cell_measure(m, ops) for m in rest_cell) if cell else []
+    matrix = resolve_matrix_measures(rest_whole) if whole and rest_whole else ()
     order: list[str] = []
     for m in given:
         if is_score_measure(m):
             order.append(score_measure(m))
             continue
-        if cell:
+        if cell and m in rest_cell:
             order.append(get_measure(m).name)
-        if whole:
+        if whole and m in rest_whole:
             order.extend(resolve_matrix_measures(m))
     return ms, matrix, scores, tuple(unique_in_order(order))
+
+
+def _undefined(
+    measures: Any,
+    cell: Sequence[Measure],
+    matrix: Sequence[str],
+    order: Sequence[str],
+    labels: Sequence[str],
+) -> tuple[tuple[str, str], ...]:
+    """The (measure, operator label) pairs of named measures that have no definition (mixed requests only).
+
+    A cell measure under ``multiclass`` (or ``target:multiclass``), a
+    whole-matrix-only measure under a cell operator. The default measures (none
+    named) list none: each operator then takes its own measures.
+    """
+    if measures is None or not cell or not matrix:
+        return ()
+    names_cell = {m.name for m in cell}
+    out = []
+    for name in order:
+        for label in labels:
+            whole = label in ("multiclass", "target:multiclass")
+            if not is_score_measure(name) and name not in (set(matrix) if whole else names_cell):
+                out.append((name, label))
+    return tuple(out)
+
+
+def is_matrix_only(name: str) -> bool:
+    """Whether a name is a whole-matrix measure with no measure of the cells (``accuracy``, ``qwk``, ...)."""
+    if not is_matrix_measure(name):
+        return False
+    try:
+        get_measure(name)
+    except UnknownNameError:
+        return True
+    return False
 
 
 def _cell_measure(name: str | Measure, ops: Sequence[str]) -> Measure:
@@ -332,8 +393,30 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
         parts.append(matrix_wide(tables, request.matrix_measures, convs))
     if "target" in ops and "multiclass" in request.withins:
         parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
+    if request.undefined:
+        parts.append(undefined_wide(parts[0], request.undefined, convs))
     if len(parts) == 1:
         return parts[0]
     # side by side, the slots in report order: measures as asked, operators as asked, conventions
     keys = [k for k in tables.keys if k != tables.target]
     return merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)
+
+
+def undefined_wide(like: Wide, pairs: Sequence[tuple[str, str]], conventions: Sequence[Convention]) -> Wide:
+    """Blocks for pairs without a definition, on the groups of ``like``: value null, no entries.
+
+    A null value (not NaN, which is a measure undefined on these data) and
+    ``n_entries`` 0 mark a measure that the operator does not define at all, so a
+    mixed request's grid is complete and no pair asked for vanishes.
+    """
+    slots = tuple(Slot(m, op, conv) for m, op in pairs for conv in conventions)
+    columns = [
+        c
+        for j in range(len(slots))
+        for c in (
+            pl.lit(None, dtype=pl.Float64).alias(value_col(j)),
+            pl.lit(0, dtype=pl.Int64).alias(entries_col(j)),
+            pl.lit(0, dtype=pl.Int64).alias(undefined_col(j)),
+        )
+    ]
+    return Wide(frame=like.frame.select(*like.keys, *columns), keys=like.keys, slots=slots)
