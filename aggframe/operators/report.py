@@ -37,11 +37,20 @@ from aggframe.operators.classes import check_binary_subset, class_list, subset_t
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
 from aggframe.operators.matrix import matrix_wide, target_matrix_wide
-from aggframe.operators.reduce import Slot, Wide, entries_col, slot_columns, tidy, undefined_col, value_col
+from aggframe.operators.reduce import (
+    EXAMPLES,
+    Slot,
+    Wide,
+    entries_col,
+    slot_columns,
+    tidy,
+    undefined_col,
+    value_col,
+)
 from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, group_table
 
-__all__ = ["ReportRequest", "build_report", "report_blocks"]
+__all__ = ["ReportRequest", "build_report", "examples_rows", "examples_table", "report_blocks"]
 
 
 @dataclass(frozen=True)
@@ -354,7 +363,9 @@ def report_blocks(
             pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
         )
         keys = [*by_keys, *marks, *rest]
-        parts.append(wide.with_frame(frame.select(*keys, *slot_columns(len(wide.slots))), keys))
+        parts.append(
+            wide.with_frame(frame.select(*keys, *wide.extra(), *slot_columns(len(wide.slots))), keys)
+        )
     frame = pl.concat([p.frame for p in parts], how="vertical_relaxed")
     return parts[0].with_frame(frame)
 
@@ -395,11 +406,65 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
         parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
     if request.undefined:
         parts.append(undefined_wide(parts[0], request.undefined, convs))
-    if len(parts) == 1:
-        return parts[0]
-    # side by side, the slots in report order: measures as asked, operators as asked, conventions
     keys = [k for k in tables.keys if k != tables.target]
-    return merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)
+    # side by side, the slots in report order: measures as asked, operators as asked, conventions
+    merged = (
+        parts[0]
+        if len(parts) == 1
+        else merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)
+    )
+    return with_examples(merged, tables)
+
+
+def examples_table(tables: CellTables) -> pl.LazyFrame:
+    """Each group's number of examples (:data:`~aggframe.operators.reduce.EXAMPLES`), keyed by the
+    tables' keys without the target: the examples the group's cells count.
+
+    The ``groups`` table's ``n_examples`` (the label form: the group's rows; the
+    long form: its distinct examples); with targets, the examples of the block
+    matrix (an example of several targets counts once).
+    """
+    keys = [k for k in tables.keys if k != tables.target]
+    if tables.target is not None and tables.block_profiles is not None:
+        sizes = tables.block_profiles.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias(EXAMPLES))
+        return sizes
+    return group_table(tables).select(*keys, pl.col("n_examples").cast(pl.Float64).alias(EXAMPLES))
+
+
+def examples_rows(
+    tables: CellTables, by: Sequence[str], sets: Sequence[Sequence[str]] | None
+) -> pl.LazyFrame:
+    """``n_examples`` per group of a report over ``by`` (and grouping ``sets``), keyed as its rows are:
+    the private by-keys (a rolled-up key null) and, with sets, ``grouping_set``. For reports
+    built elsewhere (the measures on scores) that join it to their rows."""
+    by_keys = [by_key(i) for i in range(len(by))]
+    n = pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")
+    if sets is None:
+        return examples_table(tables).select(*by_keys, n)
+    dtypes = tables.classes.collect_schema()
+    parts = []
+    for keep in sets:
+        kept = [by_keys[list(by).index(c)] for c in keep]
+        sizes = examples_table(rollup_tables(tables, by_keys, kept))
+        parts.append(
+            sizes.select(
+                *[pl.col(k) if k in kept else pl.lit(None, dtype=dtypes[k]).alias(k) for k in by_keys],
+                pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
+                n,
+            )
+        )
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def with_examples(wide: Wide, tables: CellTables) -> Wide:
+    """The blocks with their number of examples (:func:`examples_table`), joined on the group keys."""
+    if wide.examples:
+        return wide
+    sizes = examples_table(tables)
+    keys = list(wide.keys)
+    frame = wide.frame.join(sizes, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    frame = frame.select(*keys, pl.col(EXAMPLES).fill_null(0.0), *slot_columns(len(wide.slots)))
+    return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=True)
 
 
 def undefined_wide(like: Wide, pairs: Sequence[tuple[str, str]], conventions: Sequence[Convention]) -> Wide:
