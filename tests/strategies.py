@@ -404,7 +404,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
 #: Columns of the tidy results, per entry point (a by-column with one of these names has
 #: no meaning there: the lead's fix refuses it with an OptionError naming it).
 RESULT_NAMES: dict[str, tuple[str, ...]] = {
-    "evaluate": ("measure", "operator", "convention", "value", "n_entries", "n_undefined"),
+    "evaluate": ("measure", "operator", "convention", "value", "n_entries", "n_undefined", "n_examples"),
     "grouping_sets": ("grouping_set",),
     "folds": ("pooling",),
     "per_class": (

@@ -159,7 +159,7 @@ def unknown_measure(name: object) -> str:
         f"unknown measure {name!r}{suggestion(name, spellings)}; valid names: "
         f"measures of the cells (every operator but multiclass): {', '.join(list_measures())}, f<beta>; "
         f"whole-matrix measures (operator multiclass): {', '.join(_MATRIX_CANONICAL)}; "
-        f"measures on scores (predictions from from_scores): {', '.join(SCORE_MEASURES)}"
+        f"measures on scores (predictions with scores): {', '.join(SCORE_MEASURES)}"
     )
 
 

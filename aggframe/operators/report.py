@@ -337,7 +337,7 @@ def build_report(
     are built in order (:func:`~aggframe.operators.reduce.tidy`): only the
     blocks (one per group, fold, pooling and grouping set) are sorted.
     """
-    return tidy(report_blocks(tables, request, folds=folds, class_dtype=class_dtype))
+    return tidy(with_undefined(report_blocks(tables, request, folds=folds, class_dtype=class_dtype), request))
 
 
 def report_blocks(
@@ -404,8 +404,6 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
         parts.append(matrix_wide(tables, request.matrix_measures, convs))
     if "target" in ops and "multiclass" in request.withins:
         parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
-    if request.undefined:
-        parts.append(undefined_wide(parts[0], request.undefined, convs))
     keys = [k for k in tables.keys if k != tables.target]
     # side by side, the slots in report order: measures as asked, operators as asked, conventions
     merged = (
@@ -467,21 +465,43 @@ def with_examples(wide: Wide, tables: CellTables) -> Wide:
     return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=True)
 
 
-def undefined_wide(like: Wide, pairs: Sequence[tuple[str, str]], conventions: Sequence[Convention]) -> Wide:
-    """Blocks for pairs without a definition, on the groups of ``like``: value null, no entries.
+def with_undefined(wide: Wide, request: ReportRequest) -> Wide:
+    """The blocks with a slot for each pair without a definition, every slot in report order.
 
-    A null value (not NaN, which is a measure undefined on these data) and
-    ``n_entries`` 0 mark a measure that the operator does not define at all, so a
-    mixed request's grid is complete and no pair asked for vanishes.
+    Added last, after folds, grouping sets and targets have reduced the defined
+    slots, so nothing averages them: a null value (not NaN, which is a measure
+    undefined on these data) and ``n_entries`` 0 mark a measure that the
+    operator does not define at all; a mixed request's grid is complete and no
+    pair asked for vanishes.
     """
-    slots = tuple(Slot(m, op, conv) for m, op in pairs for conv in conventions)
-    columns = [
-        c
-        for j in range(len(slots))
-        for c in (
-            pl.lit(None, dtype=pl.Float64).alias(value_col(j)),
-            pl.lit(0, dtype=pl.Int64).alias(entries_col(j)),
-            pl.lit(0, dtype=pl.Int64).alias(undefined_col(j)),
-        )
+    if not request.undefined:
+        return wide
+    convs = request.conventions
+    added = [Slot(m, op, conv) for m, op in request.undefined for conv in convs]
+    where = {slot: j for j, slot in enumerate(wide.slots)}
+    where.update({slot: len(wide.slots) + j for j, slot in enumerate(added)})
+    labels = operator_labels(request.operators, request.withins)
+    slots = [
+        slot
+        for m in request.names()
+        for op in labels
+        for conv in convs
+        if (slot := Slot(m, op, conv)) in where
     ]
-    return Wide(frame=like.frame.select(*like.keys, *columns), keys=like.keys, slots=slots)
+    n = len(wide.slots)
+    frame = wide.frame.with_columns(
+        c
+        for j in range(len(added))
+        for c in (
+            pl.lit(None, dtype=pl.Float64).alias(value_col(n + j)),
+            pl.lit(0, dtype=pl.Int64).alias(entries_col(n + j)),
+            pl.lit(0, dtype=pl.Int64).alias(undefined_col(n + j)),
+        )
+    )
+    columns = [
+        pl.col(c(where[slot])).alias(c(j))
+        for j, slot in enumerate(slots)
+        for c in (value_col, entries_col, undefined_col)
+    ]
+    frame = frame.select(*wide.keys, *wide.extra(), *columns)
+    return Wide(frame=frame, keys=wide.keys, slots=tuple(slots), examples=wide.examples)
