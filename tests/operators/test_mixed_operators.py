@@ -293,5 +293,8 @@ def test_command_line_unknown_measure_is_one_line(capsys: pytest.CaptureFixture[
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert "did you mean 'precision'?" in lines[0]
-    assert "auroc" in lines[0] and "accuracy" in lines[0]
-    assert "Traceback" not in err and "af." not in lines[0] and "from_scores(" not in lines[0]
+    assert "auroc" in lines[0]
+    assert "accuracy" in lines[0]
+    assert "Traceback" not in err
+    assert "af." not in lines[0]
+    assert "from_scores(" not in lines[0]
