@@ -399,6 +399,8 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_pred",
     "_ranked",
     "_tp",
+    # the blocks' number of examples (operators/reduce.py EXAMPLES)
+    "_nx",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has

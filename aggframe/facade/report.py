@@ -198,8 +198,10 @@ class ReportMethods(ScoreMethods):
                 )
                 raise OptionError(msg)
             report, names = self.report(request, boot=boot)
+            report = report.drop("n_examples")  # compare keeps its columns (the groups' sizes: evaluate)
             return compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
         report, names = self.report(request)
+        report = report.drop("n_examples")
         return compare_report(
             evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
         )

@@ -30,8 +30,7 @@ from aggframe.facade.base import MeasureLike, PredictionsBase
 from aggframe.intake.scores import Scored
 from aggframe.intake.source import reading, scanning
 from aggframe.measures.registry import get_measure
-from aggframe.operators.grouping import GROUPING_COLUMN
-from aggframe.operators.report import ReportRequest, build_report, examples_rows
+from aggframe.operators.report import ReportRequest, build_report
 from aggframe.operators.scores import (
     best_threshold_frame,
     bound_frame,
@@ -89,15 +88,20 @@ class ScoreMethods(PredictionsBase):
         # the cell measures' operators (multiclass: the whole-matrix measures, when some are asked)
         cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures)
         cell_request = replace(request, operators=cell_ops, scores=())
-        # the cell tables, read in the same scan as the scores, give every row its n_examples
-        if lazy:
-            tables = self._source_tables(request.by, pairs=request.needs_pairs)
-        else:
-            tables, grains = self._collect_with(request.by, grains, engine=engine, pairs=request.needs_pairs)
-        if request.needs_pairs:
-            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
-        elif request.matrix_measures:
-            self.check_single_label("the multiclass operator")
+        tables: CellTables | None = None
+        if request.measures or request.matrix_measures:
+            if lazy:
+                tables = self._source_tables(request.by, pairs=request.needs_pairs)
+            else:
+                tables, grains = self._collect_with(
+                    request.by, grains, engine=engine, pairs=request.needs_pairs
+                )
+            if request.needs_pairs:
+                tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+            elif request.matrix_measures:
+                self.check_single_label("the multiclass operator")
+        elif not lazy:
+            grains = self._collect_grains(grains, engine=engine)
         parts = [(keep, sf, g) for (keep, sf), g in zip(frames, grains, strict=True)]
         scores = score_report(
             parts,
@@ -107,7 +111,7 @@ class ScoreMethods(PredictionsBase):
             conventions=request.conventions,
         )
         cells = None
-        if request.measures or request.matrix_measures:
+        if tables is not None:
             cells = build_report(tables, cell_request, folds=[], class_dtype=None)
         out = merged_report(
             cells,
@@ -118,12 +122,6 @@ class ScoreMethods(PredictionsBase):
             conventions=request.conventions,
             sets=sets,
         )
-        sizes = examples_rows(tables, request.by, sets)
-        on = [*(by_key(i) for i in range(len(request.by))), *([GROUPING_COLUMN] if sets is not None else [])]
-        if on:
-            out = out.join(sizes, on=on, how="left", nulls_equal=True, maintain_order="left")
-        else:
-            out = out.join(sizes, how="cross", maintain_order="left")
         return out, {by_key(i): c for i, c in enumerate(request.by)}
 
     def _collect_grains(

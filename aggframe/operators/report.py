@@ -50,7 +50,7 @@ from aggframe.operators.reduce import (
 from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
 from aggframe.tables.cells import CellTables, group_table
 
-__all__ = ["ReportRequest", "build_report", "examples_rows", "examples_table", "report_blocks"]
+__all__ = ["ReportRequest", "build_report", "examples_table", "report_blocks"]
 
 
 @dataclass(frozen=True)
@@ -427,31 +427,6 @@ def examples_table(tables: CellTables) -> pl.LazyFrame:
         sizes = tables.block_profiles.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias(EXAMPLES))
         return sizes
     return group_table(tables).select(*keys, pl.col("n_examples").cast(pl.Float64).alias(EXAMPLES))
-
-
-def examples_rows(
-    tables: CellTables, by: Sequence[str], sets: Sequence[Sequence[str]] | None
-) -> pl.LazyFrame:
-    """``n_examples`` per group of a report over ``by`` (and grouping ``sets``), keyed as its rows are:
-    the private by-keys (a rolled-up key null) and, with sets, ``grouping_set``. For reports
-    built elsewhere (the measures on scores) that join it to their rows."""
-    by_keys = [by_key(i) for i in range(len(by))]
-    n = pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")
-    if sets is None:
-        return examples_table(tables).select(*by_keys, n)
-    dtypes = tables.classes.collect_schema()
-    parts = []
-    for keep in sets:
-        kept = [by_keys[list(by).index(c)] for c in keep]
-        sizes = examples_table(rollup_tables(tables, by_keys, kept))
-        parts.append(
-            sizes.select(
-                *[pl.col(k) if k in kept else pl.lit(None, dtype=dtypes[k]).alias(k) for k in by_keys],
-                pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
-                n,
-            )
-        )
-    return pl.concat(parts, how="vertical_relaxed")
 
 
 def with_examples(wide: Wide, tables: CellTables) -> Wide:

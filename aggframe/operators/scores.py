@@ -43,7 +43,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CLASS, KEY_ALL, RESULT_COLUMNS, by_key
@@ -168,12 +170,23 @@ def score_grains(
             engine["stats"] = example_stats(
                 sf.frame, rk, example=sf.example, score=sf.score, y=sf.y, logits=sf.logits
             )
+    engine["examples"] = _example_counts(sf)
     names = list(engine)
     crossed = dict(zip(names, to_polars_all([engine[n] for n in names]), strict=True))  # type: ignore[misc]
     if "counts" in crossed:
         ranked = sv.ranking_entries(crossed.pop("counts"), rk, c)
         polars["ranking_classes"], polars["ranking_pooled"] = ranked["classes"], ranked["pooled"]
     return {**polars, **crossed}
+
+
+def _example_counts(sf: ScoreFrame) -> nw.LazyFrame[Any]:
+    """Each group's number of examples (``n_examples`` of its rows): distinct examples, or rows
+    (the binary layout: a row is an example). One more aggregate of the same read."""
+    count = (nw.col(sf.example).n_unique() if sf.example is not None else nw.len()).cast(nw.Int64)
+    rk = list(sf.row_keys)
+    if not rk:
+        return sf.frame.select(count.alias("n_examples"))
+    return sf.frame.group_by(rk).agg(count.alias("n_examples"))
 
 
 # ---------------------------------------------------------------------------
@@ -551,6 +564,11 @@ def score_report(
     out = []
     for keep, sf, grains in parts:
         rows = report_rows(sf, grains, measures, operators, conventions)
+        sizes, rk = grains["examples"], list(sf.row_keys)
+        if rk:
+            rows = rows.join(sizes, on=rk, how="left", nulls_equal=True, maintain_order="left")
+        else:
+            rows = rows.join(sizes, how="cross", maintain_order="left")
         if keep is None:
             out.append(rows)
             continue
@@ -563,7 +581,7 @@ def score_report(
             )
         )
     marks = [GROUPING_COLUMN, GROUPING_ID] if parts and parts[0][0] is not None else []
-    columns = [*by_keys, *marks, *RESULT_COLUMNS]
+    columns = [*by_keys, *marks, *RESULT_COLUMNS, "n_examples"]
     return pl.concat([p.select(columns) for p in out], how="vertical_relaxed")
 
 
