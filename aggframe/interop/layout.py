@@ -190,6 +190,7 @@ def wide(
     parts = [c for c in spec if c in _ALWAYS or df.get_column(c).n_unique() > 1]
     if not parts and len(value_cols) == 1:
         parts = [value_cols[0]]
+    tidy = df  # the rows before the values are stacked (their n_examples)
     if len(value_cols) > 1:
         df = df.unpivot(on=value_cols, index=[*keys, *spec], variable_name="__value__", value_name="__v__")
         parts_exprs = [*parts, "__value__"]
@@ -221,10 +222,10 @@ def wide(
 
     if not keys:
         long = long.with_columns(pl.lit(0).alias(_INDEX))
-        df = df.with_columns(pl.lit(0).alias(_INDEX))
+        tidy = tidy.with_columns(pl.lit(0).alias(_INDEX))
     index = keys or [_INDEX]
     out = long.pivot(on="__name__", on_columns=names, index=index, values=value_col, maintain_order=True)
-    out = _with_examples(out, df, index, [*user_keys, *names, *value_cols, *spec])
+    out = _with_examples(out, tidy, index, [*user_keys, *names, *value_cols, *spec])
     return out.drop(_INDEX) if not keys else out.rename(dict(zip(keys, user_keys, strict=True)))
 
 

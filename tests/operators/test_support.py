@@ -198,3 +198,7 @@ def test_wide_and_html_tables_carry_n_examples() -> None:
     assert results.columns[:3] == [label, "measure", "n_examples"]
     assert "n_examples" in gt_table(great_tables, results, table_id="t", group=label)
     assert_frame_equal(af.wide(report.drop("n_examples")), table.drop("n_examples"))
+    # with intervals (several value columns) too
+    boot = pr.evaluate(["f1"], ["macro"], by="model", n_boot=10)
+    results, label = _grouped(boot, ["model"], ["measure"], ["value", "ci_low", "ci_high"])
+    assert results.columns[:3] == [label, "measure", "n_examples"]
