@@ -165,7 +165,10 @@ class ReportRequest:
             msg = "the binary operator takes one target; with targets use 'target' with within=..."
             raise OptionError(msg)
         by_cols = tuple(listify(by))
-        undefined = _undefined(measures, ms, matrix, order, operator_labels(ops, withins))
+        labels = operator_labels(ops, withins)
+        undefined = _undefined(
+            measures, cell=ms, matrix=matrix, order=order, labels=labels, ops=ops, withins=withins
+        )
         sets = None
         if grouping_sets is not None:
             sets = tuple(tuple(s) for s in resolve_grouping_sets(grouping_sets, by_cols))
@@ -238,9 +241,11 @@ def _measures(
                 get_measure(m)  # raises on a name that is no measure
         cells = [m for m in rest if not (isinstance(m, str) and is_matrix_only(m))]
         wholes = [m for m in rest if is_matrix_measure(m)]
-        if not wholes:
+        # each kind of operator needs a measure: a loss on scores serves multiclass, any
+        # measure on scores the cell operators
+        if not wholes and not any(s in ("log_loss", "brier") for s in scores):
             resolve_matrix_measures(rest)  # refuses, naming why
-        if not cells:
+        if not cells and not scores:
             _cell_measure(rest[0], ops)  # refuses, naming why
         rest_cell, rest_whole = cells, wholes
     else:
@@ -261,18 +266,26 @@ def _measures(
 
 def _undefined(
     measures: Any,
+    *,
     cell: Sequence[Measure],
     matrix: Sequence[str],
     order: Sequence[str],
     labels: Sequence[str],
+    ops: Sequence[str],
+    withins: Sequence[str],
 ) -> tuple[tuple[str, str], ...]:
     """The (measure, operator label) pairs of named measures that have no definition (mixed requests only).
 
     A cell measure under ``multiclass`` (or ``target:multiclass``), a
-    whole-matrix-only measure under a cell operator. The default measures (none
-    named) list none: each operator then takes its own measures.
+    whole-matrix-only measure under a cell operator (the measures on scores list
+    theirs in the score report). The default measures (none named) list none:
+    each operator then takes its own measures.
     """
-    if measures is None or not cell or not matrix:
+    both = any(op in _CELL_OPERATORS for op in ops) or (
+        "target" in ops and any(w != "multiclass" for w in withins)
+    )
+    both = both and ("multiclass" in ops or ("target" in ops and "multiclass" in withins))
+    if measures is None or not both or not (cell or matrix):
         return ()
     names_cell = {m.name for m in cell}
     out = []
@@ -394,15 +407,15 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
     cell_withins = [w for w in request.withins if w != "multiclass"]
     others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
     parts: list[Wide] = []
-    if others:
+    if others and ms:
         parts.append(
             target_reduce(
                 tables, ms, others, convs, cell_withins, pos_label=request.pos_label, class_dtype=class_dtype
             )
         )
-    if "multiclass" in ops:
+    if "multiclass" in ops and request.matrix_measures:
         parts.append(matrix_wide(tables, request.matrix_measures, convs))
-    if "target" in ops and "multiclass" in request.withins:
+    if "target" in ops and "multiclass" in request.withins and request.matrix_measures:
         parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
     keys = [k for k in tables.keys if k != tables.target]
     # side by side, the slots in report order: measures as asked, operators as asked, conventions

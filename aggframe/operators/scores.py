@@ -81,12 +81,14 @@ __all__ = [
     "check_score_request",
     "curve_frame",
     "merged_report",
+    "mixed_score_request",
     "reduce_entries",
     "regrouped",
     "report_rows",
     "score_entries",
     "score_grains",
     "score_report",
+    "undefined_rows",
 ]
 
 #: The operators of measures on scores.
@@ -123,6 +125,38 @@ def check_score_request(measures: Sequence[str], operators: Sequence[str]) -> No
                 f"for {other[0]!r}: evaluate them separately"
             )
             raise OptionError(msg)
+
+
+def mixed_score_request(measures: Sequence[str], operators: Sequence[str], *, whole_matrix: bool) -> bool:
+    """Whether ``multiclass`` comes with other operators and has a measure to compute (a loss on
+    scores, or a whole-matrix measure of the cells, ``whole_matrix``): then the measures on scores
+    it does not define are listed (:func:`undefined_rows`), not refused."""
+    has_whole = whole_matrix or bool(set(measures) & set(_LOSSES))
+    return "multiclass" in operators and len(set(operators)) > 1 and has_whole
+
+
+def undefined_rows(rows: pl.LazyFrame, measures: Sequence[str], conventions: Sequence[str]) -> pl.LazyFrame:
+    """Rows for the measures on scores without a ``multiclass`` value (every one but the losses),
+    on the groups of ``rows``: value null, ``n_entries`` 0 (as the report lists a cell measure
+    under ``multiclass``)."""
+    missing = [m for m in measures if m not in _LOSSES]
+    spec = pl.LazyFrame(
+        {
+            "measure": [m for m in missing for _ in conventions],
+            "operator": ["multiclass"] * (len(missing) * len(conventions)),
+            "convention": [c for _ in missing for c in conventions],
+        },
+        schema={"measure": pl.String, "operator": pl.String, "convention": pl.String},
+    )
+    result = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
+    columns = rows.collect_schema().names()
+    groups = rows.select(c for c in columns if c not in result).unique(maintain_order=True)
+    out = groups.join(spec, how="cross").with_columns(
+        pl.lit(None, dtype=pl.Float64).alias("value"),
+        pl.lit(0, dtype=pl.Int64).alias("n_entries"),
+        pl.lit(0, dtype=pl.Int64).alias("n_undefined"),
+    )
+    return out.select(columns)
 
 
 # ---------------------------------------------------------------------------

@@ -298,3 +298,29 @@ def test_command_line_unknown_measure_is_one_line(capsys: pytest.CaptureFixture[
     assert "Traceback" not in err
     assert "af." not in lines[0]
     assert "from_scores(" not in lines[0]
+
+
+def test_measures_on_scores_join_the_mix() -> None:
+    from sklearn.metrics import accuracy_score, log_loss, roc_auc_score
+
+    rng = np.random.default_rng(4)
+    n, m = 60, 3
+    probs = rng.dirichlet(np.ones(m), n)
+    y = rng.integers(0, m, n)
+    long = pl.DataFrame(
+        [(i, c, float(probs[i, c]), int(y[i] == c)) for i in range(n) for c in range(m)],
+        schema=["ex", "cls", "s", "y"],
+        orient="row",
+    )
+    pr = af.from_scores(long, example="ex", class_="cls", score="s", y="y", decision="argmax")
+    out = pr.evaluate(["auroc", "log_loss", "f1", "accuracy"], ["macro", "multiclass"])
+    got = {(r["measure"], r["operator"]): r["value"] for r in out.iter_rows(named=True)}
+    assert got["auroc", "macro"] == pytest.approx(roc_auc_score(y, probs, multi_class="ovr"), abs=1e-12)
+    assert got["log_loss", "multiclass"] == pytest.approx(log_loss(y, probs), abs=1e-12)
+    assert got["accuracy", "multiclass"] == pytest.approx(accuracy_score(y, probs.argmax(1)), abs=1e-12)
+    listed = {k for k, v in got.items() if v is None}
+    assert listed == {("auroc", "multiclass"), ("f1", "multiclass"), ("accuracy", "macro")}
+    assert set(out.filter(pl.col("value").is_null())["n_entries"]) == {0}
+    # multiclass with nothing to compute is still refused
+    with pytest.raises(af.OptionError, match="no value for 'auroc'"):
+        pr.evaluate(["auroc"], ["macro", "multiclass"])
