@@ -27,7 +27,7 @@ from tests.engines.test_engines import _counting_source
 from tests.measures.test_matrix import check_against_sklearn, sklearn_values
 from tests.strategies import RESULT_NAMES, hostile_names
 
-FEW = settings(max_examples=15, deadline=None)
+FEW = settings(max_examples=8, deadline=None)
 FRAME = pl.read_parquet("examples/predictions.parquet").filter(pl.col("day") == pl.col("day").min())
 
 MEASURES = ["f1", "mcc", "accuracy", "kappa", "balanced_accuracy"]

@@ -25,7 +25,7 @@ import aggframe as af
 from tests.engines.test_engines import _counting_source
 from tests.strategies import RESULT_NAMES, hostile_names
 
-FEW = settings(max_examples=15, deadline=None)
+FEW = settings(max_examples=8, deadline=None)
 FRAME = pl.read_parquet("examples/predictions.parquet").filter(pl.col("day") == pl.col("day").min())
 BAD_KEYS = (*RESULT_NAMES["evaluate"], "y_true", "y_pred", "grouping_set", "grouping_id")
 
