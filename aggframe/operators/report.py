@@ -73,7 +73,7 @@ class ReportRequest:
     #: the measures' names in the order asked (every kind; default: ``measures``, then the others)
     measure_order: tuple[str, ...] = ()
     #: a mixed request's (measure, operator label) pairs without a definition: reported as rows
-    #: whose value is null and ``n_entries`` 0 (:func:`undefined_wide`)
+    #: whose value is null and ``n_entries`` 0 (:func:`with_undefined`)
     undefined: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -215,7 +215,7 @@ def _measures(
     ``kappa_linear``, ...) under a cell operator are refused. With both kinds of
     operator the request is *mixed*: each name must exist under at least one of
     them, and each kind must get at least one name; the pairs a measure does not
-    exist under are reported as rows of their own (:func:`undefined_pairs`).
+    exist under are reported as rows of their own (:func:`with_undefined`).
     A name that is no measure at all is always an error. The measures on scores
     (``auroc``, ``log_loss``, ...) are set aside here and checked against the
     operators by the score report. By default each kind of operator takes all its
@@ -239,7 +239,7 @@ def _measures(
         for m in rest:
             if not is_matrix_measure(m):
                 get_measure(m)  # raises on a name that is no measure
-        cells = [m for m in rest if not (isinstance(m, str) and is_matrix_only(m))]
+        cells = [m for m in rest if not (isinstance(m, str) and _is_matrix_only(m))]
         wholes = [m for m in rest if is_matrix_measure(m)]
         # each kind of operator needs a measure: a loss on scores serves multiclass, any
         # measure on scores the cell operators
@@ -297,7 +297,7 @@ def _undefined(
     return tuple(out)
 
 
-def is_matrix_only(name: str) -> bool:
+def _is_matrix_only(name: str) -> bool:
     """Whether a name is a whole-matrix measure with no measure of the cells (``accuracy``, ``qwk``, ...)."""
     if not is_matrix_measure(name):
         return False
