@@ -9,6 +9,7 @@ Nothing below this module parses an option string again.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -53,6 +54,7 @@ __all__ = [
     "parse_report_operator",
     "parse_strategy",
     "parse_within",
+    "suggestion",
     "unique_in_order",
 ]
 
@@ -121,6 +123,21 @@ def _key(name: object) -> str:
     return str(name).strip().lower()
 
 
+def suggestion(name: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the valid name closest to ``name`` (difflib), or ``""``.
+
+    Examples
+    --------
+    >>> suggestion("precison", ["precision", "recall"])
+    " (did you mean 'precision'?)"
+    >>> suggestion("zzz", ["precision", "recall"])
+    ''
+    """
+    names = list(dict.fromkeys(valid))
+    close = difflib.get_close_matches(_key(name).replace("-", "_").replace(" ", "_"), names, n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def parse_operator(name: object) -> Operator:
     """One of the four operators (``samples`` is an alias of ``exemplar``)."""
     key = _key(name)
@@ -133,8 +150,9 @@ def parse_operator(name: object) -> Operator:
         )
         raise OptionError(msg)
     if key not in OPERATORS:
+        valid = [*OPERATORS, *_OPERATOR_ALIASES, "binary", "target", "multiclass"]
         msg = (
-            f"unknown operator {name!r}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
+            f"unknown operator {name!r}{suggestion(key, valid)}; valid operators: {', '.join(OPERATORS)} (alias 'samples' = "
             "exemplar), binary (two classes: the positive class alone), target (with a target column), "
             "multiclass (the whole confusion matrix of single-label data; log_loss and brier of scores)"
         )
@@ -164,7 +182,7 @@ def parse_within(name: object) -> Within:
 def parse_convention(name: object) -> Convention:
     key = _key(name)
     if key not in CONVENTIONS:
-        msg = f"unknown convention {name!r}; valid conventions: {', '.join(CONVENTIONS)}"
+        msg = f"unknown convention {name!r}{suggestion(key, CONVENTIONS)}; valid conventions: {', '.join(CONVENTIONS)}"
         raise UnknownNameError(msg)
     return key
 
@@ -172,7 +190,7 @@ def parse_convention(name: object) -> Convention:
 def parse_pooling(name: object) -> Pooling:
     key = _key(name)
     if key not in POOLINGS:
-        msg = f"unknown pooling {name!r}; valid poolings: {', '.join(POOLINGS)}"
+        msg = f"unknown pooling {name!r}{suggestion(key, POOLINGS)}; valid poolings: {', '.join(POOLINGS)}"
         raise UnknownNameError(msg)
     return key
 

@@ -417,12 +417,14 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_rule",
     "__af_where",
     "__af_gid",
+    # the blocks' number of examples (operators/reduce.py EXAMPLES)
+    "_nx",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has
 #: no meaning there: the lead's fix refuses it with an OptionError naming it).
 RESULT_NAMES: dict[str, tuple[str, ...]] = {
-    "evaluate": ("measure", "operator", "convention", "value", "n_entries", "n_undefined"),
+    "evaluate": ("measure", "operator", "convention", "value", "n_entries", "n_undefined", "n_examples"),
     "grouping_sets": ("grouping_set",),
     "folds": ("pooling",),
     "per_class": (

@@ -250,9 +250,11 @@ class ReportMethods(ScoreMethods):
                 )
                 raise OptionError(msg)
             report, names = self.report(request, boot=boot)
+            report = report.drop("n_examples")  # compare keeps its columns (the groups' sizes: evaluate)
             out = compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
         else:
             report, names = self.report(request)
+            report = report.drop("n_examples")
             out = compare_report(
                 evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl
             )

@@ -42,9 +42,11 @@ from aggframe.operators.scores import (
     check_score_request,
     curve_frame,
     merged_report,
+    mixed_score_request,
     regrouped,
     score_grains,
     score_report,
+    undefined_rows,
 )
 from aggframe.tables.cells import CellTables
 from aggframe.wide.ranking import ScoreFrame
@@ -80,7 +82,9 @@ class ScoreMethods(PredictionsBase):
             msg = "measures on scores take by= and grouping_sets=, not folds, targets or classes="
             raise OptionError(msg)
         score_ops = list(request.operators)
-        check_score_request(request.scores, score_ops)
+        # multiclass beside other operators: the measures on scores it lacks are listed, not refused
+        mixed = mixed_score_request(request.scores, score_ops, whole_matrix=bool(request.matrix_measures))
+        check_score_request(request.scores, [o for o in score_ops if not (mixed and o == "multiclass")])
         probabilities = [m for m in request.scores if m in ("log_loss", "brier", "ece")]
         if probabilities:
             source.check_probabilities(", ".join(probabilities))
@@ -92,10 +96,14 @@ class ScoreMethods(PredictionsBase):
         )
         if boot is not None:
             check_boot_request(request.scores, score_ops, frames[0][1], cluster=boot.cluster)
+        # the operators of the measures on scores (multiclass: the losses only)
+        losses = {"log_loss", "brier"} & set(request.scores)
+        own_ops = [o for o in score_ops if o != "multiclass" or losses or not mixed]
         with reading(self.source.origin):  # another engine's score grains are collected here
-            grains = [score_grains(sf, request.scores, score_ops) for _, sf in frames]
-        # the cell measures' operators (multiclass: the whole-matrix measures, when some are asked)
-        cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures)
+            grains = [score_grains(sf, request.scores, own_ops) for _, sf in frames]
+        # the cell measures' operators (multiclass: the whole-matrix measures, or its listed pairs)
+        listed = any(op == "multiclass" for _, op in request.undefined)
+        cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures or listed)
         cell_request = replace(request, operators=cell_ops, scores=())
         tables: CellTables | None = None
         if request.measures or request.matrix_measures:
@@ -120,7 +128,7 @@ class ScoreMethods(PredictionsBase):
             parts,
             by=request.by,
             measures=request.scores,
-            operators=score_ops,
+            operators=own_ops,
             conventions=request.conventions,
         )
         if boot is not None:
@@ -132,9 +140,11 @@ class ScoreMethods(PredictionsBase):
                 by=request.by,
                 boot=boot,
                 measures=request.scores,
-                operators=score_ops,
+                operators=own_ops,
                 conventions=request.conventions,
             )
+        if mixed:
+            scores = pl.concat([scores, undefined_rows(scores, request.scores, request.conventions)])
         cells = None
         if tables is not None:
             cells = build_report(tables, cell_request, folds=[], class_dtype=None)

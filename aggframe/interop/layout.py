@@ -35,6 +35,8 @@ _ALWAYS = ("measure", "operator")
 #: The columns that mark the grouping set of a row (``grouping_sets=``): never group keys themselves.
 GROUPING_MARKS: tuple[str, ...] = (GROUPING_COLUMN, GROUPING_ID)
 _INDEX = f"{PREFIX}row"
+#: The number of examples of each group of a tidy result, kept beside the keys of a wide one.
+EXAMPLES_COLUMN = "n_examples"
 
 
 def named(name: str) -> pl.Expr:
@@ -149,24 +151,24 @@ def wide_table(
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     >>> report = pr.evaluate(["f1", "recall"], ["micro", "macro"])
     >>> af.wide_table(report)
-    shape: (1, 4)
-    ┌──────────┬──────────┬──────────────┬──────────────┐
-    │ f1 micro ┆ f1 macro ┆ recall micro ┆ recall macro │
-    │ ---      ┆ ---      ┆ ---          ┆ ---          │
-    │ f64      ┆ f64      ┆ f64          ┆ f64          │
-    ╞══════════╪══════════╪══════════════╪══════════════╡
-    │ 0.5      ┆ 0.522222 ┆ 0.5          ┆ 0.5          │
-    └──────────┴──────────┴──────────────┴──────────────┘
+    shape: (1, 5)
+    ┌────────────┬──────────┬──────────┬──────────────┬──────────────┐
+    │ n_examples ┆ f1 micro ┆ f1 macro ┆ recall micro ┆ recall macro │
+    │ ---        ┆ ---      ┆ ---      ┆ ---          ┆ ---          │
+    │ i64        ┆ f64      ┆ f64      ┆ f64          ┆ f64          │
+    ╞════════════╪══════════╪══════════╪══════════════╪══════════════╡
+    │ 6          ┆ 0.5      ┆ 0.522222 ┆ 0.5          ┆ 0.5          │
+    └────────────┴──────────┴──────────┴──────────────┴──────────────┘
     >>> af.wide_table(report, by="measure")  # one row per measure, one column per operator
-    shape: (2, 3)
-    ┌─────────┬───────┬──────────┐
-    │ measure ┆ micro ┆ macro    │
-    │ ---     ┆ ---   ┆ ---      │
-    │ str     ┆ f64   ┆ f64      │
-    ╞═════════╪═══════╪══════════╡
-    │ f1      ┆ 0.5   ┆ 0.522222 │
-    │ recall  ┆ 0.5   ┆ 0.5      │
-    └─────────┴───────┴──────────┘
+    shape: (2, 4)
+    ┌─────────┬────────────┬───────┬──────────┐
+    │ measure ┆ n_examples ┆ micro ┆ macro    │
+    │ ---     ┆ ---        ┆ ---   ┆ ---      │
+    │ str     ┆ i64        ┆ f64   ┆ f64      │
+    ╞═════════╪════════════╪═══════╪══════════╡
+    │ f1      ┆ 6          ┆ 0.5   ┆ 0.522222 │
+    │ recall  ┆ 6          ┆ 0.5   ┆ 0.5      │
+    └─────────┴────────────┴───────┴──────────┘
     """
     df = report.collect() if isinstance(report, pl.LazyFrame) else report
     columns = df.columns
@@ -197,6 +199,7 @@ def wide_table(
     parts = [c for c in spec if c in _ALWAYS or df.get_column(c).n_unique() > 1]
     if not parts and len(value_cols) == 1:
         parts = [value_cols[0]]
+    tidy = df  # the rows before the values are stacked (their n_examples)
     if len(value_cols) > 1:
         df = df.unpivot(on=value_cols, index=[*keys, *spec], variable_name="__value__", value_name="__v__")
         parts_exprs = [*parts, "__value__"]
@@ -228,9 +231,23 @@ def wide_table(
 
     if not keys:
         long = long.with_columns(pl.lit(0).alias(_INDEX))
+        tidy = tidy.with_columns(pl.lit(0).alias(_INDEX))
     index = keys or [_INDEX]
     out = long.pivot(on="__name__", on_columns=names, index=index, values=value_col, maintain_order=True)
+    out = _with_examples(out, tidy, index, [*user_keys, *names, *value_cols, *spec])
     return out.drop(_INDEX) if not keys else out.rename(dict(zip(keys, user_keys, strict=True)))
+
+
+def _with_examples(out: pl.DataFrame, df: pl.DataFrame, index: list[str], taken: list[str]) -> pl.DataFrame:
+    """The wide rows with their ``n_examples`` after the keys, when the tidy rows of each wide row
+    share one (every group of ``evaluate``); left out where it varies within a wide row."""
+    if EXAMPLES_COLUMN not in df.columns or EXAMPLES_COLUMN in taken:
+        return out
+    sizes = df.group_by(index, maintain_order=True).agg(pl.col(EXAMPLES_COLUMN).unique())
+    if sizes.height != out.height or (sizes.get_column(EXAMPLES_COLUMN).list.len() != 1).any():
+        return out
+    column = sizes.get_column(EXAMPLES_COLUMN).list.first()
+    return out.insert_column(len(index), column)
 
 
 #: the name inside the package (``af.wide`` is the deprecated public alias: :mod:`aggframe._deprecated`)

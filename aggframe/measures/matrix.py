@@ -107,7 +107,7 @@ import polars as pl
 
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures.measure import Measure
-from aggframe.measures.registry import get_measure, reserve_matrix_names
+from aggframe.measures.registry import get_measure, reserve_matrix_names, unknown_measure
 from aggframe.measures.registry import key as _key
 from aggframe.ops import ratio
 
@@ -149,7 +149,7 @@ _ALIASES: dict[str, MatrixMeasure] = {
     "balanced_accuracy_score": "balanced_accuracy",
 }
 
-reserve_matrix_names([*MATRIX_MEASURES, *_ALIASES])
+reserve_matrix_names([*MATRIX_MEASURES, *_ALIASES], canonical=MATRIX_MEASURES)
 
 _NORMALIZE: tuple[Normalize, ...] = get_args(Normalize)
 #: Stand-in key when the caller has no keys (a constant, dropped from every result).
@@ -224,8 +224,7 @@ def resolve_matrix_measures(
                 try:
                     get_measure(item)
                 except UnknownNameError:
-                    msg = f"unknown measure {label!r} for operator {operator!r}; valid names: {valid}"
-                    raise UnknownNameError(msg) from None
+                    raise UnknownNameError(unknown_measure(label)) from None
             msg = (
                 f"measure {label!r} has no whole-matrix definition, so operator {operator!r} cannot "
                 f"compute it; {operator!r} takes: {valid}. For {label!r} averaged over the classes "

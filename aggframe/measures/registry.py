@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from aggframe._options import suggestion
 from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures import formulas as f
 from aggframe.measures.inference import resolve_properties
@@ -32,6 +33,7 @@ __all__ = [
     "list_measures",
     "register_measure",
     "score_measure",
+    "unknown_measure",
     "unregister_measure",
 ]
 
@@ -87,7 +89,10 @@ def score_measure(name: str) -> str:
     """The canonical name of a measure on scores (see :func:`is_score_measure`)."""
     key = _key(name)
     if key not in _SCORE_NAMES:
-        msg = f"unknown measure on scores {name!r}; valid names: {', '.join(SCORE_MEASURES)}"
+        msg = (
+            f"unknown measure on scores {name!r}{suggestion(key, _SCORE_NAMES)}; valid names: "
+            f"{', '.join(SCORE_MEASURES)}"
+        )
         raise UnknownNameError(msg)
     return _SCORE_NAMES[key]
 
@@ -125,11 +130,37 @@ def _add(measure: Measure, *, overwrite: bool = False, is_builtin: bool = False)
 #: The whole-matrix measures' names and spellings (measures.matrix reserves them when it loads:
 #: it builds on this module, not the other way round).
 _MATRIX_NAMES: set[str] = set()
+#: The whole-matrix measures' canonical names, in report order (for the lists of valid names).
+_MATRIX_CANONICAL: list[str] = []
 
 
-def reserve_matrix_names(names: Sequence[str]) -> None:
-    """Names of the whole-matrix measures, which a user's measure cannot take."""
+def reserve_matrix_names(names: Sequence[str], *, canonical: Sequence[str] = ()) -> None:
+    """Names of the whole-matrix measures, which a user's measure cannot take (``canonical``: their own names)."""
     _MATRIX_NAMES.update(_key(n) for n in names)
+    _MATRIX_CANONICAL.extend(n for n in canonical if n not in _MATRIX_CANONICAL)
+
+
+def unknown_measure(name: object) -> str:
+    """The message for a name that is no measure at all: every valid name, grouped, and the closest one.
+
+    The measures of the four cells (every operator but ``multiclass``), the
+    whole-matrix measures (operator ``multiclass``) and the measures on scores
+    (predictions from :func:`~aggframe.from_scores`); difflib picks the closest
+    spelling among every name and alias.
+
+    Examples
+    --------
+    >>> from aggframe.measures.registry import unknown_measure
+    >>> unknown_measure("precison").split(";")[0]
+    "unknown measure 'precison' (did you mean 'precision'?)"
+    """
+    spellings = [*_REGISTRY, *sorted(_MATRIX_NAMES), *_SCORE_NAMES]
+    return (
+        f"unknown measure {name!r}{suggestion(name, spellings)}; valid names: "
+        f"measures of the cells (every operator but multiclass): {', '.join(list_measures())}, f<beta>; "
+        f"whole-matrix measures (operator multiclass): {', '.join(_MATRIX_CANONICAL)}; "
+        f"measures on scores (predictions with scores): {', '.join(SCORE_MEASURES)}"
+    )
 
 
 def _check_user_names(names: Sequence[str]) -> None:
@@ -348,8 +379,13 @@ def get_measure(name: str | Measure) -> Measure:
     match = _FBETA.match(key)
     if match:
         return fbeta(float(match.group(1)))
-    msg = f"unknown measure {name!r}; valid names: {', '.join(list_measures())} (or f<beta>)"
-    raise UnknownNameError(msg)
+    if key in _MATRIX_NAMES:
+        msg = (
+            f"measure {name!r} is defined on the whole confusion matrix only (operator 'multiclass'): it "
+            "has no formula of the four cells"
+        )
+        raise UnknownNameError(msg)
+    raise UnknownNameError(unknown_measure(name))
 
 
 def list_measures(*, decomposable: bool | None = None, skew_invariant: bool | None = None) -> list[str]:

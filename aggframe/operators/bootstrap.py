@@ -62,9 +62,10 @@ def summarize(report: pl.LazyFrame, boot: Bootstrap) -> pl.LazyFrame:
     """One row per result of replicate ``-1`` (in its order), with ``ci_low``, ``ci_high``, ``se``,
     ``n_boot`` (the replicates whose value is defined) and ``level``."""
     columns = report.collect_schema().names()
-    stat = [c for c in columns if c not in (REP, "value", "n_entries", "n_undefined")]
+    point = [c for c in ("value", "n_entries", "n_undefined", "n_examples") if c in columns]
+    stat = [c for c in columns if c not in (REP, *point)]
     out = report.group_by(stat, maintain_order=True).agg(
-        *[pl.col(c).filter(_POINT).first() for c in ("value", "n_entries", "n_undefined")],
+        *[pl.col(c).filter(_POINT).first() for c in point],
         *interval_columns("value", boot, ""),
         _defined("value").len().cast(pl.Int64).alias("n_boot"),
     )

@@ -40,7 +40,15 @@ import polars as pl
 from aggframe._columns import KEY_ALL, REPEAT
 from aggframe._options import POOLINGS, REPEAT_POOLINGS
 from aggframe.exceptions import OptionError
-from aggframe.operators.reduce import NAN, Slot, Wide, entries_col, slot_columns, undefined_col, value_col
+from aggframe.operators.reduce import (
+    NAN,
+    Slot,
+    Wide,
+    entries_col,
+    slot_columns,
+    undefined_col,
+    value_col,
+)
 from aggframe.tables.cells import CellTables, sum_to
 
 __all__ = ["fold_report"]
@@ -66,26 +74,27 @@ def fold_report(
     visible = [c for c in gk if c != KEY_ALL]
     parts: list[pl.LazyFrame] = []
     slots = None
+    extra: list[str] = []  # the blocks' number of examples (summed over folds where folds are)
     # a fold key not reported is null of its own dtype: one schema whatever the poolings
     dtypes = tables.classes.collect_schema()
     null_folds = [pl.lit(None, dtype=dtypes[c]).alias(c) for c in fk]
 
     def block(frame: pl.LazyFrame, pooling: str, folds: Sequence[pl.Expr | str], n: int) -> pl.LazyFrame:
-        return frame.select(*gk, *folds, pl.lit(pooling).alias("pooling"), *slot_columns(n))
+        return frame.select(*gk, *folds, pl.lit(pooling).alias("pooling"), *extra, *slot_columns(n))
 
     if "pooled" in poolings:
         pooled = reducer(sum_to(tables, k))
-        slots = pooled.slots
+        slots, extra = pooled.slots, pooled.extra()
         parts.append(block(pooled.frame, "pooled", null_folds, len(slots)))
     by_repeat = [p for p in poolings if p in REPEAT_POOLINGS]
     if by_repeat:
         per_repeat = _repeats(tables, keys=k, fold_keys=fk, gk=gk, reducer=reducer, poolings=by_repeat)
-        slots = per_repeat.slots
+        slots, extra = per_repeat.slots, per_repeat.extra
         parts.extend(per_repeat.frames)
     needs_folds = [p for p in poolings if p not in ("pooled", *REPEAT_POOLINGS)]
     if needs_folds:
         per_fold = reducer(tables)
-        slots = per_fold.slots
+        slots, extra = per_fold.slots, per_fold.extra()
         n = len(slots)
         fold_frame = per_fold.frame.cache()
         if "fold" in poolings:
@@ -96,7 +105,7 @@ def fold_report(
             sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
             sized = fold_frame.join(sizes, on=[*gk, *fk], how="left", nulls_equal=True)
             size = pl.col("_size")
-            aggs = []
+            aggs = [pl.col(c).sum() for c in extra]
             for j in range(n):
                 value = pl.col(value_col(j))
                 aggs += [
@@ -111,20 +120,20 @@ def fold_report(
             parts.append(block(averaged, "averaged", null_folds, n))
         spread = [p for p in ("min", "max", "std") if p in poolings]
         if spread:
-            aggs = [pl.len().cast(pl.Int64).alias("_folds")]
+            aggs = [pl.len().cast(pl.Int64).alias("_folds"), *[pl.col(c).sum() for c in extra]]
             for j in range(n):
                 value = pl.col(value_col(j))
                 aggs += [*_spread(value, j), value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j))]
             stats = fold_frame.group_by(gk).agg(*aggs).cache()
             for stat in spread:
                 columns = _spread_columns(stat, n, "_folds")
-                parts.append(stats.select(*gk, *null_folds, pl.lit(stat).alias("pooling"), *columns))
+                parts.append(stats.select(*gk, *null_folds, pl.lit(stat).alias("pooling"), *extra, *columns))
     assert slots is not None
     rank = {p: i for i, p in enumerate(POOLINGS)}
     out = pl.concat(parts, how="vertical_relaxed").sort(
         [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk], nulls_last=True
     )
-    return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots)
+    return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots, examples=bool(extra))
 
 
 def _spread(value: pl.Expr, j: int) -> list[pl.Expr]:
@@ -154,6 +163,7 @@ def _spread_columns(stat: str, n: int, count: str) -> list[pl.Expr]:
 class _Repeats:
     frames: list[pl.LazyFrame]
     slots: tuple[Slot, ...]
+    extra: list[str]
 
 
 def _repeats(
@@ -173,7 +183,7 @@ def _repeats(
         )
         raise OptionError(msg)
     wide = reducer(sum_to(tables, [*keys, REPEAT]))
-    n = len(wide.slots)
+    n, extra = len(wide.slots), wide.extra()
     per_repeat = wide.frame.cache()
     dtypes = tables.classes.collect_schema()
     only_repeat = [pl.col(c) if c == REPEAT else pl.lit(None, dtype=dtypes[c]).alias(c) for c in fold_keys]
@@ -181,9 +191,9 @@ def _repeats(
     frames = []
     if "repeat" in poolings:
         frames.append(
-            per_repeat.select(*gk, *only_repeat, pl.lit("repeat").alias("pooling"), *slot_columns(n))
+            per_repeat.select(*gk, *only_repeat, pl.lit("repeat").alias("pooling"), *extra, *slot_columns(n))
         )
-    aggs = [pl.len().cast(pl.Int64).alias("_repeats")]
+    aggs = [pl.len().cast(pl.Int64).alias("_repeats"), *[pl.col(c).sum() for c in extra]]
     for j in range(n):
         value = pl.col(value_col(j))
         aggs += [
@@ -195,5 +205,5 @@ def _repeats(
     for stat in ("repeat_pooled", "repeat_min", "repeat_max", "repeat_std"):
         if stat in poolings:
             columns = _spread_columns(stat.removeprefix("repeat_"), n, "_repeats")
-            frames.append(stats.select(*gk, *nulls, pl.lit(stat).alias("pooling"), *columns))
-    return _Repeats(frames=frames, slots=wide.slots)
+            frames.append(stats.select(*gk, *nulls, pl.lit(stat).alias("pooling"), *extra, *columns))
+    return _Repeats(frames=frames, slots=wide.slots, extra=extra)

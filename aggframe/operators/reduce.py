@@ -61,6 +61,7 @@ from aggframe.operators.classes import exact_classes
 from aggframe.tables.cells import CellTables, group_keys, group_table
 
 __all__ = [
+    "EXAMPLES",
     "NAN",
     "Slot",
     "Wide",
@@ -153,6 +154,10 @@ class Slot:
     convention: str
 
 
+#: The column of a block holding its number of examples (``n_examples`` of the report's rows).
+EXAMPLES = "_nx"
+
+
 def value_col(j: int) -> str:
     return f"_v{j}"
 
@@ -177,20 +182,29 @@ class Wide:
     ``frame`` holds the block columns ``keys`` (private names; the stand-in key
     is dropped by :func:`tidy`), then for each slot ``j`` its value ``_v{j}``,
     ``n_entries`` ``_e{j}`` and ``n_undefined`` ``_u{j}``. Rows are in report order.
+    With ``examples``, the frame also holds each block's number of examples
+    (:data:`EXAMPLES`), reported as ``n_examples``.
     """
 
     frame: pl.LazyFrame
     keys: tuple[str, ...]
     slots: tuple[Slot, ...]
+    examples: bool = False
 
     def with_frame(self, frame: pl.LazyFrame, keys: Sequence[str] | None = None) -> Wide:
-        return Wide(frame=frame, keys=self.keys if keys is None else tuple(keys), slots=self.slots)
+        keys = self.keys if keys is None else tuple(keys)
+        return Wide(frame=frame, keys=keys, slots=self.slots, examples=self.examples)
+
+    def extra(self) -> list[str]:
+        """The block columns beside the keys and slots (the number of examples, when carried)."""
+        return [EXAMPLES] if self.examples else []
 
 
 def tidy(wide: Wide) -> pl.LazyFrame:
     """The report's rows: each block's slots exploded in place, in slot order (no sort).
 
-    block columns..., measure, operator, convention, value, n_entries, n_undefined.
+    block columns..., measure, operator, convention, value, n_entries, n_undefined
+    (and ``n_examples`` when the blocks carry it).
     """
     n = len(wide.slots)
     blocks = [c for c in wide.keys if c != KEY_ALL]
@@ -200,6 +214,7 @@ def tidy(wide: Wide) -> pl.LazyFrame:
     # fixed-width arrays explode by a reshape of the values (concat_list builds offsets row by row)
     rows = wide.frame.select(
         *blocks,
+        *wide.extra(),
         pl.concat_arr(values).alias("value"),
         pl.concat_arr(entries).alias("n_entries"),
         pl.concat_arr(undefined).alias("n_undefined"),
@@ -217,6 +232,7 @@ def tidy(wide: Wide) -> pl.LazyFrame:
         pl.col("value").cast(pl.Float64),
         pl.col("n_entries").cast(pl.Int64),
         pl.col("n_undefined").cast(pl.Int64),
+        *([pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")] if wide.examples else []),
     )
 
 

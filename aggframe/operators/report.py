@@ -37,11 +37,20 @@ from aggframe.operators.classes import check_binary_subset, class_list, subset_t
 from aggframe.operators.folds import fold_report
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID, resolve_grouping_sets, rollup_tables
 from aggframe.operators.matrix import matrix_wide, target_matrix_wide
-from aggframe.operators.reduce import Wide, slot_columns, tidy
+from aggframe.operators.reduce import (
+    EXAMPLES,
+    Slot,
+    Wide,
+    entries_col,
+    slot_columns,
+    tidy,
+    undefined_col,
+    value_col,
+)
 from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
-from aggframe.tables.cells import CellTables
+from aggframe.tables.cells import CellTables, group_table
 
-__all__ = ["ReportRequest", "build_report", "report_blocks"]
+__all__ = ["ReportRequest", "build_report", "examples_table", "report_blocks"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,9 @@ class ReportRequest:
     scores: tuple[str, ...] = ()
     #: the measures' names in the order asked (every kind; default: ``measures``, then the others)
     measure_order: tuple[str, ...] = ()
+    #: a mixed request's (measure, operator label) pairs without a definition: reported as rows
+    #: whose value is null and ``n_entries`` 0 (:func:`with_undefined`)
+    undefined: tuple[tuple[str, str], ...] = ()
 
     @property
     def needs_pairs(self) -> bool:
@@ -153,6 +165,10 @@ class ReportRequest:
             msg = "the binary operator takes one target; with targets use 'target' with within=..."
             raise OptionError(msg)
         by_cols = tuple(listify(by))
+        labels = operator_labels(ops, withins)
+        undefined = _undefined(
+            measures, cell=ms, matrix=matrix, order=order, labels=labels, ops=ops, withins=withins
+        )
         sets = None
         if grouping_sets is not None:
             sets = tuple(tuple(s) for s in resolve_grouping_sets(grouping_sets, by_cols))
@@ -169,6 +185,7 @@ class ReportRequest:
             matrix_measures=matrix,
             scores=scores,
             measure_order=order,
+            undefined=undefined,
         )
 
 
@@ -192,13 +209,18 @@ def _measures(
 ) -> tuple[list[Measure], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The cell measures, the whole-matrix measures, the measures on scores and the report order of their names.
 
-    Named measures must exist under every operator asked for: a measure without a
-    whole-matrix definition under ``multiclass`` and a whole-matrix-only measure
-    (``accuracy``, ``kappa_linear``, ...) under a cell operator are refused. The
-    measures on scores (``auroc``, ``log_loss``, ...) are set aside here and
-    checked against the operators by the score report. By default each kind of
-    operator takes all its measures (the registered ones, the whole-matrix ones);
-    the measures on scores are taken only when named.
+    With cell operators only (or ``multiclass`` only), a named measure must exist
+    under every operator asked for: a measure without a whole-matrix definition
+    under ``multiclass`` and a whole-matrix-only measure (``accuracy``,
+    ``kappa_linear``, ...) under a cell operator are refused. With both kinds of
+    operator the request is *mixed*: each name must exist under at least one of
+    them, and each kind must get at least one name; the pairs a measure does not
+    exist under are reported as rows of their own (:func:`with_undefined`).
+    A name that is no measure at all is always an error. The measures on scores
+    (``auroc``, ``log_loss``, ...) are set aside here and checked against the
+    operators by the score report. By default each kind of operator takes all its
+    measures (the registered ones, the whole-matrix ones); the measures on scores
+    are taken only when named.
     """
     cell = any(op in _CELL_OPERATORS for op in ops) or (
         "target" in ops and any(w != "multiclass" for w in withins)
@@ -211,18 +233,79 @@ def _measures(
         ms = [get_measure(m) for m in list_measures()] if cell else []
         matrix = MATRIX_MEASURES if whole else ()
         return ms, tuple(matrix), (), tuple(unique_in_order([*(m.name for m in ms), *matrix]))
-    ms = unique_in_order(_cell_measure(m, ops) for m in rest) if cell else []
-    matrix = resolve_matrix_measures(rest) if whole and rest else ()
+    mixed = cell and whole and bool(rest)
+    if mixed:
+        # a typo is still an error; each kind of operator gets the names it defines
+        for m in rest:
+            if not is_matrix_measure(m):
+                get_measure(m)  # raises on a name that is no measure
+        cells = [m for m in rest if not (isinstance(m, str) and _is_matrix_only(m))]
+        wholes = [m for m in rest if is_matrix_measure(m)]
+        # each kind of operator needs a measure: a loss on scores serves multiclass, any
+        # measure on scores the cell operators
+        if not wholes and not any(s in ("log_loss", "brier") for s in scores):
+            resolve_matrix_measures(rest)  # refuses, naming why
+        if not cells and not scores:
+            _cell_measure(rest[0], ops)  # refuses, naming why
+        rest_cell, rest_whole = cells, wholes
+    else:
+        rest_cell = rest_whole = rest
+    ms = unique_in_order(_cell_measure(m, ops) for m in rest_cell) if cell else []
+    matrix = resolve_matrix_measures(rest_whole) if whole and rest_whole else ()
     order: list[str] = []
     for m in given:
         if is_score_measure(m):
             order.append(score_measure(m))
             continue
-        if cell:
+        if cell and m in rest_cell:
             order.append(get_measure(m).name)
-        if whole:
+        if whole and m in rest_whole:
             order.extend(resolve_matrix_measures(m))
     return ms, matrix, scores, tuple(unique_in_order(order))
+
+
+def _undefined(
+    measures: Any,
+    *,
+    cell: Sequence[Measure],
+    matrix: Sequence[str],
+    order: Sequence[str],
+    labels: Sequence[str],
+    ops: Sequence[str],
+    withins: Sequence[str],
+) -> tuple[tuple[str, str], ...]:
+    """The (measure, operator label) pairs of named measures that have no definition (mixed requests only).
+
+    A cell measure under ``multiclass`` (or ``target:multiclass``), a
+    whole-matrix-only measure under a cell operator (the measures on scores list
+    theirs in the score report). The default measures (none named) list none:
+    each operator then takes its own measures.
+    """
+    both = any(op in _CELL_OPERATORS for op in ops) or (
+        "target" in ops and any(w != "multiclass" for w in withins)
+    )
+    both = both and ("multiclass" in ops or ("target" in ops and "multiclass" in withins))
+    if measures is None or not both or not (cell or matrix):
+        return ()
+    names_cell = {m.name for m in cell}
+    out = []
+    for name in order:
+        for label in labels:
+            whole = label in ("multiclass", "target:multiclass")
+            if not is_score_measure(name) and name not in (set(matrix) if whole else names_cell):
+                out.append((name, label))
+    return tuple(out)
+
+
+def _is_matrix_only(name: str) -> bool:
+    """Whether a name is a whole-matrix measure with no measure of the cells (``accuracy``, ``qwk``, ...)."""
+    if not is_matrix_measure(name):
+        return False
+    try:
+        get_measure(name)
+    except UnknownNameError:
+        return True
+    return False
 
 
 def _cell_measure(name: str | Measure, ops: Sequence[str]) -> Measure:
@@ -267,7 +350,7 @@ def build_report(
     are built in order (:func:`~aggframe.operators.reduce.tidy`): only the
     blocks (one per group, fold, pooling and grouping set) are sorted.
     """
-    return tidy(report_blocks(tables, request, folds=folds, class_dtype=class_dtype))
+    return tidy(with_undefined(report_blocks(tables, request, folds=folds, class_dtype=class_dtype), request))
 
 
 def report_blocks(
@@ -293,7 +376,9 @@ def report_blocks(
             pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
         )
         keys = [*by_keys, *marks, *rest]
-        parts.append(wide.with_frame(frame.select(*keys, *slot_columns(len(wide.slots))), keys))
+        parts.append(
+            wide.with_frame(frame.select(*keys, *wide.extra(), *slot_columns(len(wide.slots))), keys)
+        )
     frame = pl.concat([p.frame for p in parts], how="vertical_relaxed")
     return parts[0].with_frame(frame)
 
@@ -322,18 +407,89 @@ def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType
     cell_withins = [w for w in request.withins if w != "multiclass"]
     others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
     parts: list[Wide] = []
-    if others:
+    if others and ms:
         parts.append(
             target_reduce(
                 tables, ms, others, convs, cell_withins, pos_label=request.pos_label, class_dtype=class_dtype
             )
         )
-    if "multiclass" in ops:
+    if "multiclass" in ops and request.matrix_measures:
         parts.append(matrix_wide(tables, request.matrix_measures, convs))
-    if "target" in ops and "multiclass" in request.withins:
+    if "target" in ops and "multiclass" in request.withins and request.matrix_measures:
         parts.append(target_matrix_wide(tables, request.matrix_measures, convs))
-    if len(parts) == 1:
-        return parts[0]
-    # side by side, the slots in report order: measures as asked, operators as asked, conventions
     keys = [k for k in tables.keys if k != tables.target]
-    return merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)
+    # side by side, the slots in report order: measures as asked, operators as asked, conventions
+    merged = (
+        parts[0]
+        if len(parts) == 1
+        else merge_slots(parts, keys, request.names(), operator_labels(ops, request.withins), convs)
+    )
+    return with_examples(merged, tables)
+
+
+def examples_table(tables: CellTables) -> pl.LazyFrame:
+    """Each group's number of examples (:data:`~aggframe.operators.reduce.EXAMPLES`), keyed by the
+    tables' keys without the target: the examples the group's cells count.
+
+    The ``groups`` table's ``n_examples`` (the label form: the group's rows; the
+    long form: its distinct examples); with targets, the examples of the block
+    matrix (an example of several targets counts once).
+    """
+    keys = [k for k in tables.keys if k != tables.target]
+    if tables.target is not None and tables.block_profiles is not None:
+        sizes = tables.block_profiles.group_by(keys).agg(pl.col("n").sum().cast(pl.Float64).alias(EXAMPLES))
+        return sizes
+    return group_table(tables).select(*keys, pl.col("n_examples").cast(pl.Float64).alias(EXAMPLES))
+
+
+def with_examples(wide: Wide, tables: CellTables) -> Wide:
+    """The blocks with their number of examples (:func:`examples_table`), joined on the group keys."""
+    if wide.examples:
+        return wide
+    sizes = examples_table(tables)
+    keys = list(wide.keys)
+    frame = wide.frame.join(sizes, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    frame = frame.select(*keys, pl.col(EXAMPLES).fill_null(0.0), *slot_columns(len(wide.slots)))
+    return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=True)
+
+
+def with_undefined(wide: Wide, request: ReportRequest) -> Wide:
+    """The blocks with a slot for each pair without a definition, every slot in report order.
+
+    Added last, after folds, grouping sets and targets have reduced the defined
+    slots, so nothing averages them: a null value (not NaN, which is a measure
+    undefined on these data) and ``n_entries`` 0 mark a measure that the
+    operator does not define at all; a mixed request's grid is complete and no
+    pair asked for vanishes.
+    """
+    if not request.undefined:
+        return wide
+    convs = request.conventions
+    added = [Slot(m, op, conv) for m, op in request.undefined for conv in convs]
+    where = {slot: j for j, slot in enumerate(wide.slots)}
+    where.update({slot: len(wide.slots) + j for j, slot in enumerate(added)})
+    labels = operator_labels(request.operators, request.withins)
+    slots = [
+        slot
+        for m in request.names()
+        for op in labels
+        for conv in convs
+        if (slot := Slot(m, op, conv)) in where
+    ]
+    n = len(wide.slots)
+    frame = wide.frame.with_columns(
+        c
+        for j in range(len(added))
+        for c in (
+            pl.lit(None, dtype=pl.Float64).alias(value_col(n + j)),
+            pl.lit(0, dtype=pl.Int64).alias(entries_col(n + j)),
+            pl.lit(0, dtype=pl.Int64).alias(undefined_col(n + j)),
+        )
+    )
+    columns = [
+        pl.col(c(where[slot])).alias(c(j))
+        for j, slot in enumerate(slots)
+        for c in (value_col, entries_col, undefined_col)
+    ]
+    frame = frame.select(*wide.keys, *wide.extra(), *columns)
+    return Wide(frame=frame, keys=wide.keys, slots=tuple(slots), examples=wide.examples)

@@ -43,7 +43,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CLASS, KEY_ALL, RESULT_COLUMNS, by_key
@@ -79,12 +81,14 @@ __all__ = [
     "check_score_request",
     "curve_frame",
     "merged_report",
+    "mixed_score_request",
     "reduce_entries",
     "regrouped",
     "report_rows",
     "score_entries",
     "score_grains",
     "score_report",
+    "undefined_rows",
 ]
 
 #: The operators of measures on scores.
@@ -121,6 +125,42 @@ def check_score_request(measures: Sequence[str], operators: Sequence[str]) -> No
                 f"for {other[0]!r}: evaluate them separately"
             )
             raise OptionError(msg)
+
+
+def mixed_score_request(measures: Sequence[str], operators: Sequence[str], *, whole_matrix: bool) -> bool:
+    """Whether ``multiclass`` comes with other operators and has a measure to compute (a loss on
+    scores, or a whole-matrix measure of the cells, ``whole_matrix``): then the measures on scores
+    it does not define are listed (:func:`undefined_rows`), not refused."""
+    has_whole = whole_matrix or bool(set(measures) & set(_LOSSES))
+    return "multiclass" in operators and len(set(operators)) > 1 and has_whole
+
+
+def undefined_rows(rows: pl.LazyFrame, measures: Sequence[str], conventions: Sequence[str]) -> pl.LazyFrame:
+    """Rows for the measures on scores without a ``multiclass`` value (every one but the losses),
+    on the groups of ``rows``: value null, ``n_entries`` 0 (as the report lists a cell measure
+    under ``multiclass``)."""
+    missing = [m for m in measures if m not in _LOSSES]
+    spec = pl.LazyFrame(
+        {
+            "measure": [m for m in missing for _ in conventions],
+            "operator": ["multiclass"] * (len(missing) * len(conventions)),
+            "convention": [c for _ in missing for c in conventions],
+        },
+        schema={"measure": pl.String, "operator": pl.String, "convention": pl.String},
+    )
+    result = ("measure", "operator", "convention", "value", "n_entries", "n_undefined")
+    schema = rows.collect_schema()
+    columns = schema.names()
+    # the bootstrap's statistics (n_boot=) are the rows' own, null on a listed pair
+    stats = [c for c in ("ci_low", "ci_high", "se", "n_boot", "level") if c in columns]
+    groups = rows.select(c for c in columns if c not in result and c not in stats).unique(maintain_order=True)
+    out = groups.join(spec, how="cross").with_columns(
+        pl.lit(None, dtype=pl.Float64).alias("value"),
+        pl.lit(0, dtype=pl.Int64).alias("n_entries"),
+        pl.lit(0, dtype=pl.Int64).alias("n_undefined"),
+        *(pl.lit(None, dtype=schema[c]).alias(c) for c in stats),
+    )
+    return out.select(columns)
 
 
 # ---------------------------------------------------------------------------
@@ -168,12 +208,23 @@ def score_grains(
             engine["stats"] = example_stats(
                 sf.frame, rk, example=sf.example, score=sf.score, y=sf.y, logits=sf.logits
             )
+    engine["examples"] = _example_counts(sf)
     names = list(engine)
     crossed = dict(zip(names, to_polars_all([engine[n] for n in names]), strict=True))  # type: ignore[misc]
     if "counts" in crossed:
         ranked = sv.ranking_entries(crossed.pop("counts"), rk, c)
         polars["ranking_classes"], polars["ranking_pooled"] = ranked["classes"], ranked["pooled"]
     return {**polars, **crossed}
+
+
+def _example_counts(sf: ScoreFrame) -> nw.LazyFrame[Any]:
+    """Each group's number of examples (``n_examples`` of its rows): distinct examples, or rows
+    (the binary layout: a row is an example). One more aggregate of the same read."""
+    count = (nw.col(sf.example).n_unique() if sf.example is not None else nw.len()).cast(nw.Int64)
+    rk = list(sf.row_keys)
+    if not rk:
+        return sf.frame.select(count.alias("n_examples"))
+    return sf.frame.group_by(rk).agg(count.alias("n_examples"))
 
 
 # ---------------------------------------------------------------------------
@@ -551,6 +602,11 @@ def score_report(
     out = []
     for keep, sf, grains in parts:
         rows = report_rows(sf, grains, measures, operators, conventions)
+        sizes, rk = grains["examples"], list(sf.row_keys)
+        if rk:
+            rows = rows.join(sizes, on=rk, how="left", nulls_equal=True, maintain_order="left")
+        else:
+            rows = rows.join(sizes, how="cross", maintain_order="left")
         if keep is None:
             out.append(rows)
             continue
@@ -563,7 +619,7 @@ def score_report(
             )
         )
     marks = [GROUPING_COLUMN, GROUPING_ID] if parts and parts[0][0] is not None else []
-    columns = [*by_keys, *marks, *RESULT_COLUMNS]
+    columns = [*by_keys, *marks, *RESULT_COLUMNS, "n_examples"]
     return pl.concat([p.select(columns) for p in out], how="vertical_relaxed")
 
 

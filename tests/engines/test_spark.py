@@ -102,6 +102,17 @@ def _labels_by(get: Callable[[Any], Any]) -> Any:
     }
 
 
+def _labels_mixed(get: Callable[[Any], Any]) -> Any:
+    """Cell operators and multiclass in one call (the undefined pairs listed), with n_examples."""
+    pr = af.from_labels(get(PREDICTIONS))
+    return pr, {
+        "measures": ["f1", "mcc", "accuracy", "kappa_quadratic"],
+        "operators": ["micro", "macro", "multiclass"],
+        "by": ["model"],
+        "grouping_sets": "rollup",
+    }
+
+
 def _masks_folds_data() -> pl.DataFrame:
     rng = np.random.default_rng(8)
     Y, P, M = (rng.integers(0, 2, (24, 4)) for _ in range(3))
@@ -177,6 +188,7 @@ def _soft_conventions(get: Callable[[Any], Any]) -> Any:
 
 CASES: dict[str, Callable[[Callable[[Any], Any]], Any]] = {
     "labels_by": _labels_by,
+    "labels_mixed": _labels_mixed,
     "long_masks_folds": _long_masks_folds,
     "label_targets": _label_targets,
     "long_targets": _long_targets,

@@ -42,9 +42,12 @@ def _check_spread(report: pl.DataFrame, out: pl.DataFrame, keys: list[str], name
     groups = report.select(cs.by_name(keys)).unique(maintain_order=True) if keys else None
     assert out.height == (groups.height if groups is not None else 1)
     assert out.columns[: len(keys)] == keys
+    # an evaluate report's n_examples follows the keys (the group's count)
+    extra = ["n_examples"] if "n_examples" in report.columns else []
+    assert out.columns[len(keys) : len(keys) + len(extra)] == extra
     names = {name_of(row) for row in report.iter_rows(named=True)}
-    assert set(out.columns[len(keys) :]) == names
-    assert len(out.columns) == len(keys) + len(names)
+    assert set(out.columns[len(keys) + len(extra) :]) == names
+    assert len(out.columns) == len(keys) + len(extra) + len(names)
     for row in report.iter_rows(named=True):
         match = out
         for k in keys:
@@ -52,6 +55,8 @@ def _check_spread(report: pl.DataFrame, out: pl.DataFrame, keys: list[str], name
             match = match.filter(col.is_null() if row[k] is None else col == row[k])
         assert match.height == 1
         assert _same(match.get_column(name_of(row)).item(), row["value"])
+        if extra:
+            assert match.get_column("n_examples").item() == row["n_examples"]
 
 
 @settings(max_examples=25, deadline=None)
@@ -85,7 +90,7 @@ def test_keys_named_anything_stay_first() -> None:
     pr = af.from_labels(_frame(2, key=key, null_keys=True), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[key, "day"])
     out = af.wide_table(report)
-    assert out.columns == [key, "day", "f1 micro", "f1 macro", "mcc micro", "mcc macro"]
+    assert out.columns == [key, "day", "n_examples", "f1 micro", "f1 macro", "mcc micro", "mcc macro"]
 
 
 @pytest.mark.parametrize("key", ["*", "^x$", "^.*$", "", "__name__", "__v__", "__aggframe_key1__"])
@@ -94,18 +99,18 @@ def test_keys_that_polars_reads_as_patterns(key: str) -> None:
     pr = af.from_labels(_frame(6, key=key, null_keys=True), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by=[key, "day"])
     out = af.wide_table(report)
-    assert out.columns == [key, "day", "f1 micro", "f1 macro"]
+    assert out.columns == [key, "day", "n_examples", "f1 micro", "f1 macro"]
     assert out.get_column(key).null_count() == 2  # the null key is a group, on each day
     _check_spread(report, out, [key, "day"], lambda row: f"f1 {row['operator']}")
     both = af.wide_table(pr.evaluate("f1", "macro", by=[key, "day"], n_boot=10), values=["value", "ci_low"])
-    assert both.columns == [key, "day", "f1 macro value", "f1 macro ci_low"]
+    assert both.columns == [key, "day", "n_examples", "f1 macro value", "f1 macro ci_low"]
 
 
 def test_spec_column_in_by_is_a_row_key() -> None:
     pr = af.from_labels(_frame(3), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate(["f1", "recall", "mcc"], ["micro", "macro", "weighted"], by="model")
     out = af.wide_table(report, by=["model", "measure"])
-    assert out.columns == ["model", "measure", "micro", "macro", "weighted"]
+    assert out.columns == ["model", "measure", "n_examples", "micro", "macro", "weighted"]
     _check_spread(report, out, ["model", "measure"], lambda row: row["operator"])
 
 
@@ -150,7 +155,7 @@ def test_lazy_report_and_separator() -> None:
     pr = af.from_labels(_frame(7), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by="model", lazy=True)
     assert isinstance(report, pl.LazyFrame)
-    assert af.wide_table(report, separator="_").columns == ["model", "f1_micro", "f1_macro"]
+    assert af.wide_table(report, separator="_").columns == ["model", "n_examples", "f1_micro", "f1_macro"]
 
 
 def test_errors() -> None:
