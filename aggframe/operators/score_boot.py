@@ -331,7 +331,11 @@ def boot_score_report(
     by_keys = [by_key(i) for i in range(len(by))]
     marks = [GROUPING_COLUMN, GROUPING_ID] if parts and parts[0][0] is not None else []
     columns = [*by_keys, *marks, REP, *RESULT_COLUMNS]
-    out = [point.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP)).select(columns)]
+    # the groups' example counts ride on the data's rows (replicate -1), where the summary reads them
+    counted = "n_examples" in point.collect_schema().names()
+    out = [
+        point.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP)).select(columns + ["n_examples"] * counted)
+    ]
     for keep, sf, rows in parts:
         reps = replicate_values(
             sf, rows, n_boot=boot.n_boot, measures=measures, operators=operators, conventions=conventions
@@ -343,5 +347,7 @@ def boot_score_report(
                 pl.lit(",".join(keep)).alias(GROUPING_COLUMN),
                 pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
             )
-        out.append(reps.select(columns))
+        if counted:
+            reps = reps.with_columns(pl.lit(None, dtype=pl.Int64).alias("n_examples"))
+        out.append(reps.select(columns + ["n_examples"] * counted))
     return pl.concat(out, how="vertical_relaxed")

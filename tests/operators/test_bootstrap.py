@@ -876,8 +876,8 @@ def test_scores_decisions_bootstrap_as_labels_and_refusals() -> None:
     got = pr.evaluate(["f1", "recall"], ["micro", "macro"], n_boot=40, seed=3)
     expected = labels.evaluate(["f1", "recall"], ["micro", "macro"], n_boot=40, seed=3)
     assert_frame_equal(got, expected, abs_tol=1e-12)
-    with pytest.raises(af.OptionError, match="measures on scores"):
-        pr.evaluate(["auroc"], "macro", n_boot=10)
+    boot = pr.evaluate(["auroc"], "macro", n_boot=10)  # measures on scores bootstrap too (score_boot)
+    assert boot.get_column("ci_low").is_not_null().all()
     with pytest.raises(af.OptionError, match="weighted kappas read every confusion count"):
         labels.evaluate(["mcc", "kappa_quadratic"], "multiclass", n_boot=10)
 
