@@ -43,6 +43,7 @@ from aggframe.constructors import (
     from_scores,
     scan,
 )
+from aggframe.decisions.slices import slices
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -160,6 +161,7 @@ __all__ = [
     "score",
     "select_suite",
     "select_suites",
+    "slices",
     "suite_jacobian",
     "suite_rank",
     "suite_ranks",
