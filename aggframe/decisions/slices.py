@@ -51,7 +51,7 @@ from aggframe.tables.cells import GROUP_COLUMNS, CellTables, rollup_tables
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
-__all__ = ["SLICE_COLUMNS", "slices"]
+__all__ = ["SLICE_COLUMNS", "adjusted_p", "slices"]
 
 #: The result's columns after the slice columns and the grouping-set marks.
 SLICE_COLUMNS = (
@@ -211,10 +211,10 @@ def slices(
     check_result_names(names.values(), [GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS], "slices")
     sets = [list(s) for r in range(1, min(depth, len(cols)) + 1) for s in combinations(range(len(cols)), r)]
     class_dtype = pr.source.class_dtype() if op == "binary" else None
-    replicates = _replicates(tables, request, sets, len(cols), least, class_dtype)
+    replicates = _replicates(tables, request, sets, len(cols), least, class_dtype, engine)
     summary = _summarize(replicates, len(cols), boot.level).collect()
     greater = _greater_is_better(request)
-    out = _tested(summary, alpha=alpha, correction=corr, greater=greater)
+    out = _tested(summary, alpha=alpha, correction=corr, greater=greater, least=least)
     out = _labelled(out, cols)
     return out.rename(names)
 
@@ -300,15 +300,25 @@ def _replicates(
     n_cols: int,
     least: int,
     class_dtype: pl.DataType | None,
+    engine: Engine,
 ) -> pl.LazyFrame:
-    """Per slice, replicate: the slice's value, its complement's, and their sizes (one lazy plan)."""
+    """Per slice, replicate: the slice's value, its complement's, and their sizes.
+
+    The roll-ups of the (small, kept) bootstrap cell tables to each grouping set and to the
+    overall are collected together first: the slices' values, their complements and their
+    sizes all read them, and a lazy plan would roll them up again for each reader.
+    """
     by_keys = [by_key(i) for i in range(n_cols)]
     dtypes = tables.classes.collect_schema()
-    overall = rollup_tables(tables, by_keys, [])
+    rolled_up = [rollup_tables(tables, by_keys, [])]
+    rolled_up += [
+        _pruned(rollup_tables(tables, by_keys, [by_keys[i] for i in s]), [by_keys[i] for i in s], least)
+        for s in sets
+    ]
+    overall, *pieces = _materialized(rolled_up, engine)
     parts = []
-    for s in sets:
+    for s, part in zip(sets, pieces, strict=True):
         kept = [by_keys[i] for i in s]
-        part = _pruned(rollup_tables(tables, by_keys, kept), kept, least)
         comp = _complement(part, overall, kept)
         keys = [*kept, REP]
         value = _values(part, request, class_dtype, keys, _VALUE)
@@ -349,6 +359,25 @@ def _replicates(
             )
         )
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _materialized(items: list[CellTables], engine: Engine) -> list[CellTables]:
+    """The tables' ``classes``, ``groups`` and ``profiles``, collected in one go (all roll-ups of kept tables)."""
+    frames: list[pl.LazyFrame] = []
+    for t in items:
+        assert t.groups is not None
+        frames += [t.classes, t.groups, t.profiles]
+    got = pl.collect_all(frames, engine=engine)
+    return [
+        replace(
+            t,
+            classes=got[3 * i].lazy(),
+            groups=got[3 * i + 1].lazy(),
+            profiles=got[3 * i + 2].lazy(),
+            pairs=None,
+        )
+        for i, t in enumerate(items)
+    ]
 
 
 def _pruned(tables: CellTables, keys: list[str], least: int) -> CellTables:
@@ -463,16 +492,44 @@ def _summarize(replicates: pl.LazyFrame, n_cols: int, level: float) -> pl.LazyFr
     tail = (1.0 - level) / 2.0
     d = replicates.with_columns((pl.col(_VALUE) - pl.col(_COMP)).alias("difference"))
     reps = _defined("difference")
-    return d.group_by(stat).agg(
-        pl.col(_N).filter(point).first().cast(pl.Int64).alias("n_examples"),
-        pl.col(_VALUE).filter(point).first().alias("value"),
-        pl.col(_COMP).filter(point).first().alias("complement"),
-        pl.col("difference").filter(point).first().alias("difference"),
-        reps.quantile(tail, interpolation="linear").cast(pl.Float64).alias("ci_low"),
-        reps.quantile(1.0 - tail, interpolation="linear").cast(pl.Float64).alias("ci_high"),
-        reps.std(ddof=1).cast(pl.Float64).alias("se"),
-        reps.len().cast(pl.Int64).alias("n_boot"),
-        pl.col(_NC).filter(point).first().alias(_NC),
+    return (
+        d.group_by(stat)
+        .agg(
+            pl.col(_N).filter(point).first().cast(pl.Int64).alias("n_examples"),
+            pl.col(_VALUE).filter(point).first().alias("value"),
+            pl.col(_COMP).filter(point).first().alias("complement"),
+            pl.col("difference").filter(point).first().alias("difference"),
+            reps.quantile(tail, interpolation="linear").cast(pl.Float64).alias("ci_low"),
+            reps.quantile(1.0 - tail, interpolation="linear").cast(pl.Float64).alias("ci_high"),
+            reps.std(ddof=1).cast(pl.Float64).alias("_se_boot"),
+            _defined(_COMP).std(ddof=1).cast(pl.Float64).alias("_sd_comp"),
+            reps.len().cast(pl.Int64).alias("n_boot"),
+            pl.col(_NC).filter(point).first().alias(_NC),
+        )
+        .with_columns(_standard_error().alias("se"))
+    )
+
+
+def _standard_error() -> pl.Expr:
+    """The larger of the difference's bootstrap spread and its spread were the slice drawn like its complement.
+
+    The bootstrap spread of a small slice is estimated from the slice itself and moves
+    with its value (a recall near 1 has a small spread: the Wald test's flaw), which
+    makes the normal p-values too small in the far tail that the correction uses. Under
+    the null the slice is drawn like its complement, whose spread is estimated from many
+    more examples; a value's variance scales as one over the number of examples, so the
+    slice's would be ``sd_c^2 * n_c / n_s`` and the difference's ``sd_c^2 (1 + n_c / n_s)``
+    (the score test's null variance, for any measure). The larger of the two keeps the
+    error rate under the null and the slice's own spread where it really is larger.
+    """
+    null = (pl.col("_sd_comp").pow(2) * (1.0 + pl.col(_NC) / pl.col("n_examples").cast(pl.Float64))).sqrt()
+    boot = pl.col("_se_boot")
+    return (
+        pl.when(boot.is_nan() | boot.is_null())
+        .then(boot)
+        .when(null.is_nan() | null.is_null())
+        .then(boot)
+        .otherwise(pl.max_horizontal(boot, null))
     )
 
 
@@ -501,7 +558,9 @@ def _erfc(x: pl.Expr) -> pl.Expr:
     return t * (-(x * x) + poly).exp()
 
 
-def _tested(summary: pl.DataFrame, *, alpha: float, correction: SliceCorrection, greater: bool) -> pl.DataFrame:
+def _tested(
+    summary: pl.DataFrame, *, alpha: float, correction: SliceCorrection, greater: bool, least: int
+) -> pl.DataFrame:
     """p-values (two-sided, normal approximation), adjusted p-values, ``significant``, ``worse``, worst first."""
     z = pl.col("difference").abs() / pl.col("se")
     testable = (
@@ -509,6 +568,7 @@ def _tested(summary: pl.DataFrame, *, alpha: float, correction: SliceCorrection,
         & pl.col("se").is_not_null()
         & pl.col("se").is_not_nan()
         & (pl.col("n_boot") >= 2)
+        & (pl.col(_NC) >= least)  # a slice of (nearly) all the data has no complement to compare with
     )
     p = (
         pl.when(testable & (pl.col("se") > 0))
@@ -518,20 +578,12 @@ def _tested(summary: pl.DataFrame, *, alpha: float, correction: SliceCorrection,
         .then(pl.when(pl.col("difference") == 0).then(1.0).otherwise(0.0))
         .otherwise(None)
     )
-    out = summary.with_columns(p.alias("p_value"))
-    m = out["p_value"].count()
-    rank = pl.col("p_value").rank("ordinal")
-    if correction == "holm":
-        scaled = ((m - rank + 1).cast(pl.Float64) * pl.col("p_value")).clip(upper_bound=1.0)
-        adjusted = scaled.sort_by("p_value").cum_max().gather(rank - 1)
-    else:
-        scaled = (pl.col("p_value") * m / rank.cast(pl.Float64)).clip(upper_bound=1.0)
-        adjusted = scaled.sort_by("p_value", descending=True).cum_min().reverse().gather(rank - 1)
-    tested = out.filter(pl.col("p_value").is_not_null()).with_columns(adjusted.alias("p_adjusted"))
-    untested = out.filter(pl.col("p_value").is_null()).with_columns(pl.lit(None, dtype=pl.Float64).alias("p_adjusted"))
+    out = summary.with_columns(p.alias("p_value")).with_columns(
+        adjusted_p(pl.col("p_value"), correction).alias("p_adjusted")
+    )
     sign = 1.0 if greater else -1.0
     badness = (-sign * pl.col("difference")).fill_nan(None)
-    both = pl.concat([tested, untested], how="vertical_relaxed").with_columns(
+    both = out.with_columns(
         (pl.col("p_adjusted") <= alpha).fill_null(False).alias("significant"),
         (badness > 0).fill_null(False).alias("worse"),
         badness.alias("_bad"),
@@ -542,6 +594,26 @@ def _tested(summary: pl.DataFrame, *, alpha: float, correction: SliceCorrection,
         nulls_last=True,
     )
     return ordered.drop("_bad")
+
+
+def adjusted_p(p: pl.Expr, correction: SliceCorrection) -> pl.Expr:
+    """The p-values ``p`` adjusted for their number (the non-null ones), as an expression (``.over()`` works).
+
+    Holm's step-down: the ``i``-th smallest of ``m`` p-values times ``m - i + 1``, made
+    non-decreasing (running maximum), at most 1; reject where ``<= alpha`` controls the
+    chance of any false rejection at ``alpha`` under any dependence between the tests.
+    Benjamini-Hochberg's step-up: the ``i``-th smallest times ``m / i``, made
+    non-decreasing from the top (running minimum from the largest), at most 1; it
+    controls the expected share of false rejections among the rejections (under
+    independence or positive dependence, PRDS). A null p-value stays null and is not counted.
+    """
+    m = p.count()
+    rank = p.rank("ordinal")
+    if correction == "holm":
+        scaled = ((m - rank + 1).cast(pl.Float64) * p).clip(upper_bound=1.0)
+        return scaled.sort_by(p, nulls_last=True).cum_max().gather(rank - 1)
+    scaled = (p * m.cast(pl.Float64) / rank.cast(pl.Float64)).clip(upper_bound=1.0)
+    return scaled.sort_by(p, nulls_last=True).cum_min(reverse=True).gather(rank - 1)
 
 
 def _greater_is_better(request: ReportRequest) -> bool:
@@ -560,16 +632,21 @@ def _labelled(out: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
         label = pl.lit(f"{_name_label(c)}=") + key_label(pl.col(k), out.schema[k])
         parts.append(pl.when(rolled).then(None).otherwise(label))
     label = pl.concat_str(parts, separator=" · ", ignore_nulls=True) if parts else pl.lit("")
-    named_sets = pl.col(GROUPING_COLUMN).str.split(",").list.eval(
-        pl.element().cast(pl.Int64).replace_strict(list(range(n)), cols, return_dtype=pl.String)
-    ).list.join(",")
+    named_sets = (
+        pl.col(GROUPING_COLUMN)
+        .str.split(",")
+        .list.eval(pl.element().cast(pl.Int64).replace_strict(list(range(n)), cols, return_dtype=pl.String))
+        .list.join(",")
+    )
     out = out.with_columns(label.alias("slice"), named_sets.alias(GROUPING_COLUMN))
     return out.select(*by_keys, GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS)
 
 
 def _name_label(column: str) -> str:
     """A column's name in a slice label (quoted as JSON where it could be misread: ``=``, `` · ``, blanks)."""
-    ambiguous = column == "" or column != column.strip() or any(ch in column for ch in '="·') or "\n" in column
+    ambiguous = (
+        column == "" or column != column.strip() or any(ch in column for ch in '="·') or "\n" in column
+    )
     if ambiguous:
         import json
 
