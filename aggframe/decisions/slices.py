@@ -586,7 +586,8 @@ def _tested(
     both = out.with_columns(
         (pl.col("p_adjusted") <= alpha).fill_null(False).alias("significant"),
         (badness > 0).fill_null(False).alias("worse"),
-        badness.alias("_bad"),
+        # how much worse at least: the end of the difference's interval nearest to "not worse"
+        (-pl.col("ci_high") if greater else pl.col("ci_low")).fill_nan(None).alias("_bad"),
     )
     ordered = both.sort(
         [(pl.col("significant") & pl.col("worse")), "_bad", "p_value"],
