@@ -41,7 +41,7 @@ from aggframe._options import (
     parse_engine,
     parse_report_operator,
 )
-from aggframe.exceptions import ColumnNotFoundError, OptionError
+from aggframe.exceptions import OptionError
 from aggframe.measures.matrix import is_matrix_measure
 from aggframe.measures.registry import get_measure, is_score_measure
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
@@ -203,7 +203,6 @@ def slices(
     if len(request.measures) + len(request.matrix_measures) != 1:
         msg = f"slices takes one measure, got {measure!r} (which names several); pass one of them"
         raise OptionError(msg)
-    _check_columns(pr, cols)
     base = pr.cell_tables(cols, engine=engine)
     _check_levels(base, cols, most)
     tables = pr.boot_tables(cols, boot, engine=engine)
@@ -265,16 +264,6 @@ def _check_measure(measure: Any, op: str) -> None:
         raise OptionError(msg)
     if op != "multiclass" and isinstance(measure, str) and not is_matrix_measure(measure):
         get_measure(measure)  # an unknown name: its own error, with the names known
-
-
-def _check_columns(pr: Predictions, cols: list[str]) -> None:
-    available = pr.source.available_columns() if hasattr(pr.source, "available_columns") else None
-    if available is None:
-        return
-    missing = [c for c in cols if c not in available]
-    if missing:
-        msg = f"slice column {missing[0]!r} is not in the data; available columns: {sorted(available)!r}"
-        raise ColumnNotFoundError(msg)
 
 
 def _check_levels(base: CellTables, cols: list[str], most: int) -> None:
