@@ -167,20 +167,25 @@ def slices(
     --------
     >>> import polars as pl, aggframe as af
     >>> n = 4000
-    >>> df = pl.DataFrame({"g": [i % 4 for i in range(n)], "y_true": [i % 2 for i in range(n)]})
-    >>> df = df.with_columns(y_pred=pl.when((pl.col("g") == 3) & (pl.int_range(n) % 5 == 1)).then(0)
-    ...     .otherwise(pl.col("y_true")))
-    >>> got = af.slices(af.from_labels(df), "recall", "macro", columns="g", n_boot=100)
-    >>> got.select("slice", "value", "significant").head(2)
-    shape: (2, 3)
-    ┌───────┬──────────┬─────────────┐
-    │ slice ┆ value    ┆ significant │
-    │ ---   ┆ ---      ┆ ---         │
-    │ str   ┆ f64      ┆ bool        │
-    ╞═══════╪══════════╪═════════════╡
-    │ g=3   ┆ 0.9      ┆ true        │
-    │ g=0   ┆ 1.0      ┆ false       │
-    └───────┴──────────┴─────────────┘
+    >>> df = pl.DataFrame({"g": [i % 4 for i in range(n)], "y_true": [(i // 4) % 2 for i in range(n)]})
+    >>> missed = (pl.col("g") == 3) & (pl.int_range(n) % 40 < 8)  # g = 3 misses a fifth of its positives
+    >>> df = df.with_columns(y_pred=pl.when(missed).then(0).otherwise(pl.col("y_true")))
+    >>> got = af.slices(af.from_labels(df), "recall", "binary", columns="g", n_boot=100)
+    >>> got.select("slice", "value", "complement", "significant", "worse").head(2)
+    shape: (2, 5)
+    ┌───────┬───────┬────────────┬─────────────┬───────┐
+    │ slice ┆ value ┆ complement ┆ significant ┆ worse │
+    │ ---   ┆ ---   ┆ ---        ┆ ---         ┆ ---   │
+    │ str   ┆ f64   ┆ f64        ┆ bool        ┆ bool  │
+    ╞═══════╪═══════╪════════════╪═════════════╪═══════╡
+    │ g=3   ┆ 0.8   ┆ 1.0        ┆ true        ┆ true  │
+    │ g=2   ┆ 1.0   ┆ 0.933333   ┆ true        ┆ false │
+    └───────┴───────┴────────────┴─────────────┴───────┘
+
+    The verdict of a check, "no slice significantly worse":
+
+    >>> got.filter("significant", "worse")["slice"].to_list()
+    ['g=3']
     """
     cols = _columns(columns)
     depth = _int("max_depth", max_depth, 1)
@@ -210,7 +215,9 @@ def slices(
     check_result_names(names.values(), [GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS], "slices")
     sets = [list(s) for r in range(1, min(depth, len(cols)) + 1) for s in combinations(range(len(cols)), r)]
     class_dtype = pr.source.class_dtype() if op == "binary" else None
-    replicates = _replicates(tables, request, sets, len(cols), least, class_dtype, engine)
+    replicates = _replicates(
+        tables, request, sets=sets, n_cols=len(cols), least=least, class_dtype=class_dtype, engine=engine
+    )
     summary = _summarize(replicates, len(cols), boot.level).collect()
     greater = _greater_is_better(request)
     out = _tested(summary, alpha=alpha, correction=corr, greater=greater, least=least)
@@ -285,6 +292,7 @@ def _check_levels(base: CellTables, cols: list[str], most: int) -> None:
 def _replicates(
     tables: CellTables,
     request: ReportRequest,
+    *,
     sets: list[list[int]],
     n_cols: int,
     least: int,
@@ -573,17 +581,12 @@ def _tested(
     sign = 1.0 if greater else -1.0
     badness = (-sign * pl.col("difference")).fill_nan(None)
     both = out.with_columns(
-        (pl.col("p_adjusted") <= alpha).fill_null(False).alias("significant"),
-        (badness > 0).fill_null(False).alias("worse"),
+        (pl.col("p_adjusted") <= alpha).fill_null(value=False).alias("significant"),
+        (badness > 0).fill_null(value=False).alias("worse"),
         # how much worse at least: the end of the difference's interval nearest to "not worse"
         (-pl.col("ci_high") if greater else pl.col("ci_low")).fill_nan(None).alias("_bad"),
     )
-    ordered = both.sort(
-        [(pl.col("significant") & pl.col("worse")), "_bad", "p_value"],
-        descending=[True, True, False],
-        nulls_last=True,
-    )
-    return ordered.drop("_bad")
+    return both
 
 
 def adjusted_p(p: pl.Expr, correction: SliceCorrection) -> pl.Expr:
@@ -628,7 +631,11 @@ def _labelled(out: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
         .list.eval(pl.element().cast(pl.Int64).replace_strict(list(range(n)), cols, return_dtype=pl.String))
         .list.join(",")
     )
-    out = out.with_columns(label.alias("slice"), named_sets.alias(GROUPING_COLUMN))
+    out = out.with_columns(label.alias("slice"), named_sets.alias(GROUPING_COLUMN)).sort(
+        [pl.col("significant") & pl.col("worse"), "_bad", "p_value", "depth", "slice"],
+        descending=[True, True, False, False, False],
+        nulls_last=True,
+    )
     return out.select(*by_keys, GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS)
 
 
@@ -650,9 +657,11 @@ def _slices_method(self: Predictions, measure: Any, operator: str = "micro", **o
     Examples
     --------
     >>> import aggframe as af
-    >>> pr = af.from_labels({"g": [0, 1] * 100, "y_true": [0, 1, 1, 0] * 50, "y_pred": [0, 1] * 100})
-    >>> pr.slices("recall", columns="g", n_boot=50).select("slice", "worse").rows()
-    [('g=1', True), ('g=0', False)]
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"g": [0, 1] * 100, "y_true": [0, 1, 1, 0] * 50, "y_pred": [0, 1] * 100})
+    >>> got = af.from_labels(df).slices("recall", "binary", columns="g", n_boot=50)
+    >>> got.select("slice", "value", "worse").rows()
+    [('g=0', 0.0, True), ('g=1', 1.0, False)]
     """
     return slices(self, measure, operator, **options)
 

@@ -9,6 +9,7 @@ import argparse
 from typing import NoReturn
 
 from aggframe.interop.cli_output import _UsageError
+from aggframe.interop.cli_slices import add_slices_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +72,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     )
     for p in (rep, cel):
         _inputs(p, report=p is rep)
+    add_slices_parser(sub, _inputs)  # `aggframe slices`: its own module
     rep.add_argument(
         "--measures",
         metavar="LIST",

@@ -186,7 +186,12 @@ def test_bad_measures() -> None:
         pr.slices(["recall", "f1"], columns="a")
     scores = af.from_scores(
         pl.DataFrame(
-            {"example": [0, 0, 1, 1] * 25, "class": [0, 1] * 50, "score": [0.4, 0.6, 0.7, 0.3] * 25, "y": [0, 1] * 50}
+            {
+                "example": [0, 0, 1, 1] * 25,
+                "class": [0, 1] * 50,
+                "score": [0.4, 0.6, 0.7, 0.3] * 25,
+                "y": [0, 1] * 50,
+            }
         ).with_columns(a=pl.col("example") % 2),
         example="example",
     )

@@ -19,7 +19,9 @@ def _frame() -> pl.DataFrame:
     return pl.DataFrame(
         {
             "example": [f"id-{i}" for i in range(n)],
-            "region": pl.Series([None if i % 9 == 0 else ["n", "s"][i % 2] for i in range(n)], dtype=pl.String),
+            "region": pl.Series(
+                [None if i % 9 == 0 else ["n", "s"][i % 2] for i in range(n)], dtype=pl.String
+            ),
             "tp": rng.integers(0, 3, n),  # a cell's name as a slice column
             "y_true": y,
             "y_pred": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),

@@ -49,7 +49,13 @@ def _evaluate(df: pl.DataFrame, measure: str, operator: str) -> float:
 
 @pytest.mark.parametrize(
     ("measure", "operator"),
-    [("recall", "micro"), ("f1", "macro"), ("precision", "weighted"), ("f1", "exemplar"), ("mcc", "multiclass")],
+    [
+        ("recall", "micro"),
+        ("f1", "macro"),
+        ("precision", "weighted"),
+        ("f1", "exemplar"),
+        ("mcc", "multiclass"),
+    ],
 )
 def test_values_equal_evaluate_on_the_rows(measure: str, operator: str) -> None:
     df = _frame()

@@ -1,0 +1,55 @@
+"""``aggframe slices``: the table, the written frame, and failures as one line with exit code 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import aggframe as af
+from aggframe.interop.cli import main
+from tests.interop.test_cli_errors import PREDICTIONS, fails
+
+BASE = ["slices", PREDICTIONS, "--columns", "model,day", "--measure", "f1", "--operator", "macro"]
+
+
+def test_writes_the_slices_frame(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "slices.csv"
+    assert main([*BASE, "--n-boot", "20", "--seed", "3", "--correction", "bh", "-o", str(out), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    got = pl.read_csv(out, schema_overrides={"model": pl.String, "day": pl.String})
+    want = af.from_labels(pl.read_parquet(PREDICTIONS)).slices(
+        "f1", "macro", columns=["model", "day"], n_boot=20, seed=3, correction="bh"
+    )
+    assert got.columns == want.columns
+    assert got["slice"].to_list() == want["slice"].to_list()
+    assert got["p_adjusted"].to_list() == pytest.approx(want["p_adjusted"].to_list())
+
+
+def test_prints_a_short_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*BASE, "--n-boot", "20", "--max-depth", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "model=baseline" in out
+    assert "p_adjusted" in out
+    assert "grouping_id" not in out
+    assert "slices tested" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "kind", "words"),
+    [
+        (["--by", "model"], "usage", "--columns"),
+        (["--measure", "auroc"], "usage", "scores"),
+        (["--columns", "example"], "usage", "max_levels"),
+        (["--columns", "nope"], "input", "'nope'"),
+        (["--correction", "none"], "usage", "correction"),
+        (["--alpha", "2"], "usage", "alpha"),
+        (["--format", "parquet"], "usage", "-o FILE"),
+    ],
+)
+def test_failures_are_one_line(
+    extra: list[str], kind: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fails(capsys, [*BASE, "--n-boot", "5", *extra], kind)
+    assert words in line
