@@ -74,6 +74,7 @@ from aggframe.interop.plots import (
     plot_folds,
     plot_groups,
     plot_heatmap,
+    plot_slices,
 )
 from aggframe.interop.sklearn import classification_report, make_scorer, score
 from aggframe.measures.inference import InferredProperties
@@ -154,6 +155,7 @@ __all__ = [
     "plot_folds",
     "plot_groups",
     "plot_heatmap",
+    "plot_slices",
     "product",
     "progress",
     "register_measure",

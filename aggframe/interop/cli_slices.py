@@ -134,6 +134,12 @@ def add_slices_parser(sub: Any, inputs: Callable[..., None]) -> None:
         default=None,
         help="write every column of the slices to this file, e.g. slices.csv",
     )
+    p.add_argument(
+        "--html",
+        metavar="PATH",
+        default=None,
+        help="also write a self-contained HTML report with the slices' chart and table, e.g. slices.html",
+    )
     p.set_defaults(with_keys=None)
 
 
@@ -189,6 +195,11 @@ def run_slices(args: argparse.Namespace) -> int:
     except (pl.exceptions.PolarsError, OSError) as exc:
         progress.failed()
         return _fail("input", f"could not read the input: {_one_line(exc)}")
+    if args.html is not None:
+        code = _write_html(args, pr, result)
+        if code:
+            progress.failed()
+            return code
     shown = result.select(_TABLE) if args.format == "table" else result
     try:
         _write(shown, args.format, args.output)
@@ -197,4 +208,16 @@ def run_slices(args: argparse.Namespace) -> int:
         return _fail("output", f"could not write {args.output or 'to stdout'!r}: {_one_line(exc)}")
     found = int(result["significant"].sum())
     progress.done(f"{result.height} slices tested, {found} significant")
+    return 0
+
+
+def _write_html(args: argparse.Namespace, pr: Any, result: pl.DataFrame) -> int:
+    """The HTML report: the measure overall, then the slices' section; 0 or the exit code of the failure."""
+    from aggframe.interop.html import write_html_report
+
+    try:
+        overall = pr.evaluate(args.measure, args.operator, convention=args.convention)
+        write_html_report(args.html, pr, overall, title="aggframe slices", slices=result)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        return _fail("output", f"could not write the HTML report {args.html!r}: {_one_line(exc)}")
     return 0

@@ -53,3 +53,20 @@ def test_failures_are_one_line(
 ) -> None:
     line = fails(capsys, [*BASE, "--n-boot", "5", *extra], kind)
     assert words in line
+
+
+HTML_DEPS = all(
+    __import__("importlib").util.find_spec(m) is not None for m in ("altair", "vl_convert", "great_tables")
+)
+
+
+@pytest.mark.skipif(not HTML_DEPS, reason="the plot extra is not installed")
+def test_html_has_the_slices_section(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "slices.html"
+    assert main([*BASE, "--n-boot", "20", "--html", str(out), "-q"]) == 0
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8")
+    assert "<h2>Slices</h2>" in text
+    assert "significantly worse" in text
+    assert "model=baseline" in text
+    assert "https://" not in text
