@@ -415,7 +415,7 @@ def _complement(part: CellTables, overall: CellTables, kept: list[str]) -> CellT
     o_classes = overall.classes.drop(KEY_ALL, strict=False)
     s_classes = part.classes.select(*keys, CLASS, *[pl.col(c).alias(f"_s{c}") for c in CELLS])
     classes = (
-        slices_.join(o_classes, on=REP, how="inner")
+        slices_.join(o_classes, on=REP, how="inner", nulls_equal=True)
         .join(s_classes, on=[*keys, CLASS], how="left", nulls_equal=True)
         .select(
             *keys,
@@ -426,7 +426,7 @@ def _complement(part: CellTables, overall: CellTables, kept: list[str]) -> CellT
     )
     o_groups = overall.groups.drop(KEY_ALL, strict=False)
     groups = (
-        part.groups.join(o_groups, on=REP, how="inner", suffix="_o")
+        part.groups.join(o_groups, on=REP, how="inner", suffix="_o", nulls_equal=True)
         .with_columns(
             (pl.col("n_examples_o").cast(pl.Float64) - pl.col("n_examples").cast(pl.Float64)).alias(
                 "n_examples"
@@ -440,7 +440,7 @@ def _complement(part: CellTables, overall: CellTables, kept: list[str]) -> CellT
     o_profiles = overall.profiles.drop(KEY_ALL, strict=False)
     s_profiles = part.profiles.select(*keys, *CELLS, pl.col("n").alias("_sn"))
     profiles = (
-        slices_.join(o_profiles, on=REP, how="inner")
+        slices_.join(o_profiles, on=REP, how="inner", nulls_equal=True)
         .join(s_profiles, on=[*keys, *CELLS], how="left", nulls_equal=True)
         .with_columns((pl.col("n") - pl.col("_sn").fill_null(0.0)).alias("n"))
         .filter(pl.col("n") > 0)
