@@ -194,6 +194,9 @@ def slices(
     alpha = _probability("alpha", alpha)
     corr = _correction(correction)
     engine = parse_engine(engine)
+    if n_boot is None:
+        msg = "slices needs n_boot= (the bootstrap replicates its intervals and p-values come from), e.g. 200"
+        raise OptionError(msg)
     boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
     assert boot is not None
     op = parse_report_operator(operator)
@@ -208,11 +211,14 @@ def slices(
     if len(request.measures) + len(request.matrix_measures) != 1:
         msg = f"slices takes one measure, got {measure!r} (which names several); pass one of them"
         raise OptionError(msg)
+    if len(request.conventions) != 1:
+        msg = f"slices takes one convention, got {convention!r}; call it once per convention"
+        raise OptionError(msg)
+    names = {by_key(i): c for i, c in enumerate(cols)}
+    check_result_names(names.values(), [GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS], "slices")
     base = pr.cell_tables(cols, engine=engine)
     _check_levels(base, cols, most)
     tables = pr.boot_tables(cols, boot, engine=engine)
-    names = {by_key(i): c for i, c in enumerate(cols)}
-    check_result_names(names.values(), [GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS], "slices")
     sets = [list(s) for r in range(1, min(depth, len(cols)) + 1) for s in combinations(range(len(cols)), r)]
     class_dtype = pr.source.class_dtype() if op == "binary" else None
     replicates = _replicates(

@@ -170,6 +170,9 @@ def test_empty_and_all_undefined_slices() -> None:
         ({"columns": ["a"], "correction": "bonferroni"}, OptionError, "'holm' or 'bh'"),
         ({"columns": ["a"], "min_examples": 0}, OptionError, "min_examples"),
         ({"columns": ["a"], "n_boot": 1}, OptionError, "n_boot"),
+        ({"columns": ["a"], "n_boot": None}, OptionError, "n_boot="),
+        ({"columns": ["a"], "convention": ["exclude", "zero"]}, OptionError, "one convention"),
+        ({"columns": ["n_examples"]}, OptionError, "collides"),
     ],
 )
 def test_bad_options(options: dict[str, object], error: type[Exception], match: str) -> None:
