@@ -54,6 +54,7 @@ def _discoveries(slices: pl.DataFrame, correction: str, alpha: float = 0.05) -> 
     return adjusted.group_by("run").agg((pl.col("_adj") <= alpha).any().alias("any"), pl.len().alias("m"))
 
 
+@pytest.mark.slow  # one bootstrap over 120k rows and 3,600 slices: seconds
 def test_holm_family_wise_error_at_most_alpha(null_slices: pl.DataFrame) -> None:
     runs = _discoveries(null_slices, "holm")
     assert runs.height == RUNS
@@ -66,12 +67,14 @@ def test_holm_family_wise_error_at_most_alpha(null_slices: pl.DataFrame) -> None
     assert false_runs >= 3
 
 
+@pytest.mark.slow
 def test_bh_false_discovery_proportion_at_most_alpha(null_slices: pl.DataFrame) -> None:
     # with no planted effect every discovery is false: the proportion is 1 in a run with any, else 0
     runs = _discoveries(null_slices, "bh")
     assert int(runs["any"].sum()) <= 23
 
 
+@pytest.mark.slow
 def test_p_values_of_null_slices_are_near_uniform(null_slices: pl.DataFrame) -> None:
     """The normal approximation neither inflates nor starves: the share under 0.05 and under 0.2."""
     p = null_slices["p_value"].drop_nulls().to_numpy()

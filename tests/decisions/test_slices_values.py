@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import aggframe as af
 
@@ -100,3 +102,29 @@ def test_grouping_id_tells_any_value_from_null() -> None:
     assert null_a.height == 4  # a = null alone and with each b c
     assert set(null_a["slice"].to_list()) >= {"a=(null)", "a=(null) · b c=0"}
     assert set(any_a["slice"].to_list()) == {"b c=0", "b c=1", "b c=2"}
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    keys=st.lists(st.sampled_from(["p", "q", None]), min_size=12, max_size=40),
+    seed=st.integers(0, 1000),
+)
+def test_slices_partition_the_rows(keys: list[str | None], seed: int) -> None:
+    """Property: the slices of one column partition the rows (a null key is a slice), and a slice's
+    size plus its complement's is the total, whatever the keys."""
+    rng = np.random.default_rng(seed)
+    n = len(keys)
+    df = pl.DataFrame(
+        {
+            "k": pl.Series(keys, dtype=pl.String),
+            "j": rng.integers(0, 2, n),
+            "y_true": rng.integers(0, 3, n),
+            "y_pred": rng.integers(0, 3, n),
+        }
+    )
+    out = af.from_labels(df).slices("precision", "micro", columns=["k", "j"], min_examples=1, n_boot=3)
+    singles = out.filter(pl.col("grouping_set") == "k")
+    assert singles["n_examples"].sum() == n
+    assert sorted(singles["k"].to_list(), key=str) == sorted(set(keys), key=str)
+    pairs = out.filter(pl.col("grouping_set") == "k,j")
+    assert pairs["n_examples"].sum() == n
