@@ -313,12 +313,7 @@ def _replicates(
     """
     by_keys = [by_key(i) for i in range(n_cols)]
     dtypes = tables.classes.collect_schema()
-    rolled_up = [rollup_tables(tables, by_keys, [])]
-    rolled_up += [
-        _pruned(rollup_tables(tables, by_keys, [by_keys[i] for i in s]), [by_keys[i] for i in s], least)
-        for s in sets
-    ]
-    overall, *pieces = _materialized(rolled_up, engine)
+    overall, pieces = _rolled_up(tables, sets, by_keys, least, engine)
     parts = []
     for s, part in zip(sets, pieces, strict=True):
         kept = [by_keys[i] for i in s]
@@ -362,6 +357,34 @@ def _replicates(
             )
         )
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _rolled_up(
+    tables: CellTables, sets: list[list[int]], by_keys: list[str], least: int, engine: Engine
+) -> tuple[CellTables, list[CellTables]]:
+    """The overall tables and each grouping set's (its small slices pruned), in two collects.
+
+    The deepest sets are rolled up from the finest tables; each shallower set, and the
+    overall, from the smallest deepest set that holds its columns (a few rows, not the
+    finest tables' many): cells add up, so the result is the same.
+    """
+    deepest = max(len(s) for s in sets)
+    top = [s for s in sets if len(s) == deepest]
+    first = _materialized([rollup_tables(tables, by_keys, [by_keys[i] for i in s]) for s in top], engine)
+    sizes = [t.classes.select(pl.len()).collect().item() for t in first]
+    made = {tuple(s): t for s, t in zip(top, first, strict=True)}
+
+    def source(s: list[int]) -> CellTables:
+        holders = [(n, t) for u, t, n in zip(top, first, sizes, strict=True) if set(s) <= set(u)]
+        return min(holders, key=lambda h: h[0])[1]
+
+    items = [rollup_tables(source([]), by_keys, [])]
+    for s in sets:
+        kept = [by_keys[i] for i in s]
+        rolled = made[tuple(s)] if tuple(s) in made else rollup_tables(source(s), by_keys, kept)
+        items.append(_pruned(rolled, kept, least))
+    overall, *pieces = _materialized(items, engine)
+    return overall, pieces
 
 
 def _materialized(items: list[CellTables], engine: Engine) -> list[CellTables]:
