@@ -70,3 +70,12 @@ def test_html_has_the_slices_section(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "significantly worse" in text
     assert "model=baseline" in text
     assert "https://" not in text
+
+
+def test_a_broken_source_is_an_input_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "broken.parquet"
+    bad.write_bytes(b"PAR1 this is not a parquet file")
+    line = fails(
+        capsys, ["slices", str(bad), "--columns", "model", "--measure", "f1", "--n-boot", "5"], "input"
+    )
+    assert "broken.parquet" in line or "could not read" in line
