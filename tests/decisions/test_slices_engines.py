@@ -14,7 +14,7 @@ import aggframe as af
 
 def _frame() -> pl.DataFrame:
     rng = np.random.default_rng(4)
-    n = 600
+    n = 300
     y = rng.integers(0, 3, n)
     return pl.DataFrame(
         {
@@ -31,7 +31,7 @@ def _frame() -> pl.DataFrame:
 
 def _slices(native: Any, **options: Any) -> pl.DataFrame:
     pr = af.from_labels(native, example="example")
-    return pr.slices("f1", "macro", columns=["region", "tp"], min_examples=20, n_boot=15, seed=2, **options)
+    return pr.slices("f1", "macro", columns=["region", "tp"], min_examples=20, n_boot=8, seed=2, **options)
 
 
 def _same(got: pl.DataFrame, expected: pl.DataFrame) -> None:
