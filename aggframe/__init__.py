@@ -47,6 +47,7 @@ from aggframe.constructors import (
 from aggframe.decisions.checks import CheckFailedError, CheckResult, check
 from aggframe.decisions.monitor import monitor
 from aggframe.decisions.rules import Rule, RuleError
+from aggframe.decisions.slices import slices
 from aggframe.exceptions import (
     AggframeError,
     ColumnNotFoundError,
@@ -78,6 +79,7 @@ from aggframe.interop.plots import (
     plot_folds,
     plot_groups,
     plot_heatmap,
+    plot_slices,
 )
 from aggframe.interop.sklearn import classification_report, make_scorer, score
 from aggframe.interop.tracking import log_mlflow
@@ -169,6 +171,7 @@ __all__ = [
     "plot_groups",
     "plot_heatmap",
     "plot_monitor",
+    "plot_slices",
     "product",
     "progress",
     "register_measure",
@@ -176,6 +179,7 @@ __all__ = [
     "score",
     "select_suite",
     "select_suites",
+    "slices",
     "suite_jacobian",
     "suite_rank",
     "suite_ranks",

@@ -38,6 +38,7 @@ __all__ = [
     "Pooling",
     "ReportOperator",
     "Severity",
+    "SliceCorrection",
     "Strategy",
     "TNormName",
     "Unlabelled",
@@ -102,6 +103,8 @@ LabelTask = Literal["multiclass", "binary"]
 #: The long form's stated task (None: inferred from the data).
 LongTask = Literal["multiclass", "multilabel"]
 Grain = Literal["class", "pooled", "profiles"]
+#: the multiple-comparison correction of :func:`~aggframe.slices`
+SliceCorrection = Literal["holm", "bh"]
 
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 OPERATORS: tuple[Operator, ...] = get_args(Operator)

@@ -21,7 +21,7 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast, overload
 
@@ -66,6 +66,10 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     evaluation scans the source once and keeps the small cell tables (per
     ``by``), so further calls on the same object are cheap.
     """
+
+    #: :func:`aggframe.slices` as a method, ``pr.slices(measure, operator, columns=...)``: set by
+    #: :mod:`aggframe.decisions.slices` (a later layer, which this module may not import)
+    slices: ClassVar[Callable[..., pl.DataFrame]]
 
     @overload
     def evaluate(

@@ -136,6 +136,15 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_pp",
     "_split",
     "_tt",
+    # slices (decisions/slices.py): the complements' helper columns
+    "_ns",
+    "_sn",
+    "_stp",
+    "_sfp",
+    "_sfn",
+    "_stn",
+    "_sd_comp",
+    "_se_boot",
     # the closed form of absent classes and the blocks of report rows (issue #19)
     "__af_part",
     "_repeats",

@@ -48,6 +48,7 @@ from aggframe.interop.cli_output import (
     cli_words,
 )
 from aggframe.interop.cli_parser import build_parser
+from aggframe.interop.cli_slices import run_slices
 
 __all__ = ["FLAGS", "cli_words", "main"]
 
@@ -65,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args, argv)
         if args.command == "monitor":
             return run_monitor(args, argv)
+        if args.command == "slices":
+            return run_slices(args)  # its own checks, scan and output: aggframe/interop/cli_slices.py
         stores = _store_inputs(args.paths)
         _check_options(args, stores)
         _check_output(args)

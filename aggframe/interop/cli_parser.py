@@ -11,6 +11,7 @@ from typing import NoReturn
 from aggframe.interop.cli_gate import add_check_parser
 from aggframe.interop.cli_monitor import add_monitor_parser
 from aggframe.interop.cli_output import _UsageError
+from aggframe.interop.cli_slices import add_slices_parser
 from aggframe.interop.cli_time import add_time_options
 
 
@@ -80,6 +81,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     add_check_parser(sub, _inputs)  # `aggframe check` (cli_gate.py)
     add_time_options(rep)
     add_monitor_parser(sub, _inputs)
+    add_slices_parser(sub, _inputs)  # `aggframe slices`: its own module
     rep.add_argument(
         "--measures",
         metavar="LIST",

@@ -46,6 +46,7 @@ from aggframe.interop.html_sections import (
     _shape,
     _values,
 )
+from aggframe.interop.html_slices import slices_section
 from aggframe.interop.layout import GROUPING_MARKS, SPEC_COLUMNS, key_labels, wide
 from aggframe.interop.plots import plot_classes, plot_conventions, plot_folds, plot_groups, plot_heatmap
 from aggframe.measures.registry import is_score_measure
@@ -103,6 +104,7 @@ def _build(
     max_classes: int,
     command: str | None,
     seed: int | None = None,
+    slices: pl.DataFrame | None = None,
 ) -> str:
     if charts not in ("svg", "vega"):
         msg = f"charts= must be 'svg' or 'vega', got {charts!r}"
@@ -276,6 +278,9 @@ def _build(
             everywhere = pl.col("scope") == "all" if "scope" in found.columns else None
             page.table(found.with_columns(key_labels(found, groups, rolled_up=everywhere)))
 
+    if slices is not None:  # a result of af.slices: its section is built in html_slices.py
+        slices_section(page, slices)
+
     page.add(
         f"<footer>Written by aggframe {html.escape(_version())}. This file is self-contained: it loads "
         "nothing from the network.</footer>"
@@ -294,6 +299,7 @@ def write_html_report(
     max_classes: int = 40,
     command: str | None = None,
     seed: int | None = None,
+    slices: pl.DataFrame | None = None,
 ) -> Path:
     """Write the HTML report of a result already evaluated (what ``aggframe report --html`` calls).
 
@@ -324,6 +330,8 @@ def write_html_report(
         The command line, shown under the title.
     seed
         The bootstrap seed the report was evaluated with, shown with the intervals.
+    slices
+        A result of :func:`aggframe.slices`, shown in a section of its own (chart and table).
 
     Returns
     -------
@@ -346,6 +354,7 @@ def write_html_report(
         max_classes=max_classes,
         command=command,
         seed=seed,
+        slices=slices,
     )
     out = Path(path)
     out.write_text(text, encoding="utf-8")

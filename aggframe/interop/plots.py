@@ -13,6 +13,7 @@ renders offline through vl-convert).
 :func:`plot_folds`        pooled vs averaged folds, with the per-fold values and their spread
 :func:`plot_curve`        ROC or precision-recall curves (the tidy frames of ``curve``)
 :func:`plot_calibration`  reliability diagrams (the tidy tables of ``calibration``)
+:func:`plot_slices`       the slices of :func:`~aggframe.slices` against their complements
 ========================  ==================================================================
 
 A frame evaluated with ``n_boot=`` (columns ``ci_low``, ``ci_high``) gets its bootstrap
@@ -39,6 +40,7 @@ from aggframe.interop.charts.averages import plot_classes, plot_conventions, plo
 from aggframe.interop.charts.frames import NULL_LABEL
 from aggframe.interop.charts.groups import plot_groups, plot_heatmap
 from aggframe.interop.charts.scores import plot_calibration, plot_curve
+from aggframe.interop.charts.slices import plot_slices
 
 __all__ = [
     "NULL_LABEL",
@@ -49,4 +51,5 @@ __all__ = [
     "plot_folds",
     "plot_groups",
     "plot_heatmap",
+    "plot_slices",
 ]

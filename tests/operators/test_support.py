@@ -27,7 +27,14 @@ from tests.strategies import RESULT_NAMES, hostile_names
 
 FEW = settings(max_examples=8, deadline=None)
 FRAME = pl.read_parquet("examples/predictions.parquet").filter(pl.col("day") == pl.col("day").min())
-BAD_KEYS = (*RESULT_NAMES["evaluate"], *RESULT_NAMES["per_class"], "y_true", "y_pred", "grouping_set", "grouping_id")
+BAD_KEYS = (
+    *RESULT_NAMES["evaluate"],
+    *RESULT_NAMES["per_class"],
+    "y_true",
+    "y_pred",
+    "grouping_set",
+    "grouping_id",
+)
 
 
 def _counts(frame: pl.DataFrame, by: str) -> dict[Any, int]:
