@@ -417,6 +417,17 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_rule",
     "__af_where",
     "__af_gid",
+    # time windows and monitoring (aggframe/decisions/monitor.py, the windowed reports)
+    "__af_j",
+    "__af_n",
+    "_complete",
+    "_j",
+    "_mark",
+    "_nu",
+    "_qhi",
+    "_qlo",
+    "_sd",
+    "_seen",
 )
 
 #: Columns of the tidy results, per entry point (a by-column with one of these names has

@@ -110,6 +110,13 @@ class Rule:
     n_boot
         Bootstrap replicates for the interval (``on``) or the paired difference.
 
+    Raises
+    ------
+    RuleError
+        Not at construction: :func:`~aggframe.check` (and :func:`parse_rules`) validate
+        every rule they are given and raise it for an unknown measure or operator, a
+        missing or contradictory bound, or a value of the wrong type.
+
     Examples
     --------
     >>> from aggframe.decisions.rules import Rule
@@ -136,7 +143,13 @@ class Rule:
 
     @property
     def label(self) -> str:
-        """The rule's name, or a description of it."""
+        """The rule's name, or a description of it.
+
+        Returns
+        -------
+        str
+            ``name`` when given, else ``"<operator> <measure> <bounds>[ where <filter>]"``.
+        """
         if self.name is not None:
             return self.name
         bounds = []
@@ -153,11 +166,24 @@ class Rule:
 
     @property
     def is_drop(self) -> bool:
-        """Whether the rule compares with a baseline."""
+        """Whether the rule compares with a baseline.
+
+        Returns
+        -------
+        bool
+            True when ``max_drop`` or ``max_relative_drop`` is set.
+        """
         return self.max_drop is not None or self.max_relative_drop is not None
 
     def as_dict(self) -> dict[str, Any]:
-        """The rule's keys (those set), as a rules file spells them."""
+        """The rule's keys (those set), as a rules file spells them.
+
+        Returns
+        -------
+        dict
+            Key -> value for every key that is set and not at its default (tuples
+            as lists), ready for TOML or JSON; ``parse_rule`` reads it back.
+        """
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
