@@ -1,4 +1,4 @@
-"""The rule language of checks (and of monitoring's alerts): what a rule says, parsed and validated.
+"""The rule language of checks and of monitoring: what a rule says, parsed and validated.
 
 A rule names a measure under an operator, optional ``by`` columns and a ``where``
 filter, and one bound: an absolute ``min``/``max`` on the value (or on an end of its
@@ -8,6 +8,12 @@ small groups and ``severity`` says whether a violation fails the run (``error``)
 or warns. The keys have one spelling everywhere (:data:`RULE_KEYS`): TOML
 (``[[rule]]`` tables), Python dicts, :class:`Rule` fields and the docs; an unknown
 key is an error naming it, so that a typo never disables a rule.
+
+Monitoring (:func:`~aggframe.monitor`, ``aggframe monitor --rules``) reads the same
+language with ``kind="monitor"``: a band (``band``, ``width``, ``quantiles``,
+``min_reference_windows``, ``min_labelled_share``) is its bound, so the keys of
+:data:`CHECK_ONLY_KEYS` are errors there, and those of :data:`MONITOR_ONLY_KEYS`
+are errors in a check.
 
 This module knows nothing of how rules are evaluated (:mod:`aggframe.decisions.checks`
 does that): it parses and validates, and compiles a ``where`` text to a Narwhals
@@ -23,22 +29,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import narwhals.stable.v1 as nw
 
-from aggframe._options import parse_report_operator
+from aggframe._options import BandRule, RuleKind, Severity, parse_report_operator
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.measures.matrix import MATRIX_MEASURES
 from aggframe.measures.matrix import _canonical as matrix_canonical
 from aggframe.measures.registry import SCORE_MEASURES, get_measure
 
 __all__ = [
+    "CHECK_ONLY_KEYS",
+    "MONITOR_ONLY_KEYS",
     "RULE_KEYS",
     "On",
     "Rule",
     "RuleError",
-    "Severity",
     "load_rules",
     "parse_rules",
     "parse_where",
@@ -48,8 +55,6 @@ __all__ = [
 
 #: Which number a bound applies to: the value, or an end of its bootstrap interval.
 On = Literal["value", "ci_low", "ci_high"]
-#: ``error``: a violation fails the run; ``warn``: it is reported only.
-Severity = Literal["error", "warn"]
 
 #: Every key a rule may have, in one spelling (TOML, Python dicts, the docs).
 RULE_KEYS = (
@@ -67,7 +72,16 @@ RULE_KEYS = (
     "min_examples",
     "severity",
     "n_boot",
+    "band",
+    "width",
+    "quantiles",
+    "min_reference_windows",
+    "min_labelled_share",
 )
+#: Keys of a check's bound and filter: an error in a monitoring rule (its bound is its band).
+CHECK_ONLY_KEYS = ("where", "min", "max", "on", "max_drop", "max_relative_drop", "baseline", "min_examples")
+#: The band's options: an error in a check's rule.
+MONITOR_ONLY_KEYS = ("band", "width", "quantiles", "min_reference_windows", "min_labelled_share")
 
 
 class RuleError(OptionError):
@@ -108,7 +122,11 @@ class Rule:
     severity
         ``error`` (default) or ``warn``.
     n_boot
-        Bootstrap replicates for the interval (``on``) or the paired difference.
+        Bootstrap replicates for the interval (``on``) or the paired difference
+        (monitoring: for each window's standard error).
+    band, width, quantiles, min_reference_windows, min_labelled_share
+        Monitoring only: the band's options of :func:`~aggframe.monitor` (None: its
+        default). A check's rule may not set them.
 
     Raises
     ------
@@ -138,6 +156,11 @@ class Rule:
     min_examples: int | None = None
     severity: Severity = "error"
     n_boot: int | None = None
+    band: BandRule | None = None
+    width: float | None = None
+    quantiles: tuple[float, float] | None = None
+    min_reference_windows: int | None = None
+    min_labelled_share: float | None = None
     #: where the rule came from, for messages (``gate.toml, rule 2``)
     origin: str = field(default="", compare=False)
 
@@ -148,7 +171,8 @@ class Rule:
         Returns
         -------
         str
-            ``name`` when given, else ``"<operator> <measure> <bounds>[ where <filter>]"``.
+            ``name`` when given, else ``"<operator> <measure> <bounds>[ where <filter>]"``
+            (a monitoring rule, which has no bounds: ``"<measure> <operator>"``).
         """
         if self.name is not None:
             return self.name
@@ -161,6 +185,8 @@ class Rule:
             bounds.append(f"drop <= {self.max_drop:g}")
         if self.max_relative_drop is not None:
             bounds.append(f"relative drop <= {self.max_relative_drop:g}")
+        if not bounds:
+            return f"{self.measure} {self.operator}"
         where = f" where {self.where}" if self.where else ""
         return f"{self.operator} {self.measure} {' and '.join(bounds)}{where}"
 
@@ -268,28 +294,85 @@ def _baseline(origin: str, value: Any, by: tuple[str, ...]) -> str | dict[str, A
     raise _fail(origin, "baseline", f"expected a group like {{model = 'lr'}} or a path, got {value!r}")
 
 
-def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
+def _band_options(origin: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The band's options of a monitoring rule, checked (None: monitor's default)."""
+    out: dict[str, Any] = {}
+    if spec.get("band") is not None:
+        out["band"] = _choice(origin, "band", spec["band"], get_args(BandRule))
+    if spec.get("width") is not None:
+        out["width"] = _number(origin, "width", spec["width"])
+        if out["width"] <= 0:
+            raise _fail(origin, "width", f"expected a number > 0, got {spec['width']!r}")
+    if spec.get("quantiles") is not None:
+        q = spec["quantiles"]
+        pair = tuple(_number(origin, "quantiles", v) for v in q) if isinstance(q, (list, tuple)) else ()
+        if len(pair) != 2 or not 0 <= pair[0] < pair[1] <= 1:
+            raise _fail(origin, "quantiles", f"expected [low, high] with 0 <= low < high <= 1, got {q!r}")
+        out["quantiles"] = pair
+    if spec.get("min_reference_windows") is not None:
+        out["min_reference_windows"] = _count(
+            origin, "min_reference_windows", spec["min_reference_windows"], least=2
+        )
+    if spec.get("min_labelled_share") is not None:
+        share = _number(origin, "min_labelled_share", spec["min_labelled_share"])
+        if not 0 <= share <= 1:
+            raise _fail(origin, "min_labelled_share", f"expected a share in [0, 1], got {share:g}")
+        out["min_labelled_share"] = share
+    return out
+
+
+def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKind = "check") -> Rule:
     """One rule from a dict of :data:`RULE_KEYS` (or a :class:`Rule`, validated again).
+
+    Parameters
+    ----------
+    spec
+        The rule's keys, or a :class:`Rule`.
+    origin
+        Where the rule comes from, for messages (``gate.toml, rule 2``).
+    kind
+        ``check`` (a bound is required; the band's keys are errors) or ``monitor``
+        (the band is the bound; the keys of :data:`CHECK_ONLY_KEYS` are errors).
+
+    Returns
+    -------
+    Rule
+        The rule, with its measure's canonical name and operator.
 
     Raises
     ------
     RuleError
-        An unknown key, a missing measure or bound, a value of the wrong type.
+        An unknown key, a key of the other kind, a missing measure or bound, a value of the
+        wrong type (the message names the origin, the rule and the key).
     """
     if isinstance(spec, Rule):
         origin = spec.origin or origin
         spec = spec.as_dict()
     if not isinstance(spec, Mapping):
         raise _fail(origin, None, f"expected a table of keys ({', '.join(RULE_KEYS)}), got {spec!r}")
-    unknown = [k for k in spec if k not in RULE_KEYS]
-    if unknown:
-        raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
-    if "measure" not in spec:
-        raise _fail(origin, "measure", "missing: every rule names a measure")
     name = spec.get("name")
     if name is not None and not isinstance(name, str):
         raise _fail(origin, "name", f"expected text, got {name!r}")
     origin = f"{origin} ({name!r})" if name and origin else origin or (repr(name) if name else "")
+    unknown = [k for k in spec if k not in RULE_KEYS]
+    if unknown:
+        raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
+    other = [k for k in spec if k in (CHECK_ONLY_KEYS if kind == "monitor" else MONITOR_ONLY_KEYS)]
+    if other and kind == "monitor":
+        raise _fail(
+            origin,
+            other[0],
+            "bounds a check; a monitor's bound is its band (band, width, quantiles, "
+            "min_reference_windows, min_labelled_share)",
+        )
+    if other:
+        raise _fail(
+            origin,
+            other[0],
+            "is a band option of monitoring; a check's bound is min, max, max_drop or max_relative_drop",
+        )
+    if "measure" not in spec:
+        raise _fail(origin, "measure", "missing: every rule names a measure")
     operator = spec.get("operator", "micro")
     try:
         operator = parse_report_operator(operator)
@@ -311,7 +394,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         for k in ("max_drop", "max_relative_drop")
         if spec.get(k) is not None
     }
-    if not bounds and not drops:
+    if not bounds and not drops and kind == "check":
         raise _fail(origin, None, "no bound: give min, max, max_drop or max_relative_drop")
     if bounds and drops:
         raise _fail(
@@ -331,7 +414,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         if spec.get("min_examples") is None
         else _count(origin, "min_examples", spec["min_examples"], least=0)
     )
-    severity = _choice(origin, "severity", spec.get("severity", "error"), ("error", "warn"))
+    severity = _choice(origin, "severity", spec.get("severity", "error"), get_args(Severity))
     return Rule(
         measure=measure,
         operator=operator,
@@ -347,12 +430,33 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         min_examples=min_examples,
         severity=cast("Severity", severity),
         n_boot=n_boot,
+        **_band_options(origin, spec),
         origin=origin,
     )
 
 
-def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
+def parse_rules(rules: Any, *, source: str = "", kind: RuleKind = "check") -> list[Rule]:
     """Rules from a list of dicts or :class:`Rule` objects, a TOML document's dict, or a path.
+
+    Parameters
+    ----------
+    rules
+        A list of dicts or :class:`Rule` objects, one of them, a TOML document's dict
+        (``{"rule": [...]}``), or the path of a TOML file.
+    source
+        Where the rules come from, for messages.
+    kind
+        ``check`` or ``monitor`` (see :func:`parse_rule`).
+
+    Returns
+    -------
+    list of Rule
+        The rules, in order.
+
+    Raises
+    ------
+    RuleError
+        No rules, or a bad rule (the message names the source, the rule and the key).
 
     Examples
     --------
@@ -362,10 +466,10 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     >>> parse_rules([{"measure": "f1", "minimum": 0.9}])
     Traceback (most recent call last):
     ...
-    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot
+    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot, band, width, quantiles, min_reference_windows, min_labelled_share
     """
     if isinstance(rules, (str, Path)):
-        return load_rules(rules)
+        return load_rules(rules, kind=kind)
     if isinstance(rules, Rule) or (isinstance(rules, Mapping) and "measure" in rules):
         rules = [rules]
     if isinstance(rules, Mapping):
@@ -382,12 +486,24 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     if not rules:
         raise _fail(source, None, "no rules")
     prefix = f"{source}, " if source else ""
-    return [parse_rule(r, f"{prefix}rule {i}") for i, r in enumerate(rules, 1)]
+    return [parse_rule(r, f"{prefix}rule {i}", kind=kind) for i, r in enumerate(rules, 1)]
 
 
-def load_rules(path: str | Path) -> list[Rule]:
+def load_rules(path: str | Path, *, kind: RuleKind = "check") -> list[Rule]:
     """The rules of a TOML file (an array of tables ``[[rule]]``); a string baseline path is
     read relative to the file.
+
+    Parameters
+    ----------
+    path
+        The TOML file.
+    kind
+        ``check`` or ``monitor`` (see :func:`parse_rule`).
+
+    Returns
+    -------
+    list of Rule
+        The rules, in order.
 
     Raises
     ------
@@ -405,7 +521,7 @@ def load_rules(path: str | Path) -> list[Rule]:
     except tomllib.TOMLDecodeError as exc:
         msg = f"{p}: not valid TOML: {exc}"
         raise RuleError(msg) from None
-    rules = parse_rules(doc, source=str(p))
+    rules = parse_rules(doc, source=str(p), kind=kind)
     return [
         replace(r, baseline=str(p.parent / r.baseline))
         if isinstance(r.baseline, str) and not Path(r.baseline).is_absolute()
