@@ -23,11 +23,9 @@ expression (:func:`where_expression`) that runs on every engine.
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
@@ -35,6 +33,8 @@ import narwhals.stable.v1 as nw
 
 from aggframe._options import BandRule, RuleKind, Severity, parse_report_operator
 from aggframe.exceptions import AggframeError, OptionError
+from aggframe.intake.where import Node, where_columns, where_tree
+from aggframe.intake.where import where_expression as _where_expression
 from aggframe.measures.matrix import MATRIX_MEASURES
 from aggframe.measures.matrix import _canonical as matrix_canonical
 from aggframe.measures.registry import SCORE_MEASURES, get_measure
@@ -530,147 +530,24 @@ def load_rules(path: str | Path, *, kind: RuleKind = "check") -> list[Rule]:
     ]
 
 
-# --- where: a small SQL boolean expression language -------------------------------------------
-
-_TOKEN = re.compile(
-    r"""\s*(?:
-    (?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
-  | (?P<str>'(?:[^']|'')*')
-  | (?P<qid>"(?:[^"]|"")+")
-  | (?P<op><=|>=|<>|!=|==|=|<|>|\(|\)|,)
-  | (?P<word>[^\W\d]\w*)
-    )""",
-    re.VERBOSE | re.UNICODE,
-)
-_WORDS = {"and", "or", "not", "in", "is", "null", "true", "false", "between"}
-
-Node = tuple[Any, ...]
-
-
-def _tokens(text: str) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    pos = 0
-    text = text.rstrip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            msg = f"cannot read {text[pos:].strip()[:20]!r} at position {pos + 1} of {text!r}"
-            raise RuleError(msg)
-        pos = m.end()
-        kind = cast("str", m.lastgroup)
-        raw = m.group(kind)
-        if kind == "num":
-            out.append(("lit", float(raw) if any(c in raw for c in ".eE") else int(raw)))
-        elif kind == "str":
-            out.append(("lit", raw[1:-1].replace("''", "'")))
-        elif kind == "qid":
-            out.append(("col", raw[1:-1].replace('""', '"')))
-        elif kind == "word" and raw.lower() in _WORDS:
-            word = raw.lower()
-            out.append(("lit", word == "true") if word in ("true", "false") else ("kw", word))
-        elif kind == "word":
-            out.append(("col", raw))
-        else:
-            out.append(("op", "=" if raw == "==" else "!=" if raw == "<>" else raw))
-    return out
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = _tokens(text)
-        self.i = 0
-
-    def peek(self, kind: str, value: Any = None) -> bool:
-        if self.i >= len(self.toks):
-            return False
-        k, v = self.toks[self.i]
-        return k == kind and (value is None or v == value)
-
-    def take(self, kind: str, value: Any = None) -> Any:
-        if not self.peek(kind, value):
-            got = repr(self.toks[self.i][1]) if self.i < len(self.toks) else "the end"
-            want = repr(value) if value is not None else {"col": "a column", "lit": "a value"}.get(kind, kind)
-            msg = f"expected {want}, got {got} in {self.text!r}"
-            raise RuleError(msg)
-        self.i += 1
-        return self.toks[self.i - 1][1]
-
-    def parse(self) -> Node:
-        node = self.disjunction()
-        if self.i < len(self.toks):
-            msg = f"unexpected {self.toks[self.i][1]!r} in {self.text!r}"
-            raise RuleError(msg)
-        return node
-
-    def disjunction(self) -> Node:
-        node = self.conjunction()
-        while self.peek("kw", "or"):
-            self.i += 1
-            node = ("or", node, self.conjunction())
-        return node
-
-    def conjunction(self) -> Node:
-        node = self.negation()
-        while self.peek("kw", "and"):
-            self.i += 1
-            node = ("and", node, self.negation())
-        return node
-
-    def negation(self) -> Node:
-        if self.peek("kw", "not"):
-            self.i += 1
-            return ("not", self.negation())
-        return self.comparison()
-
-    def operand(self) -> Node:
-        if self.peek("op", "("):
-            self.i += 1
-            node = self.disjunction()
-            self.take("op", ")")
-            return node
-        if self.peek("col"):
-            return ("col", self.take("col"))
-        return ("lit", self.take("lit"))
-
-    def comparison(self) -> Node:
-        left = self.operand()
-        if self.peek("op") and self.toks[self.i][1] in ("=", "!=", "<", "<=", ">", ">="):
-            op = self.take("op")
-            return ("cmp", op, left, self.operand())
-        if self.peek("kw", "is"):
-            self.i += 1
-            negated = self.peek("kw", "not") and bool(self.take("kw", "not"))
-            self.take("kw", "null")
-            return ("notnull" if negated else "isnull", left)
-        negated = self.peek("kw", "not")
-        if negated:
-            self.i += 1
-        if self.peek("kw", "in"):
-            self.i += 1
-            self.take("op", "(")
-            values = [self.take("lit")]
-            while self.peek("op", ","):
-                self.i += 1
-                values.append(self.take("lit"))
-            self.take("op", ")")
-            node: Node = ("in", left, tuple(values))
-            return ("not", node) if negated else node
-        if self.peek("kw", "between"):
-            self.i += 1
-            low = self.operand()
-            self.take("kw", "and")
-            node = ("and", ("cmp", ">=", left, low), ("cmp", "<=", left, self.operand()))
-            return ("not", node) if negated else node
-        if negated:
-            self.take("kw", "in")
-        return left
+# --- where: the one row-filter language (aggframe.intake.where), with the errors of rules --------
 
 
 def parse_where(text: str) -> Node:
-    """The syntax tree of a ``where`` text: comparisons (``= == != <> < <= > >=``), ``IN (...)``,
-    ``BETWEEN a AND b``, ``IS [NOT] NULL``, ``AND``, ``OR``, ``NOT``, parentheses; columns bare
-    or in double quotes (``"my col"``), text in single quotes, numbers, ``TRUE``/``FALSE``.
+    """The syntax tree of a ``where`` text (:func:`aggframe.intake.where.where_tree`, the grammar of
+    ``--where`` too): comparisons (``= == != <> < <= > >=``), ``IN (...)``, ``BETWEEN a AND b``,
+    ``IS [NOT] NULL``, ``AND``, ``OR``, ``NOT``, parentheses; columns bare or in double quotes
+    (``"my col"``), text in single quotes, numbers, ``TRUE``/``FALSE``.
+
+    Parameters
+    ----------
+    text
+        A SQL boolean expression.
+
+    Returns
+    -------
+    Node
+        The syntax tree.
 
     Raises
     ------
@@ -682,35 +559,33 @@ def parse_where(text: str) -> Node:
     >>> parse_where("day >= 3 AND \\"the model\\" IN ('a', 'b')")
     ('and', ('cmp', '>=', ('col', 'day'), ('lit', 3)), ('in', ('col', 'the model'), ('a', 'b')))
     """
-    if not text.strip():
-        msg = "an empty where; leave the key out to keep every row"
-        raise RuleError(msg)
-    return _Parser(text).parse()
-
-
-def where_columns(node: Node) -> set[str]:
-    """The columns a parsed ``where`` reads."""
-    kind = node[0]
-    if kind == "col":
-        return {node[1]}
-    if kind in ("lit", "in"):
-        return where_columns(node[1]) if kind == "in" else set()
-    children = node[2:] if kind == "cmp" else node[1:]
-    return set().union(*(where_columns(n) for n in children))
+    try:
+        return where_tree(text)
+    except AggframeError as exc:
+        raise RuleError(str(exc)) from None
 
 
 def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.Expr:
-    """A ``where`` text as a Narwhals boolean expression (SQL semantics: a comparison with a null is
-    null, and a row is kept only where the expression is true).
+    """A ``where`` text as a Narwhals boolean expression
+    (:func:`aggframe.intake.where.where_expression`) that raises :class:`RuleError`.
 
-    With ``schema`` (column -> Polars dtype) the columns are checked and a literal compared with a
-    column is checked against its type: text with a number is an error, and an ISO date in quotes
-    compared with a date column is read as a date.
+    Parameters
+    ----------
+    text
+        A SQL boolean expression.
+    schema
+        Column -> Polars dtype, to check the columns and the literals' types against.
+
+    Returns
+    -------
+    narwhals.Expr
+        True where the row is kept (never null).
 
     Raises
     ------
     RuleError
-        A column that is not in ``schema``, or a literal of another type than its column.
+        A column that is not in ``schema``, a literal of another type than its column, or
+        text that does not parse.
 
     Examples
     --------
@@ -719,71 +594,7 @@ def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.E
     >>> df.select(where_expression("day >= 3 OR day IS NULL").alias("w"))["w"].to_list()
     [False, True, True]
     """
-    expr: nw.Expr = _compile(parse_where(text), schema).fill_null(value=False)
-    return expr
-
-
-def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
-    """A literal compared with a column, checked against (and read as) the column's type."""
-    if schema is None or column[0] != "col":
-        return value
-    name = column[1]
-    if name not in schema:
-        msg = f"column {name!r} is not in the input; available columns: {list(schema)}"
-        raise RuleError(msg)
-    dtype = schema[name]
-    numeric = dtype.is_numeric()
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, (int, float)) and not numeric:
-        msg = (
-            f"column {name!r} holds {dtype} values, compared with the number {value!r}; quote text: '{value}'"
-        )
-        raise RuleError(msg)
-    if isinstance(value, str) and numeric:
-        msg = f"column {name!r} holds {dtype} numbers, compared with the text {value!r}; leave the quotes out"
-        raise RuleError(msg)
-    if isinstance(value, str) and dtype.is_temporal():
-        try:
-            return (date.fromisoformat if str(dtype) == "Date" else datetime.fromisoformat)(value)
-        except ValueError:
-            msg = f"column {name!r} holds {dtype} values, compared with {value!r}, which is not an ISO date"
-            raise RuleError(msg) from None
-    return value
-
-
-def _compile(node: Node, schema: Mapping[str, Any] | None = None) -> Any:
-    kind = node[0]
-    if kind == "col":
-        if schema is not None and node[1] not in schema:
-            msg = f"column {node[1]!r} is not in the input; available columns: {list(schema)}"
-            raise RuleError(msg)
-        return nw.col(node[1])
-    if kind == "lit":
-        return nw.lit(node[1])
-    if kind == "and":
-        return _compile(node[1], schema) & _compile(node[2], schema)
-    if kind == "or":
-        return _compile(node[1], schema) | _compile(node[2], schema)
-    if kind == "not":
-        return ~_compile(node[1], schema)
-    if kind == "isnull":
-        return _compile(node[1], schema).is_null()
-    if kind == "notnull":
-        return ~_compile(node[1], schema).is_null()
-    if kind == "in":
-        return _compile(node[1], schema).is_in([_literal(v, node[1], schema) for v in node[2]])
-    op, left, right = node[1], node[2], node[3]
-    if left[0] == "lit" and right[0] == "col":
-        left = ("lit", _literal(left[1], right, schema))
-    if right[0] == "lit" and left[0] == "col":
-        right = ("lit", _literal(right[1], left, schema))
-    a, b = _compile(left, schema), _compile(right, schema)
-    return {
-        "=": lambda: a == b,
-        "!=": lambda: a != b,
-        "<": lambda: a < b,
-        "<=": lambda: a <= b,
-        ">": lambda: a > b,
-        ">=": lambda: a >= b,
-    }[op]()
+    try:
+        return _where_expression(text, schema)
+    except AggframeError as exc:
+        raise RuleError(str(exc)) from None
