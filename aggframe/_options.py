@@ -37,6 +37,7 @@ __all__ = [
     "Operator",
     "Pooling",
     "ReportOperator",
+    "RuleKind",
     "Severity",
     "SliceCorrection",
     "Strategy",
@@ -95,8 +96,10 @@ Engine = Literal["auto", "in-memory", "streaming"]
 Unlabelled = Literal["count"]
 #: How monitoring draws its band from the reference windows.
 BandRule = Literal["sd", "quantile"]
-#: How serious an alert of a monitor is.
+#: How serious a failed check or an alert of a monitor is: ``error`` fails the run, ``warn`` reports.
 Severity = Literal["error", "warn"]
+#: Which use a rule is read for: a check (a bound) or monitoring (a band).
+RuleKind = Literal["check", "monitor"]
 ClassUniverse = Literal["global", "group"]
 #: The label form's task: one-hot over all classes, or the positive class alone.
 LabelTask = Literal["multiclass", "binary"]

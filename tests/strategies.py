@@ -78,6 +78,17 @@ PROPERTY_MEASURES = ("precision", "recall", "f1", "specificity", "mcc", "balance
 #: RESULT_NAMES where they are column names too. test_names.py rescans the package
 #: and fails when a new name is missing here.
 INTERNAL_NAMES: tuple[str, ...] = (
+    # time windows and monitoring (aggframe/decisions/monitor.py, the windowed reports)
+    "__af_j",
+    "__af_n",
+    "_complete",
+    "_j",
+    "_mark",
+    "_nu",
+    "_qhi",
+    "_qlo",
+    "_sd",
+    "_seen",
     # the reserved namespace's stand-ins and helper columns (interop/layout.py, interop/html_tables.py,
     # wide/engines.py, analysis/costs.py), and the former "__aggframe_" spellings, kept as hostile names
     "__af_row",

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILT_BY_FUNCTIONS = {
     "AggframeNamespace",
     "Cells",
+    "CheckResult",
     "InferredProperties",
     "OrdinalPredictions",
     "Predictions",

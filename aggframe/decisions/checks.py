@@ -117,21 +117,47 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        """Whether no ``error`` rule failed (warnings, skipped and undefined rows do not fail a run)."""
+        """Whether no ``error`` rule failed (warnings, skipped and undefined rows do not fail a run).
+
+        Returns
+        -------
+        bool
+            True when no row has status ``fail``.
+        """
         return self.frame.filter(pl.col("status") == "fail").height == 0
 
     @property
     def failures(self) -> pl.DataFrame:
-        """The rows whose status is ``fail``."""
+        """The rows whose status is ``fail``.
+
+        Returns
+        -------
+        polars.DataFrame
+            The rows of :attr:`frame` with status ``fail`` (``error`` rules only:
+            a violated ``warn`` rule has status ``warn``).
+        """
         return self.frame.filter(pl.col("status") == "fail")
 
     def counts(self) -> dict[str, int]:
-        """How many (rule, group) rows have each status."""
+        """How many (rule, group) rows have each status.
+
+        Returns
+        -------
+        dict of str to int
+            Every status (``pass``, ``skipped``, ``undefined``, ``warn``, ``fail``), in
+            that order, with its count (0 included).
+        """
         got = dict(self.frame.group_by("status").len().iter_rows())
         return {s: int(got.get(s, 0)) for s in STATUSES}
 
     def summary(self) -> str:
-        """One line: the verdict and the count of each status."""
+        """One line: the verdict and the count of each status.
+
+        Returns
+        -------
+        str
+            ``check passed: 2 rules, 4 (rule, group) rows: 4 pass, 0 skipped, ...``.
+        """
         counts = self.counts()
         verdict = "passed" if self.passed else "FAILED"
         shown = ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -153,7 +179,15 @@ class CheckResult:
         raise CheckFailedError(msg)
 
     def to_dict(self) -> dict[str, Any]:
-        """The verdict, the counts, the rules and every row, as JSON-ready values."""
+        """The verdict, the counts, the rules and every row, as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            ``passed`` (bool), ``counts`` (:meth:`counts`), ``rules`` (each rule's keys
+            as a rules file spells them, with its number) and ``results`` (the rows of
+            :attr:`frame`; non-finite numbers as null, dates as ISO text).
+        """
         rows = [{k: _json_value(v) for k, v in row.items()} for row in self.frame.iter_rows(named=True)]
         return {
             "passed": self.passed,
@@ -163,7 +197,23 @@ class CheckResult:
         }
 
     def to_json(self, path: str | Path | None = None) -> str:
-        """:meth:`to_dict` as JSON text (written to ``path`` when given)."""
+        """:meth:`to_dict` as JSON text (written to ``path`` when given).
+
+        Parameters
+        ----------
+        path
+            A file to write the text to (with a final newline); None writes nothing.
+
+        Returns
+        -------
+        str
+            The JSON text (indented, UTF-8 characters kept).
+
+        Raises
+        ------
+        OSError
+            ``path`` cannot be written.
+        """
         text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str)
         if path is not None:
             Path(path).write_text(text + "\n", encoding="utf-8")

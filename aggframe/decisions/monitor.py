@@ -37,6 +37,7 @@ import polars as pl
 from aggframe._columns import check_result_names
 from aggframe._options import BandRule, Engine, Severity, Unlabelled, listify
 from aggframe.constructors import from_cells
+from aggframe.decisions.rules import MONITOR_ONLY_KEYS, Rule, load_rules, parse_rules
 from aggframe.exceptions import OptionError
 from aggframe.facade.windows import WINDOW_COLUMNS, windowed_evaluate
 from aggframe.intake.cells_value import Cells
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MONITOR_COLUMNS",
-    "MONITOR_RULE_KEYS",
     "STATUSES",
     "load_monitor_rules",
     "monitor",
@@ -361,78 +361,77 @@ def _judge(
     return out.select(*first, pl.col("__af_n").alias("n_window"), *MONITOR_COLUMNS)
 
 
-#: The keys of a monitoring ``[[rule]]`` table: the rule language's (``name``, ``measure``,
-#: ``operator``, ``by``, ``severity``, ``n_boot``) and the band's options.
-MONITOR_RULE_KEYS = (
-    "name",
-    "measure",
-    "operator",
-    "by",
-    "severity",
-    "n_boot",
-    "band",
-    "width",
-    "quantiles",
-    "min_reference_windows",
-    "min_labelled_share",
-)
-#: Keys of the checks' rules that bound a value; a band replaces them in monitoring.
-_CHECK_ONLY = ("where", "min", "max", "on", "max_drop", "max_relative_drop", "baseline", "min_examples")
+def load_monitor_rules(path: str | Path) -> list[Rule]:
+    """The ``[[rule]]`` tables of a TOML file, read by the rule language of checks for monitoring.
 
-
-def load_monitor_rules(path: str | Path) -> list[dict[str, Any]]:
-    """The ``[[rule]]`` tables of a TOML file, checked for monitoring (see :data:`MONITOR_RULE_KEYS`).
-
-    Each rule names a ``measure`` and an ``operator`` (one each) and may give ``by``,
-    ``severity`` (``"error"``/``"warn"``), ``n_boot`` and the band options of
-    :func:`monitor`. The bounds of checks (``min``, ``max_drop``, ...) do not apply:
+    One parser reads both (:func:`aggframe.decisions.rules.load_rules` with
+    ``kind="monitor"``): each rule names a ``measure`` and an ``operator`` (one each)
+    and may give ``name``, ``by``, ``severity`` (``"error"``/``"warn"``), ``n_boot``
+    and the band options of :func:`monitor` (``band``, ``width``, ``quantiles``,
+    ``min_reference_windows``, ``min_labelled_share``). The bounds of checks
+    (``min``, ``max_drop``, ...) and their ``where``/``min_examples`` do not apply:
     the band is the bound. An unknown key is an error naming it.
+
+    Parameters
+    ----------
+    path
+        The TOML file.
+
+    Returns
+    -------
+    list of Rule
+        The rules, in order.
+
+    Raises
+    ------
+    RuleError
+        A missing or malformed file, or a bad rule (the message names the file, the rule and the key).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "watch.toml"
     >>> _ = p.write_text('[[rule]]\\nmeasure = "f1"\\noperator = "macro"\\nby = ["model"]\\nwidth = 2.5\\n')
-    >>> load_monitor_rules(p)
-    [{'measure': 'f1', 'operator': 'macro', 'by': ['model'], 'width': 2.5, 'name': 'f1 macro'}]
+    >>> [(r.label, r.by, r.width) for r in load_monitor_rules(p)]
+    [('f1 macro', ('model',), 2.5)]
     """
-    import tomllib
-
-    where = str(path)
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        msg = f"could not read the rules file {where!r}: {exc}"
-        raise OptionError(msg) from None
-    rules = data.get("rule")
-    if not isinstance(rules, list) or not rules or not all(isinstance(r, dict) for r in rules):
-        msg = f"{where}: expected one or more [[rule]] tables"
-        raise OptionError(msg)
-    out = []
-    for i, rule in enumerate(rules, start=1):
-        label = f"{where}: rule {i}"
-        for key in rule:
-            if key in _CHECK_ONLY:
-                msg = f"{label}: key {key!r} bounds a check; a monitor's bound is its band (band, width, quantiles)"
-                raise OptionError(msg)
-            if key not in MONITOR_RULE_KEYS:
-                msg = f"{label}: unknown key {key!r}; a monitoring rule takes {', '.join(MONITOR_RULE_KEYS)}"
-                raise OptionError(msg)
-        for key in ("measure", "operator"):
-            if not isinstance(rule.get(key), str):
-                msg = f"{label}: {key!r} must name one {key} (a string), got {rule.get(key)!r}"
-                raise OptionError(msg)
-        if "quantiles" in rule:
-            rule["quantiles"] = tuple(rule["quantiles"])
-        out.append({**rule, "name": rule.get("name", f"{rule['measure']} {rule['operator']}")})
-    return out
+    return load_rules(path, kind="monitor")
 
 
-def monitor_rules(pr: Predictions, rules: Sequence[dict[str, Any]], **options: Any) -> pl.DataFrame:
-    """:func:`monitor` for each rule (``options``: the windows, the reference, ...), stacked with a ``rule`` column."""
+def monitor_rules(pr: Predictions, rules: Any, **options: Any) -> pl.DataFrame:
+    """:func:`monitor` for each rule, stacked with a ``rule`` column (the rule's label).
+
+    Parameters
+    ----------
+    pr
+        The predictions.
+    rules
+        Rules as :func:`aggframe.decisions.rules.parse_rules` takes them (dicts,
+        :class:`~aggframe.decisions.rules.Rule` objects, a TOML path), read with
+        ``kind="monitor"``.
+    **options
+        The options of :func:`monitor` that every rule shares (the windows, the reference, ...).
+
+    Returns
+    -------
+    polars.DataFrame
+        The tables of :func:`monitor`, one per rule, with ``rule`` first.
+
+    Raises
+    ------
+    RuleError
+        A bad rule.
+    """
     tables = []
-    for rule in rules:
-        own = {k: v for k, v in rule.items() if k not in ("name", "measure", "operator")}
-        out = monitor(pr, rule["measure"], rule["operator"], **{**options, **own})
-        tables.append(out.select(pl.lit(rule["name"]).alias("rule"), pl.all()))
+    for rule in parse_rules(rules, kind="monitor"):
+        keys = rule.as_dict()
+        own = {k: keys[k] for k in _MONITOR_OPTIONS if k in keys}
+        if "quantiles" in own:
+            own["quantiles"] = tuple(own["quantiles"])
+        out = monitor(pr, rule.measure, rule.operator, **{**options, **own})
+        tables.append(out.select(pl.lit(rule.label).alias("rule"), pl.all()))
     return pl.concat(tables, how="diagonal_relaxed")
+
+
+#: The keys of a monitoring rule that are options of :func:`monitor`.
+_MONITOR_OPTIONS = ("by", "severity", "n_boot", *MONITOR_ONLY_KEYS)

@@ -1,4 +1,4 @@
-"""The rule language of checks (and of monitoring's alerts): what a rule says, parsed and validated.
+"""The rule language of checks and of monitoring: what a rule says, parsed and validated.
 
 A rule names a measure under an operator, optional ``by`` columns and a ``where``
 filter, and one bound: an absolute ``min``/``max`` on the value (or on an end of its
@@ -9,6 +9,12 @@ or warns. The keys have one spelling everywhere (:data:`RULE_KEYS`): TOML
 (``[[rule]]`` tables), Python dicts, :class:`Rule` fields and the docs; an unknown
 key is an error naming it, so that a typo never disables a rule.
 
+Monitoring (:func:`~aggframe.monitor`, ``aggframe monitor --rules``) reads the same
+language with ``kind="monitor"``: a band (``band``, ``width``, ``quantiles``,
+``min_reference_windows``, ``min_labelled_share``) is its bound, so the keys of
+:data:`CHECK_ONLY_KEYS` are errors there, and those of :data:`MONITOR_ONLY_KEYS`
+are errors in a check.
+
 This module knows nothing of how rules are evaluated (:mod:`aggframe.decisions.checks`
 does that): it parses and validates, and compiles a ``where`` text to a Narwhals
 expression (:func:`where_expression`) that runs on every engine.
@@ -17,28 +23,29 @@ expression (:func:`where_expression`) that runs on every engine.
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import narwhals.stable.v1 as nw
 
-from aggframe._options import parse_report_operator
+from aggframe._options import BandRule, RuleKind, Severity, parse_report_operator
 from aggframe.exceptions import AggframeError, OptionError
+from aggframe.intake.where import Node, where_columns, where_tree
+from aggframe.intake.where import where_expression as _where_expression
 from aggframe.measures.matrix import MATRIX_MEASURES
 from aggframe.measures.matrix import _canonical as matrix_canonical
 from aggframe.measures.registry import SCORE_MEASURES, get_measure
 
 __all__ = [
+    "CHECK_ONLY_KEYS",
+    "MONITOR_ONLY_KEYS",
     "RULE_KEYS",
     "On",
     "Rule",
     "RuleError",
-    "Severity",
     "load_rules",
     "parse_rules",
     "parse_where",
@@ -48,8 +55,6 @@ __all__ = [
 
 #: Which number a bound applies to: the value, or an end of its bootstrap interval.
 On = Literal["value", "ci_low", "ci_high"]
-#: ``error``: a violation fails the run; ``warn``: it is reported only.
-Severity = Literal["error", "warn"]
 
 #: Every key a rule may have, in one spelling (TOML, Python dicts, the docs).
 RULE_KEYS = (
@@ -67,7 +72,16 @@ RULE_KEYS = (
     "min_examples",
     "severity",
     "n_boot",
+    "band",
+    "width",
+    "quantiles",
+    "min_reference_windows",
+    "min_labelled_share",
 )
+#: Keys of a check's bound and filter: an error in a monitoring rule (its bound is its band).
+CHECK_ONLY_KEYS = ("where", "min", "max", "on", "max_drop", "max_relative_drop", "baseline", "min_examples")
+#: The band's options: an error in a check's rule.
+MONITOR_ONLY_KEYS = ("band", "width", "quantiles", "min_reference_windows", "min_labelled_share")
 
 
 class RuleError(OptionError):
@@ -108,7 +122,18 @@ class Rule:
     severity
         ``error`` (default) or ``warn``.
     n_boot
-        Bootstrap replicates for the interval (``on``) or the paired difference.
+        Bootstrap replicates for the interval (``on``) or the paired difference
+        (monitoring: for each window's standard error).
+    band, width, quantiles, min_reference_windows, min_labelled_share
+        Monitoring only: the band's options of :func:`~aggframe.monitor` (None: its
+        default). A check's rule may not set them.
+
+    Raises
+    ------
+    RuleError
+        Not at construction: :func:`~aggframe.check` (and :func:`parse_rules`) validate
+        every rule they are given and raise it for an unknown measure or operator, a
+        missing or contradictory bound, or a value of the wrong type.
 
     Examples
     --------
@@ -131,12 +156,24 @@ class Rule:
     min_examples: int | None = None
     severity: Severity = "error"
     n_boot: int | None = None
+    band: BandRule | None = None
+    width: float | None = None
+    quantiles: tuple[float, float] | None = None
+    min_reference_windows: int | None = None
+    min_labelled_share: float | None = None
     #: where the rule came from, for messages (``gate.toml, rule 2``)
     origin: str = field(default="", compare=False)
 
     @property
     def label(self) -> str:
-        """The rule's name, or a description of it."""
+        """The rule's name, or a description of it.
+
+        Returns
+        -------
+        str
+            ``name`` when given, else ``"<operator> <measure> <bounds>[ where <filter>]"``
+            (a monitoring rule, which has no bounds: ``"<measure> <operator>"``).
+        """
         if self.name is not None:
             return self.name
         bounds = []
@@ -148,16 +185,31 @@ class Rule:
             bounds.append(f"drop <= {self.max_drop:g}")
         if self.max_relative_drop is not None:
             bounds.append(f"relative drop <= {self.max_relative_drop:g}")
+        if not bounds:
+            return f"{self.measure} {self.operator}"
         where = f" where {self.where}" if self.where else ""
         return f"{self.operator} {self.measure} {' and '.join(bounds)}{where}"
 
     @property
     def is_drop(self) -> bool:
-        """Whether the rule compares with a baseline."""
+        """Whether the rule compares with a baseline.
+
+        Returns
+        -------
+        bool
+            True when ``max_drop`` or ``max_relative_drop`` is set.
+        """
         return self.max_drop is not None or self.max_relative_drop is not None
 
     def as_dict(self) -> dict[str, Any]:
-        """The rule's keys (those set), as a rules file spells them."""
+        """The rule's keys (those set), as a rules file spells them.
+
+        Returns
+        -------
+        dict
+            Key -> value for every key that is set and not at its default (tuples
+            as lists), ready for TOML or JSON; ``parse_rule`` reads it back.
+        """
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
@@ -242,28 +294,85 @@ def _baseline(origin: str, value: Any, by: tuple[str, ...]) -> str | dict[str, A
     raise _fail(origin, "baseline", f"expected a group like {{model = 'lr'}} or a path, got {value!r}")
 
 
-def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
+def _band_options(origin: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The band's options of a monitoring rule, checked (None: monitor's default)."""
+    out: dict[str, Any] = {}
+    if spec.get("band") is not None:
+        out["band"] = _choice(origin, "band", spec["band"], get_args(BandRule))
+    if spec.get("width") is not None:
+        out["width"] = _number(origin, "width", spec["width"])
+        if out["width"] <= 0:
+            raise _fail(origin, "width", f"expected a number > 0, got {spec['width']!r}")
+    if spec.get("quantiles") is not None:
+        q = spec["quantiles"]
+        pair = tuple(_number(origin, "quantiles", v) for v in q) if isinstance(q, (list, tuple)) else ()
+        if len(pair) != 2 or not 0 <= pair[0] < pair[1] <= 1:
+            raise _fail(origin, "quantiles", f"expected [low, high] with 0 <= low < high <= 1, got {q!r}")
+        out["quantiles"] = pair
+    if spec.get("min_reference_windows") is not None:
+        out["min_reference_windows"] = _count(
+            origin, "min_reference_windows", spec["min_reference_windows"], least=2
+        )
+    if spec.get("min_labelled_share") is not None:
+        share = _number(origin, "min_labelled_share", spec["min_labelled_share"])
+        if not 0 <= share <= 1:
+            raise _fail(origin, "min_labelled_share", f"expected a share in [0, 1], got {share:g}")
+        out["min_labelled_share"] = share
+    return out
+
+
+def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKind = "check") -> Rule:
     """One rule from a dict of :data:`RULE_KEYS` (or a :class:`Rule`, validated again).
+
+    Parameters
+    ----------
+    spec
+        The rule's keys, or a :class:`Rule`.
+    origin
+        Where the rule comes from, for messages (``gate.toml, rule 2``).
+    kind
+        ``check`` (a bound is required; the band's keys are errors) or ``monitor``
+        (the band is the bound; the keys of :data:`CHECK_ONLY_KEYS` are errors).
+
+    Returns
+    -------
+    Rule
+        The rule, with its measure's canonical name and operator.
 
     Raises
     ------
     RuleError
-        An unknown key, a missing measure or bound, a value of the wrong type.
+        An unknown key, a key of the other kind, a missing measure or bound, a value of the
+        wrong type (the message names the origin, the rule and the key).
     """
     if isinstance(spec, Rule):
         origin = spec.origin or origin
         spec = spec.as_dict()
     if not isinstance(spec, Mapping):
         raise _fail(origin, None, f"expected a table of keys ({', '.join(RULE_KEYS)}), got {spec!r}")
-    unknown = [k for k in spec if k not in RULE_KEYS]
-    if unknown:
-        raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
-    if "measure" not in spec:
-        raise _fail(origin, "measure", "missing: every rule names a measure")
     name = spec.get("name")
     if name is not None and not isinstance(name, str):
         raise _fail(origin, "name", f"expected text, got {name!r}")
     origin = f"{origin} ({name!r})" if name and origin else origin or (repr(name) if name else "")
+    unknown = [k for k in spec if k not in RULE_KEYS]
+    if unknown:
+        raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
+    other = [k for k in spec if k in (CHECK_ONLY_KEYS if kind == "monitor" else MONITOR_ONLY_KEYS)]
+    if other and kind == "monitor":
+        raise _fail(
+            origin,
+            other[0],
+            "bounds a check; a monitor's bound is its band (band, width, quantiles, "
+            "min_reference_windows, min_labelled_share)",
+        )
+    if other:
+        raise _fail(
+            origin,
+            other[0],
+            "is a band option of monitoring; a check's bound is min, max, max_drop or max_relative_drop",
+        )
+    if "measure" not in spec:
+        raise _fail(origin, "measure", "missing: every rule names a measure")
     operator = spec.get("operator", "micro")
     try:
         operator = parse_report_operator(operator)
@@ -285,7 +394,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         for k in ("max_drop", "max_relative_drop")
         if spec.get(k) is not None
     }
-    if not bounds and not drops:
+    if not bounds and not drops and kind == "check":
         raise _fail(origin, None, "no bound: give min, max, max_drop or max_relative_drop")
     if bounds and drops:
         raise _fail(
@@ -305,7 +414,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         if spec.get("min_examples") is None
         else _count(origin, "min_examples", spec["min_examples"], least=0)
     )
-    severity = _choice(origin, "severity", spec.get("severity", "error"), ("error", "warn"))
+    severity = _choice(origin, "severity", spec.get("severity", "error"), get_args(Severity))
     return Rule(
         measure=measure,
         operator=operator,
@@ -321,12 +430,33 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "") -> Rule:
         min_examples=min_examples,
         severity=cast("Severity", severity),
         n_boot=n_boot,
+        **_band_options(origin, spec),
         origin=origin,
     )
 
 
-def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
+def parse_rules(rules: Any, *, source: str = "", kind: RuleKind = "check") -> list[Rule]:
     """Rules from a list of dicts or :class:`Rule` objects, a TOML document's dict, or a path.
+
+    Parameters
+    ----------
+    rules
+        A list of dicts or :class:`Rule` objects, one of them, a TOML document's dict
+        (``{"rule": [...]}``), or the path of a TOML file.
+    source
+        Where the rules come from, for messages.
+    kind
+        ``check`` or ``monitor`` (see :func:`parse_rule`).
+
+    Returns
+    -------
+    list of Rule
+        The rules, in order.
+
+    Raises
+    ------
+    RuleError
+        No rules, or a bad rule (the message names the source, the rule and the key).
 
     Examples
     --------
@@ -336,10 +466,10 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     >>> parse_rules([{"measure": "f1", "minimum": 0.9}])
     Traceback (most recent call last):
     ...
-    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot
+    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot, band, width, quantiles, min_reference_windows, min_labelled_share
     """
     if isinstance(rules, (str, Path)):
-        return load_rules(rules)
+        return load_rules(rules, kind=kind)
     if isinstance(rules, Rule) or (isinstance(rules, Mapping) and "measure" in rules):
         rules = [rules]
     if isinstance(rules, Mapping):
@@ -356,12 +486,24 @@ def parse_rules(rules: Any, *, source: str = "") -> list[Rule]:
     if not rules:
         raise _fail(source, None, "no rules")
     prefix = f"{source}, " if source else ""
-    return [parse_rule(r, f"{prefix}rule {i}") for i, r in enumerate(rules, 1)]
+    return [parse_rule(r, f"{prefix}rule {i}", kind=kind) for i, r in enumerate(rules, 1)]
 
 
-def load_rules(path: str | Path) -> list[Rule]:
+def load_rules(path: str | Path, *, kind: RuleKind = "check") -> list[Rule]:
     """The rules of a TOML file (an array of tables ``[[rule]]``); a string baseline path is
     read relative to the file.
+
+    Parameters
+    ----------
+    path
+        The TOML file.
+    kind
+        ``check`` or ``monitor`` (see :func:`parse_rule`).
+
+    Returns
+    -------
+    list of Rule
+        The rules, in order.
 
     Raises
     ------
@@ -379,7 +521,7 @@ def load_rules(path: str | Path) -> list[Rule]:
     except tomllib.TOMLDecodeError as exc:
         msg = f"{p}: not valid TOML: {exc}"
         raise RuleError(msg) from None
-    rules = parse_rules(doc, source=str(p))
+    rules = parse_rules(doc, source=str(p), kind=kind)
     return [
         replace(r, baseline=str(p.parent / r.baseline))
         if isinstance(r.baseline, str) and not Path(r.baseline).is_absolute()
@@ -388,147 +530,24 @@ def load_rules(path: str | Path) -> list[Rule]:
     ]
 
 
-# --- where: a small SQL boolean expression language -------------------------------------------
-
-_TOKEN = re.compile(
-    r"""\s*(?:
-    (?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
-  | (?P<str>'(?:[^']|'')*')
-  | (?P<qid>"(?:[^"]|"")+")
-  | (?P<op><=|>=|<>|!=|==|=|<|>|\(|\)|,)
-  | (?P<word>[^\W\d]\w*)
-    )""",
-    re.VERBOSE | re.UNICODE,
-)
-_WORDS = {"and", "or", "not", "in", "is", "null", "true", "false", "between"}
-
-Node = tuple[Any, ...]
-
-
-def _tokens(text: str) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    pos = 0
-    text = text.rstrip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            msg = f"cannot read {text[pos:].strip()[:20]!r} at position {pos + 1} of {text!r}"
-            raise RuleError(msg)
-        pos = m.end()
-        kind = cast("str", m.lastgroup)
-        raw = m.group(kind)
-        if kind == "num":
-            out.append(("lit", float(raw) if any(c in raw for c in ".eE") else int(raw)))
-        elif kind == "str":
-            out.append(("lit", raw[1:-1].replace("''", "'")))
-        elif kind == "qid":
-            out.append(("col", raw[1:-1].replace('""', '"')))
-        elif kind == "word" and raw.lower() in _WORDS:
-            word = raw.lower()
-            out.append(("lit", word == "true") if word in ("true", "false") else ("kw", word))
-        elif kind == "word":
-            out.append(("col", raw))
-        else:
-            out.append(("op", "=" if raw == "==" else "!=" if raw == "<>" else raw))
-    return out
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = _tokens(text)
-        self.i = 0
-
-    def peek(self, kind: str, value: Any = None) -> bool:
-        if self.i >= len(self.toks):
-            return False
-        k, v = self.toks[self.i]
-        return k == kind and (value is None or v == value)
-
-    def take(self, kind: str, value: Any = None) -> Any:
-        if not self.peek(kind, value):
-            got = repr(self.toks[self.i][1]) if self.i < len(self.toks) else "the end"
-            want = repr(value) if value is not None else {"col": "a column", "lit": "a value"}.get(kind, kind)
-            msg = f"expected {want}, got {got} in {self.text!r}"
-            raise RuleError(msg)
-        self.i += 1
-        return self.toks[self.i - 1][1]
-
-    def parse(self) -> Node:
-        node = self.disjunction()
-        if self.i < len(self.toks):
-            msg = f"unexpected {self.toks[self.i][1]!r} in {self.text!r}"
-            raise RuleError(msg)
-        return node
-
-    def disjunction(self) -> Node:
-        node = self.conjunction()
-        while self.peek("kw", "or"):
-            self.i += 1
-            node = ("or", node, self.conjunction())
-        return node
-
-    def conjunction(self) -> Node:
-        node = self.negation()
-        while self.peek("kw", "and"):
-            self.i += 1
-            node = ("and", node, self.negation())
-        return node
-
-    def negation(self) -> Node:
-        if self.peek("kw", "not"):
-            self.i += 1
-            return ("not", self.negation())
-        return self.comparison()
-
-    def operand(self) -> Node:
-        if self.peek("op", "("):
-            self.i += 1
-            node = self.disjunction()
-            self.take("op", ")")
-            return node
-        if self.peek("col"):
-            return ("col", self.take("col"))
-        return ("lit", self.take("lit"))
-
-    def comparison(self) -> Node:
-        left = self.operand()
-        if self.peek("op") and self.toks[self.i][1] in ("=", "!=", "<", "<=", ">", ">="):
-            op = self.take("op")
-            return ("cmp", op, left, self.operand())
-        if self.peek("kw", "is"):
-            self.i += 1
-            negated = self.peek("kw", "not") and bool(self.take("kw", "not"))
-            self.take("kw", "null")
-            return ("notnull" if negated else "isnull", left)
-        negated = self.peek("kw", "not")
-        if negated:
-            self.i += 1
-        if self.peek("kw", "in"):
-            self.i += 1
-            self.take("op", "(")
-            values = [self.take("lit")]
-            while self.peek("op", ","):
-                self.i += 1
-                values.append(self.take("lit"))
-            self.take("op", ")")
-            node: Node = ("in", left, tuple(values))
-            return ("not", node) if negated else node
-        if self.peek("kw", "between"):
-            self.i += 1
-            low = self.operand()
-            self.take("kw", "and")
-            node = ("and", ("cmp", ">=", left, low), ("cmp", "<=", left, self.operand()))
-            return ("not", node) if negated else node
-        if negated:
-            self.take("kw", "in")
-        return left
+# --- where: the one row-filter language (aggframe.intake.where), with the errors of rules --------
 
 
 def parse_where(text: str) -> Node:
-    """The syntax tree of a ``where`` text: comparisons (``= == != <> < <= > >=``), ``IN (...)``,
-    ``BETWEEN a AND b``, ``IS [NOT] NULL``, ``AND``, ``OR``, ``NOT``, parentheses; columns bare
-    or in double quotes (``"my col"``), text in single quotes, numbers, ``TRUE``/``FALSE``.
+    """The syntax tree of a ``where`` text (:func:`aggframe.intake.where.where_tree`, the grammar of
+    ``--where`` too): comparisons (``= == != <> < <= > >=``), ``IN (...)``, ``BETWEEN a AND b``,
+    ``IS [NOT] NULL``, ``AND``, ``OR``, ``NOT``, parentheses; columns bare or in double quotes
+    (``"my col"``), text in single quotes, numbers, ``TRUE``/``FALSE``.
+
+    Parameters
+    ----------
+    text
+        A SQL boolean expression.
+
+    Returns
+    -------
+    Node
+        The syntax tree.
 
     Raises
     ------
@@ -540,35 +559,33 @@ def parse_where(text: str) -> Node:
     >>> parse_where("day >= 3 AND \\"the model\\" IN ('a', 'b')")
     ('and', ('cmp', '>=', ('col', 'day'), ('lit', 3)), ('in', ('col', 'the model'), ('a', 'b')))
     """
-    if not text.strip():
-        msg = "an empty where; leave the key out to keep every row"
-        raise RuleError(msg)
-    return _Parser(text).parse()
-
-
-def where_columns(node: Node) -> set[str]:
-    """The columns a parsed ``where`` reads."""
-    kind = node[0]
-    if kind == "col":
-        return {node[1]}
-    if kind in ("lit", "in"):
-        return where_columns(node[1]) if kind == "in" else set()
-    children = node[2:] if kind == "cmp" else node[1:]
-    return set().union(*(where_columns(n) for n in children))
+    try:
+        return where_tree(text)
+    except AggframeError as exc:
+        raise RuleError(str(exc)) from None
 
 
 def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.Expr:
-    """A ``where`` text as a Narwhals boolean expression (SQL semantics: a comparison with a null is
-    null, and a row is kept only where the expression is true).
+    """A ``where`` text as a Narwhals boolean expression
+    (:func:`aggframe.intake.where.where_expression`) that raises :class:`RuleError`.
 
-    With ``schema`` (column -> Polars dtype) the columns are checked and a literal compared with a
-    column is checked against its type: text with a number is an error, and an ISO date in quotes
-    compared with a date column is read as a date.
+    Parameters
+    ----------
+    text
+        A SQL boolean expression.
+    schema
+        Column -> Polars dtype, to check the columns and the literals' types against.
+
+    Returns
+    -------
+    narwhals.Expr
+        True where the row is kept (never null).
 
     Raises
     ------
     RuleError
-        A column that is not in ``schema``, or a literal of another type than its column.
+        A column that is not in ``schema``, a literal of another type than its column, or
+        text that does not parse.
 
     Examples
     --------
@@ -577,71 +594,7 @@ def where_expression(text: str, schema: Mapping[str, Any] | None = None) -> nw.E
     >>> df.select(where_expression("day >= 3 OR day IS NULL").alias("w"))["w"].to_list()
     [False, True, True]
     """
-    expr: nw.Expr = _compile(parse_where(text), schema).fill_null(value=False)
-    return expr
-
-
-def _literal(value: Any, column: Node, schema: Mapping[str, Any] | None) -> Any:
-    """A literal compared with a column, checked against (and read as) the column's type."""
-    if schema is None or column[0] != "col":
-        return value
-    name = column[1]
-    if name not in schema:
-        msg = f"column {name!r} is not in the input; available columns: {list(schema)}"
-        raise RuleError(msg)
-    dtype = schema[name]
-    numeric = dtype.is_numeric()
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, (int, float)) and not numeric:
-        msg = (
-            f"column {name!r} holds {dtype} values, compared with the number {value!r}; quote text: '{value}'"
-        )
-        raise RuleError(msg)
-    if isinstance(value, str) and numeric:
-        msg = f"column {name!r} holds {dtype} numbers, compared with the text {value!r}; leave the quotes out"
-        raise RuleError(msg)
-    if isinstance(value, str) and dtype.is_temporal():
-        try:
-            return (date.fromisoformat if str(dtype) == "Date" else datetime.fromisoformat)(value)
-        except ValueError:
-            msg = f"column {name!r} holds {dtype} values, compared with {value!r}, which is not an ISO date"
-            raise RuleError(msg) from None
-    return value
-
-
-def _compile(node: Node, schema: Mapping[str, Any] | None = None) -> Any:
-    kind = node[0]
-    if kind == "col":
-        if schema is not None and node[1] not in schema:
-            msg = f"column {node[1]!r} is not in the input; available columns: {list(schema)}"
-            raise RuleError(msg)
-        return nw.col(node[1])
-    if kind == "lit":
-        return nw.lit(node[1])
-    if kind == "and":
-        return _compile(node[1], schema) & _compile(node[2], schema)
-    if kind == "or":
-        return _compile(node[1], schema) | _compile(node[2], schema)
-    if kind == "not":
-        return ~_compile(node[1], schema)
-    if kind == "isnull":
-        return _compile(node[1], schema).is_null()
-    if kind == "notnull":
-        return ~_compile(node[1], schema).is_null()
-    if kind == "in":
-        return _compile(node[1], schema).is_in([_literal(v, node[1], schema) for v in node[2]])
-    op, left, right = node[1], node[2], node[3]
-    if left[0] == "lit" and right[0] == "col":
-        left = ("lit", _literal(left[1], right, schema))
-    if right[0] == "lit" and left[0] == "col":
-        right = ("lit", _literal(right[1], left, schema))
-    a, b = _compile(left, schema), _compile(right, schema)
-    return {
-        "=": lambda: a == b,
-        "!=": lambda: a != b,
-        "<": lambda: a < b,
-        "<=": lambda: a <= b,
-        ">": lambda: a > b,
-        ">=": lambda: a >= b,
-    }[op]()
+    try:
+        return _where_expression(text, schema)
+    except AggframeError as exc:
+        raise RuleError(str(exc)) from None
