@@ -683,6 +683,26 @@ def _name_label(column: str) -> str:
 def _slices_method(self: Predictions, measure: Any, operator: str = "micro", **options: Any) -> pl.DataFrame:
     """Every slice of ``columns=`` against its complement, worst first: :func:`aggframe.slices`.
 
+    Parameters
+    ----------
+    measure, operator
+        The measure and operator, as in :meth:`evaluate`.
+    **options
+        The keyword options of :func:`aggframe.slices` (``columns``, ``max_depth``,
+        ``min_examples``, ``alpha``, ``correction``, ``n_boot``, ...).
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per slice, worst first (the columns of :func:`aggframe.slices`).
+
+    Raises
+    ------
+    OptionError
+        A bad option, a measure or operator slices do not take, a column with too many values.
+    ColumnNotFoundError
+        A slice column that is not in the data.
+
     Examples
     --------
     >>> import aggframe as af
