@@ -50,7 +50,16 @@ from typing import Any, Literal, cast, overload
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
-from aggframe._options import Convention, Engine, Grain, Pooling, ReportOperator, Within, parse_engine
+from aggframe._options import (
+    Convention,
+    Engine,
+    Grain,
+    Pooling,
+    ReportOperator,
+    Unlabelled,
+    Within,
+    parse_engine,
+)
 from aggframe._progress import evaluating, stage, tracked
 from aggframe.exceptions import (
     OptionError,
@@ -289,6 +298,11 @@ class Cells:
         cluster: str | None = ...,
         lazy: Literal[False] = ...,
         engine: Engine = ...,
+        time: str | None = ...,
+        every: str | None = ...,
+        period: str | None = ...,
+        offset: str | None = ...,
+        unlabelled: Unlabelled | None = ...,
     ) -> pl.DataFrame: ...
 
     @overload
@@ -311,6 +325,11 @@ class Cells:
         cluster: str | None = ...,
         lazy: Literal[True],
         engine: Engine = ...,
+        time: str | None = ...,
+        every: str | None = ...,
+        period: str | None = ...,
+        offset: str | None = ...,
+        unlabelled: Unlabelled | None = ...,
     ) -> pl.LazyFrame: ...
 
     @tracked("Cells.evaluate")
@@ -333,6 +352,11 @@ class Cells:
         cluster: str | None = None,
         lazy: bool = False,
         engine: Engine = "auto",
+        time: str | None = None,
+        every: str | None = None,
+        period: str | None = None,
+        offset: str | None = None,
+        unlabelled: Unlabelled | None = None,
     ) -> pl.DataFrame | pl.LazyFrame:
         """Every measure under every operator (and convention), per group: :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
 
@@ -351,6 +375,9 @@ class Cells:
         ----------
         measures, operators, by, convention, pooling, within, classes, labels, pos_label, grouping_sets, n_boot, level, seed, cluster, lazy, engine
             As in :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
+        time, every, period, offset, unlabelled
+            Windows over time are computed by ``af.from_cells(cells).evaluate(..., time=...)``;
+            here they are refused with an :class:`OptionError` that says so.
 
         Returns
         -------
@@ -381,6 +408,12 @@ class Cells:
         └─────────┴──────────┴──────────┘
         """
         engine = parse_engine(engine)
+        if time is not None or every is not None or period is not None or offset is not None or unlabelled:
+            msg = (
+                "windows over time (time=, every=, period=, offset=, unlabelled=) are evaluated by "
+                "af.from_cells(cells).evaluate(..., time=...), which sums the cells of each window"
+            )
+            raise OptionError(msg)
         if n_boot is not None:
             msg = (
                 "n_boot= weights each example, and cells hold sums over the examples: bootstrap the "
