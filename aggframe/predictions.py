@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, overload
 
-import numpy as np
 import polars as pl
 
 from aggframe._columns import (
@@ -53,6 +52,11 @@ from aggframe.facade.report import ReportMethods
 from aggframe.facade.stores import StoreMethods
 from aggframe.facade.windows import windowed_evaluate
 from aggframe.operators.bootstrap import summarize
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
 

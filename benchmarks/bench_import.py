@@ -2,7 +2,8 @@
 and the quick start's command line against ``python -c "import polars"``.
 
 Run from the repository root: ``python benchmarks/bench_import.py [--reps 7]``. Each command runs
-in a fresh interpreter; the best of ``reps`` wall times is kept. Goals: import at most 1.25x,
+in a fresh interpreter; the median of ``reps`` wall times is kept (the runs are interleaved, so a
+burst of load on the shared machine hits every command alike). Goals: import at most 1.25x,
 the command at most 2x. The machine may be shared: ratios are what count.
 """
 
@@ -10,18 +11,25 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 
 
-def best(argv: list[str], reps: int) -> float:
-    times = []
+def wall(argv: list[str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def medians(commands: dict[str, list[str]], reps: int) -> dict[str, float]:
+    """Each command's median wall time, the commands run in turn ``reps`` times (interleaved)."""
+    times: dict[str, list[float]] = {k: [] for k in commands}
     for _ in range(reps):
-        t0 = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for k, argv in commands.items():
+            times[k].append(wall(argv))
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def main() -> None:
@@ -29,9 +37,6 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7)
     args = ap.parse_args()
     py = sys.executable
-    base = best([py, "-c", "import polars, numpy"], args.reps)
-    ours = best([py, "-c", "import aggframe"], args.reps)
-    polars_only = best([py, "-c", "import polars"], args.reps)
     cli = shutil.which("aggframe")
     command = [
         *([cli] if cli else [py, "-m", "aggframe.interop.cli"]),
@@ -44,8 +49,17 @@ def main() -> None:
         "--operators",
         "micro,macro,weighted,exemplar",
     ]
-    quick = best(command, args.reps)
-    print("(best of", args.reps, "fresh interpreters; timings on a shared machine: they move with load)")
+    t = medians(
+        {
+            "base": [py, "-c", "import polars, numpy"],
+            "ours": [py, "-c", "import aggframe"],
+            "polars_only": [py, "-c", "import polars"],
+            "quick": command,
+        },
+        args.reps,
+    )
+    base, ours, polars_only, quick = t["base"], t["ours"], t["polars_only"], t["quick"]
+    print("(median of", args.reps, "fresh interpreters each; a shared machine: the times move with load)")
     print(f"import polars, numpy        {base:6.3f} s")
     print(f"import aggframe             {ours:6.3f} s   ratio {ours / base:4.2f}x (goal 1.25x)")
     print(f"python -c 'import polars'   {polars_only:6.3f} s")
