@@ -86,3 +86,20 @@ def test_import_loads_no_engine_module_until_a_call_needs_it() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert json.loads(out.stdout) == [[], 2 / 3, True, "aggframe.wide", True]
+
+
+def test_the_quick_start_report_loads_no_numpy() -> None:
+    # the command line's report needs Polars (and narwhals), not NumPy nor the rules of `check`
+    data = Path(__file__).resolve().parent.parent / "examples" / "predictions.parquet"
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from aggframe.interop.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    code = main(['report', {str(data)!r}, '--by', 'model', '--measures', 'f1,mcc', '--quiet'])\n"
+        "heavy = ('numpy', 'aggframe.decisions.rules', 'aggframe.decisions.monitor')\n"
+        "print(json.dumps([code, 'f1' in out.getvalue(), [m for m in heavy if m in sys.modules]]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(out.stdout) == [0, True, []]
