@@ -16,7 +16,10 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 # loads only what it needs. To add a public name ``NAME`` defined in ``aggframe.x.y``, add
 # three lines: ``from aggframe.x.y import NAME`` in the ``TYPE_CHECKING`` block (for mypy
 # and editors), ``"NAME": "aggframe.x.y",`` in ``_LAZY``, and ``"NAME",`` in ``__all__``
-# (tests/test_lazy_init.py checks that the three agree and that every name resolves).
+# (tests/test_lazy_init.py checks that the three agree and that every name resolves); a
+# public module (``ops``, ``numpy``) goes in ``_MODULES`` too. ``import aggframe`` imports no
+# module until a name of it is used: nothing may rely on an import's side effect (a method
+# set on ``Predictions`` by a later layer has to import that layer on first access).
 
 from __future__ import annotations
 
