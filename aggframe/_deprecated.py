@@ -9,14 +9,15 @@ naming the new function.
 
 from __future__ import annotations
 
-import sys
+import importlib
 import types
 import warnings
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:  # the function is imported by the call: `import aggframe` stays cheap
+    from collections.abc import Sequence
 
-from aggframe.interop.layout import wide_table
+    import polars as pl
 
 __all__ = ["make_wide_callable"]
 
@@ -38,6 +39,8 @@ class _CallableWide(types.ModuleType):
             "subpackage of the scan, `import aggframe.wide.tnorms` works again)"
         )
         warnings.warn(msg, FutureWarning, stacklevel=2)
+        from aggframe.interop.layout import wide_table
+
         return wide_table(report, values=values, by=by, separator=separator)
 
 
@@ -49,6 +52,6 @@ def make_wide_callable() -> None:
     None
         The subpackage's class is changed in place; its attributes stay as they are.
     """
-    module = sys.modules["aggframe.wide"]
+    module = importlib.import_module("aggframe.wide")  # its __init__ imports nothing: cheap
     if not isinstance(module, _CallableWide):
         module.__class__ = _CallableWide

@@ -21,11 +21,12 @@ columns (:mod:`aggframe._columns`) with the user's names beside them:
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, overload
 
-import numpy as np
 import polars as pl
 
 from aggframe._columns import (
@@ -54,7 +55,34 @@ from aggframe.facade.stores import StoreMethods
 from aggframe.facade.windows import windowed_evaluate
 from aggframe.operators.bootstrap import summarize
 
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
+
 __all__ = ["PER_CLASS_COLUMNS", "OrdinalPredictions", "Predictions", "summary_html"]
+
+
+class _Registered:
+    """A method that a later layer sets on the class (this module may not import it): the first
+    access imports that module, whose import replaces this placeholder with the method.
+
+    ``import aggframe`` loads modules on first use (issue 35), so no import side effect may be
+    counted on: ``pr.slices`` works whether or not ``af.slices`` was touched first."""
+
+    def __init__(self, module: str) -> None:
+        self._module = module
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, obj: object, owner: type) -> Any:
+        importlib.import_module(self._module)  # sets the method on the class that holds this
+        if inspect.getattr_static(owner, self._name) is self:
+            msg = f"{self._module} did not register {owner.__name__}.{self._name}"
+            raise AttributeError(msg)
+        return getattr(owner if obj is None else obj, self._name)
 
 
 @dataclass(repr=False)
@@ -69,7 +97,10 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
 
     #: :func:`aggframe.slices` as a method, ``pr.slices(measure, operator, columns=...)``: set by
     #: :mod:`aggframe.decisions.slices` (a later layer, which this module may not import)
-    slices: ClassVar[Callable[..., pl.DataFrame]]
+    if TYPE_CHECKING:
+        slices: ClassVar[Callable[..., pl.DataFrame]]
+    else:
+        slices = _Registered("aggframe.decisions.slices")
 
     @overload
     def evaluate(

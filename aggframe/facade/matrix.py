@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
-import numpy as np
 import polars as pl
 
 from aggframe._columns import (
@@ -21,6 +20,11 @@ from aggframe.facade.base import PredictionsBase
 from aggframe.measures.matrix import Normalize
 from aggframe.operators.matrix import confusion_frame
 from aggframe.tables.cells import CellTables
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 #: "not given" (the bare ``confusion_matrix()`` call keeps its old result for one release)
 _UNSET: Any = object()

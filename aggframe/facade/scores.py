@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import narwhals as nw
-import numpy as np
 import polars as pl
 
 from aggframe._columns import (
@@ -50,6 +49,11 @@ from aggframe.operators.scores import (
 )
 from aggframe.tables.cells import CellTables
 from aggframe.wide.ranking import ScoreFrame
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 
 class ScoreMethods(PredictionsBase):

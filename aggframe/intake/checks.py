@@ -9,10 +9,9 @@ arrays (1-D, same length, one label type), the alignment of ``y_true`` and
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import narwhals as nw
-import numpy as np
 import polars as pl
 
 from aggframe._options import ClassUniverse, parse_class_universe
@@ -24,6 +23,11 @@ from aggframe.exceptions import (
     ShapeError,
 )
 from aggframe.intake.source import _object_labels
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = [
     "align_label_dtypes",

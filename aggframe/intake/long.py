@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import narwhals as nw
-import numpy as np
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, P, Y
@@ -46,6 +45,11 @@ from aggframe.wide.engines import to_polars
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.long import LongRoles, long_boot_grains, long_grains
 from aggframe.wide.tnorms import TNorm, resolve_tnorm
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = ["ONE_HOT", "LongSource", "indicator_frame", "long_source"]
 

@@ -36,17 +36,21 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote
 
 import narwhals as nw
-import numpy as np
 import polars as pl
 
 from aggframe._columns import first_repeat
 from aggframe._progress import stage
 from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
 from aggframe.intake.partitions import hive_pairs, partition_dtype
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = [
     "BROKEN_LINK",

@@ -16,9 +16,6 @@ from typing import Any
 
 import polars as pl
 
-from aggframe.decisions.checks import WHOLE_BASELINE, check
-from aggframe.decisions.junit import write_junit
-from aggframe.decisions.rules import load_rules
 from aggframe.exceptions import AggframeError
 from aggframe.interop.cli_checks import _store_inputs
 from aggframe.interop.cli_commands import _predictions
@@ -101,6 +98,10 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 def run_check(args: argparse.Namespace, argv: Any = None) -> int:
     """Run ``aggframe check``; the exit code."""
+    # imported here: the parser of every command is built from this module (issue 35)
+    from aggframe.decisions.checks import WHOLE_BASELINE, check
+    from aggframe.decisions.rules import load_rules
+
     try:
         if args.by is not None:
             msg = "check takes its groups from the rules (by = [...] in each rule), not from --by"
@@ -132,6 +133,8 @@ def run_check(args: argparse.Namespace, argv: Any = None) -> int:
 
 def _deliver(args: argparse.Namespace, pr: Any, result: Any, argv: Any) -> None:
     if args.junit:
+        from aggframe.decisions.junit import write_junit
+
         write_junit(result, args.junit)
     if args.json:
         result.to_json(args.json)

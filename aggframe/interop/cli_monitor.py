@@ -13,7 +13,6 @@ from typing import Any
 
 import polars as pl
 
-from aggframe.decisions.monitor import load_monitor_rules, monitor, monitor_rules
 from aggframe.exceptions import AggframeError
 from aggframe.intake.source import scan
 from aggframe.intake.stored import is_store
@@ -157,6 +156,9 @@ def _format(args: argparse.Namespace) -> str:
 def run_monitor(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
     """``aggframe monitor``: 0 (no alert of severity error), 1 (one fired) or 2 (a failure)."""
     del argv
+    # imported here: the parser of every command is built from this module (issue 35)
+    from aggframe.decisions.monitor import load_monitor_rules, monitor, monitor_rules
+
     try:
         window = time_options(args)
         if "time" not in window:

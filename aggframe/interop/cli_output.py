@@ -10,6 +10,7 @@ import ast
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +58,10 @@ FLAGS = {
     "k": "--k",
 }
 _KEYS = "|".join(sorted(map(re.escape, FLAGS), key=len, reverse=True))
-_WORDS = [
+_WORDS: list[tuple[str, Callable[[re.Match[str]], str]]] = [  # patterns compiled on first use (issue 35)
     # the scores' Python advice first (the generic rules below would rewrite half of it)
     (
-        re.compile(
+        (
             r"needs predictions that carry scores: build them with from_scores\(frame, score='<column>', \.\.\.\) "
             r"\(these predictions are in the 'cells' form, without scores\)"
         ),
@@ -70,42 +71,40 @@ _WORDS = [
         ),
     ),
     (
-        re.compile(r"build them with from_scores\(frame, score='<column>', \.\.\.\)"),
+        r"build them with from_scores\(frame, score='<column>', \.\.\.\)",
         lambda m: (
             "pass --scores COLUMNS (e.g. --scores 'p_*', one probability column per class, with --y-true)"
         ),
     ),
-    (re.compile(r"normalize=True"), lambda m: "--normalize"),
-    (re.compile(r",? or tolerance= to accept it"), lambda m: ""),
-    (re.compile(r";? ?\(?pass logits=True if the(y| scores) are logits\)?"), lambda m: ""),
+    (r"normalize=True", lambda m: "--normalize"),
+    (r",? or tolerance= to accept it", lambda m: ""),
+    (r";? ?\(?pass logits=True if the(y| scores) are logits\)?", lambda m: ""),
     (
-        re.compile(r"; pass classes= with the label of each column"),
+        r"; pass classes= with the label of each column",
         lambda m: "; pass --classes A,B,... in column order",
     ),
-    (re.compile(r"task=None"), lambda m: "--task multiclass"),
-    (re.compile(rf"`({_KEYS})=([^`]*)`"), lambda m: f"`{FLAGS[m[1]]} {m[2]}`"),
-    (re.compile(rf"`({_KEYS})`"), lambda m: f"`{FLAGS[m[1]]}`"),
-    (re.compile(rf"\(role '({_KEYS})'\)"), lambda m: f"({FLAGS[m[1]]})"),
-    (re.compile(rf"(?<![\w.\-'`])({_KEYS})='([\w<> ]*)'"), lambda m: f"{FLAGS[m[1]]} {m[2]}"),
+    (r"task=None", lambda m: "--task multiclass"),
+    (rf"`({_KEYS})=([^`]*)`", lambda m: f"`{FLAGS[m[1]]} {m[2]}`"),
+    (rf"`({_KEYS})`", lambda m: f"`{FLAGS[m[1]]}`"),
+    (rf"\(role '({_KEYS})'\)", lambda m: f"({FLAGS[m[1]]})"),
+    (rf"(?<![\w.\-'`])({_KEYS})='([\w<> ]*)'", lambda m: f"{FLAGS[m[1]]} {m[2]}"),
     # `classes=3` reads `--classes 3`; a bare `classes=/n_classes=` reads `--classes/--n-classes`
-    (re.compile(rf"(?<![\w.\-'`])({_KEYS})=(?=[\w<\[\"'])"), lambda m: f"{FLAGS[m[1]]} "),
-    (re.compile(rf"(?<![\w.\-'`])({_KEYS})="), lambda m: FLAGS[m[1]]),
-    (re.compile(r" when building the predictions"), lambda m: ""),
+    (rf"(?<![\w.\-'`])({_KEYS})=(?=[\w<\[\"'])", lambda m: f"{FLAGS[m[1]]} "),
+    (rf"(?<![\w.\-'`])({_KEYS})=", lambda m: FLAGS[m[1]]),
+    (r" when building the predictions", lambda m: ""),
     # Python advice a command-line user cannot follow, as what the command line offers
-    (re.compile(r"pr\.write_cells(\(path\))?"), lambda m: "`aggframe cells INPUT... -o DIR`"),
-    (re.compile(r"overwrite=True"), lambda m: "--overwrite"),
-    (re.compile(r" \(or af\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)"), lambda m: ""),
+    (r"pr\.write_cells(\(path\))?", lambda m: "`aggframe cells INPUT... -o DIR`"),
+    (r"overwrite=True", lambda m: "--overwrite"),
+    (r" \(or af\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)", lambda m: ""),
     (
-        re.compile(r"cast it to one type in the predictions first"),
+        r"cast it to one type in the predictions first",
         lambda m: (
             "give it one type in every store's input (a column of the files, the key=value folders "
             "or the --with values) and write the stores again"
         ),
     ),
     (
-        re.compile(
-            r"rename it first, e\.g\. frame\.rename\(\{('[^']*'|\"[^\"]*\"): ('[^']*'|\"[^\"]*\")\}\)"
-        ),
+        r"rename it first, e\.g\. frame\.rename\(\{('[^']*'|\"[^\"]*\"): ('[^']*'|\"[^\"]*\")\}\)",
         lambda m: _rename_advice(ast.literal_eval(m[1]), ast.literal_eval(m[2])),
     ),
 ]
@@ -138,7 +137,7 @@ def cli_words(message: str) -> str:
     'an existing cell store; pass --overwrite to replace it'
     """
     for pattern, repl in _WORDS:
-        message = pattern.sub(repl, message)
+        message = re.sub(pattern, repl, message)  # compiled on first use, then cached by re
     return message
 
 

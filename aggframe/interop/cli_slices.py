@@ -14,7 +14,6 @@ from typing import Any
 
 import polars as pl
 
-from aggframe.decisions.slices import slices
 from aggframe.exceptions import AggframeError
 from aggframe.interop.cli_checks import _check_options, _check_output, _output_format, _split, _store_inputs
 from aggframe.interop.cli_commands import _predictions
@@ -145,6 +144,8 @@ def add_slices_parser(sub: Any, inputs: Callable[..., None]) -> None:
 
 def run_slices(args: argparse.Namespace) -> int:
     """``aggframe slices``: the options checked, the scan and the slices, the result written; the exit code."""
+    from aggframe.decisions.slices import slices  # only this command loads the slice search
+
     try:
         if args.by is not None:
             msg = "aggframe slices takes --columns (the slice columns), not --by"

@@ -17,12 +17,12 @@ from, with the options it is given (the keyword options of ``from_labels``/``fro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe.constructors import from_labels, from_long
-from aggframe.predictions import Predictions
+if TYPE_CHECKING:  # imported by the calls: registering the namespace at `import aggframe` stays cheap
+    from aggframe.predictions import Predictions
 
 __all__ = ["AggframeNamespace"]
 
@@ -68,6 +68,8 @@ class AggframeNamespace:
         >>> frame.aggframe.labels(y_true="t", y_pred="p").accuracy()
         0.6666666666666666
         """
+        from aggframe.constructors import from_labels
+
         return from_labels(self._frame, **options)
 
     def long(self, **options: Any) -> Predictions:
@@ -99,6 +101,8 @@ class AggframeNamespace:
         >>> frame.lazy().aggframe.long().compute("precision", "micro")
         0.6666666666666666
         """
+        from aggframe.constructors import from_long
+
         return from_long(self._frame, **options)
 
 

@@ -46,12 +46,15 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, cast
 
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Coefficients, Formula, Measure
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = ["PROPERTIES", "InferredProperties", "infer", "resolve_properties", "same_linear"]
 

@@ -26,12 +26,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from aggframe.exceptions import OptionError
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = ["Coefficients", "Formula", "Measure"]
 

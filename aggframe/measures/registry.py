@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from aggframe._options import suggestion
@@ -21,6 +20,11 @@ from aggframe.exceptions import OptionError, UnknownNameError
 from aggframe.measures import formulas as f
 from aggframe.measures.inference import resolve_properties
 from aggframe.measures.measure import Coefficients, Formula, Measure
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = [
     "BUILTIN",

@@ -21,13 +21,18 @@ over the non-empty bins.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from aggframe._options import Strategy
 from aggframe.operators.score_tables import GID, grouped, visible, with_gid, with_sums
 from aggframe.wide.ranking import NEG, POS
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = ["calibration", "ece_per_group"]
 

@@ -48,8 +48,8 @@ area under the macro curve is the macro AP.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from aggframe._columns import CELLS
@@ -57,6 +57,11 @@ from aggframe._options import Convention
 from aggframe.operators.reduce import resolve_mean
 from aggframe.operators.score_tables import GID, cumulated, grouped, visible, with_gid
 from aggframe.wide.ranking import NEG, POS, SCORE
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = [
     "auroc_bin_bound",

@@ -88,12 +88,12 @@ the examples it accepts.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import narwhals as nw
-import numpy as np
 import polars as pl
 
 __all__ = [
@@ -117,7 +117,7 @@ Frame = nw.LazyFrame[Any]
 
 #: Probabilities are clipped to [EPS, 1 - EPS] before a logarithm, as scikit-learn's
 #: ``log_loss`` does (the machine epsilon of float64).
-EPS = float(np.finfo(np.float64).eps)
+EPS = sys.float_info.epsilon  # np.finfo(np.float64).eps, without importing NumPy
 
 #: Output columns of :func:`score_counts`: the score (or cell threshold), and the
 #: numbers of positive and negative entries at it.

@@ -18,14 +18,19 @@ engine Narwhals supports.
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import narwhals as nw
-import numpy as np
 
 from aggframe.exceptions import OptionError, UnknownNameError
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: the report needs no NumPy (issue 35)
+    from aggframe._lazy import numpy as np
 
 __all__ = [
     "TNorm",
@@ -129,7 +134,7 @@ def hamacher(gamma: float = 1.0) -> TNorm:
     except (TypeError, ValueError) as exc:
         msg = f"Expected `gamma` of the Hamacher t-norm to be a number >= 0, got {gamma!r}"
         raise OptionError(msg) from exc
-    if not (g >= 0 and np.isfinite(g)):
+    if not (g >= 0 and math.isfinite(g)):
         msg = f"Expected `gamma` of the Hamacher t-norm to be a finite number >= 0, got {gamma!r}"
         raise OptionError(msg)
     if g == 1.0:
