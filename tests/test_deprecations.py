@@ -30,4 +30,4 @@ def test_af_wide_still_works_with_a_future_warning() -> None:
         old = af.wide(report, by="measure")
     assert_frame_equal(old, af.wide_table(report, by="measure"))
     assert isinstance(old, pl.DataFrame)
-    assert old.columns == ["measure", "micro", "macro"]
+    assert old.columns == ["measure", "n_examples", "micro", "macro"]
