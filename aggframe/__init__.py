@@ -45,6 +45,7 @@ from aggframe.constructors import (
     scan,
 )
 from aggframe.decisions.checks import CheckFailedError, CheckResult, check
+from aggframe.decisions.estimate import CalibrationMap, ShiftWarning, estimate, fit_calibration
 from aggframe.decisions.monitor import monitor
 from aggframe.decisions.rules import Rule, RuleError
 from aggframe.decisions.slices import slices
@@ -102,6 +103,10 @@ __version__ = package_version()  # the version lives in pyproject.toml alone
 
 __all__ = [
     "Accumulator",
+    "CalibrationMap",
+    "ShiftWarning",
+    "estimate",
+    "fit_calibration",
     "AggframeError",
     "AggframeNamespace",
     "Cells",
