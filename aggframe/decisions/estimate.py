@@ -370,9 +370,9 @@ def estimate(
     >>> import polars as pl
     >>> import aggframe as af
     >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
-    >>> new = af.from_scores(pl.DataFrame({"y": [0, 0, 0], "score": [0.2, 0.5, 0.95]}), class_=None)
+    >>> new = af.from_scores(pl.DataFrame({"y": [0, 0, 0], "score": [0.2, 0.5, 0.85]}), class_=None)
     >>> af.estimate(ref, new, "recall", "binary")["value"].round(3).to_list()
-    [1.0]
+    [0.579]
     """
     from aggframe.constructors import from_long
     from aggframe.measures.registry import is_score_measure
