@@ -402,14 +402,12 @@ def estimate(
     table = cmap.table.lazy().select(
         pl.col("class").alias(CLASS_ROLE), pl.col("bin").alias(_BIN), pl.col("q").alias(_Q)
     )
-    try:
-        table = table.with_columns(pl.col(CLASS_ROLE).cast(lf.collect_schema()[CLASS_ROLE]))
-    except pl.exceptions.PolarsError as exc:
-        msg = "the classes of `data` and of the reference have different types"
-        raise OptionError(msg) from exc
-    rows = lf.with_columns(_binned(pl.col(_SCORE)).alias(_BIN), lab.alias(_LAB)).join(
-        table, on=[CLASS_ROLE, _BIN], how="left"
-    )
+    table = table.with_columns(pl.col(CLASS_ROLE).cast(lf.collect_schema()[CLASS_ROLE]))
+    rows = lf.with_columns(_binned(pl.col(_SCORE)).alias(_BIN), lab.alias(_LAB))
+    if cmap.method == "none":
+        rows = rows.with_columns(pl.lit(None, pl.Float64).alias(_Q))  # the scores as they are
+    else:
+        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left")
     q = pl.col(_Q).fill_null(pl.col(_SCORE))  # a class the reference never saw: the score as is
     per_example = [*keys, EXAMPLE]
     if cmap.renormalize:
@@ -445,21 +443,23 @@ def estimate(
     pr = from_long(long, tnorm="product", task="multilabel")
     with reading(source.origin):
         res = pr.evaluate(measures, operators, by=[*private.values(), kind_col])
-        checks = (
-            rows.join(ranges, on=CLASS_ROLE, how="left")
-            .group_by(keys)
-            .agg(
-                ((pl.col(_SCORE) < pl.col("low")) | (pl.col(_SCORE) > pl.col("high"))).sum().alias("outside"),
-                pl.len().alias("entries"),
-            )
-            .collect()
-        )
-        shares = (
-            rows.group_by(per_example)
-            .agg(pl.col(_LAB).max())
-            .group_by(keys)
-            .agg(pl.len().cast(pl.Int64).alias("n_examples"), pl.col(_LAB).mean().alias("labelled_share"))
-            .collect()
+        checks, shares = pl.collect_all(
+            [
+                rows.join(ranges, on=CLASS_ROLE, how="left")
+                .group_by(keys)
+                .agg(
+                    ((pl.col(_SCORE) < pl.col("low")) | (pl.col(_SCORE) > pl.col("high")))
+                    .sum()
+                    .alias("outside"),
+                    pl.len().alias("entries"),
+                ),
+                rows.group_by(per_example)
+                .agg(pl.col(_LAB).max())
+                .group_by(keys)
+                .agg(
+                    pl.len().cast(pl.Int64).alias("n_examples"), pl.col(_LAB).mean().alias("labelled_share")
+                ),
+            ]
         )
     flagged = checks.filter(pl.col("outside") > OUTSIDE_SHARE * pl.col("entries"))
     if flagged.height:
