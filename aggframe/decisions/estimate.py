@@ -49,7 +49,7 @@ __all__ = ["CalibrationMap", "ShiftWarning", "estimate", "fit_calibration"]
 #: Scores are read on this grid (a bin of width 1/GRID) for the isotonic fit and its lookup.
 GRID = 1000
 #: The share of a group's entries outside the reference's score range above which it is flagged.
-OUTSIDE_SHARE = 0.01
+OUTSIDE_SHARE = 0.05
 #: Bins of the expected calibration error.
 ECE_BINS = 10
 
@@ -362,7 +362,7 @@ def estimate(
     Warns
     -----
     ShiftWarning
-        In a group of ``data``, more than 1% of the entries have scores outside the
+        In a group of ``data``, more than 5% of the entries have scores outside the
         reference's range for their class (the map is extrapolated there).
 
     Examples
