@@ -28,15 +28,15 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, get_args
 
 import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, Y_PRED, Y_TRUE, P, Y
-from aggframe._options import Calibration, ReportOperator, listify
+from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, Y_PRED, Y_TRUE, P, Y, check_result_names
+from aggframe._options import Calibration, Engine, ReportOperator, listify, parse_engine
 from aggframe.exceptions import DecisionWarning, InvalidValueError, OptionError
 from aggframe.intake.scores import SCORE
 from aggframe.intake.source import reading
@@ -52,6 +52,9 @@ GRID = 1000
 OUTSIDE_SHARE = 0.05
 #: Bins of the expected calibration error.
 ECE_BINS = 10
+
+#: The result's columns after the by-columns.
+RESULT = ("kind", "measure", "operator", "value", "ci_low", "ci_high", "n_examples", "labelled_share")
 
 _SCORE = f"{PREFIX}est_s"
 _BIN = f"{PREFIX}est_bin"
@@ -318,6 +321,7 @@ def estimate(
     n_draws: int = 0,
     level: float = 0.95,
     seed: int = 0,
+    engine: Engine = "auto",
 ) -> pl.DataFrame:
     """Estimated cell measures of predictions whose truth is missing, from scores calibrated on a reference.
 
@@ -346,6 +350,8 @@ def estimate(
         The interval's level.
     seed
         The seed of the draws.
+    engine
+        The Polars engine of the evaluation (``"auto"``, ``"in-memory"``, ``"streaming"``).
 
     Returns
     -------
@@ -376,8 +382,11 @@ def estimate(
     """
     from aggframe.constructors import from_long
     from aggframe.measures.registry import is_score_measure
+    from aggframe.predictions import Predictions
 
     by_cols = listify(by)
+    check_result_names(by_cols, RESULT, "estimate")
+    engine = parse_engine(engine)
     n_draws, level, seed = _check_draws(n_draws, level, seed)
     for m in listify(measures):
         if isinstance(m, str) and is_score_measure(m):
@@ -440,9 +449,12 @@ def estimate(
     frame = pl.concat(parts, how="vertical_relaxed")
     private = {k: f"k{i}" for i, k in enumerate(keys)}
     long = frame.rename({**private, EXAMPLE: "example", CLASS_ROLE: "class", Y: "y", P: "p"})
-    pr = from_long(long, tnorm="product", task="multilabel")
+    # the long frame is derived from `data`: a read error names data's source
+    pr = Predictions(
+        replace(from_long(long, tnorm="product", task="multilabel").source, origin=source.origin)
+    )
     with reading(source.origin):
-        res = pr.evaluate(measures, operators, by=[*private.values(), kind_col])
+        res = pr.evaluate(measures, operators, by=[*private.values(), kind_col], engine=engine)
         checks, shares = pl.collect_all(
             [
                 rows.join(ranges, on=CLASS_ROLE, how="left")
@@ -459,7 +471,8 @@ def estimate(
                 .agg(
                     pl.len().cast(pl.Int64).alias("n_examples"), pl.col(_LAB).mean().alias("labelled_share")
                 ),
-            ]
+            ],
+            engine=engine,
         )
     flagged = checks.filter(pl.col("outside") > OUTSIDE_SHARE * pl.col("entries"))
     if flagged.height:
