@@ -69,13 +69,34 @@ class ShiftWarning(DecisionWarning):
 
 @dataclass(frozen=True)
 class CalibrationMap:
-    """Per-class calibration maps fitted on a reference (:func:`fit_calibration`).
+    """Per-class calibration maps fitted on a reference (:func:`fit_calibration` makes them).
 
-    ``table`` has one row per (class, score bin): ``class``, ``bin`` (``0 .. GRID-1``,
-    the score ``s`` in ``[bin/GRID, (bin+1)/GRID)``) and ``q``, the calibrated
-    probability. ``ece`` has per class the reference's expected calibration error
-    before (``ece_raw``) and after (``ece_calibrated``, in-sample) calibration,
-    ``low``/``high`` (the reference's score range) and ``n`` (entries).
+    Parameters
+    ----------
+    method
+        The calibration that made the map: ``"isotonic"``, ``"platt"`` or ``"none"``.
+    table
+        One row per (class, score bin): ``class``, ``bin`` (``0 .. 999``: the score ``s``
+        in ``[bin/1000, (bin+1)/1000)``) and ``q``, the calibrated probability.
+    ece
+        Per class: ``n`` (the reference's entries), ``low`` and ``high`` (its score range),
+        ``ece_raw`` and ``ece_calibrated`` (its expected calibration error on ten equal-width
+        bins, before the map and after it, in-sample).
+    renormalize
+        Whether :func:`estimate` divides the calibrated probabilities of an example by their sum.
+
+    Raises
+    ------
+    Nothing
+        A plain record; :func:`fit_calibration` checks its input.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import aggframe as af
+    >>> ref = af.from_scores(pl.DataFrame({"y": [0, 1, 1], "score": [0.2, 0.5, 0.8]}), class_=None)
+    >>> af.fit_calibration(ref).ece.columns
+    ['class', 'n', 'low', 'high', 'ece_raw', 'ece_calibrated']
     """
 
     method: Calibration
@@ -416,7 +437,7 @@ def estimate(
     if cmap.method == "none":
         rows = rows.with_columns(pl.lit(None, pl.Float64).alias(_Q))  # the scores as they are
     else:
-        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left")
+        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left", nulls_equal=True)
     q = pl.col(_Q).fill_null(pl.col(_SCORE))  # a class the reference never saw: the score as is
     per_example = [*keys, EXAMPLE]
     if cmap.renormalize:
@@ -457,7 +478,7 @@ def estimate(
         res = pr.evaluate(measures, operators, by=[*private.values(), kind_col], engine=engine)
         checks, shares = pl.collect_all(
             [
-                rows.join(ranges, on=CLASS_ROLE, how="left")
+                rows.join(ranges, on=CLASS_ROLE, how="left", nulls_equal=True)
                 .group_by(keys)
                 .agg(
                     ((pl.col(_SCORE) < pl.col("low")) | (pl.col(_SCORE) > pl.col("high")))
