@@ -202,3 +202,33 @@ def test_measures_on_scores_and_label_predictions_are_refused() -> None:
     labels = af.from_labels(pl.DataFrame({"y_true": [0, 1], "y_pred": [1, 1]}))
     with pytest.raises(OptionError, match="predictions with scores"):
         af.estimate(labels, data, "f1", "binary")  # type: ignore[arg-type]
+
+
+def test_multilabel_long_layout_is_not_renormalised() -> None:
+    # long layout, threshold decision: each (example, class) entry is its own Bernoulli(score)
+    rng = np.random.default_rng(19)
+
+    def frame(n: int) -> pl.DataFrame:
+        s = rng.uniform(size=(n, 3))
+        y = (rng.uniform(size=s.shape) < s).astype(np.int64)
+        return pl.DataFrame(
+            {
+                "example": np.repeat(np.arange(n), 3),
+                "class": np.tile(["x", "y", "z"], n),
+                "score": s.ravel(),
+                "y": y.ravel(),
+                "lab": True,
+            }
+        )
+
+    ref = af.from_scores(frame(2000))
+    cmap = af.fit_calibration(ref)
+    assert not cmap.renormalize
+    assert cmap.ece.height == 3
+    out = af.estimate(
+        cmap, af.from_scores(frame(2000)), ["f1", "precision"], ["micro", "macro"], labelled="lab"
+    )
+    wide = out.pivot(on="kind", index=["measure", "operator"], values="value")
+    assert ((wide["estimated"] - wide["realized"]).abs() < 0.03).all(), wide
+    argmax = af.fit_calibration(af.from_scores(frame(50), decision="argmax"))
+    assert argmax.renormalize
