@@ -232,3 +232,12 @@ def test_multilabel_long_layout_is_not_renormalised() -> None:
     assert ((wide["estimated"] - wide["realized"]).abs() < 0.03).all(), wide
     argmax = af.fit_calibration(af.from_scores(frame(50), decision="argmax"))
     assert argmax.renormalize
+
+
+def test_a_duckdb_source_is_refused_clearly() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    rel = duckdb.connect().sql("select * from (values (0.2, 0), (0.8, 1), (0.6, 1)) t(score, y)")
+    data = af.from_scores(rel, class_=None)
+    polars_ref = af.from_scores(_binary(20, 50), class_=None)
+    with pytest.raises(OptionError, match="Polars sources"):
+        af.estimate(polars_ref, data, "f1", "binary")
