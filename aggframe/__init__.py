@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         scan,
     )
     from aggframe.decisions.checks import CheckFailedError, CheckResult, check
+    from aggframe.decisions.estimate import CalibrationMap, ShiftWarning, estimate, fit_calibration
     from aggframe.decisions.monitor import monitor
     from aggframe.decisions.rules import Rule, RuleError
     from aggframe.decisions.slices import slices
@@ -146,6 +147,10 @@ _LAZY: dict[str, str] = {
     "CheckResult": "aggframe.decisions.checks",
     "check": "aggframe.decisions.checks",
     "monitor": "aggframe.decisions.monitor",
+    "CalibrationMap": "aggframe.decisions.estimate",
+    "ShiftWarning": "aggframe.decisions.estimate",
+    "estimate": "aggframe.decisions.estimate",
+    "fit_calibration": "aggframe.decisions.estimate",
     "slices": "aggframe.decisions.slices",
     "Rule": "aggframe.decisions.rules",
     "RuleError": "aggframe.decisions.rules",
@@ -228,6 +233,7 @@ __all__ = [
     "Accumulator",
     "AggframeError",
     "AggframeNamespace",
+    "CalibrationMap",
     "Cells",
     "CheckFailedError",
     "CheckResult",
@@ -246,6 +252,7 @@ __all__ = [
     "Rule",
     "RuleError",
     "ShapeError",
+    "ShiftWarning",
     "SourceError",
     "SparseInputError",
     "StoreError",
@@ -263,7 +270,9 @@ __all__ = [
     "degrees_of_freedom",
     "diagnose",
     "dominates",
+    "estimate",
     "fbeta",
+    "fit_calibration",
     "fold_aggregate",
     "from_cells",
     "from_indicator",

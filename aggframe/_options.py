@@ -108,6 +108,8 @@ LongTask = Literal["multiclass", "multilabel"]
 Grain = Literal["class", "pooled", "profiles"]
 #: the multiple-comparison correction of :func:`~aggframe.slices`
 SliceCorrection = Literal["holm", "bh"]
+#: the calibration map of :func:`~aggframe.estimate`
+Calibration = Literal["isotonic", "platt", "none"]
 
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
