@@ -71,13 +71,13 @@ def score_counts(pr: Predictions, request: ReportRequest, boot: Bootstrap, *, en
     One group-by over the scores (the predictions need no decision rule for this, as the
     measures on scores need none).
     """
-    source, sf = _scored(pr, request, boot)
+    _, sf = _scored(pr, request, boot)
     keys = list(sf.row_keys)
     examples = nw.col(sf.example).n_unique() if sf.example is not None else nw.len()
     grouped = sf.frame.group_by(*keys, drop_null_keys=False).agg(
         examples.cast(nw.Int64).alias("n_examples"), nw.len().cast(nw.Int64).alias(_ROWS)
     )
-    with scanning(source.origin):
+    with scanning(pr.source.origin):
         return to_polars(grouped).collect(engine=engine).lazy()
 
 
@@ -180,7 +180,7 @@ def _tested_slices(
 
 
 def _empty(lookup: pl.DataFrame, by_keys: list[str]) -> pl.LazyFrame:
-    schema = {
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
         **{k: lookup.schema[k] for k in by_keys},
         GROUPING_COLUMN: pl.String,
         GROUPING_ID: pl.Int64,
