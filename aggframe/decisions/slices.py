@@ -124,8 +124,11 @@ def slices(
         The predictions.
     measure
         One measure of the cells (a name or a :class:`Measure`), as :meth:`Predictions.evaluate`
-        takes it; a whole-matrix measure with ``operator="multiclass"``. The measures on
-        scores have no bootstrap yet and are refused.
+        takes it; a whole-matrix measure with ``operator="multiclass"``; or a measure on
+        scores (``auroc``, ``average_precision``, ``log_loss``, ``brier``, ``ece``; micro,
+        macro or weighted) of :func:`~aggframe.from_scores` predictions: each slice's
+        complement is evaluated on its own rows (:mod:`aggframe.decisions.slice_scores`;
+        at most 50,000,000 score rows x tested slices).
     operator
         ``micro`` (default), ``macro``, ``weighted``, ``exemplar``, ``binary`` or ``multiclass``.
     columns
@@ -170,7 +173,9 @@ def slices(
     Raises
     ------
     OptionError
-        A bad option, a measure on scores, a column with more than ``max_levels`` values.
+        A bad option, a column with more than ``max_levels`` values, predictions with a
+        fold or target column, a measure on scores under another operator, without scores,
+        or over the bound on score rows x slices.
     ColumnNotFoundError
         A slice column that is not in the data.
 

@@ -4,6 +4,7 @@ null p-values' rate."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 import aggframe as af
 from aggframe.decisions import slice_scores
 from aggframe.exceptions import OptionError
+from aggframe.interop.cli import main
 
 SCORES = ["auroc", "average_precision", "log_loss", "brier", "ece"]
 COLUMNS = ["a", "b c", "tp"]  # a blank and a cell's name among the slice columns
@@ -180,3 +182,27 @@ def test_refusals_name_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
         labels.slices("auroc", columns="a")
     with pytest.raises(OptionError, match="cluster"):
         pr.slices("auroc", columns="a", cluster="a", n_boot=5)
+
+
+def test_command_line_reads_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(2)
+    n = 300
+    y = rng.integers(0, 3, n)
+    raw = rng.random((n, 3)) + 0.8 * (np.arange(3) == y[:, None])
+    p = raw / raw.sum(axis=1, keepdims=True)
+    df = pl.DataFrame({"id": np.arange(n), "g": rng.integers(0, 3, n), "y_true": y})
+    df = df.with_columns(*[pl.Series(f"p_{k}", p[:, k]) for k in range(3)])
+    path, out = tmp_path / "scores.parquet", tmp_path / "slices.csv"
+    df.write_parquet(path)
+    argv = ["slices", str(path), "--example", "id", "--scores", "p_*", "--columns", "g"]
+    assert (
+        main([*argv, "--measure", "log_loss", "--operator", "macro", "--n-boot", "10", "-o", str(out), "-q"])
+        == 0
+    )
+    got = pl.read_csv(out)
+    want = af.from_scores(df, example="id", scores=["p_0", "p_1", "p_2"], y_true="y_true").slices(
+        "log_loss", "macro", columns="g", n_boot=10
+    )
+    assert got["slice"].to_list() == want["slice"].to_list()
+    assert got["value"].to_list() == pytest.approx(want["value"].to_list())
+    assert got["p_value"].to_list() == pytest.approx(want["p_value"].to_list())
