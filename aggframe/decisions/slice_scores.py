@@ -141,7 +141,9 @@ def score_replicates(
     on = [REP, _SID, "measure", "operator", "convention"]
     inner = values.filter(pl.col(_IN)).select(*on, pl.col("value").alias(VALUE))
     outer = values.filter(~pl.col(_IN)).select(*on, pl.col("value").alias(COMP))
-    joined = inner.join(outer, on=on, how="left").join(lookup.lazy(), on=_SID, how="inner")
+    joined = inner.join(outer, on=on, how="left", nulls_equal=True).join(
+        lookup.lazy(), on=_SID, how="inner", nulls_equal=True
+    )
     return joined.select(*by_keys, GROUPING_COLUMN, GROUPING_ID, "depth", REP, *on[2:], N, NC, VALUE, COMP)
 
 
