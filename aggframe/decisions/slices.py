@@ -340,7 +340,8 @@ def _replicates(
     """
     by_keys = [by_key(i) for i in range(n_cols)]
     dtypes = tables.classes.collect_schema()
-    overall, pieces = _rolled_up(tables, sets, by_keys, least, engine)
+    exemplar = any(op == "exemplar" for op in request.operators)
+    overall, pieces = _rolled_up(tables, sets, by_keys, least, engine, profiles=exemplar)
     parts = []
     for s, part in zip(sets, pieces, strict=True):
         kept = [by_keys[i] for i in s]
@@ -387,7 +388,13 @@ def _replicates(
 
 
 def _rolled_up(
-    tables: CellTables, sets: list[list[int]], by_keys: list[str], least: int, engine: Engine
+    tables: CellTables,
+    sets: list[list[int]],
+    by_keys: list[str],
+    least: int,
+    engine: Engine,
+    *,
+    profiles: bool,
 ) -> tuple[CellTables, list[CellTables]]:
     """The overall tables and each grouping set's (its small slices pruned), in two collects.
 
@@ -397,7 +404,9 @@ def _rolled_up(
     """
     deepest = max(len(s) for s in sets)
     top = [s for s in sets if len(s) == deepest]
-    first = _materialized([rollup_tables(tables, by_keys, [by_keys[i] for i in s]) for s in top], engine)
+    first = _materialized(
+        [rollup_tables(tables, by_keys, [by_keys[i] for i in s]) for s in top], engine, profiles=profiles
+    )
     sizes = [t.classes.select(pl.len()).collect().item() for t in first]
     made = {tuple(s): t for s, t in zip(top, first, strict=True)}
 
@@ -410,23 +419,28 @@ def _rolled_up(
         kept = [by_keys[i] for i in s]
         rolled = made[tuple(s)] if tuple(s) in made else rollup_tables(source(s), by_keys, kept)
         items.append(_pruned(rolled, kept, least))
-    overall, *pieces = _materialized(items, engine)
+    overall, *pieces = _materialized(items, engine, profiles=profiles)
     return overall, pieces
 
 
-def _materialized(items: list[CellTables], engine: Engine) -> list[CellTables]:
-    """The tables' ``classes``, ``groups`` and ``profiles``, collected in one go (all roll-ups of kept tables)."""
+def _materialized(items: list[CellTables], engine: Engine, *, profiles: bool) -> list[CellTables]:
+    """The tables' ``classes``, ``groups`` and (``profiles``: for exemplar) ``profiles``, collected in one go.
+
+    Without ``profiles`` the per-example profile tables (the largest roll-ups, read by the
+    exemplar operator alone) are left lazy and never computed.
+    """
     frames: list[pl.LazyFrame] = []
     for t in items:
         assert t.groups is not None
-        frames += [t.classes, t.groups, t.profiles]
+        frames += [t.classes, t.groups, *([t.profiles] if profiles else [])]
     got = pl.collect_all(frames, engine=engine)
+    k = 3 if profiles else 2
     return [
         replace(
             t,
-            classes=got[3 * i].lazy(),
-            groups=got[3 * i + 1].lazy(),
-            profiles=got[3 * i + 2].lazy(),
+            classes=got[k * i].lazy(),
+            groups=got[k * i + 1].lazy(),
+            profiles=got[k * i + 2].lazy() if profiles else t.profiles,
             pairs=None,
         )
         for i, t in enumerate(items)
