@@ -724,25 +724,6 @@ def _name_label(column: str) -> str:
 def _slices_method(self: Predictions, measure: Any, operator: str = "micro", **options: Any) -> pl.DataFrame:
     """Every slice of ``columns=`` against its complement, worst first: :func:`aggframe.slices`.
 
-    Parameters
-    ----------
-    measure, operator
-        One measure and its operator, as :func:`aggframe.slices` takes them.
-    **options
-        The keyword options of :func:`aggframe.slices` (``columns=`` required).
-
-    Returns
-    -------
-    polars.DataFrame
-        One row per tested slice, worst first (see :func:`aggframe.slices`).
-
-    Raises
-    ------
-    OptionError
-        A bad option (see :func:`aggframe.slices`).
-    ColumnNotFoundError
-        A slice column that is not in the data.
-
     Examples
     --------
     >>> import aggframe as af
