@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/bench_slices.py --rows 2000000   # fewer rows
     python benchmarks/bench_slices.py --quick          # 200k rows, B = 50: a smoke run
     python benchmarks/bench_slices.py --errors         # the error-rate simulation, full size
+    /usr/bin/time -v python benchmarks/bench_slices.py --only slices   # one candidate: its peak memory
 
 **Speed.** The data (seeded): ``rows`` examples, five slice columns of 3, 5, 8, 12 and 20
 levels, ``y_true`` and ``y_pred`` over 6 classes (75% right). Each candidate gets a fresh
@@ -66,7 +67,7 @@ def _best(fn: object, repeat: int) -> float:
     return min(times)
 
 
-def speed(rows: int, n_boot: int, repeat: int) -> None:
+def speed(rows: int, n_boot: int, repeat: int, only: str | None = None) -> None:
     df = _data(rows)
     print(f"{rows:,} rows, columns {dict(zip(COLUMNS, LEVELS, strict=True))}, B = {n_boot}; shared machine")
 
@@ -83,6 +84,10 @@ def speed(rows: int, n_boot: int, repeat: int) -> None:
             "f1", "macro", columns=COLUMNS, max_depth=2, n_boot=n_boot
         )
 
+    if only:  # one candidate per process: its peak memory under /usr/bin/time -v
+        took = _best({"evaluate": evaluate, "slices": slices}[only], repeat)
+        print(f"{only}  {took:8.2f} s")
+        return
     t_bare, t_eval, t_slices = _best(bare, repeat), _best(evaluate, repeat), _best(slices, repeat)
     out = found["out"]
     print(f"bare      {t_bare:8.2f} s")
@@ -133,13 +138,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="200k rows, B = 50")
     parser.add_argument("--errors", action="store_true", help="the error-rate simulation instead")
+    parser.add_argument(
+        "--only", choices=["evaluate", "slices"], help="time one candidate alone (for its peak memory)"
+    )
     parser.add_argument("--runs", type=int, default=400, help="with --errors: the number of runs")
     args = parser.parse_args()
     if args.errors:
         errors(args.runs, args.n_boot)
         return
     rows, n_boot = (200_000, 50) if args.quick else (args.rows, args.n_boot)
-    speed(rows, n_boot, args.repeat)
+    speed(rows, n_boot, args.repeat, args.only)
 
 
 if __name__ == "__main__":

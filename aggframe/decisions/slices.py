@@ -41,11 +41,22 @@ from aggframe._options import (
     parse_engine,
     parse_report_operator,
 )
+from aggframe.decisions.slice_scores import (
+    COMP,
+    NC,
+    SCORES_GREATER_IS_BETTER,
+    VALUE,
+    N,
+    score_counts,
+    score_replicates,
+)
 from aggframe.exceptions import OptionError
+from aggframe.intake.source import scanning
 from aggframe.measures.matrix import is_matrix_measure
 from aggframe.measures.registry import get_measure, is_score_measure
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 from aggframe.operators.report import ReportRequest, build_report
+from aggframe.operators.score_boot import BOOT_SCORE_OPERATORS
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables, rollup_tables
 
 if TYPE_CHECKING:
@@ -73,7 +84,7 @@ SLICE_COLUMNS = (
     "worse",
     "n_boot",
 )
-_VALUE, _COMP, _N, _NC = "__af_value", "__af_complement", "__af_n", "__af_nc"
+_VALUE, _COMP, _N, _NC = VALUE, COMP, N, NC
 _NAN = float("nan")
 
 
@@ -113,8 +124,11 @@ def slices(
         The predictions.
     measure
         One measure of the cells (a name or a :class:`Measure`), as :meth:`Predictions.evaluate`
-        takes it; a whole-matrix measure with ``operator="multiclass"``. The measures on
-        scores have no bootstrap yet and are refused.
+        takes it; a whole-matrix measure with ``operator="multiclass"``; or a measure on
+        scores (``auroc``, ``average_precision``, ``log_loss``, ``brier``, ``ece``; micro,
+        macro or weighted) of :func:`~aggframe.from_scores` predictions: each slice's
+        complement is evaluated on its own rows (:mod:`aggframe.decisions.slice_scores`;
+        at most 50,000,000 score rows x tested slices).
     operator
         ``micro`` (default), ``macro``, ``weighted``, ``exemplar``, ``binary`` or ``multiclass``.
     columns
@@ -159,7 +173,9 @@ def slices(
     Raises
     ------
     OptionError
-        A bad option, a measure on scores, a column with more than ``max_levels`` values.
+        A bad option, a column with more than ``max_levels`` values, predictions with a
+        fold or target column, a measure on scores under another operator, without scores,
+        or over the bound on score rows x slices.
     ColumnNotFoundError
         A slice column that is not in the data.
 
@@ -204,11 +220,13 @@ def slices(
     if op == "target" or pr.source.target is not None or pr.source.fold_keys():
         msg = (
             "slices compare slices of one set of predictions: predictions with a target or fold column "
-            "(and the target operator) are not supported; evaluate each target or fold separately"
+            "(and the target operator) are not supported, because a fold or target value is not a slice "
+            "value (each fold or target is its own set of predictions, and the replicates of its "
+            "complement would mix them); filter to one fold or target, or evaluate each separately"
         )
         raise OptionError(msg)
     request = pr.request([measure], [op], by=cols, convention=convention)
-    if len(request.measures) + len(request.matrix_measures) != 1:
+    if len(request.measures) + len(request.matrix_measures) + len(request.scores) != 1:
         msg = f"slices takes one measure, got {measure!r} (which names several); pass one of them"
         raise OptionError(msg)
     if len(request.conventions) != 1:
@@ -216,16 +234,25 @@ def slices(
         raise OptionError(msg)
     names = {by_key(i): c for i, c in enumerate(cols)}
     check_result_names(names.values(), [GROUPING_COLUMN, GROUPING_ID, *SLICE_COLUMNS], "slices")
-    base = pr.cell_tables(cols, engine=engine)
-    _check_levels(base, cols, most)
-    tables = pr.boot_tables(cols, boot, engine=engine)
     sets = [list(s) for r in range(1, min(depth, len(cols)) + 1) for s in combinations(range(len(cols)), r)]
-    class_dtype = pr.source.class_dtype() if op == "binary" else None
-    replicates = _replicates(
-        tables, request, sets=sets, n_cols=len(cols), least=least, class_dtype=class_dtype, engine=engine
-    )
-    summary = _summarize(replicates, len(cols), boot.level).collect()
-    greater = _greater_is_better(request)
+    if request.scores:
+        counts = score_counts(pr, request, boot, engine=engine)
+        _check_levels(counts, cols, most)
+        replicates = score_replicates(pr, request, boot, counts, sets=sets, least=least)
+        with scanning(pr.source.origin, f" for {boot.n_boot} bootstrap replicates of {request.scores[0]}"):
+            summary = _summarize(replicates, len(cols), boot.level).collect(engine=engine)
+        greater = request.scores[0] in SCORES_GREATER_IS_BETTER
+    else:
+        base = pr.cell_tables(cols, engine=engine)
+        assert base.groups is not None
+        _check_levels(base.groups, cols, most)
+        tables = pr.boot_tables(cols, boot, engine=engine)
+        class_dtype = pr.source.class_dtype() if op == "binary" else None
+        replicates = _replicates(
+            tables, request, sets=sets, n_cols=len(cols), least=least, class_dtype=class_dtype, engine=engine
+        )
+        summary = _summarize(replicates, len(cols), boot.level).collect()
+        greater = _greater_is_better(request)
     out = _tested(summary, alpha=alpha, correction=corr, greater=greater, least=least)
     out = _labelled(out, cols)
     return out.rename(names)
@@ -270,19 +297,19 @@ def _check_measure(measure: Any, op: str) -> None:
         msg = f"slices takes one measure, got {measure!r}; call it once per measure"
         raise OptionError(msg)
     if isinstance(measure, str) and is_score_measure(measure):
-        msg = (
-            f"slices needs bootstrap replicates of the measure, and the measures on scores ({measure!r}) have "
-            "none yet; slice a measure of the cells (e.g. recall, f1) after choosing a decision rule"
-        )
-        raise OptionError(msg)
+        if op not in BOOT_SCORE_OPERATORS:
+            msg = (
+                f"slices of a measure on scores ({measure!r}) take the micro, macro or weighted operator "
+                f"(their bootstrap replicates), got {op!r}"
+            )
+            raise OptionError(msg)
+        return
     if op != "multiclass" and isinstance(measure, str) and not is_matrix_measure(measure):
         get_measure(measure)  # an unknown name: its own error, with the names known
 
 
-def _check_levels(base: CellTables, cols: list[str], most: int) -> None:
-    """Refuse a column with more than ``most`` distinct values (read off the cell tables of the scan)."""
-    assert base.groups is not None or base.classes is not None
-    table = base.groups if base.groups is not None else base.classes
+def _check_levels(table: pl.LazyFrame, cols: list[str], most: int) -> None:
+    """Refuse a column with more than ``most`` distinct values (read off the groups of the finest grouping)."""
     counts = table.select([pl.col(by_key(i)).n_unique().alias(c) for i, c in enumerate(cols)]).collect()
     for c in cols:
         n = int(counts[c][0])
@@ -313,7 +340,8 @@ def _replicates(
     """
     by_keys = [by_key(i) for i in range(n_cols)]
     dtypes = tables.classes.collect_schema()
-    overall, pieces = _rolled_up(tables, sets, by_keys, least, engine)
+    exemplar = any(op == "exemplar" for op in request.operators)
+    overall, pieces = _rolled_up(tables, sets, by_keys, least, engine, profiles=exemplar)
     parts = []
     for s, part in zip(sets, pieces, strict=True):
         kept = [by_keys[i] for i in s]
@@ -360,7 +388,13 @@ def _replicates(
 
 
 def _rolled_up(
-    tables: CellTables, sets: list[list[int]], by_keys: list[str], least: int, engine: Engine
+    tables: CellTables,
+    sets: list[list[int]],
+    by_keys: list[str],
+    least: int,
+    engine: Engine,
+    *,
+    profiles: bool,
 ) -> tuple[CellTables, list[CellTables]]:
     """The overall tables and each grouping set's (its small slices pruned), in two collects.
 
@@ -370,7 +404,9 @@ def _rolled_up(
     """
     deepest = max(len(s) for s in sets)
     top = [s for s in sets if len(s) == deepest]
-    first = _materialized([rollup_tables(tables, by_keys, [by_keys[i] for i in s]) for s in top], engine)
+    first = _materialized(
+        [rollup_tables(tables, by_keys, [by_keys[i] for i in s]) for s in top], engine, profiles=profiles
+    )
     sizes = [t.classes.select(pl.len()).collect().item() for t in first]
     made = {tuple(s): t for s, t in zip(top, first, strict=True)}
 
@@ -383,23 +419,28 @@ def _rolled_up(
         kept = [by_keys[i] for i in s]
         rolled = made[tuple(s)] if tuple(s) in made else rollup_tables(source(s), by_keys, kept)
         items.append(_pruned(rolled, kept, least))
-    overall, *pieces = _materialized(items, engine)
+    overall, *pieces = _materialized(items, engine, profiles=profiles)
     return overall, pieces
 
 
-def _materialized(items: list[CellTables], engine: Engine) -> list[CellTables]:
-    """The tables' ``classes``, ``groups`` and ``profiles``, collected in one go (all roll-ups of kept tables)."""
+def _materialized(items: list[CellTables], engine: Engine, *, profiles: bool) -> list[CellTables]:
+    """The tables' ``classes``, ``groups`` and (``profiles``: for exemplar) ``profiles``, collected in one go.
+
+    Without ``profiles`` the per-example profile tables (the largest roll-ups, read by the
+    exemplar operator alone) are left lazy and never computed.
+    """
     frames: list[pl.LazyFrame] = []
     for t in items:
         assert t.groups is not None
-        frames += [t.classes, t.groups, t.profiles]
+        frames += [t.classes, t.groups, *([t.profiles] if profiles else [])]
     got = pl.collect_all(frames, engine=engine)
+    k = 3 if profiles else 2
     return [
         replace(
             t,
-            classes=got[3 * i].lazy(),
-            groups=got[3 * i + 1].lazy(),
-            profiles=got[3 * i + 2].lazy(),
+            classes=got[k * i].lazy(),
+            groups=got[k * i + 1].lazy(),
+            profiles=got[k * i + 2].lazy() if profiles else t.profiles,
             pairs=None,
         )
         for i, t in enumerate(items)

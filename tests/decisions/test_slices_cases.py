@@ -198,8 +198,8 @@ def test_bad_measures() -> None:
         ).with_columns(a=pl.col("example") % 2),
         example="example",
     )
-    with pytest.raises(OptionError, match="measures on scores"):
-        scores.slices("auroc", "macro", columns="a")
+    with pytest.raises(OptionError, match="micro, macro or weighted"):  # the operators with replicates
+        scores.slices("auroc", "exemplar", columns="a")
     folds = af.from_labels(_planted(n=200).with_columns(f=pl.col("c")), fold="f")
     with pytest.raises(OptionError, match="fold"):
         folds.slices("recall", columns="a")
