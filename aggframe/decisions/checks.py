@@ -282,9 +282,34 @@ def check(
     """
     parsed = parse_rules(rules)
     engine = parse_engine(engine)
-    base = _baseline_values(parsed, baseline, level=level, seed=seed, engine=engine)
-    values, keys = rule_values(predictions, parsed, level=level, seed=seed, engine=engine, paired=True)
-    frame = _verdicts(values, keys, parsed, base)
+    plain = [r for r in parsed if not r.slices]
+    frame = None
+    if plain:
+        base = _baseline_values(plain, baseline, level=level, seed=seed, engine=engine)
+        values, keys = rule_values(predictions, plain, level=level, seed=seed, engine=engine, paired=True)
+        frame = _verdicts(values, keys, plain, base)
+    if len(plain) < len(parsed):  # slice rules: each its own slice search (aggframe.decisions.check_slices)
+        from aggframe.decisions.check_slices import slice_verdicts
+
+        numbers = [i for i, r in enumerate(parsed, 1) if not r.slices]
+        parts = (
+            []
+            if frame is None
+            else [
+                frame.with_columns(
+                    pl.col("rule")
+                    .cast(pl.Int64)
+                    .replace_strict(list(range(1, len(plain) + 1)), numbers, return_dtype=pl.Int64)
+                )
+            ]
+        )
+        parts += [
+            slice_verdicts(predictions, r, i, level=level, seed=seed, engine=engine)
+            for i, r in enumerate(parsed, 1)
+            if r.slices
+        ]
+        frame = pl.concat(parts, how="diagonal_relaxed").sort("rule", maintain_order=True)
+    assert frame is not None
     return CheckResult(frame=frame, rules=tuple(parsed))
 
 

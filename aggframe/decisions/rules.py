@@ -31,7 +31,7 @@ from typing import Any, Literal, cast, get_args
 
 import narwhals.stable.v1 as nw
 
-from aggframe._options import BandRule, RuleKind, Severity, parse_report_operator
+from aggframe._options import BandRule, RuleKind, Severity, SliceCorrection, parse_report_operator
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.where import Node, where_columns, where_tree
 from aggframe.intake.where import where_expression as _where_expression
@@ -43,6 +43,7 @@ __all__ = [
     "CHECK_ONLY_KEYS",
     "MONITOR_ONLY_KEYS",
     "RULE_KEYS",
+    "SLICE_KEYS",
     "On",
     "Rule",
     "RuleError",
@@ -77,9 +78,36 @@ RULE_KEYS = (
     "quantiles",
     "min_reference_windows",
     "min_labelled_share",
+    "slices",
+    "max_depth",
+    "alpha",
+    "correction",
 )
 #: Keys of a check's bound and filter: an error in a monitoring rule (its bound is its band).
-CHECK_ONLY_KEYS = ("where", "min", "max", "on", "max_drop", "max_relative_drop", "baseline", "min_examples")
+CHECK_ONLY_KEYS = (
+    "where",
+    "min",
+    "max",
+    "on",
+    "max_drop",
+    "max_relative_drop",
+    "baseline",
+    "min_examples",
+    "slices",
+    "max_depth",
+    "alpha",
+    "correction",
+)
+#: The keys of a slice rule ("no slice significantly worse"), beside name, measure and operator.
+SLICE_KEYS = ("slices", "max_depth", "alpha", "correction", "min_examples", "n_boot", "severity")
+#: Defaults of a slice rule's search (those of :func:`~aggframe.decisions.slices.slices`).
+SLICE_DEFAULTS: dict[str, Any] = {
+    "max_depth": 2,
+    "alpha": 0.05,
+    "correction": "holm",
+    "min_examples": 30,
+    "n_boot": 200,
+}
 #: The band's options: an error in a check's rule.
 MONITOR_ONLY_KEYS = ("band", "width", "quantiles", "min_reference_windows", "min_labelled_share")
 
@@ -127,6 +155,14 @@ class Rule:
     band, width, quantiles, min_reference_windows, min_labelled_share
         Monitoring only: the band's options of :func:`~aggframe.monitor` (None: its
         default). A check's rule may not set them.
+    slices
+        Slice columns: the rule is "no slice significantly worse" (a slice is one value
+        of each of up to ``max_depth`` of these columns, held against the rest of the
+        data by :func:`~aggframe.decisions.slices.slices`); it takes no bound, ``by``,
+        ``where`` or ``baseline``, and fails once per significantly worse slice.
+    max_depth, alpha, correction
+        A slice rule's search (defaults 2, 0.05 and ``holm``); ``min_examples`` and
+        ``n_boot`` default to 30 and 200 there.
 
     Raises
     ------
@@ -161,6 +197,10 @@ class Rule:
     quantiles: tuple[float, float] | None = None
     min_reference_windows: int | None = None
     min_labelled_share: float | None = None
+    slices: tuple[str, ...] = ()
+    max_depth: int | None = None
+    alpha: float | None = None
+    correction: SliceCorrection | None = None
     #: where the rule came from, for messages (``gate.toml, rule 2``)
     origin: str = field(default="", compare=False)
 
@@ -176,6 +216,8 @@ class Rule:
         """
         if self.name is not None:
             return self.name
+        if self.slices:
+            return f"{self.operator} {self.measure}: no slice of {', '.join(self.slices)} significantly worse"
         bounds = []
         if self.min is not None:
             bounds.append(f">= {self.min:g}")
@@ -321,6 +363,50 @@ def _band_options(origin: str, spec: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _slice_rule(origin: str, spec: Mapping[str, Any], measure: str, operator: str, name: Any) -> Rule:
+    """A rule with ``slices``: "no slice significantly worse" (its own keys only)."""
+    other = [k for k in spec if k not in (*SLICE_KEYS, "name", "measure", "operator")]
+    if other:
+        raise _fail(
+            origin,
+            other[0],
+            "a slice rule (slices = [...]) takes no bound, by, where or baseline: it fails on each slice "
+            f"significantly worse than the rest; its keys are name, measure, operator, {', '.join(SLICE_KEYS)}",
+        )
+    cols = spec["slices"]
+    cols = [cols] if isinstance(cols, str) else cols
+    if not isinstance(cols, (list, tuple)) or not all(isinstance(c, str) and c for c in cols):
+        raise _fail(origin, "slices", f"expected a list of column names, got {spec['slices']!r}")
+    if not cols:
+        raise _fail(origin, "slices", "empty: name at least one column to slice by")
+    if len(set(cols)) != len(cols):
+        raise _fail(origin, "slices", f"a column is named twice: {list(cols)!r}")
+    opts: dict[str, Any] = {}
+    if spec.get("max_depth") is not None:
+        opts["max_depth"] = _count(origin, "max_depth", spec["max_depth"], least=1)
+    if spec.get("alpha") is not None:
+        alpha = _number(origin, "alpha", spec["alpha"])
+        if not 0 < alpha < 1:
+            raise _fail(origin, "alpha", f"expected a level in (0, 1), got {spec['alpha']!r}")
+        opts["alpha"] = alpha
+    if spec.get("correction") is not None:
+        opts["correction"] = _choice(origin, "correction", spec["correction"], get_args(SliceCorrection))
+    if spec.get("min_examples") is not None:
+        opts["min_examples"] = _count(origin, "min_examples", spec["min_examples"], least=1)
+    if spec.get("n_boot") is not None:
+        opts["n_boot"] = _count(origin, "n_boot", spec["n_boot"], least=2)
+    severity = _choice(origin, "severity", spec.get("severity", "error"), get_args(Severity))
+    return Rule(
+        measure=measure,
+        operator=operator,
+        name=name,
+        severity=cast("Severity", severity),
+        slices=tuple(cols),
+        origin=origin,
+        **opts,
+    )
+
+
 def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKind = "check") -> Rule:
     """One rule from a dict of :data:`RULE_KEYS` (or a :class:`Rule`, validated again).
 
@@ -379,6 +465,11 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKi
     except AggframeError as exc:
         raise _fail(origin, "operator", str(exc)) from None
     measure = _measure(origin, spec["measure"], operator)
+    if "slices" in spec:
+        return _slice_rule(origin, spec, measure, operator, name)
+    lone = next((k for k in ("max_depth", "alpha", "correction") if k in spec), None)
+    if lone is not None:
+        raise _fail(origin, lone, "is an option of a slice rule: give slices = [columns] too")
     by = _by(origin, spec.get("by", ()))
     where = spec.get("where")
     if where is not None:
@@ -466,7 +557,7 @@ def parse_rules(rules: Any, *, source: str = "", kind: RuleKind = "check") -> li
     >>> parse_rules([{"measure": "f1", "minimum": 0.9}])
     Traceback (most recent call last):
     ...
-    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot, band, width, quantiles, min_reference_windows, min_labelled_share
+    aggframe.decisions.rules.RuleError: rule 1: key 'minimum': unknown key; a rule's keys are name, measure, operator, by, where, min, max, on, max_drop, max_relative_drop, baseline, min_examples, severity, n_boot, band, width, quantiles, min_reference_windows, min_labelled_share, slices, max_depth, alpha, correction
     """
     if isinstance(rules, (str, Path)):
         return load_rules(rules, kind=kind)
