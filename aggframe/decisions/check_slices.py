@@ -11,6 +11,7 @@ enough to test).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -36,15 +37,26 @@ def _p_text(e: pl.Expr) -> pl.Expr:
 
 
 def slice_verdicts(
-    pr: Predictions, rule: Rule, number: int, *, level: float, seed: int, engine: Engine
+    pr: Predictions,
+    rule: Rule,
+    number: int,
+    *,
+    level: float,
+    seed: int,
+    engine: Engine,
+    number_text: Callable[[pl.Expr], pl.Expr],
+    count_text: Callable[[pl.Expr], pl.Expr],
 ) -> pl.DataFrame:
     """The rows of one slice rule (``rule`` numbered ``number``) over ``pr``.
 
     Returns the columns of the check's result but the by-keys: one ``fail``/``warn``
-    row per significantly worse slice, else one ``pass`` (or ``skipped``) row.
+    row per significantly worse slice, else one ``pass`` (or ``skipped``) row. The
+    messages write numbers with ``number_text`` and counts with ``count_text`` (those
+    of the checks' messages, passed in: this module does not import the checks).
     """
-    from aggframe.decisions.checks import _count, _fmt
     from aggframe.decisions.slices import slices
+
+    _fmt, _count = number_text, count_text
 
     alpha = float(_option(rule, "alpha"))
     least = int(_option(rule, "min_examples"))

@@ -4,7 +4,9 @@ Stages: parse the rules -> resolve their baselines -> one evaluation of every ru
 measure over the grouping sets of all rules (the cell tables of the union of their
 ``by`` columns are read in one scan and kept; each ``where`` is one more Boolean key, so a
 filtered rule is a grouping set, not another scan; each ``n_boot`` adds the replicates) ->
-one row per (rule, group) with the number compared, its bound and a status.
+one row per (rule, group) with the number compared, its bound and a status. A slice rule
+(``slices = [columns]``) is not part of that scan: it runs its own slice search
+(:mod:`aggframe.decisions.check_slices`), one row per significantly worse slice.
 """
 
 from __future__ import annotations
@@ -107,7 +109,10 @@ class CheckResult:
         ``operator``, ``value``, ``ci_low``/``ci_high`` (with ``n_boot``), ``baseline``
         and ``difference`` (value - baseline, for drop rules), ``on``, ``compared``
         (the number held against the bound), ``comparison`` (``>=`` or ``<=``),
-        ``bound``, ``n_examples``, ``severity``, ``status`` and ``message``.
+        ``bound``, ``n_examples``, ``severity``, ``status`` and ``message``. A slice
+        rule's rows: the slice in ``group_label``, its value, its complement's as
+        ``baseline``, ``on`` = ``p_adjusted`` (``compared``), ``comparison`` ``>`` and
+        ``bound`` = ``alpha``.
     rules
         The parsed rules, in order (``rule`` numbers them from 1).
     """
@@ -264,6 +269,14 @@ def check(
     CheckResult
         ``.frame``, ``.passed``, ``.raise_for_status()``.
 
+    Notes
+    -----
+    The rules with bounds are evaluated from one scan of the predictions. A slice rule
+    (``slices = [columns]``: "no slice significantly worse") is not: it runs its own
+    slice search (:func:`~aggframe.decisions.slices.slices`, a scan with bootstrap
+    replicates) and has one ``fail``/``warn`` row per slice significantly worse than its
+    complement, or one ``pass`` row.
+
     Raises
     ------
     RuleError
@@ -304,7 +317,16 @@ def check(
             ]
         )
         parts += [
-            slice_verdicts(predictions, r, i, level=level, seed=seed, engine=engine)
+            slice_verdicts(
+                predictions,
+                r,
+                i,
+                level=level,
+                seed=seed,
+                engine=engine,
+                number_text=_fmt,
+                count_text=_count,
+            )
             for i, r in enumerate(parsed, 1)
             if r.slices
         ]

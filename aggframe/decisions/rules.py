@@ -5,7 +5,9 @@ filter, and one bound: an absolute ``min``/``max`` on the value (or on an end of
 bootstrap interval, ``on="ci_low"``/``"ci_high"`` with ``n_boot``), or a largest
 ``max_drop``/``max_relative_drop`` against a ``baseline``. ``min_examples`` skips
 small groups and ``severity`` says whether a violation fails the run (``error``)
-or warns. The keys have one spelling everywhere (:data:`RULE_KEYS`): TOML
+or warns. A rule with ``slices`` (columns) instead of a bound is "no slice
+significantly worse" (with ``max_depth``, ``alpha``, ``correction``; see
+:mod:`aggframe.decisions.check_slices`). The keys have one spelling everywhere (:data:`RULE_KEYS`): TOML
 (``[[rule]]`` tables), Python dicts, :class:`Rule` fields and the docs; an unknown
 key is an error naming it, so that a typo never disables a rule.
 
