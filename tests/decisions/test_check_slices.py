@@ -190,3 +190,27 @@ def test_a_toml_slice_rule_through_the_command_line(
         assert all(name and name.startswith(f"{SEG}=b") for name in failed)
     else:
         assert failed == []
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ('slices = ["nope"]', "gate.toml, rule 1: key 'slices': by column 'nope' is not in the frame"),
+        (
+            'slices = ["region"]\nalpha = 2',
+            "gate.toml, rule 1: key 'alpha': expected a level in (0, 1), got 2",
+        ),
+    ],
+)
+def test_a_bad_slice_rule_on_the_command_line_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], keys: str, words: str
+) -> None:
+    data, gate = tmp_path / "p.parquet", tmp_path / "gate.toml"
+    planted().write_parquet(data)
+    gate.write_text(f'[[rule]]\nmeasure = "f1"\noperator = "macro"\n{keys}\n', encoding="utf-8")
+    assert main(["check", str(gate), str(data)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert words in err
+    assert "Traceback" not in err
