@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         suite_ranks,
     )
     from aggframe.analysis.suites import SuiteInput, SuiteRank, SuiteSelection
+    from aggframe.cells import Cells
     from aggframe.constructors import (
         from_cells,
         from_indicator,
@@ -81,7 +82,6 @@ if TYPE_CHECKING:
         UnknownClassError,
         UnknownNameError,
     )
-    from aggframe.intake.cells_value import Cells
     from aggframe.interop import numpy
     from aggframe.interop.charts.time import plot_monitor
     from aggframe.interop.html import html_report, write_html_report
@@ -168,7 +168,7 @@ _LAZY: dict[str, str] = {
     "StoreError": "aggframe.exceptions",
     "UnknownClassError": "aggframe.exceptions",
     "UnknownNameError": "aggframe.exceptions",
-    "Cells": "aggframe.intake.cells_value",
+    "Cells": "aggframe.cells",
     "numpy": "aggframe.interop.numpy",
     "plot_monitor": "aggframe.interop.charts.time",
     "html_report": "aggframe.interop.html",

@@ -45,6 +45,7 @@ import numpy as np
 import polars as pl
 
 from aggframe._options import listify
+from aggframe.cells import Cells
 from aggframe.constructors import from_labels, from_long, from_scores
 from aggframe.exceptions import (
     AggframeError,
@@ -55,8 +56,8 @@ from aggframe.exceptions import (
     ShapeError,
 )
 from aggframe.intake.cells_checks import exact_widening
-from aggframe.intake.cells_value import Cells, add_cells, check_parts
 from aggframe.intake.checks import label_frame
+from aggframe.intake.collected import add_cells, check_parts
 from aggframe.intake.long import indicator_frame
 from aggframe.intake.source import origin_of, reading, refuse_repeated_names
 from aggframe.predictions import Predictions

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aggframe._options import ClassUniverse, Decision, LabelTask, LongTask, TNormName
+from aggframe.cells import Cells
 from aggframe.exceptions import OptionError
-from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources

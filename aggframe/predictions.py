@@ -47,16 +47,19 @@ from aggframe._options import (
 )
 from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError
-from aggframe.facade.base import MeasureLike, class_subset, summary_html
+from aggframe.facade.base import class_subset, summary_html
 from aggframe.facade.matrix import MatrixMethods
 from aggframe.facade.parts import PER_CLASS_COLUMNS, PartsMethods
 from aggframe.facade.report import ReportMethods
 from aggframe.facade.stores import StoreMethods
 from aggframe.facade.windows import windowed_evaluate
+from aggframe.measures.measure import MeasureLike
 from aggframe.operators.bootstrap import summarize
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from aggframe.cells import Cells
 else:  # imported on first use: the report needs no NumPy (issue 35)
     from aggframe._lazy import numpy as np
 
@@ -97,10 +100,13 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
 
     #: :func:`aggframe.slices` as a method, ``pr.slices(measure, operator, columns=...)``: set by
     #: :mod:`aggframe.decisions.slices` (a later layer, which this module may not import)
+    #: :meth:`to_cells`, the :class:`~aggframe.Cells` of a grouping: set by :mod:`aggframe.cells` (idem)
     if TYPE_CHECKING:
         slices: ClassVar[Callable[..., pl.DataFrame]]
+        to_cells: ClassVar[Callable[..., Cells]]
     else:
         slices = _Registered("aggframe.decisions.slices")
+        to_cells = _Registered("aggframe.cells")
 
     @overload
     def evaluate(

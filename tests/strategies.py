@@ -358,7 +358,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "__af_all",
     # Polars' null hive partition (intake/partitions.py; a value, listed as the scan finds it)
     "__HIVE_DEFAULT_PARTITION__",
-    # adding af.Cells (intake/cells_value.py)
+    # adding af.Cells (aggframe/cells.py, aggframe/intake/collected.py)
     "_part",
     "_u",
     # the multiclass operator's and the masked cost's helpers (issue #15)

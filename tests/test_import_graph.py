@@ -25,6 +25,7 @@ LAYERS = [
     ("aggframe.intake",),
     ("aggframe.facade",),
     ("aggframe.predictions",),
+    ("aggframe.cells",),
     ("aggframe.analysis",),
     ("aggframe.constructors",),
     ("aggframe.decisions",),

@@ -36,11 +36,11 @@ import polars as pl
 
 from aggframe._columns import check_result_names
 from aggframe._options import BandRule, Engine, Severity, Unlabelled, listify
+from aggframe.cells import Cells
 from aggframe.constructors import from_cells
 from aggframe.decisions.rules import MONITOR_ONLY_KEYS, Rule, load_rules, parse_rules
 from aggframe.exceptions import OptionError
 from aggframe.facade.windows import WINDOW_COLUMNS, windowed_evaluate
-from aggframe.intake.cells_value import Cells
 from aggframe.intake.source import is_frame
 from aggframe.intake.stored import StoredSource
 

@@ -4,6 +4,6 @@
 accessors everything else builds on); ``scores.py`` the measures on scores,
 curves and calibration; ``report.py`` the report request, the report and
 ``compare``; ``parts.py`` the per-class and per-entry values; ``matrix.py`` the
-confusion matrix and accuracies; ``stores.py`` cell stores and :class:`~aggframe.Cells`.
+confusion matrix and accuracies; ``stores.py`` cell stores (:mod:`aggframe.cells`: in memory).
 :mod:`aggframe.predictions` composes them into :class:`~aggframe.Predictions`.
 """

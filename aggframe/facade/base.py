@@ -15,7 +15,6 @@ from typing import Any, ClassVar, Literal, cast
 import polars as pl
 
 from aggframe._columns import (
-    CELLS,
     CLASS,
     KEY_ALL,
     check_result_names,
@@ -28,24 +27,16 @@ from aggframe._options import (
     listify,
     parse_engine,
 )
-from aggframe.exceptions import AggframeError, OptionError, UnknownNameError
+from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.base import Kind, Source
+from aggframe.intake.cells_checks import UNKNOWN
 from aggframe.intake.source import reading, scanning
 from aggframe.intake.stored import StoredSource
-from aggframe.measures.measure import Measure
 from aggframe.tables.bootstrap import stack
-from aggframe.tables.cells import CellTables, sorted_table
+from aggframe.tables.cells import CellTables, grain_columns, sorted_table
 
-_GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
-    "class": (CLASS, *CELLS),
-    "pooled": CELLS,
-    "profiles": (*CELLS, "n"),
-}
 #: The cell tables beside ``classes`` and ``profiles`` that a grouping may have (collected with them).
 _OPTIONAL_TABLES = ("block_profiles", "groups", "universe", "pairs", "order")
-
-
-MeasureLike = str | Measure
 
 
 def class_subset(classes: Sequence[Any] | None, labels: Sequence[Any] | None) -> Sequence[Any] | None:
@@ -69,6 +60,28 @@ def summary_html(title: str, rows: dict[str, str]) -> str:
         f"<tr><th{left}>{html.escape(k)}</th><td{left}>{html.escape(v)}</td></tr>" for k, v in rows.items()
     )
     return f"<table><caption{left}><b>{html.escape(title)}</b></caption>{body}</table>"
+
+
+def _check_stored_single_label(source: StoredSource, what: str) -> None:
+    """Refuse stored cells without an m x m confusion matrix, naming why (from what they record)."""
+    meta = source.meta
+    if meta.get("task") == "binary":
+        msg = (
+            f"{what} needs every class of single-label data, but these cells keep the positive class only "
+            "(task='binary'); build the predictions with task=None"
+        )
+        raise OptionError(msg)
+    if meta.get("soft") is True or meta.get("tnorm") not in (None, UNKNOWN):
+        msg = (
+            f"{what} needs crisp single-label data; these cells are of soft predictions (a t-norm was given)"
+        )
+        raise OptionError(msg)
+    if meta.get("single_label") is not True:  # False, or not recorded (an older store: UNKNOWN)
+        msg = (
+            f"{what} needs single-label data (one true and one predicted class per example); these "
+            "stored cells are not of such data (or their store does not say so)"
+        )
+        raise OptionError(msg)
 
 
 @dataclass(repr=False)
@@ -326,13 +339,11 @@ class PredictionsBase:
         ColumnNotFoundError
             A ``by`` column that is not in the data.
         """
-        if grain not in _GRAIN_COLUMNS:
-            msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
-            raise UnknownNameError(msg)
+        columns = grain_columns(grain)
         tables = self.cell_tables(by)
         return cast(
             "pl.DataFrame",
-            restore(self.cell_frame(tables, grain), self.key_names(tables, _GRAIN_COLUMNS[grain], "cells")),
+            restore(self.cell_frame(tables, grain), self.key_names(tables, columns, "cells")),
         )
 
     def cell_frame(self, tables: CellTables, grain: Grain) -> pl.DataFrame:
@@ -356,12 +367,7 @@ class PredictionsBase:
             )
             raise OptionError(msg)
         if isinstance(self.source, StoredSource):
-            if not self.source.meta.get("single_label"):
-                msg = (
-                    f"{what} needs single-label data (one true and one predicted class per example); these "
-                    "stored cells are not of such data (or their store does not say so)"
-                )
-                raise OptionError(msg)
+            _check_stored_single_label(self.source, what)
             return
         if self.ordinal:
             msg = (

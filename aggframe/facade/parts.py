@@ -23,10 +23,10 @@ from aggframe._options import (
     unique_in_order,
 )
 from aggframe.exceptions import OptionError
-from aggframe.facade.base import MeasureLike, PredictionsBase, class_subset
+from aggframe.facade.base import PredictionsBase, class_subset
 from aggframe.intake.source import scanning
 from aggframe.intake.stored import StoredSource
-from aggframe.measures.measure import Measure
+from aggframe.measures.measure import Measure, MeasureLike
 from aggframe.measures.registry import get_measure, list_measures
 from aggframe.operators.classes import (
     check_binary_subset,

@@ -22,8 +22,8 @@ from aggframe._options import (
 )
 from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError
-from aggframe.facade.base import MeasureLike
 from aggframe.facade.scores import ScoreMethods
+from aggframe.measures.measure import MeasureLike
 from aggframe.operators.bootstrap import compare_boot
 from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.compare_columns import compare_columns

@@ -1,4 +1,4 @@
-"""Cell stores and :class:`~aggframe.Cells` from the façade: what a store keeps, written or held in memory."""
+"""Cell stores from the façade: what a store keeps, written (held in memory: :mod:`aggframe.cells`)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,15 @@ from typing import Any
 from aggframe._options import (
     Engine,
     listify,
-    parse_engine,
 )
 from aggframe._progress import tracked
 from aggframe.facade.base import PredictionsBase
-from aggframe.intake.cells_value import Cells, cells_of
-from aggframe.intake.stored import origin_covers, source_meta, write_store
+from aggframe.intake.stored import source_meta, write_store
 from aggframe.tables.cells import CellTables
 
 
 class StoreMethods(PredictionsBase):
-    """Write the cell tables to a store, or hold them as :class:`~aggframe.Cells`."""
+    """Write the cell tables to a store (:mod:`aggframe.cells` holds them in memory: ``to_cells``)."""
 
     @tracked("write_cells")
     def write_cells(
@@ -67,54 +65,3 @@ class StoreMethods(PredictionsBase):
         single = self.source.single_label(lambda: self.cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
         wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
         return self.cell_tables(by, engine=engine, pairs=wanted)
-
-    @tracked("to_cells")
-    def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
-        """The cell tables per ``by`` group as an :class:`~aggframe.Cells` value: small, picklable, adds up.
-
-        ``a + b`` and ``sum([...])`` add cells of different parts of the data
-        (days, shards, Spark tasks) exactly; :meth:`Cells.evaluate
-        <aggframe.Cells.evaluate>` evaluates them as :meth:`evaluate` would the
-        rows. One scan (the cell tables of this grouping are kept); on
-        single-label data the confusion counts too, as :meth:`write_cells` keeps them.
-
-        Parameters
-        ----------
-        by
-            Group columns to keep the cells per.
-        engine
-            ``"auto"``, ``"streaming"`` or ``"in-memory"``.
-
-        Returns
-        -------
-        Cells
-            The collected cell tables.
-
-        Raises
-        ------
-        ColumnNotFoundError
-            A ``by`` column that is not in the data.
-        AggframeError
-            Bad data found by the checks of the scan.
-
-        Examples
-        --------
-        >>> import aggframe as af
-        >>> a = af.from_labels([0, 1, 1], [0, 1, 0]).to_cells()
-        >>> b = af.from_labels([2, 1, 0], [2, 1, 1]).to_cells()
-        >>> round((a + b).evaluate("f1", "macro")["value"][0], 4)
-        0.7222
-        >>> round(af.from_labels([0, 1, 1, 2, 1, 0], [0, 1, 0, 2, 1, 1]).compute("f1", "macro"), 4)
-        0.7222
-        """
-        engine = parse_engine(engine)
-        keys = listify(by)
-        tables = self.store_tables(keys, engine=engine)
-        # whether the examples are single-label, from this grouping's profiles (no second scan)
-        single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
-        return cells_of(
-            tables,
-            by=keys,
-            layout=source_meta(self.source, single_label=single),
-            covers=origin_covers(self.source.origin),
-        )

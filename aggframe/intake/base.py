@@ -189,8 +189,8 @@ class Source(ABC):
         universe of each group comes from them. See :mod:`aggframe.tables.bootstrap`.
         """
         msg = (
-            "a bootstrap reweights the examples, so it needs the prediction rows; stored cells hold only "
-            "their sums (evaluate the original frame)"
+            "n_boot= weights each example, and stored cells hold sums over the examples: bootstrap the "
+            "predictions (pr.evaluate(..., n_boot=...)) before reducing them to cells"
         )
         raise OptionError(msg)
 

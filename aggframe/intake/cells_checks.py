@@ -1,6 +1,6 @@
 """The checks and alignment of :class:`~aggframe.Cells` parts before they are summed.
 
-:func:`~aggframe.intake.cells_value.add_all` sums cells only when their layouts
+:func:`~aggframe.intake.collected.add_all` sums cells only when their layouts
 agree (:func:`check_layouts`), their key and class dtypes are aligned
 (:func:`aligned`), a group's targets are the same in every part
 (:func:`check_targets`) and their class universes agree or may grow
@@ -29,6 +29,7 @@ from aggframe.intake.stored import (
 )
 
 __all__ = [
+    "AGREE",
     "UNKNOWN",
     "aligned",
     "block_keys",
@@ -40,17 +41,11 @@ __all__ = [
     "universe_of",
 ]
 
-_GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
-    "class": (CLASS, *CELLS),
-    "pooled": CELLS,
-    "profiles": (*CELLS, "n"),
-}
 #: What must agree for two cells to add up, besides the keys' dtypes and the class universe.
-_AGREE = ("by", "target", "folds", *(o for o in OPTIONS if o != "single_label"))
-_MEMORY = "in-memory cells"
+AGREE = ("by", "target", "folds", *(o for o in OPTIONS if o != "single_label"))
 
 if TYPE_CHECKING:
-    from aggframe.intake.cells_value import Cells
+    from aggframe.intake.collected import CollectedCells as Cells
 
 
 def sorted_profiles(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -88,7 +83,7 @@ def check_layouts(parts: list[Cells]) -> dict[str, Any]:
     first = parts[0]
     layout = dict(first.layout)
     for other in parts[1:]:
-        for key in _AGREE:
+        for key in AGREE:
             x, y = layout.get(key), other.layout.get(key)
             if key in ("by", "folds"):
                 x, y = list(x or []), list(y or [])

@@ -105,7 +105,7 @@ from aggframe._options import Convention, ReportOperator, listify, parse_convent
 from aggframe.constructors import from_indicator, from_labels
 from aggframe.exceptions import OptionError, ShapeError, UnknownNameError
 from aggframe.measures.matrix import is_matrix_measure, resolve_matrix_measures
-from aggframe.measures.measure import Measure
+from aggframe.measures.measure import Measure, MeasureLike
 from aggframe.measures.registry import get_measure
 from aggframe.operators.classes import check_binary_subset, class_list, exact_classes
 from aggframe.operators.reduce import resolve_entry
@@ -114,7 +114,6 @@ from aggframe.predictions import Predictions
 
 __all__ = ["Scorer", "classification_report", "make_scorer", "score"]
 
-MeasureLike = str | Measure
 _SCORER_OPTIONS = ("labels", "n_classes", "task", "pos_label")
 
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: the report needs no NumPy (issue 35)
     from aggframe._lazy import numpy as np
 
-__all__ = ["Coefficients", "Formula", "Measure"]
+__all__ = ["Coefficients", "Formula", "Measure", "MeasureLike"]
 
 
 Coefficients = tuple[tuple[float, float, float, float], tuple[float, float, float, float]]
@@ -282,3 +282,7 @@ class Measure:
             )
             raise OptionError(msg)
         return self.linear
+
+
+#: What every signature takes as a measure: a name or alias (``"f1"``, ``"iou"``) or a :class:`Measure`.
+MeasureLike = str | Measure

@@ -37,13 +37,16 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS, KEY_ALL
+from aggframe.exceptions import UnknownNameError
 
 __all__ = [
+    "GRAIN_COLUMNS",
     "GROUP_COLUMNS",
     "PART",
     "CellTables",
     "add_tables",
     "filled_classes",
+    "grain_columns",
     "group_keys",
     "group_table",
     "renamed",
@@ -55,6 +58,12 @@ __all__ = [
 
 #: The columns of the ``groups`` table after its keys.
 GROUP_COLUMNS = ("n_examples", "n_classes", "n_absent", *CELLS)
+#: The columns of each grain of :func:`sorted_table` after its keys (the tidy cell tables users see).
+GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
+    "class": (CLASS, *CELLS),
+    "pooled": CELLS,
+    "profiles": (*CELLS, "n"),
+}
 #: The key telling apart the parts added by :func:`add_tables` (summed away there).
 PART = "__af_part"
 
@@ -409,6 +418,20 @@ def rollup_tables(tables: CellTables, by: Sequence[str], keep: Sequence[str]) ->
     """Sum the cell tables over the by-columns not in ``keep`` (other keys stay)."""
     rest = [k for k in tables.keys if k not in (*by, KEY_ALL)]
     return sum_to(tables, [*(keep or [KEY_ALL]), *rest])
+
+
+def grain_columns(grain: str) -> tuple[str, ...]:
+    """The columns of ``grain`` after its keys (:data:`GRAIN_COLUMNS`); an unknown grain is refused.
+
+    Examples
+    --------
+    >>> grain_columns("pooled")
+    ('tp', 'fp', 'fn', 'tn')
+    """
+    if grain not in GRAIN_COLUMNS:
+        msg = f"unknown grain {grain!r}; valid grains: {', '.join(GRAIN_COLUMNS)}"
+        raise UnknownNameError(msg)
+    return GRAIN_COLUMNS[grain]
 
 
 def sorted_table(tables: CellTables, grain: str) -> pl.DataFrame:

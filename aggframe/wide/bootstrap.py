@@ -52,6 +52,7 @@ import polars as pl
 
 from aggframe._options import Bootstrap
 from aggframe.exceptions import OptionError
+from aggframe.wide.engines import Frame, engine_of
 
 __all__ = [
     "THRESHOLDS",
@@ -168,8 +169,6 @@ def reference_weights(ids: Sequence[Any], seed: int, n_boot: int) -> list[list[i
 
 # -- the hash as Narwhals expressions ---------------------------------------------------------
 
-Frame = nw.LazyFrame[Any]
-
 
 def _add_shift(c: Any) -> Any:
     return (c + c // 65536) % _M
@@ -196,10 +195,6 @@ def _mix_stages(frame: Frame, column: str) -> Frame:
     return frame
 
 
-def _engine(frame: Frame) -> nw.Implementation:
-    return cast("nw.Implementation", frame.implementation)
-
-
 def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: int) -> Frame:
     """The two 32-bit words of a string column (UTF-8 bytes), computed by the engine's own functions."""
     native = nw.to_native(frame)
@@ -218,7 +213,7 @@ def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: i
             return (steps.list.sum() % _M).cast(pl.Int64)
 
         return nw.from_native(native.with_columns(word(s1).alias(lo), word(s2).alias(hi)))
-    if _engine(frame) is nw.Implementation.DUCKDB:
+    if engine_of(frame) is nw.Implementation.DUCKDB:
         import duckdb
 
         col = '"' + column.replace('"', '""') + '"'
@@ -235,8 +230,8 @@ def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: i
 
         words = [duckdb.SQLExpression(sql_word(s)).alias(name) for s, name in ((s1, lo), (s2, hi))]
         return cast("Frame", nw.from_native(native.select(duckdb.StarExpression(), *words)))
-    if _engine(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
-        if _engine(frame) is nw.Implementation.PYSPARK_CONNECT:
+    if engine_of(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
+        if engine_of(frame) is nw.Implementation.PYSPARK_CONNECT:
             from pyspark.sql.connect import functions as F
         else:
             from pyspark.sql import functions as F  # type: ignore[no-redef]
@@ -257,7 +252,7 @@ def _string_words(frame: Frame, column: str, *, lo: str, hi: str, s1: int, s2: i
         return cast("Frame", nw.from_native(native.select("*", *spark_words)))
     msg = (
         f"a bootstrap over string ids hashes their bytes with engine functions, which aggframe has for "
-        f"Polars, DuckDB and Spark, not {_engine(frame)}; use integer ids"
+        f"Polars, DuckDB and Spark, not {engine_of(frame)}; use integer ids"
     )
     raise OptionError(msg)
 

@@ -34,13 +34,11 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, PREFIX
-from aggframe.wide.engines import distinct_classes
+from aggframe.wide.engines import Frame, distinct_classes
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.long import BAD_VALUES, class_refused, invalid_values, profiles_and_groups
 
 __all__ = ["MAX_PASSES", "NEGATED", "best_grains", "ranked"]
-
-Frame = nw.LazyFrame[Any]
 
 
 def ranked(frame: Frame, *, score: str, key: str, partition: Sequence[str], k: int) -> tuple[Frame, nw.Expr]:

@@ -25,6 +25,7 @@ __all__ = [
     "Frame",
     "collect_polars",
     "distinct_classes",
+    "engine_of",
     "lookup_declared",
     "shared",
     "shared_small",
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-def _engine(frame: Any) -> nw.Implementation:
+def engine_of(frame: Any) -> nw.Implementation:
     """The engine a Narwhals frame runs on (typed as such, whatever the frame's backend parameter)."""
     return cast("nw.Implementation", frame.implementation)
 
@@ -114,9 +115,9 @@ def distinct_classes(
     distinct values.
     """
     spark = (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT)
-    if _engine(lf) in spark and lf.collect_schema()[column].is_integer():
+    if engine_of(lf) in spark and lf.collect_schema()[column].is_integer():
         return _spark_bit_words(lf, column)
-    if _engine(lf) is nw.Implementation.DUCKDB and lf.collect_schema()[column].is_integer():
+    if engine_of(lf) is nw.Implementation.DUCKDB and lf.collect_schema()[column].is_integer():
         return _duckdb_bit_words(column)
     words = _WORDS if n_classes is None else max(1, -(-n_classes // 64))
     polars_ints = isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer()
@@ -194,7 +195,7 @@ def _spark_bit_words(lf: Frame, column: str) -> DistinctCheck:
     so ANSI mode cannot overflow) and ``bit_count`` gives the lower bound; as on
     Polars, a shortfall is recounted exactly before an error is raised.
     """
-    if _engine(lf) is nw.Implementation.PYSPARK_CONNECT:
+    if engine_of(lf) is nw.Implementation.PYSPARK_CONNECT:
         from pyspark.sql.connect import functions as F
     else:
         from pyspark.sql import functions as F  # type: ignore[no-redef]
@@ -281,7 +282,7 @@ def _enums(lf: nw.LazyFrame[Any], schema: nw.Schema | None = None) -> dict[str, 
     crosses Arrow as a dictionary, which Polars reads as ``Categorical`` (no declared order: keys
     and classes came out in text order, where a Polars ``Enum`` keeps its own). Spark has no Enum
     type, and its schema may cost a round trip."""
-    if _engine(lf) is not nw.Implementation.DUCKDB:
+    if engine_of(lf) is not nw.Implementation.DUCKDB:
         return {}
     return {
         name: pl.Enum([str(c) for c in dtype.categories])
@@ -401,7 +402,7 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
     if isinstance(native, pl.LazyFrame):
         position = {c: i for i, c in enumerate(columns)}
         return nw.from_native(native.select(pl.nth(position[u]).alias(p) for p, u in names.items()))
-    if _engine(frame) is nw.Implementation.DUCKDB:
+    if engine_of(frame) is nw.Implementation.DUCKDB:
         import duckdb
 
         # by position (``#n``): DuckDB matches even a quoted name case-insensitively, so "y_true"
@@ -409,8 +410,8 @@ def project_columns(frame: Frame, names: dict[str, str]) -> Frame:
         position = {c: i for i, c in enumerate(columns)}
         chosen = [duckdb.SQLExpression(f"#{position[u] + 1}").alias(p) for p, u in names.items()]
         return cast("Frame", nw.from_native(native.select(*chosen)))
-    if _engine(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
-        if _engine(frame) is nw.Implementation.PYSPARK_CONNECT:
+    if engine_of(frame) in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
+        if engine_of(frame) is nw.Implementation.PYSPARK_CONNECT:
             from pyspark.sql.connect import functions as F
         else:
             from pyspark.sql import functions as F  # type: ignore[no-redef]

@@ -96,6 +96,8 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
+from aggframe.wide.engines import Frame
+
 __all__ = [
     "EPS",
     "EXAMPLE_MEASURES",
@@ -112,8 +114,6 @@ __all__ = [
     "score_rows",
     "uniform_bin",
 ]
-
-Frame = nw.LazyFrame[Any]
 
 #: Probabilities are clipped to [EPS, 1 - EPS] before a logarithm, as scikit-learn's
 #: ``log_loss`` does (the machine epsilon of float64).

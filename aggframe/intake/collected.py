@@ -1,4 +1,4 @@
-"""``af.Cells``: the cell tables of predictions as a value held in memory, that adds up.
+"""Collected cell tables: the value under :class:`~aggframe.Cells`, how it adds up, is read and written.
 
 Everything aggframe evaluates is a function of small *cell tables* (per class
 that occurs in a group: ``keys..., class, tp, fp, fn, tn``; per group: its
@@ -6,23 +6,24 @@ examples, its classes and how many of them are absent, with the pooled cells; th
 class universe; per example profile: ``keys..., tp, fp, fn, tn, n``; on
 single-label data the confusion counts ``keys..., _yt, _yp, n``, for the
 ``multiclass`` operator's weighted kappas), and cell tables add up. A
-:class:`Cells` holds them collected (plain Polars ``DataFrame`` objects: it
-pickles, so it moves between processes, Spark tasks or a message queue), with
+:class:`CollectedCells` holds them collected (plain Polars ``DataFrame`` objects:
+it pickles, so it moves between processes, Spark tasks or a message queue), with
 their keys under private names and the user's names beside them, and the options
 they were computed with (the form, the task, the t-norm, the class universe,
 ...). It is bounded by the (group, class) pairs that occur plus the distinct
 per-example profiles, never by the number of rows (nor by groups x classes: a
 class absent from a group is counted, not written; :mod:`aggframe.tables.cells`).
 
-* ``pr.to_cells(by=...)`` makes one; :meth:`Cells.read` reads cell stores.
-* ``a + b`` and ``sum([...])`` add them exactly (the sum equals the cells of the
-  rows of both), and refuse cells that do not add up: other keys, forms or
-  options, declared class universes that differ, or the same cells twice.
-* :meth:`Cells.evaluate` takes the options of :meth:`~aggframe.Predictions.evaluate`
-  and returns the same frame (it evaluates through the stored-cells source,
-  :class:`~aggframe.intake.stored.StoredSource`, with the same report builder);
-  ``af.from_cells(cells)`` gives a full :class:`~aggframe.Predictions`.
-* :meth:`Cells.write` writes a cell store, as :meth:`~aggframe.Predictions.write_cells`.
+This module is the data structure and its arithmetic, below the façade: the sum
+(``a + b``, ``sum([...])``, :func:`add_all`) refuses cells that do not add up
+(other keys, forms or options, declared class universes that differ, the same
+cells twice), :meth:`CollectedCells.read` reads cell stores and
+:meth:`CollectedCells.write` writes one, and :meth:`CollectedCells.source` is the
+stored-cells intake source over the tables. The class users hold,
+:class:`aggframe.Cells`, subclasses it above the façade (:mod:`aggframe.cells`)
+and evaluates through that source with the one ``Predictions.evaluate``. Every
+constructor here builds the class of its inputs, so sums and reads of
+:class:`aggframe.Cells` are :class:`aggframe.Cells`.
 
 Class universes that grow. Without a declared universe (``classes=``,
 ``n_classes=``, an Enum column) the classes are the ones seen, so two parts may
@@ -45,28 +46,16 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, TypeVar, cast
 
 import polars as pl
 
-from aggframe._columns import CELLS, CLASS, KEY_ALL, TARGET, by_key, check_result_names, restore
-from aggframe._options import (
-    Convention,
-    Engine,
-    Grain,
-    Pooling,
-    ReportOperator,
-    Unlabelled,
-    Within,
-    parse_engine,
-)
-from aggframe._progress import evaluating, stage, tracked
-from aggframe.exceptions import (
-    OptionError,
-    StoreError,
-    UnknownNameError,
-)
+from aggframe._columns import CLASS, KEY_ALL, TARGET, check_result_names, restore
+from aggframe._options import Grain
+from aggframe._progress import stage, tracked
+from aggframe.exceptions import OptionError, StoreError
 from aggframe.intake.cells_checks import (
+    AGREE,
     UNKNOWN,
     aligned,
     block_keys,
@@ -79,7 +68,6 @@ from aggframe.intake.cells_checks import (
 )
 from aggframe.intake.source import Origin
 from aggframe.intake.stored import (
-    OPTIONS,
     StoredSource,
     coverage_keys,
     expand_stores,
@@ -88,53 +76,29 @@ from aggframe.intake.stored import (
     tables_source,
     write_store,
 )
-from aggframe.measures.measure import Measure
-from aggframe.operators.report import ReportRequest, build_report
-from aggframe.tables.cells import CellTables, add_tables, filled_classes, sorted_table, with_groups
+from aggframe.tables.cells import (
+    CellTables,
+    add_tables,
+    filled_classes,
+    grain_columns,
+    sorted_table,
+    with_groups,
+)
 
-__all__ = ["Cells", "add_all", "add_cells", "cells_of", "check_parts"]
+__all__ = ["CollectedCells", "add_all", "add_cells", "cells_of", "check_parts"]
 
-MeasureLike = str | Measure
-_GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
-    "class": (CLASS, *CELLS),
-    "pooled": CELLS,
-    "profiles": (*CELLS, "n"),
-}
-#: What must agree for two cells to add up, besides the keys' dtypes and the class universe.
-_AGREE = ("by", "target", "folds", *(o for o in OPTIONS if o != "single_label"))
 _MEMORY = "in-memory cells"
+
+C = TypeVar("C", bound="CollectedCells")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Cells:
-    """The cell tables of predictions, collected: a small value that adds up exactly.
+class CollectedCells:
+    """The cell tables of predictions, collected, with their layout and what they cover.
 
-    Make one with :meth:`Predictions.to_cells <aggframe.Predictions.to_cells>`,
-    :meth:`Cells.read` (cell stores) or an :class:`~aggframe.Accumulator`; add
-    them with ``+`` or ``sum``; evaluate with :meth:`evaluate` (or
-    ``af.from_cells(cells)`` for every method of :class:`~aggframe.Predictions`).
-    The fields are the tables with private key columns (see
-    :mod:`aggframe._columns`); :meth:`table` gives them in the user's names.
-
-    Examples
-    --------
-    >>> import polars as pl, aggframe as af
-    >>> day1 = pl.DataFrame({"model": ["a", "a", "b"], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
-    >>> day2 = pl.DataFrame({"model": ["a", "b", "b"], "y_true": [2, 1, 0], "y_pred": [2, 1, 1]})
-    >>> total = af.from_labels(day1).to_cells(by="model") + af.from_labels(day2).to_cells(by="model")
-    >>> total.evaluate("recall", "macro", by="model").select("model", "value")
-    shape: (2, 2)
-    ┌───────┬───────┐
-    │ model ┆ value │
-    │ ---   ┆ ---   │
-    │ str   ┆ f64   │
-    ╞═══════╪═══════╡
-    │ a     ┆ 1.0   │
-    │ b     ┆ 0.25  │
-    └───────┴───────┘
-    >>> both = af.from_labels(pl.concat([day1, day2])).evaluate("recall", "macro", by="model")
-    >>> both["value"].to_list() == total.evaluate("recall", "macro", by="model")["value"].to_list()
-    True
+    The fields are the tables with private key columns (see :mod:`aggframe._columns`);
+    :meth:`table` gives them in the user's names. Users hold the subclass
+    :class:`aggframe.Cells`, which adds the evaluation.
     """
 
     #: per class that occurs in a group: private keys..., class, tp, fp, fn, tn
@@ -194,7 +158,7 @@ class Cells:
     def __repr__(self) -> str:
         block = "" if self.block_table is None else f", block profiles={self.block_table.height}"
         return (
-            f"Cells(by={list(self.by)!r}, form={self.form!r}, class rows={self.class_table.height}, "
+            f"{type(self).__name__}(by={list(self.by)!r}, form={self.form!r}, class rows={self.class_table.height}, "
             f"profiles={self.profile_table.height}{block}, parts={len(self.parts)})"
         )
 
@@ -254,11 +218,9 @@ class Cells:
         UnknownNameError
             An unknown grain.
         """
-        if grain not in _GRAIN_COLUMNS:
-            msg = f"unknown grain {grain!r}; valid grains: class, pooled, profiles"
-            raise UnknownNameError(msg)
+        columns = grain_columns(grain)
         names = {k: v for k, v in self.names.items() if k != KEY_ALL}
-        check_result_names(names.values(), _GRAIN_COLUMNS[grain], "cells")
+        check_result_names(names.values(), columns, "cells")
         return cast("pl.DataFrame", restore(sorted_table(self.tables(), grain), names))
 
     def source(self) -> StoredSource:
@@ -276,214 +238,6 @@ class Cells:
             stores=tuple(dict(p) for p in self.parts),
         )
         return tables_source(self.tables(), {**self.layout, "by": list(self.by)}, origin)
-
-    # -- evaluation ---------------------------------------------------------------------------
-    @overload
-    def evaluate(
-        self,
-        measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
-        *,
-        by: str | Sequence[str] | None = ...,
-        convention: Convention | Sequence[Convention] = ...,
-        pooling: Pooling | Sequence[Pooling] | None = ...,
-        within: Within | Sequence[Within] = ...,
-        classes: Sequence[Any] | None = ...,
-        labels: Sequence[Any] | None = ...,
-        pos_label: Any = ...,
-        grouping_sets: str | Sequence[Sequence[str]] | None = ...,
-        n_boot: int | None = ...,
-        level: float = ...,
-        seed: int = ...,
-        cluster: str | None = ...,
-        lazy: Literal[False] = ...,
-        engine: Engine = ...,
-        time: str | None = ...,
-        every: str | None = ...,
-        period: str | None = ...,
-        offset: str | None = ...,
-        unlabelled: Unlabelled | None = ...,
-    ) -> pl.DataFrame: ...
-
-    @overload
-    def evaluate(
-        self,
-        measures: MeasureLike | Sequence[MeasureLike] | None = ...,
-        operators: ReportOperator | Sequence[ReportOperator] | None = ...,
-        *,
-        by: str | Sequence[str] | None = ...,
-        convention: Convention | Sequence[Convention] = ...,
-        pooling: Pooling | Sequence[Pooling] | None = ...,
-        within: Within | Sequence[Within] = ...,
-        classes: Sequence[Any] | None = ...,
-        labels: Sequence[Any] | None = ...,
-        pos_label: Any = ...,
-        grouping_sets: str | Sequence[Sequence[str]] | None = ...,
-        n_boot: int | None = ...,
-        level: float = ...,
-        seed: int = ...,
-        cluster: str | None = ...,
-        lazy: Literal[True],
-        engine: Engine = ...,
-        time: str | None = ...,
-        every: str | None = ...,
-        period: str | None = ...,
-        offset: str | None = ...,
-        unlabelled: Unlabelled | None = ...,
-    ) -> pl.LazyFrame: ...
-
-    @tracked("Cells.evaluate")
-    def evaluate(
-        self,
-        measures: MeasureLike | Sequence[MeasureLike] | None = None,
-        operators: ReportOperator | Sequence[ReportOperator] | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        convention: Convention | Sequence[Convention] = "exclude",
-        pooling: Pooling | Sequence[Pooling] | None = None,
-        within: Within | Sequence[Within] = "micro",
-        classes: Sequence[Any] | None = None,
-        labels: Sequence[Any] | None = None,
-        pos_label: Any = None,
-        grouping_sets: str | Sequence[Sequence[str]] | None = None,
-        n_boot: int | None = None,
-        level: float = 0.95,
-        seed: int = 0,
-        cluster: str | None = None,
-        lazy: bool = False,
-        engine: Engine = "auto",
-        time: str | None = None,
-        every: str | None = None,
-        period: str | None = None,
-        offset: str | None = None,
-        unlabelled: Unlabelled | None = None,
-    ) -> pl.DataFrame | pl.LazyFrame:
-        """Every measure under every operator (and convention), per group: :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
-
-        The same options and the same result as evaluating the predictions the
-        cells were made from: ``by`` is any subset of :attr:`by` (the cells roll
-        up exactly), and every operator, convention, pooling (with folds),
-        ``within`` (with targets), class subset and grouping set works. The one
-        thing stored cells cannot give is ``parts(m, "exemplar")`` (one value per
-        example): they keep the profiles, not the examples. For the same reason
-        ``n_boot`` (bootstrap intervals weight each example) and the measures on
-        scores (``auroc``, ``log_loss``, ...: they read the scores) are refused with
-        an :class:`OptionError` that says so; ``level``, ``seed`` and ``cluster``
-        belong to ``n_boot``.
-
-        Parameters
-        ----------
-        measures, operators, by, convention, pooling, within, classes, labels, pos_label, grouping_sets, n_boot, level, seed, cluster, lazy, engine
-            As in :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>`.
-        time, every, period, offset, unlabelled
-            Windows over time are computed by ``af.from_cells(cells).evaluate(..., time=...)``;
-            here they are refused with an :class:`OptionError` that says so.
-
-        Returns
-        -------
-        pl.DataFrame or pl.LazyFrame
-            The tidy report (a LazyFrame with ``lazy=True``).
-
-        Raises
-        ------
-        OptionError
-            ``n_boot``, a measure on scores, a ``by`` column that is not stored, or an option
-            :meth:`Predictions.evaluate <aggframe.Predictions.evaluate>` refuses.
-
-        Examples
-        --------
-        >>> import aggframe as af
-        >>> cells = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]).to_cells()
-        >>> cells.evaluate(["f1", "mcc"], ["micro", "macro"]).select("measure", "operator", "value")
-        shape: (4, 3)
-        ┌─────────┬──────────┬──────────┐
-        │ measure ┆ operator ┆ value    │
-        │ ---     ┆ ---      ┆ ---      │
-        │ str     ┆ str      ┆ f64      │
-        ╞═════════╪══════════╪══════════╡
-        │ f1      ┆ micro    ┆ 0.5      │
-        │ f1      ┆ macro    ┆ 0.522222 │
-        │ mcc     ┆ micro    ┆ 0.25     │
-        │ mcc     ┆ macro    ┆ 0.294152 │
-        └─────────┴──────────┴──────────┘
-        """
-        engine = parse_engine(engine)
-        if time is not None or every is not None or period is not None or offset is not None or unlabelled:
-            msg = (
-                "windows over time (time=, every=, period=, offset=, unlabelled=) are evaluated by "
-                "af.from_cells(cells).evaluate(..., time=...), which sums the cells of each window"
-            )
-            raise OptionError(msg)
-        if n_boot is not None:
-            msg = (
-                "n_boot= weights each example, and cells hold sums over the examples: bootstrap the "
-                "predictions (pr.evaluate(..., n_boot=...)) before reducing them to cells"
-            )
-            raise OptionError(msg)
-        del level, seed, cluster  # options of n_boot
-        source = self.source()
-        if classes is not None and labels is not None:
-            msg = "give the class subset once: classes= (or its scikit-learn spelling labels=), not both"
-            raise OptionError(msg)
-        request = ReportRequest.parse(
-            measures,
-            operators,
-            by=by,
-            convention=convention,
-            pooling=pooling,
-            within=within,
-            classes=classes if classes is not None else labels,
-            pos_label=source.pos_label if pos_label is None else pos_label,
-            grouping_sets=grouping_sets,
-            has_folds=bool(source.fold_keys()),
-            has_target=source.target is not None,
-        )
-        if request.scores:
-            msg = (
-                "the measures on scores (" + ", ".join(request.scores) + ") read the scores, and cells hold "
-                "the decisions' sums only: evaluate them on the predictions (from_scores)"
-            )
-            raise OptionError(msg)
-        tables = source.tables(request.by)
-        if request.matrix_measures:
-            self._check_matrix("the weighted kappas" if request.needs_pairs else "the multiclass operator")
-        needs_dtype = request.classes is not None or "binary" in request.operators
-        report = build_report(
-            tables,
-            request,
-            folds=source.fold_keys(),
-            class_dtype=source.class_dtype() if needs_dtype else None,
-        )
-        shown = {*(by_key(i) for i in range(len(request.by))), *source.fold_keys()}
-        names = {k: v for k, v in tables.names.items() if k in shown}
-        columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
-        check_result_names(names.values(), columns, "evaluate")
-        out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
-
-    def _check_matrix(self, what: str) -> None:
-        """The multiclass operator needs single-label cells (the weighted kappas: their confusion counts)."""
-        if self.layout.get("task") == "binary":
-            msg = (
-                f"{what} needs every class of single-label data, but these cells keep the positive class only "
-                "(task='binary'); build the predictions with task=None"
-            )
-            raise OptionError(msg)
-        if self.layout.get("soft") or self.layout.get("tnorm") not in (None, UNKNOWN):
-            msg = f"{what} needs crisp single-label data; these cells are of soft predictions (a t-norm was given)"
-            raise OptionError(msg)
-        if not self.layout.get("single_label") or self.layout.get("single_label") == UNKNOWN:
-            msg = (
-                f"{what} needs single-label data (one true and one predicted class per example); these "
-                "cells are not of such data (or their store does not say so)"
-            )
-            raise OptionError(msg)
-        if what == "the weighted kappas" and self.pair_table is None:
-            msg = (
-                f"{what} need the confusion counts, and these cells hold none (some part came from a store "
-                "written without them); the other whole-matrix measures need only the cells"
-            )
-            raise OptionError(msg)
 
     # -- stores -----------------------------------------------------------------------------
     def write(self, path: str | Path, *, overwrite: bool = False) -> Path:
@@ -527,7 +281,7 @@ class Cells:
 
     @classmethod
     @tracked("Cells.read")
-    def read(cls, paths: str | Path | Sequence[str | Path]) -> Cells:
+    def read(cls: type[C], paths: str | Path | Sequence[str | Path]) -> C:
         """The cells of one or more cell stores (directories or quoted globs), added up.
 
         Each store is read into memory (they are small) and the stores are added
@@ -569,7 +323,7 @@ class Cells:
             # refuses stores given twice or overlapping (named as from_cells names them)
             read_store(dirs)
         with stage(f"reading and rolling up {len(dirs)} cell store(s)"):
-            parts = [_read_one(d) for d in dirs]
+            parts = [_read_one(d, cls) for d in dirs]
             try:
                 return add_all(parts)
             except StoreError:
@@ -582,15 +336,15 @@ class Cells:
                 raise StoreError(msg) from exc
 
     # -- adding up ----------------------------------------------------------------------------
-    def __add__(self, other: object) -> Cells:
+    def __add__(self: C, other: object) -> C:
         if isinstance(other, int) and other == 0:  # sum([...]) starts at 0
             return self
-        if not isinstance(other, Cells):
+        if not isinstance(other, CollectedCells):
             return NotImplemented
         check_parts(self, other)
         return add_cells(self, other)
 
-    def __radd__(self, other: object) -> Cells:
+    def __radd__(self: C, other: object) -> C:
         if isinstance(other, int) and other == 0:
             return self
         return NotImplemented
@@ -604,8 +358,9 @@ def cells_of(
     covers: Mapping[str, Any] | None = None,
     path: str | None = None,
     ident: str | None = None,
-) -> Cells:
-    """Collect cell tables into a :class:`Cells` (one part: a new id, or ``ident``, with ``covers``)."""
+    kind: type[C],
+) -> C:
+    """Collect cell tables into a ``kind`` (one part: a new id, or ``ident``, with ``covers``)."""
     keys = tuple(tables.keys)
     names = {k: tables.names[k] for k in keys if k != KEY_ALL}
     part = {
@@ -613,7 +368,7 @@ def cells_of(
         "path": path,
         "covers": None if covers is None else dict(covers),
     }
-    return _collected(tables, layout={**layout, "by": list(by)}, parts=(part,), names=names)
+    return _collected(tables, layout={**layout, "by": list(by)}, parts=(part,), names=names, kind=kind)
 
 
 def _collected(
@@ -622,8 +377,9 @@ def _collected(
     layout: Mapping[str, Any],
     parts: tuple[Mapping[str, Any], ...],
     names: Mapping[str, str],
-) -> Cells:
-    """The tables collected in one collect into a :class:`Cells` (the groups and the universe made if missing)."""
+    kind: type[C],
+) -> C:
+    """The tables collected in one collect into a ``kind`` (the groups and the universe made if missing)."""
     tables = with_groups(tables)
     optional = {
         "block": tables.block_profiles,
@@ -635,7 +391,7 @@ def _collected(
     present = [k for k, v in optional.items() if v is not None]
     got = pl.collect_all([tables.classes, tables.profiles, *(v for v in optional.values() if v is not None)])
     extra = dict(zip(present, got[2:], strict=True))
-    return Cells(
+    return kind(
         class_table=got[0],
         profile_table=got[1],
         block_table=extra.get("block"),
@@ -651,9 +407,9 @@ def _collected(
     )
 
 
-def _read_one(path: Path) -> Cells:
+def _read_one(path: Path, kind: type[C]) -> C:
     tables, meta = read_store(path)
-    layout = {k: meta.get(k, UNKNOWN) for k in (*_AGREE, "single_label") if k != "by"}
+    layout = {k: meta.get(k, UNKNOWN) for k in (*AGREE, "single_label") if k != "by"}
     layout["folds"] = list(meta.get("folds") or [])
     return cells_of(
         tables,
@@ -662,6 +418,7 @@ def _read_one(path: Path) -> Cells:
         covers=meta.get("covers"),
         path=str(path),
         ident=meta.get("id"),
+        kind=kind,
     )
 
 
@@ -669,7 +426,7 @@ def _read_one(path: Path) -> Cells:
 # Adding cells: checks, then the class universes completed, then sums
 
 
-def check_parts(a: Cells, b: Cells) -> None:
+def check_parts(a: CollectedCells, b: CollectedCells) -> None:
     """Refuse adding cells that cover the same parts (the same cells twice, or overlapping stores)."""
     seen = coverage_keys({"kind": "stores", "stores": [dict(p) for p in a.parts]})
     for key, what in coverage_keys({"kind": "stores", "stores": [dict(p) for p in b.parts]}).items():
@@ -684,12 +441,13 @@ def check_parts(a: Cells, b: Cells) -> None:
             raise StoreError(msg)
 
 
-def add_cells(a: Cells, b: Cells) -> Cells:
-    """The cells of the rows of ``a`` and ``b`` together (checked; coverage: :func:`check_parts`)."""
-    return add_all([a, b])
+def add_cells(a: C, b: CollectedCells) -> C:
+    """The cells of the rows of ``a`` and ``b`` together, as ``a``'s class (coverage: :func:`check_parts`)."""
+    both: list[CollectedCells] = [a, b]
+    return cast("C", add_all(both))
 
 
-def add_all(items: Sequence[Cells]) -> Cells:
+def add_all(items: Sequence[C]) -> C:
     """The cells of the rows of every part together, in one pass (no coverage check: :func:`check_parts`).
 
     The layouts must agree (:func:`check_layouts`), key and class columns get one
@@ -698,11 +456,11 @@ def add_all(items: Sequence[Cells]) -> Cells:
     parts have them; then every table is concatenated and summed once
     (:func:`~aggframe.tables.cells.add_tables`).
     """
-    parts = list(items)
-    if len(parts) == 1:
-        return parts[0]
-    layout = check_layouts(parts)
-    parts = aligned(same_universe_keys(parts))
+    if len(items) == 1:
+        return items[0]
+    kind = type(items[0])
+    layout = check_layouts(list(items))
+    parts = aligned(same_universe_keys(list(items)))
     first = parts[0]
     ukeys = list(first.universe_keys)
     check_targets(parts)
@@ -718,6 +476,7 @@ def add_all(items: Sequence[Cells]) -> Cells:
         layout=layout,
         parts=tuple(p for c in parts for p in c.parts),
         names=first.names,
+        kind=kind,
     )
     keys = list(out.keys)
     return replace(
@@ -733,7 +492,7 @@ def add_all(items: Sequence[Cells]) -> Cells:
     )
 
 
-def same_universe_keys(parts: list[Cells]) -> list[Cells]:
+def same_universe_keys(parts: list[CollectedCells]) -> list[CollectedCells]:
     """Parts whose universes have other keys (an older store among them): filled out, each group its own universe."""
     if all(c.universe_keys == parts[0].universe_keys for c in parts):
         return parts
@@ -741,5 +500,5 @@ def same_universe_keys(parts: list[Cells]) -> list[Cells]:
     for c in parts:
         tables = c.tables()
         filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
-        out.append(_collected(filled, layout=c.layout, parts=c.parts, names=c.names))
+        out.append(_collected(filled, layout=c.layout, parts=c.parts, names=c.names, kind=type(c)))
     return out
