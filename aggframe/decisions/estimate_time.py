@@ -19,6 +19,8 @@ labels have not arrived, carry estimates alone; older ones both.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
@@ -140,5 +142,20 @@ def windowed_estimate(
     by_cols = listify(options.pop("by", None))
     w = _check_window(window, by_cols)
     windowed, index, tdtype = _windowed_data(data, w)
-    out = estimate(reference, windowed, measures, operators, by=[index, *by_cols], **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = estimate(reference, windowed, measures, operators, by=[index, *by_cols], **options)
+    _rewarn(caught, index, w, tdtype)
     return _finish(out, by_cols, w, index, tdtype)
+
+
+def _rewarn(caught: list[warnings.WarningMessage], index: str, w: Window, dtype: pl.DataType) -> None:
+    """The estimate's warnings again, a window named by its start (``window_start=2026-11-30``), not its index."""
+    pattern = re.compile(re.escape(index) + r"=(-?\d+)")
+
+    def start(match: re.Match[str]) -> str:
+        value = pl.select(_window_bounds(w, pl.lit(int(match.group(1)), pl.Int64), dtype)[0]).item()
+        return f"window_start={value}"
+
+    for item in caught:
+        warnings.warn(pattern.sub(start, str(item.message)), item.category, stacklevel=4)

@@ -202,33 +202,31 @@ def _estimate(args: argparse.Namespace) -> pl.DataFrame:
     )
 
 
+def _code(exc: BaseException) -> int:
+    """A failure as one line on stderr, worded by what was wrong; the exit code (2)."""
+    if isinstance(exc, _UsageError):
+        return _fail("usage", str(exc))
+    if isinstance(exc, _OutputError):
+        return _fail("output", str(exc))
+    if isinstance(exc, AggframeError):
+        return _library_error(exc)
+    return _fail("input", f"could not read the input: {_one_line(exc)}")
+
+
 def run_estimate(args: argparse.Namespace) -> int:
     """``aggframe estimate``: the options checked, the estimate, the table written; the exit code."""
     try:
         _check(args)
-    except _UsageError as exc:
-        return _fail("usage", str(exc))
-    except _OutputError as exc:
-        return _fail("output", str(exc))
-    except AggframeError as exc:
-        return _library_error(exc)
+    except (_UsageError, _OutputError, AggframeError) as exc:
+        return _code(exc)
     progress = _Progress(f"estimating from {len(args.paths)} input(s)", quiet=args.quiet)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = _estimate(args)
-    except _UsageError as exc:
+    except (_UsageError, _OutputError, AggframeError, pl.exceptions.PolarsError, OSError) as exc:
         progress.failed()
-        return _fail("usage", str(exc))
-    except _OutputError as exc:
-        progress.failed()
-        return _fail("output", str(exc))
-    except AggframeError as exc:
-        progress.failed()
-        return _library_error(exc)
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        progress.failed()
-        return _fail("input", f"could not read the input: {_one_line(exc)}")
+        return _code(exc)
     try:
         _write(result, args.format, args.output)
     except (pl.exceptions.PolarsError, OSError) as exc:

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
@@ -128,3 +130,34 @@ def test_stores_and_maps_refuse_what_they_should(tmp_path: Path) -> None:
         af.expected_cells(ref, af.from_labels([0, 1], [1, 1]))
     with pytest.raises(OptionError, match="folder path"):
         af.expected_cells(ref, data, store=3)  # type: ignore[arg-type]
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    cut=st.floats(0.1, 0.9),
+    name=st.sampled_from(["g", "n", "p", "__af_x", "é x"]),
+)
+def test_expected_cells_of_any_split_add_up_to_the_whole(seed: int, cut: float, name: str) -> None:
+    whole = _month(seed, 120, name)
+    cmap = _MAP
+    k = int(cut * whole.height)
+    parts = [af.expected_cells(cmap, af.from_scores(p, class_=None), by=name) for p in (whole[:k], whole[k:])]
+    got = (
+        (parts[0] + parts[1])
+        .evaluate(["f1", "recall"], "binary", by=name)
+        .select(name, "measure", "operator", "value")
+    )
+    want = _estimated(
+        af.estimate(cmap, af.from_scores(whole, class_=None), ["f1", "recall"], "binary", by=name), [name]
+    )
+    assert_frame_equal(got, want, check_row_order=False, abs_tol=1e-12)
+
+
+#: a map whose reference spans [0, 1]: no score of the data is outside it (no shift warning)
+_MAP = af.fit_calibration(
+    af.from_scores(
+        pl.concat([_month(11, 1000), pl.DataFrame({"score": [0.0, 1.0], "y": [0, 1], "region": ["n", "n"]})]),
+        class_=None,
+    )
+)

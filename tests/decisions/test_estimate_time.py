@@ -4,6 +4,7 @@ frame with estimated and realized rows; null keys, hostile names, null times and
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -37,7 +38,7 @@ def _log(seed: int, n: int, *, days: int = 21, key: str = "g") -> pl.DataFrame:
 @pytest.fixture(scope="module")
 def reference() -> af.CalibrationMap:
     rng = np.random.default_rng(99)
-    s = rng.uniform(size=3000)
+    s = np.concatenate([[0.0, 1.0], rng.uniform(size=2998)])  # every score of the data inside its range
     frame = pl.DataFrame({"score": s, "y": (rng.uniform(size=3000) < s**2).astype(np.int64)})
     return af.fit_calibration(af.from_scores(frame, class_=None))
 
@@ -170,3 +171,31 @@ def test_null_times_and_bad_options_are_clear_errors(reference: af.CalibrationMa
     for kwargs, error, match in cases:
         with pytest.raises(error, match=match):
             af.estimate(reference, data, "f1", "binary", **kwargs)  # type: ignore[arg-type]
+
+
+def test_eager_lazy_streaming_agree(reference: af.CalibrationMap, tmp_path: Path) -> None:
+    log = _log(5, 500)
+    log.write_parquet(tmp_path / "log.parquet")
+    kw: dict[str, object] = {"by": "g", "labelled": "lab", "time": "day", "every": "1d", "period": "3d"}
+    eager = af.estimate(reference, af.from_scores(log, class_=None), "f1", "binary", **kw)  # type: ignore[arg-type]
+    lazy = af.from_scores(pl.scan_parquet(tmp_path / "log.parquet"), class_=None)
+    for engine in ("in-memory", "streaming"):
+        got = af.estimate(reference, lazy, "f1", "binary", engine=engine, **kw)  # type: ignore[arg-type]
+        assert_frame_equal(got, eager)
+
+
+def test_other_engines_are_refused_clearly(reference: af.CalibrationMap) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    log = _log(6, 100)
+    rel = duckdb.from_arrow(log.to_arrow())
+    with pytest.raises(OptionError, match="DuckDB and Spark are not supported yet"):
+        af.estimate(reference, af.from_scores(rel, class_=None), "f1", "binary", time="day", every="1d")
+
+
+def test_a_shift_warning_names_the_window_by_its_start() -> None:
+    narrow = pl.DataFrame({"score": np.linspace(0.3, 0.6, 400), "y": [0, 1] * 200})
+    ref = af.from_scores(narrow, class_=None)
+    log = _log(7, 300, days=3)
+    with pytest.warns(af.ShiftWarning, match=r"window_start=2024-03-0\d") as caught:
+        af.estimate(ref, af.from_scores(log, class_=None), "f1", "binary", time="day", every="1d")
+    assert all("__af_" not in str(w.message) for w in caught)

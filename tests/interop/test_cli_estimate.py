@@ -185,3 +185,30 @@ def test_help_names_the_options(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "estimate" in capsys.readouterr().out
+
+
+def test_one_numeric_score_column_is_the_binary_layout_in_report_too(
+    files: tuple[Path, Path, pl.DataFrame, pl.DataFrame], tmp_path: Path
+) -> None:
+    _, now_path, _, now = files
+    out = tmp_path / "report.csv"
+    args = ["report", str(now_path), "--scores", "score", "--measures", "f1,auroc", "--operators", "micro"]
+    assert main([*args, "-o", str(out), "-q"]) == 0
+    want = af.from_scores(now, class_=None, y="y_true").evaluate(["f1", "auroc"], "micro")
+    assert pl.read_csv(out)["value"].to_list() == pytest.approx(want["value"].to_list(), abs=1e-12)
+
+
+def test_a_shift_warning_is_one_line_and_exit_0(
+    files: tuple[Path, Path, pl.DataFrame, pl.DataFrame], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, now_path, _, now = files
+    narrow = now.filter(pl.col("score").is_between(0.4, 0.6))
+    narrow.write_parquet(tmp_path / "narrow.parquet")
+    args = ["estimate", "--reference", str(tmp_path / "narrow.parquet"), str(now_path), "--scores", "score"]
+    assert main([*args, "-o", str(tmp_path / "e.csv")]) == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    warned = [line for line in lines if line.startswith("aggframe: warning: ")]
+    assert len(warned) == 1
+    assert "outside the reference's range" in warned[0]
+    assert main([*args, "-o", str(tmp_path / "f.csv"), "-q"]) == 0
+    assert capsys.readouterr().err == ""
