@@ -62,32 +62,34 @@ def _check_window(window: dict[str, str | None], by: list[str]) -> Window:
 
 
 def _windowed_data(data: Predictions, w: Window) -> tuple[Predictions, str, pl.DataType]:
-    """``data`` with the window index of each row as a column (each row ``k`` times when ``period > every``)."""
+    """``data`` with the window index of each row as a column (each row ``k`` times when ``period > every``).
+
+    The index is computed on the source's engine (:func:`~aggframe.facade.windows._with_bucket`);
+    the spread over ``k`` windows needs a Polars frame, as it does for ``evaluate``'s windows.
+    """
     source = data.source
     frame = getattr(source, "frame", None)
     if frame is None:
         msg = f"`data` must be predictions with scores (af.from_scores(...)), got {type(data).__name__}"
         raise OptionError(msg)
-    native = nw.to_native(frame)
-    if not isinstance(native, pl.LazyFrame):
-        msg = "estimate runs on Polars sources (eager or lazy frames, files); DuckDB and Spark are not supported yet"
-        raise OptionError(msg)
     if isinstance(_time_dtype(frame, w.time, "data"), nw.String):
-        # ISO dates as text (a hive day= key): read as dates, as evaluate's windows do
-        native = native.with_columns(pl.col(w.time).str.to_date("%Y-%m-%d", strict=False))
-        frame = nw.from_native(native)
+        # ISO dates as text (a hive day= key, Polars frames): read as dates, as evaluate's windows do
+        native = cast("pl.LazyFrame", nw.to_native(frame))
+        frame = nw.from_native(native.with_columns(pl.col(w.time).str.to_date("%Y-%m-%d", strict=False)))
     tdtype = _polars_dtype(frame, w.time)
-    index = _fresh(list(native.collect_schema().names()), _WINDOW)
-    spread = cast("pl.LazyFrame", nw.to_native(_with_bucket(frame, w, index)))
+    index = _fresh(list(frame.collect_schema().names()), _WINDOW)
+    bucketed = _with_bucket(frame, w, index)
     if w.k > 1:
+        native = nw.to_native(bucketed)
+        if not isinstance(native, pl.LazyFrame):
+            msg = "estimate over windows with period > every needs a Polars frame (each row joins k windows)"
+            raise OptionError(msg)
         shifts = pl.LazyFrame({"__af_est_j": pl.int_ranges(0, w.k, eager=True).explode()})
-        spread = (
-            spread.join(shifts, how="cross")
-            .with_columns((pl.col(index) - pl.col("__af_est_j")).alias(index))
-            .drop("__af_est_j")
+        spread = native.join(shifts, how="cross").with_columns(
+            (pl.col(index) - pl.col("__af_est_j")).alias(index)
         )
-    windowed = _over(data, replace(source, frame=nw.from_native(spread)))
-    return windowed, index, tdtype
+        bucketed = nw.from_native(spread.drop("__af_est_j"))
+    return _over(data, replace(source, frame=bucketed)), index, tdtype
 
 
 def _finish(out: pl.DataFrame, by: list[str], w: Window, index: str, dtype: pl.DataType) -> pl.DataFrame:
