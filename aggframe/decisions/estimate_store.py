@@ -43,7 +43,7 @@ from aggframe.exceptions import OptionError
 from aggframe.intake.source import reading
 
 if TYPE_CHECKING:
-    from aggframe.intake.cells_value import Cells
+    from aggframe import Cells  # (its module moves: the public name stays)
     from aggframe.predictions import Predictions
 
 __all__ = ["as_map", "expected_cells"]
