@@ -6,7 +6,8 @@ times and the ratios of
 
 - ``estimate(..., time="day", every="1d")`` and ``every="1w"`` to ``estimate(..., by=["day", "g"])``
   (the same plan with the day as a plain key: the windows' own cost is the bucket column);
-- ``every="1d", period="7d"`` (each row in 7 windows) to the same;
+- ``every="1d", period="7d"`` (each row in 7 windows) to the same, and the same windows summed
+  from daily expected cells (``expected_cells(by=["day", "g"])``, then the windows of stored cells);
 - ``expected_cells(...)`` (the cells collected) to ``estimate(..., by="g")``;
 - each to a bare Polars group-by of the thresholded score per (day, g).
 
@@ -60,6 +61,11 @@ def main() -> None:
         lambda: af.estimate(cmap, data(), MEASURES, "binary", by="g", time="day", every="1d", period="7d"),
         reps=1,
     )
+    t_cells_roll = best(
+        lambda: af.from_cells(af.expected_cells(cmap, data(), by=["day", "g"])).evaluate(
+            MEASURES, "binary", by="g", time="day", every="1d", period="7d"
+        )
+    )
     t_plain = best(lambda: af.estimate(cmap, data(), MEASURES, "binary", by="g"))
     t_cells = best(lambda: af.expected_cells(cmap, data(), by="g"))
     t_bare = best(
@@ -79,6 +85,7 @@ def main() -> None:
         ("estimate every=1d", t_day, t_day / t_key),
         ("estimate every=1w", t_week, t_week / t_key),
         ("estimate every=1d period=7d", t_roll, t_roll / t_key),
+        ("daily expected cells, 7d windows", t_cells_roll, t_cells_roll / t_key),
         ("estimate by=g (no time)", t_plain, t_plain / t_key),
         ("expected_cells by=g", t_cells, t_cells / t_plain),
     ]

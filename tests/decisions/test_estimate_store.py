@@ -161,3 +161,22 @@ _MAP = af.fit_calibration(
         class_=None,
     )
 )
+
+
+def test_rolling_windows_of_daily_expected_cells_equal_the_windowed_estimate() -> None:
+    rng = np.random.default_rng(12)
+    frame = _month(13, 900).with_columns(
+        day=pl.Series(rng.integers(19_800, 19_815, size=900), dtype=pl.Int32).cast(pl.Date)
+    )
+    data = af.from_scores(frame, class_=None)
+    cells = af.expected_cells(_MAP, data, by=["day", "region"])  # one scan, kept per day
+    window = {"time": "day", "every": "1d", "period": "7d"}
+    got = af.from_cells(cells).evaluate(["f1", "precision"], "binary", by="region", **window)  # type: ignore[arg-type]
+    want = af.estimate(_MAP, data, ["f1", "precision"], "binary", by="region", **window)  # type: ignore[arg-type]
+    keys = ["region", "window_start", "window_end", "measure", "operator", "value"]
+    assert_frame_equal(got.select(keys), _estimated_windows(want, keys), check_row_order=False, abs_tol=1e-12)
+    assert got["region"].null_count() > 0
+
+
+def _estimated_windows(out: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return out.filter(pl.col("kind") == "estimated").select(keys)
