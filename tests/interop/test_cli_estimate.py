@@ -212,3 +212,27 @@ def test_a_shift_warning_is_one_line_and_exit_0(
     assert "outside the reference's range" in warned[0]
     assert main([*args, "-o", str(tmp_path / "f.csv"), "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_where_filters_the_inputs_not_the_reference(
+    files: tuple[Path, Path, pl.DataFrame, pl.DataFrame], tmp_path: Path
+) -> None:
+    ref_path, now_path, ref, now = files
+    out = tmp_path / "w.csv"
+    args = [
+        "estimate",
+        "--reference",
+        str(ref_path),
+        str(now_path),
+        "--scores",
+        "score",
+        "--operators",
+        "binary",
+    ]
+    assert main([*args, "--where", "\"名 x\" = 'n'", "-o", str(out), "-q"]) == 0
+    kept = af.from_scores(now.filter(pl.col("名 x") == "n"), class_=None, y="y_true")
+    want = af.estimate(af.from_scores(ref, class_=None, y="y_true"), kept, "f1", "binary")
+    assert pl.read_csv(out)["value"].item() == pytest.approx(want["value"].item(), abs=1e-12)
+    narrowed = af.from_scores(ref.filter(pl.col("名 x") == "n"), class_=None, y="y_true")
+    other = af.estimate(narrowed, kept, "f1", "binary")["value"].item()
+    assert other != pytest.approx(want["value"].item(), abs=1e-9)  # the reference was not filtered
