@@ -29,7 +29,6 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from os import PathLike
 from typing import TYPE_CHECKING, Any, get_args
 
 import narwhals as nw
@@ -332,7 +331,7 @@ def _uniform(cols: Sequence[str], seed: int) -> pl.Expr:
 
 
 def estimate(
-    reference: Predictions | CalibrationMap | str | PathLike[str],
+    reference: Predictions | CalibrationMap,
     data: Predictions,
     measures: str | Sequence[str] = "f1",
     operators: ReportOperator | Sequence[ReportOperator] = "micro",
@@ -355,8 +354,7 @@ def estimate(
     ----------
     reference
         Labelled predictions with scores (:func:`~aggframe.from_scores`, any layout), or a
-        map already fitted on them (:func:`fit_calibration`), or the path of a map saved
-        beside expected cells (:func:`~aggframe.expected_cells` with ``store=``).
+        map already fitted on them (:func:`fit_calibration`).
     data
         Predictions with scores read with the same options as the reference. Rows whose
         truth is not known carry any valid truth value and are marked by ``labelled``.
@@ -388,7 +386,8 @@ def estimate(
     -------
     polars.DataFrame
         The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
-        (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``, ``ci_high`` (null without draws and for realized rows),
+        (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
+        ``ci_high`` (null without draws and for realized rows),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises
@@ -415,10 +414,6 @@ def estimate(
     from aggframe.measures.registry import is_score_measure
     from aggframe.predictions import Predictions
 
-    if isinstance(reference, str | PathLike):  # a map saved by expected_cells(store=) or --map-out
-        from aggframe.decisions.estimate_maps import read_map
-
-        reference = CalibrationMap(*read_map(reference, grid=GRID))
     if time is not None or every is not None or period is not None or offset is not None:
         from aggframe.decisions.estimate_time import windowed_estimate
 

@@ -10,13 +10,15 @@ both months, and ``cells.evaluate(...)`` gives the estimate over both (with the
 same map: the calibration of a month is a function of that month's map).
 
 ``store=`` writes them as a cell store (:meth:`~aggframe.Cells.write`) with the
-map in its ``calibration/`` folder (:mod:`aggframe.decisions.estimate_maps`), and a path to such a
-store (or to a map written alone, ``aggframe estimate --map-out``) is accepted
-wherever a reference is: next month's estimate uses the same map.
+map beside the tables as ``calibration.parquet`` (:func:`save_map`: one Parquet file, one
+row per (class, bin) with ``q`` and the class's calibration error, the method in its
+metadata), and a path to such a store (or to a map file, ``aggframe estimate --map-out``)
+is accepted as the reference: next month's expected cells use the same map.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from os import PathLike
@@ -38,15 +40,67 @@ from aggframe.decisions.estimate import (
     _entries,
     fit_calibration,
 )
-from aggframe.decisions.estimate_maps import MAP_DIR, read_map, write_map
-from aggframe.exceptions import OptionError
+from aggframe.exceptions import OptionError, StoreError
 from aggframe.intake.source import reading
 
 if TYPE_CHECKING:
     from aggframe import Cells  # (its module moves: the public name stays)
     from aggframe.predictions import Predictions
 
-__all__ = ["as_map", "expected_cells"]
+__all__ = ["MAP_FILE", "MAP_FORMAT", "as_map", "expected_cells", "load_map", "save_map"]
+
+
+#: The file of a store of expected cells that holds its calibration map.
+MAP_FILE = "calibration.parquet"
+#: A saved map: one Parquet file, one row per (class, bin) with ``q`` and the class's calibration
+#: error; the method, ``renormalize`` and the grid in its key-value metadata (key ``aggframe``).
+MAP_FORMAT = "aggframe-calibration-map/1"
+_ECE = ("n", "low", "high", "ece_raw", "ece_calibrated")
+
+
+def save_map(cmap: CalibrationMap, path: Path, *, overwrite: bool) -> Path:
+    """Write ``cmap`` to the Parquet file ``path`` (refused if it exists, unless ``overwrite``).
+
+    The file is the one ``CalibrationMap.write`` writes (the same format), so that the two
+    read each other's maps.
+    """
+    if path.is_dir():
+        msg = f"cannot write a calibration map to {str(path)!r}: it is a folder (a map is one Parquet file)"
+        raise StoreError(msg)
+    if path.exists() and not overwrite:
+        msg = f"cannot write a calibration map to {str(path)!r}: the file exists (pass overwrite=True to replace it)"
+        raise StoreError(msg)
+    rows = cmap.table.join(cmap.ece, on="class", how="left", nulls_equal=True, maintain_order="left")
+    meta = {"format": MAP_FORMAT, "method": cmap.method, "renormalize": cmap.renormalize, "grid": GRID}
+    rows.select("class", "bin", "q", *_ECE).write_parquet(path, metadata={"aggframe": json.dumps(meta)})
+    return path
+
+
+def load_map(path: str | PathLike[str]) -> CalibrationMap:
+    """The map saved at ``path``: a map file, or a store of expected cells (its ``calibration.parquet``)."""
+    where = Path(path)
+    if where.is_dir():
+        where = where / MAP_FILE
+    if not where.is_file():
+        msg = (
+            f"no calibration map at {str(where)!r}: expected a calibration map file, or a store of "
+            f"expected cells (which holds one as {MAP_FILE})"
+        )
+        raise StoreError(msg)
+    try:
+        meta = json.loads(pl.read_parquet_metadata(where).get("aggframe") or "{}")
+        rows = pl.read_parquet(where)
+    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
+        msg = f"cannot read the calibration map {str(where)!r}: not a Parquet file ({type(exc).__name__})"
+        raise StoreError(msg) from exc
+    missing = [c for c in ("class", "bin", "q", *_ECE) if c not in rows.columns]
+    good = isinstance(meta, dict) and meta.get("format") == MAP_FORMAT and meta.get("grid") == GRID
+    if missing or not good or meta.get("method") not in ("isotonic", "platt", "none"):
+        msg = f"{str(where)!r} is not a calibration map of this version (format {MAP_FORMAT!r}, {GRID} bins)"
+        raise StoreError(msg)
+    table = rows.select("class", pl.col("bin").cast(pl.Int64), pl.col("q").cast(pl.Float64))
+    ece = rows.select("class", *_ECE).unique("class", maintain_order=True)
+    return CalibrationMap(meta["method"], table, ece, bool(meta.get("renormalize")))
 
 
 def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
@@ -54,7 +108,7 @@ def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
     if isinstance(reference, CalibrationMap):
         return reference
     if isinstance(reference, str | PathLike):
-        return CalibrationMap(*read_map(reference, grid=GRID))
+        return load_map(reference)
     return fit_calibration(reference, calibration=calibration)
 
 
@@ -112,7 +166,7 @@ def expected_cells(
     reference
         Labelled predictions with scores (the map is fitted on them), a fitted
         :class:`~aggframe.CalibrationMap`, or the path of a saved map (a store written
-        with ``store=``, or a map folder written by ``aggframe estimate --map-out``).
+        with ``store=``, or a map file written by ``aggframe estimate --map-out``).
     data
         Predictions with scores read with the same options as the reference (their truth is not read).
     by
@@ -121,7 +175,7 @@ def expected_cells(
         ``"isotonic"``, ``"platt"`` or ``"none"``, when the map is fitted here.
     store
         Also write the cells to this folder (a cell store) with the map in its
-        ``calibration/`` folder.
+        ``calibration.parquet`` file.
     overwrite
         Replace an existing store (and its map) at ``store``.
     engine
@@ -176,5 +230,5 @@ def expected_cells(
         cells = pr.to_cells(by_cols, engine=engine)
     if store is not None:
         cells.write(Path(store), overwrite=overwrite)
-        write_map(cmap, Path(store) / MAP_DIR, grid=GRID, overwrite=True)
+        save_map(cmap, Path(store) / MAP_FILE, overwrite=True)
     return cells

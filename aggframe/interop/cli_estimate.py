@@ -4,8 +4,8 @@ The reference and the inputs are read with the same role flags as ``report``'s
 (``--scores``, ``--y-true``, ``--form long``, ...; one numeric ``--scores`` column is
 the binary layout); the result is :func:`aggframe.estimate`'s frame (``kind``
 estimated/realized, ``value``, the interval with ``--n-draws``, ``labelled_share``),
-per ``--by`` group and, with ``--time``/``--every``, per window. ``--map-out DIR``
-saves the map fitted on the reference, ``--map-in DIR`` reuses a saved one (a map
+per ``--by`` group and, with ``--time``/``--every``, per window. ``--map-out FILE``
+saves the map fitted on the reference, ``--map-in PATH`` reuses a saved one (a map
 folder, or a store written by ``af.expected_cells(..., store=)``) in place of
 ``--reference``. Failures are one line on stderr and exit code 2, as everywhere.
 """
@@ -48,8 +48,8 @@ __all__ = ["add_estimate_parser", "run_estimate"]
 _EXAMPLES = """examples:
   aggframe estimate --reference october.parquet november.parquet --scores score --y-true y --measures f1,precision --operators binary
   aggframe estimate --reference ref.parquet log/ --scores 'p_*' --by model --labelled labelled --time day --every 1w
-  aggframe estimate --reference ref.parquet now.parquet --scores score --map-out maps/2026-11 -o estimate.csv
-  aggframe estimate --map-in maps/2026-11 december.parquet --scores score --operators binary --n-draws 200
+  aggframe estimate --reference ref.parquet now.parquet --scores score --map-out maps/2026-11.parquet -o estimate.csv
+  aggframe estimate --map-in maps/2026-11.parquet december.parquet --scores score --operators binary --n-draws 200
 """
 
 
@@ -107,13 +107,13 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
         "--map-out",
         metavar="DIR",
         default=None,
-        help="save the map fitted on --reference to DIR, e.g. maps/2026-11",
+        help="save the map fitted on --reference to this Parquet file, e.g. maps/2026-11.parquet",
     )
     maps.add_argument(
         "--map-in",
-        metavar="DIR",
+        metavar="PATH",
         default=None,
-        help="use a saved map (a --map-out folder or a store of expected cells) instead of --reference",
+        help="use a saved map (a --map-out file or a store of expected cells) instead of --reference",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing map at --map-out")
     p.add_argument(
@@ -133,7 +133,7 @@ def _check(args: argparse.Namespace) -> None:
         msg = "estimate reads scores: pass --scores COLUMNS (one numeric column: the binary layout; 'p_*': one per class)"
         raise _UsageError(msg)
     if (args.reference is None) == (args.map_in is None):
-        msg = "give --reference REF (labelled predictions) or --map-in DIR (a saved map), one of them"
+        msg = "give --reference REF (labelled predictions) or --map-in PATH (a saved map), one of them"
         raise _UsageError(msg)
     if args.map_out is not None and args.reference is None:
         msg = "--map-out saves the map fitted on --reference; it needs --reference"
@@ -157,22 +157,24 @@ def _check(args: argparse.Namespace) -> None:
         if path is not None:
             _check_named(path, flag)
             _check_not_input(args, flag, path)
-    if args.output is not None and not Path(args.output).parent.is_dir():
-        msg = f"-o {args.output!r}: the directory {str(Path(args.output).parent)!r} does not exist"
-        raise _OutputError(msg)
+            if not Path(path).parent.is_dir():
+                msg = f"{flag} {path!r}: the directory {str(Path(path).parent)!r} does not exist"
+                raise _OutputError(msg)
 
 
 def _reference(args: argparse.Namespace) -> Any:
     """The calibration: a saved map (``--map-in``), or the reference read with the inputs' role flags."""
     if args.map_in is not None:
-        return args.map_in
+        from aggframe.decisions.estimate_store import load_map
+
+        return load_map(args.map_in)
     # the same roles as the inputs; --where filters the inputs only
     return _predictions(argparse.Namespace(**{**vars(args), "paths": [args.reference], "where": None}), None)
 
 
 def _estimate(args: argparse.Namespace) -> pl.DataFrame:
-    from aggframe.decisions.estimate import GRID, estimate, fit_calibration
-    from aggframe.decisions.estimate_maps import write_map
+    from aggframe.decisions.estimate import estimate, fit_calibration
+    from aggframe.decisions.estimate_store import save_map
 
     reference = _reference(args)
     data = _predictions(args, None)
@@ -183,7 +185,7 @@ def _estimate(args: argparse.Namespace) -> pl.DataFrame:
     if args.map_out is not None:
         reference = fit_calibration(reference, calibration=args.calibration or "isotonic")
         try:
-            write_map(reference, args.map_out, grid=GRID, overwrite=args.overwrite)
+            save_map(reference, Path(args.map_out), overwrite=args.overwrite)
         except (StoreError, OSError) as exc:
             raise _OutputError(cli_words(" ".join(str(exc).split()))) from exc
     return estimate(

@@ -3,7 +3,6 @@ estimate over both), the calibration map stored beside them and reused, broken m
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from aggframe.decisions.estimate_store import load_map
 from aggframe.exceptions import OptionError, StoreError
 
 MEASURES = ["f1", "precision", "recall"]
@@ -91,17 +91,14 @@ def test_a_stored_map_is_the_fitted_map(tmp_path: Path) -> None:
         cmap = af.fit_calibration(ref, calibration=method)  # type: ignore[arg-type]
         store = tmp_path / method
         af.expected_cells(cmap, data, store=store)
-        assert sorted(p.name for p in (store / "calibration").iterdir()) == [
-            "ece.parquet",
-            "map.json",
-            "table.parquet",
-        ]
-        from_path = af.estimate(store, data, MEASURES, "binary")
-        assert_frame_equal(from_path, af.estimate(cmap, data, MEASURES, "binary"))
-        assert_frame_equal(
-            af.estimate(str(store / "calibration"), data, "f1", "binary"),
-            af.estimate(cmap, data, "f1", "binary"),
-        )
+        assert (store / "calibration.parquet").is_file()
+        for path in (store, store / "calibration.parquet"):
+            back = load_map(path)
+            assert (back.method, back.renormalize) == (cmap.method, cmap.renormalize)
+            assert_frame_equal(back.table, cmap.table)
+            assert_frame_equal(back.ece, cmap.ece)
+        from_path = af.expected_cells(store, data).evaluate(MEASURES, "binary")
+        assert_frame_equal(from_path, af.expected_cells(cmap, data).evaluate(MEASURES, "binary"))
 
 
 def test_stores_and_maps_refuse_what_they_should(tmp_path: Path) -> None:
@@ -112,18 +109,18 @@ def test_stores_and_maps_refuse_what_they_should(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="existing cell store"):
         af.expected_cells(ref, data, store=store)
     again = af.expected_cells(ref, data, store=store, overwrite=True)
-    with pytest.raises(StoreError, match="the path does not exist"):
-        af.estimate(tmp_path / "nowhere", data, "f1", "binary")
-    with pytest.raises(StoreError, match="no calibration map"):
+    with pytest.raises(StoreError, match="no calibration map at"):
+        load_map(tmp_path / "nowhere")
+    with pytest.raises(StoreError, match="no calibration map at"):
         af.expected_cells(tmp_path, data)  # a folder, but no map in it
-    (store / "calibration" / "table.parquet").write_bytes(b"not parquet")
+    (store / "calibration.parquet").write_bytes(b"not parquet")
     with pytest.raises(StoreError, match="cannot read the calibration map"):
-        af.estimate(store, data, "f1", "binary")
+        af.expected_cells(store, data)
     af.expected_cells(ref, data, store=store, overwrite=True)  # the broken map replaced
-    assert_frame_equal(af.estimate(store, data, "f1", "binary"), af.estimate(ref, data, "f1", "binary"))
-    (store / "calibration" / "map.json").write_text(json.dumps({"format": "other"}))
+    assert_frame_equal(load_map(store).table, af.fit_calibration(ref).table)
+    pl.DataFrame({"class": [1], "bin": [0], "q": [0.5]}).write_parquet(store / "calibration.parquet")
     with pytest.raises(StoreError, match="not a calibration map of this version"):
-        af.estimate(store, data, "f1", "binary")
+        load_map(store)
     with pytest.raises(StoreError):  # the same cells twice are refused, as any cells
         _ = again + again
     with pytest.raises(OptionError, match="predictions with scores"):

@@ -90,8 +90,8 @@ def test_wide_scores_and_a_saved_map(tmp_path: Path, capsys: pytest.CaptureFixtu
     wide.tail(300).write_parquet(tmp_path / "now.parquet")
     common = ["--scores", "p_*", "--measures", "f1,recall", "--operators", "macro,micro", "-q"]
     fit = ["estimate", "--reference", str(tmp_path / "ref.parquet"), str(tmp_path / "now.parquet"), *common]
-    assert main([*fit, "--map-out", str(tmp_path / "maps" / "m1"), "-o", str(tmp_path / "a.csv")]) == 0
-    reuse = ["estimate", "--map-in", str(tmp_path / "maps" / "m1"), str(tmp_path / "now.parquet"), *common]
+    assert main([*fit, "--map-out", str(tmp_path / "m1.parquet"), "-o", str(tmp_path / "a.csv")]) == 0
+    reuse = ["estimate", "--map-in", str(tmp_path / "m1.parquet"), str(tmp_path / "now.parquet"), *common]
     assert main([*reuse, "-o", str(tmp_path / "b.csv")]) == 0
     a, b = pl.read_csv(tmp_path / "a.csv"), pl.read_csv(tmp_path / "b.csv")
     assert_frame_equal(a, b)
@@ -104,10 +104,10 @@ def test_wide_scores_and_a_saved_map(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     assert a["value"].to_list() == pytest.approx(want["value"].to_list(), abs=1e-12)
     # the saved map is refused as an output without --overwrite, and replaced with it
-    assert main([*fit, "--map-out", str(tmp_path / "maps" / "m1")]) == 2
+    assert main([*fit, "--map-out", str(tmp_path / "m1.parquet")]) == 2
     assert "pass --overwrite to replace it" in capsys.readouterr().err
     assert (
-        main([*fit, "--map-out", str(tmp_path / "maps" / "m1"), "--overwrite", "-o", str(tmp_path / "c.csv")])
+        main([*fit, "--map-out", str(tmp_path / "m1.parquet"), "--overwrite", "-o", str(tmp_path / "c.csv")])
         == 0
     )
 
@@ -123,7 +123,7 @@ def test_wide_scores_and_a_saved_map(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--unlabelled", "--time", "day", "--every", "1d"], ["--labelled COLUMN"]),
         (["--measures", "auroc"], ["reads scores"]),
         (["--operators", "nope"], ["nope"]),
-        (["--map-in", "somewhere"], ["--reference REF", "--map-in DIR", "one of them"]),
+        (["--map-in", "somewhere"], ["--reference REF", "--map-in PATH", "one of them"]),
         (["--format", "parquet"], ["--format parquet needs -o"]),
         (["--n-draws", "-1"], ["n_draws", "non-negative"]),
     ],
@@ -153,7 +153,7 @@ def test_broken_reference_missing_map_and_no_scores(
         (["--reference", str(broken)], "broken.parquet' is not a readable Parquet file"),
         (["--reference", str(tmp_path / "gone.parquet")], "input error"),
         (["--map-in", str(tmp_path)], "no calibration map at"),
-        (["--map-in", str(tmp_path / "gone")], "the path does not exist"),
+        (["--map-in", str(tmp_path / "gone")], "gone'"),
     ]
     for flags, words in cases:
         assert main(["estimate", *flags, str(now_path), "--scores", "score"]) == 2
