@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     )
     from aggframe.decisions.checks import CheckFailedError, CheckResult, check
     from aggframe.decisions.estimate import CalibrationMap, ShiftWarning, estimate, fit_calibration
+    from aggframe.decisions.estimate_store import expected_cells
     from aggframe.decisions.monitor import monitor
     from aggframe.decisions.rules import Rule, RuleError
     from aggframe.decisions.slices import slices
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
         UnknownNameError,
     )
     from aggframe.interop import numpy
+    from aggframe.interop.charts.estimate import plot_estimate
     from aggframe.interop.charts.time import plot_monitor
     from aggframe.interop.html import html_report, write_html_report
     from aggframe.interop.layout import wide_table
@@ -151,6 +153,7 @@ _LAZY: dict[str, str] = {
     "ShiftWarning": "aggframe.decisions.estimate",
     "estimate": "aggframe.decisions.estimate",
     "fit_calibration": "aggframe.decisions.estimate",
+    "expected_cells": "aggframe.decisions.estimate_store",
     "slices": "aggframe.decisions.slices",
     "Rule": "aggframe.decisions.rules",
     "RuleError": "aggframe.decisions.rules",
@@ -171,6 +174,7 @@ _LAZY: dict[str, str] = {
     "Cells": "aggframe.cells",
     "numpy": "aggframe.interop.numpy",
     "plot_monitor": "aggframe.interop.charts.time",
+    "plot_estimate": "aggframe.interop.charts.estimate",
     "html_report": "aggframe.interop.html",
     "write_html_report": "aggframe.interop.html",
     "wide_table": "aggframe.interop.layout",
@@ -271,6 +275,7 @@ __all__ = [
     "diagnose",
     "dominates",
     "estimate",
+    "expected_cells",
     "fbeta",
     "fit_calibration",
     "fold_aggregate",
@@ -300,6 +305,7 @@ __all__ = [
     "plot_classes",
     "plot_conventions",
     "plot_curve",
+    "plot_estimate",
     "plot_folds",
     "plot_groups",
     "plot_heatmap",

@@ -81,6 +81,8 @@ INTERNAL_NAMES: tuple[str, ...] = (
     # time windows and monitoring (aggframe/decisions/monitor.py, the windowed reports)
     "__af_j",
     "__af_n",
+    "__af_est_j",  # estimation over windows (aggframe/decisions/estimate_time.py)
+    "__af_est_window",
     "_complete",
     "_j",
     "_mark",

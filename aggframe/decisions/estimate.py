@@ -343,6 +343,10 @@ def estimate(
     level: float = 0.95,
     seed: int = 0,
     engine: Engine = "auto",
+    time: str | None = None,
+    every: str | None = None,
+    period: str | None = None,
+    offset: str | None = None,
 ) -> pl.DataFrame:
     """Estimated cell measures of predictions whose truth is missing, from scores calibrated on a reference.
 
@@ -373,12 +377,17 @@ def estimate(
         The seed of the draws.
     engine
         The Polars engine of the evaluation (``"auto"``, ``"in-memory"``, ``"streaming"``).
+    time, every, period, offset
+        Windows over time, as in :meth:`~aggframe.Predictions.evaluate`: a date or datetime
+        column of ``data``, how often a window starts (``"1d"``, ``"1w"``), its length (a
+        multiple of ``every``) and the shift of the starts (:mod:`aggframe.decisions.estimate_time`).
 
     Returns
     -------
     polars.DataFrame
-        The by-columns, ``kind`` (``"estimated"`` or ``"realized"``), ``measure``, ``operator``,
-        ``value``, ``ci_low``, ``ci_high`` (null without draws and for realized rows),
+        The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
+        (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
+        ``ci_high`` (null without draws and for realized rows),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises
@@ -405,6 +414,15 @@ def estimate(
     from aggframe.measures.registry import is_score_measure
     from aggframe.predictions import Predictions
 
+    if time is not None or every is not None or period is not None or offset is not None:
+        from aggframe.decisions.estimate_time import windowed_estimate
+
+        window = {"time": time, "every": every, "period": period, "offset": offset}
+        options: dict[str, Any] = {"calibration": calibration, "labelled": labelled, "n_draws": n_draws}
+        options |= {"by": by, "level": level, "seed": seed, "engine": engine}
+        return windowed_estimate(
+            estimate, reference, data, measures, operators, window=window, options=options
+        )
     by_cols = listify(by)
     check_result_names(by_cols, RESULT, "estimate")
     engine = parse_engine(engine)

@@ -35,6 +35,7 @@ import polars as pl
 from aggframe.exceptions import AggframeError, EmptyInputError
 from aggframe.interop.cli_checks import _check_options, _check_output, _store_inputs
 from aggframe.interop.cli_commands import _cells, _deliver, _evaluate, _predictions
+from aggframe.interop.cli_estimate import run_estimate
 from aggframe.interop.cli_gate import run_check
 from aggframe.interop.cli_monitor import run_monitor
 from aggframe.interop.cli_output import (
@@ -68,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_monitor(args, argv)
         if args.command == "slices":
             return run_slices(args)  # its own checks, scan and output: aggframe/interop/cli_slices.py
+        if args.command == "estimate":
+            return run_estimate(args)  # its own checks and output: aggframe/interop/cli_estimate.py
         stores = _store_inputs(args.paths)
         _check_options(args, stores)
         _check_output(args)

@@ -134,6 +134,9 @@ def _from_scores(args: argparse.Namespace, lf: pl.LazyFrame) -> Predictions:
             **decision,
         )
     names = _split(args.scores) or []
+    if len(names) == 1 and lf.collect_schema().get(names[0], pl.Null()).is_numeric():
+        # one numeric column: the binary layout (the positive class's score, a 0/1 truth)
+        return from_scores(lf, class_=None, score=names[0], y=_given(args.y_true, "y_true"), **decision)
     return from_scores(
         lf,
         y_true=_given(args.y_true, "y_true"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from aggframe.interop.cli_estimate import add_estimate_parser
 from aggframe.interop.cli_gate import add_check_parser
 from aggframe.interop.cli_monitor import add_monitor_parser
 from aggframe.interop.cli_output import _UsageError
@@ -82,6 +83,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     add_time_options(rep)
     add_monitor_parser(sub, _inputs)
     add_slices_parser(sub, _inputs)  # `aggframe slices`: its own module
+    add_estimate_parser(sub, _inputs)  # `aggframe estimate`: its own module
     rep.add_argument(
         "--measures",
         metavar="LIST",

@@ -1,0 +1,234 @@
+"""Expected cells that add up, stored like cells, with the calibration map beside them.
+
+:func:`expected_cells` calibrates the scores of ``data`` on a reference (or
+with a fitted or saved map) exactly as :func:`~aggframe.estimate` does, and
+returns the *expected* confusion cells as :class:`~aggframe.Cells`: the sums
+``E[tp] = sum q d``, ... of the product t-norm per (group, class), the group
+counts and the per-example profiles. Cells add up, so the expected cells of two
+months added (``a + b``, or their stores read together) are the expected cells of
+both months, and ``cells.evaluate(...)`` gives the estimate over both (with the
+same map: the calibration of a month is a function of that month's map).
+
+``store=`` writes them as a cell store (:meth:`~aggframe.Cells.write`) with the
+map beside the tables as ``calibration.parquet`` (:func:`save_map`: one Parquet file, one
+row per (class, bin) with ``q`` and the class's calibration error, the method in its
+metadata), and a path to such a store (or to a map file, ``aggframe estimate --map-out``)
+is accepted as the reference: next month's expected cells use the same map.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from aggframe._columns import CLASS_ROLE, EXAMPLE, P, free_name
+from aggframe._options import Calibration, Engine, listify, parse_engine
+from aggframe.decisions.estimate import (
+    _BIN,
+    _Q,
+    _SCORE,
+    GRID,
+    CalibrationMap,
+    _binned,
+    _check_source,
+    _entries,
+    fit_calibration,
+)
+from aggframe.exceptions import OptionError, StoreError
+from aggframe.intake.source import reading
+
+if TYPE_CHECKING:
+    from aggframe import Cells  # (its module moves: the public name stays)
+    from aggframe.predictions import Predictions
+
+__all__ = ["MAP_FILE", "MAP_FORMAT", "as_map", "expected_cells", "load_map", "save_map"]
+
+
+#: The file of a store of expected cells that holds its calibration map.
+MAP_FILE = "calibration.parquet"
+#: A saved map: one Parquet file, one row per (class, bin) with ``q`` and the class's calibration
+#: error; the method, ``renormalize`` and the grid in its key-value metadata (key ``aggframe``).
+MAP_FORMAT = "aggframe-calibration-map/1"
+_ECE = ("n", "low", "high", "ece_raw", "ece_calibrated")
+
+
+def save_map(cmap: CalibrationMap, path: Path, *, overwrite: bool) -> Path:
+    """Write ``cmap`` to the Parquet file ``path`` (refused if it exists, unless ``overwrite``).
+
+    The file is the one ``CalibrationMap.write`` writes (the same format), so that the two
+    read each other's maps.
+    """
+    if path.is_dir():
+        msg = f"cannot write a calibration map to {str(path)!r}: it is a folder (a map is one Parquet file)"
+        raise StoreError(msg)
+    if path.exists() and not overwrite:
+        msg = f"cannot write a calibration map to {str(path)!r}: the file exists (pass overwrite=True to replace it)"
+        raise StoreError(msg)
+    rows = cmap.table.join(cmap.ece, on="class", how="left", nulls_equal=True, maintain_order="left")
+    meta = {"format": MAP_FORMAT, "method": cmap.method, "renormalize": cmap.renormalize, "grid": GRID}
+    rows.select("class", "bin", "q", *_ECE).write_parquet(path, metadata={"aggframe": json.dumps(meta)})
+    return path
+
+
+def load_map(path: str | PathLike[str]) -> CalibrationMap:
+    """The map saved at ``path``: a map file, or a store of expected cells (its ``calibration.parquet``)."""
+    where = Path(path)
+    if where.is_dir():
+        where = where / MAP_FILE
+    if not where.is_file():
+        msg = (
+            f"no calibration map at {str(where)!r}: expected a calibration map file, or a store of "
+            f"expected cells (which holds one as {MAP_FILE})"
+        )
+        raise StoreError(msg)
+    try:
+        meta = json.loads(pl.read_parquet_metadata(where).get("aggframe") or "{}")
+        rows = pl.read_parquet(where)
+    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
+        msg = f"cannot read the calibration map {str(where)!r}: not a Parquet file ({type(exc).__name__})"
+        raise StoreError(msg) from exc
+    missing = [c for c in ("class", "bin", "q", *_ECE) if c not in rows.columns]
+    good = isinstance(meta, dict) and meta.get("format") == MAP_FORMAT and meta.get("grid") == GRID
+    if missing or not good or meta.get("method") not in ("isotonic", "platt", "none"):
+        msg = f"{str(where)!r} is not a calibration map of this version (format {MAP_FORMAT!r}, {GRID} bins)"
+        raise StoreError(msg)
+    table = rows.select("class", pl.col("bin").cast(pl.Int64), pl.col("q").cast(pl.Float64))
+    ece = rows.select("class", *_ECE).unique("class", maintain_order=True)
+    return CalibrationMap(meta["method"], table, ece, bool(meta.get("renormalize")))
+
+
+def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
+    """A fitted map from a reference: predictions (fitted here), a map, or the path of a saved one."""
+    if isinstance(reference, CalibrationMap):
+        return reference
+    if isinstance(reference, str | PathLike):
+        return load_map(reference)
+    return fit_calibration(reference, calibration=calibration)
+
+
+def _expected_long(
+    cmap: CalibrationMap, data: Predictions, by: list[str]
+) -> tuple[pl.LazyFrame, dict[str, str]]:
+    """One row per (example, class) of ``data``: the by-columns (user names), the calibrated ``q`` as the
+    truth and the decision, under role names that no by-column takes."""
+    source = _check_source(data, "data")
+    lf, keys = _entries(source, by)
+    dtype = lf.collect_schema()[CLASS_ROLE]
+    table = cmap.table.lazy().select(
+        pl.col("class").cast(dtype).alias(CLASS_ROLE), pl.col("bin").alias(_BIN), pl.col("q").alias(_Q)
+    )
+    rows = lf.with_columns(_binned(pl.col(_SCORE)).alias(_BIN))
+    if cmap.method == "none":
+        rows = rows.with_columns(pl.lit(None, pl.Float64).alias(_Q))
+    else:
+        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left", nulls_equal=True)
+    q = pl.col(_Q).fill_null(pl.col(_SCORE))  # as estimate: an unseen class keeps its score
+    if cmap.renormalize:
+        total = q.sum().over([*keys, EXAMPLE])
+        q = pl.when(total > 0).then(q / total).otherwise(q)
+    roles = {r: free_name(f"__af_est_{r}", by) for r in ("example", "class", "y", "p")}
+    long = rows.select(
+        *(pl.col(k).alias(name) for k, name in zip(keys, by, strict=True)),
+        pl.col(EXAMPLE).alias(roles["example"]),
+        pl.col(CLASS_ROLE).alias(roles["class"]),
+        q.clip(0.0, 1.0).alias(roles["y"]),
+        pl.col(P).alias(roles["p"]),
+    )
+    return long, roles
+
+
+def expected_cells(
+    reference: Predictions | CalibrationMap | str | PathLike[str],
+    data: Predictions,
+    *,
+    by: str | Sequence[str] | None = None,
+    calibration: Calibration = "isotonic",
+    store: str | PathLike[str] | None = None,
+    overwrite: bool = False,
+    engine: Engine = "auto",
+) -> Cells:
+    """The expected confusion cells of unlabelled predictions, as cells that add up (and can be stored).
+
+    The scores of ``data`` are calibrated as :func:`~aggframe.estimate` calibrates
+    them, and the expected cells (``E[tp] = sum q d``, ...) are kept per ``by``
+    group. ``cells.evaluate(measures, operators, by=...)`` gives ``estimate``'s
+    ``estimated`` values; cells of several periods added (``a + b``, or their
+    stores read together) give the estimate over all of them.
+
+    Parameters
+    ----------
+    reference
+        Labelled predictions with scores (the map is fitted on them), a fitted
+        :class:`~aggframe.CalibrationMap`, or the path of a saved map (a store written
+        with ``store=``, or a map file written by ``aggframe estimate --map-out``).
+    data
+        Predictions with scores read with the same options as the reference (their truth is not read).
+    by
+        Columns of ``data`` to keep the cells per (any subset can be evaluated later).
+    calibration
+        ``"isotonic"``, ``"platt"`` or ``"none"``, when the map is fitted here.
+    store
+        Also write the cells to this folder (a cell store) with the map in its
+        ``calibration.parquet`` file.
+    overwrite
+        Replace an existing store (and its map) at ``store``.
+    engine
+        The Polars engine of the scan.
+
+    Returns
+    -------
+    Cells
+        The expected cells (soft: their per-example profiles hold about one row per example).
+
+    Raises
+    ------
+    OptionError
+        A reference or data that is not predictions with scores, or a bad option.
+    StoreError
+        ``store`` is an existing store (without ``overwrite``), a file or another folder; a
+        saved map that is missing or broken.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import aggframe as af
+    >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
+    >>> a = af.from_scores(pl.DataFrame({"y": [0, 0], "score": [0.2, 0.5]}), class_=None)
+    >>> b = af.from_scores(pl.DataFrame({"y": [0], "score": [0.85]}), class_=None)
+    >>> cells = af.expected_cells(ref, a) + af.expected_cells(ref, b)
+    >>> round(cells.evaluate("recall", "binary")["value"].item(), 3)
+    0.579
+    """
+    from aggframe.constructors import from_long
+    from aggframe.predictions import Predictions
+
+    by_cols = listify(by)
+    engine = parse_engine(engine)
+    if store is not None and not isinstance(store, str | PathLike):
+        msg = f"Expected `store` to be a folder path, got {type(store).__name__}"
+        raise OptionError(msg)
+    cmap = as_map(reference, calibration)
+    long, roles = _expected_long(cmap, data, by_cols)
+    origin = _check_source(data, "data").origin
+    read = from_long(
+        long,
+        example=roles["example"],
+        class_=roles["class"],
+        y=roles["y"],
+        p=roles["p"],
+        tnorm="product",
+        task="multilabel",
+    )
+    pr = Predictions(replace(read.source, origin=origin))
+    with reading(origin):
+        cells = pr.to_cells(by_cols, engine=engine)
+    if store is not None:
+        cells.write(Path(store), overwrite=overwrite)
+        save_map(cmap, Path(store) / MAP_FILE, overwrite=True)
+    return cells
