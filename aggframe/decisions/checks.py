@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import REP, free_name, restore
+from aggframe._columns import PREFIX, REP, check_result_names, free_name, restore
 from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
 from aggframe.decisions.rules import (
     Rule,
@@ -508,6 +508,8 @@ def _evaluated(
         grouping_sets=sets or None,
     )
     report, names = pr.report(request, engine=engine, boot=boot)
+    result = [c for c in report.collect_schema().names() if c not in names and not c.startswith(PREFIX)]
+    check_result_names(names.values(), result, "check's evaluation")
     out: pl.DataFrame = restore(report, names).collect()
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
