@@ -201,9 +201,7 @@ def run_slices(args: argparse.Namespace) -> int:
         if code:
             progress.failed()
             return code
-    shown = result.select(
-        SLICE_TABLE
-    )  # -o and the other formats: every column if args.format == "table" else result
+    shown = result.select(SLICE_TABLE) if args.format == "table" else result  # -o: every column
     try:
         _write(shown, args.format, args.output)
     except (pl.exceptions.PolarsError, OSError) as exc:
