@@ -23,6 +23,7 @@ import polars as pl
 
 from aggframe._columns import PREFIX, REP, check_result_names, free_name, restore
 from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
+from aggframe.decisions.check_slices import check_slice_rule
 from aggframe.decisions.rules import (
     Rule,
     RuleError,
@@ -296,6 +297,9 @@ def check(
     parsed = parse_rules(rules)
     engine = parse_engine(engine)
     plain = [r for r in parsed if not r.slices]
+    for r in parsed:
+        if r.slices:  # refused before any scan (a store, a missing column)
+            check_slice_rule(predictions, r)
     frame = None
     if plain:
         base = _baseline_values(plain, baseline, level=level, seed=seed, engine=engine)
