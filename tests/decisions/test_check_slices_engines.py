@@ -84,5 +84,9 @@ def test_a_missing_slice_column_is_named() -> None:
 
 
 @pytest.mark.slow  # a JVM (CI runs it)
-def test_spark(expected: pl.DataFrame, spark: Any) -> None:
-    assert_frame_equal(_verdicts(spark.createDataFrame(_frame().to_arrow())), expected, abs_tol=1e-12)
+def test_spark(spark: Any) -> None:
+    """One slice column and few replicates: each replicate is a Spark aggregation."""
+    rule = {**RULE, "slices": ["region"], "n_boot": 3}
+    want = _verdicts(_frame(), [rule])
+    assert "fail" in want["status"].to_list()
+    assert_frame_equal(_verdicts(spark.createDataFrame(_frame().to_arrow()), [rule]), want, abs_tol=1e-12)
