@@ -17,13 +17,30 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from aggframe._options import Engine
-from aggframe.decisions.rules import SLICE_DEFAULTS, Rule
+from aggframe.decisions.rules import SLICE_DEFAULTS, Rule, RuleError
 from aggframe.exceptions import AggframeError
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
-__all__ = ["slice_verdicts"]
+__all__ = ["check_slice_rule", "slice_verdicts"]
+
+
+def check_slice_rule(pr: Predictions, rule: Rule) -> None:
+    """Refuse a slice rule the predictions cannot answer, before any scan: a cell store (its
+    sums cannot be reweighted by the bootstrap the p-values come from) or a missing column."""
+    where = f"{rule.origin}: key 'slices'" if rule.origin else "key 'slices'"
+    if pr.form == "cells":
+        msg = (
+            f"{where}: a cell store keeps sums, not rows, and a slice's p-value comes from a bootstrap "
+            "that reweights the examples; check the predictions themselves"
+        )
+        raise RuleError(msg)
+    try:
+        pr.source.check_by(list(rule.slices))
+    except AggframeError as exc:
+        msg = f"{where}: {exc}"
+        raise type(exc)(msg) from None
 
 
 def _option(rule: Rule, key: str) -> Any:

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import REP, free_name, restore
+from aggframe._columns import PREFIX, REP, check_result_names, free_name, restore
 from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
+from aggframe.decisions.check_slices import check_slice_rule
 from aggframe.decisions.rules import (
     Rule,
     RuleError,
@@ -296,6 +297,9 @@ def check(
     parsed = parse_rules(rules)
     engine = parse_engine(engine)
     plain = [r for r in parsed if not r.slices]
+    for r in parsed:
+        if r.slices:  # refused before any scan (a store, a missing column)
+            check_slice_rule(predictions, r)
     frame = None
     if plain:
         base = _baseline_values(plain, baseline, level=level, seed=seed, engine=engine)
@@ -440,16 +444,23 @@ def rule_values(
         schema_overrides={_GID: pl.Int64, "__af_where": pl.String},
     )
     parts = []
-    counted: pl.DataFrame | None = None
+    counted: dict[int, pl.DataFrame] = {}
+    gids = [_grouping_id(s, by_all) for s in sets]
     for n_boot in unique_in_order(r.n_boot or 0 for r in rules):
-        family = [r for r in rules if (r.n_boot or 0) == n_boot]
+        family = [(r, g) for r, g in zip(rules, gids, strict=True) if (r.n_boot or 0) == n_boot]
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=None) if n_boot else None
         rows = []
-        for measures, operators in _requests(family, count=boot is None):
-            got_here = _evaluated(pr, measures, operators, by_all, distinct, boot=boot, engine=engine)
-            if boot is None and "exemplar" in operators and counted is None:
-                counted = got_here.filter(pl.col("operator") == "exemplar", pl.col("measure") == measures[0])
-            rows.append(got_here)
+        # each grouping set with only its own rules' measures: the cell tables are scanned once
+        # (by every key) and each set is rolled up from them; a where's set evaluates its rules only
+        for here, members in _set_families(family, by_all, distinct):
+            gid = _grouping_id(here[0], by_all) if here else 0
+            for measures, operators in _requests(members, count=boot is None):
+                got_here = _evaluated(pr, measures, operators, by_all, here, boot=boot, engine=engine)
+                if boot is None and "exemplar" in operators and gid not in counted:
+                    counted[gid] = got_here.filter(
+                        pl.col("operator") == "exemplar", pl.col("measure") == measures[0]
+                    )
+                rows.append(got_here)
         got = pl.concat(rows, how="diagonal_relaxed")
         rules_here = table.filter(pl.col("__af_boot") == n_boot).drop("__af_boot")
         parts.append(got.join(rules_here, on=[_GID, "measure", "operator"], how="inner", nulls_equal=True))
@@ -457,7 +468,7 @@ def rule_values(
     for name in where_names.values():
         joined = joined.filter((pl.col("__af_where") != name).fill_null(value=True) | pl.col(name))
     joined = joined.drop("__af_where", "n_entries", *where_names.values())
-    n_examples = _n_examples(pr, by_all, distinct, engine) if counted is None else counted
+    n_examples = _examples(pr, by_all, distinct, counted, engine)
     n_examples = n_examples.select(*by_all, _GID, pl.col("n_entries").cast(pl.Int64).alias("n_examples"))
     for name in where_names.values():  # the rows of a filter's groups (true), or not filtered (null)
         n_examples = n_examples.filter(pl.col(name).is_null() | pl.col(name))
@@ -508,6 +519,8 @@ def _evaluated(
         grouping_sets=sets or None,
     )
     report, names = pr.report(request, engine=engine, boot=boot)
+    result = [c for c in report.collect_schema().names() if c not in names and not c.startswith(PREFIX)]
+    check_result_names(names.values(), result, "check's evaluation")
     out: pl.DataFrame = restore(report, names).collect()
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
@@ -521,6 +534,39 @@ def _marked(out: pl.DataFrame, sets: list[list[str]]) -> pl.DataFrame:
     if sets:
         return out.rename({GROUPING_ID: _GID})
     return out.with_columns(pl.lit(0, dtype=pl.Int64).alias(_GID))
+
+
+def _set_families(
+    family: list[tuple[Rule, int]], by_all: list[str], distinct: list[list[str]]
+) -> list[tuple[list[list[str]], list[Rule]]]:
+    """The rules (with their grouping ids) by grouping set: ([set], its rules), or ([], all)
+    when there is one set (no grouping sets)."""
+    if not distinct:
+        return [([], [r for r, _ in family])]
+    out = []
+    for s in distinct:
+        gid = _grouping_id(s, by_all)
+        members = [r for r, g in family if g == gid]
+        if members:
+            out.append(([s], members))
+    return out
+
+
+def _examples(
+    pr: Predictions,
+    by_all: list[str],
+    distinct: list[list[str]],
+    counted: dict[int, pl.DataFrame],
+    engine: Engine,
+) -> pl.DataFrame:
+    """The examples of every group of every grouping set: counted by the exemplar operator where
+    a set's rules asked for it, evaluated for the other sets."""
+    wanted = distinct or [by_all]
+    missing = [s for s in wanted if _grouping_id(s, by_all) not in counted]
+    parts = [c.select(*by_all, _GID, "n_entries") for c in counted.values()]
+    if missing:
+        parts.append(_n_examples(pr, by_all, missing if distinct else [], engine))
+    return pl.concat(parts, how="vertical_relaxed")
 
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import narwhals as nw
 import polars as pl
@@ -38,6 +38,7 @@ from aggframe._columns import check_result_names
 from aggframe._options import BandRule, Engine, Severity, Unlabelled, listify
 from aggframe.cells import Cells
 from aggframe.constructors import from_cells
+from aggframe.decisions.bands import band_options
 from aggframe.decisions.rules import MONITOR_ONLY_KEYS, Rule, load_rules, parse_rules
 from aggframe.exceptions import OptionError
 from aggframe.facade.windows import WINDOW_COLUMNS, windowed_evaluate
@@ -265,23 +266,11 @@ def _check_options(
     min_share: float,
     severity: str,
 ) -> None:
-    if band not in ("sd", "quantile"):
-        msg = f"Expected band= to be 'sd' or 'quantile', got {band!r}"
-        raise OptionError(msg)
-    if not (isinstance(width, (int, float)) and width > 0):
-        msg = f"Expected width= to be a positive number, got {width!r}"
-        raise OptionError(msg)
-    if len(quantiles) != 2 or not 0 <= quantiles[0] < quantiles[1] <= 1:
-        msg = f"Expected quantiles= to be (low, high) with 0 <= low < high <= 1, got {quantiles!r}"
-        raise OptionError(msg)
-    if not isinstance(min_windows, int) or min_windows < 2:
-        msg = f"Expected min_reference_windows= to be an integer >= 2, got {min_windows!r}"
-        raise OptionError(msg)
-    if not 0 <= min_share <= 1:
-        msg = f"Expected min_labelled_share= to be in [0, 1], got {min_share!r}"
-        raise OptionError(msg)
-    if severity not in ("error", "warn"):
-        msg = f"Expected severity= to be 'error' or 'warn', got {severity!r}"
+    """The band's options (checked where a monitoring rule's are: :mod:`aggframe.decisions.bands`)."""
+    options = {"band": band, "width": width, "quantiles": quantiles}
+    band_options(options | {"min_reference_windows": min_windows, "min_labelled_share": min_share})
+    if severity not in get_args(Severity):
+        msg = f"severity=: expected one of {', '.join(map(repr, get_args(Severity)))}, got {severity!r}"
         raise OptionError(msg)
 
 

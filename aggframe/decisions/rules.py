@@ -34,6 +34,7 @@ from typing import Any, Literal, cast, get_args
 import narwhals.stable.v1 as nw
 
 from aggframe._options import BandRule, RuleKind, Severity, SliceCorrection, parse_report_operator
+from aggframe.decisions.bands import BAND_KEYS, band_options
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.where import Node, where_columns, where_tree
 from aggframe.intake.where import where_expression as _where_expression
@@ -111,7 +112,7 @@ SLICE_DEFAULTS: dict[str, Any] = {
     "n_boot": 200,
 }
 #: The band's options: an error in a check's rule.
-MONITOR_ONLY_KEYS = ("band", "width", "quantiles", "min_reference_windows", "min_labelled_share")
+MONITOR_ONLY_KEYS = BAND_KEYS
 
 
 class RuleError(OptionError):
@@ -340,29 +341,7 @@ def _baseline(origin: str, value: Any, by: tuple[str, ...]) -> str | dict[str, A
 
 def _band_options(origin: str, spec: Mapping[str, Any]) -> dict[str, Any]:
     """The band's options of a monitoring rule, checked (None: monitor's default)."""
-    out: dict[str, Any] = {}
-    if spec.get("band") is not None:
-        out["band"] = _choice(origin, "band", spec["band"], get_args(BandRule))
-    if spec.get("width") is not None:
-        out["width"] = _number(origin, "width", spec["width"])
-        if out["width"] <= 0:
-            raise _fail(origin, "width", f"expected a number > 0, got {spec['width']!r}")
-    if spec.get("quantiles") is not None:
-        q = spec["quantiles"]
-        pair = tuple(_number(origin, "quantiles", v) for v in q) if isinstance(q, (list, tuple)) else ()
-        if len(pair) != 2 or not 0 <= pair[0] < pair[1] <= 1:
-            raise _fail(origin, "quantiles", f"expected [low, high] with 0 <= low < high <= 1, got {q!r}")
-        out["quantiles"] = pair
-    if spec.get("min_reference_windows") is not None:
-        out["min_reference_windows"] = _count(
-            origin, "min_reference_windows", spec["min_reference_windows"], least=2
-        )
-    if spec.get("min_labelled_share") is not None:
-        share = _number(origin, "min_labelled_share", spec["min_labelled_share"])
-        if not 0 <= share <= 1:
-            raise _fail(origin, "min_labelled_share", f"expected a share in [0, 1], got {share:g}")
-        out["min_labelled_share"] = share
-    return out
+    return band_options(spec, lambda key, problem: _fail(origin, key, problem))
 
 
 def _slice_rule(origin: str, spec: Mapping[str, Any], measure: str, operator: str, name: Any) -> Rule:
@@ -442,6 +421,55 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKi
     if name is not None and not isinstance(name, str):
         raise _fail(origin, "name", f"expected text, got {name!r}")
     origin = f"{origin} ({name!r})" if name and origin else origin or (repr(name) if name else "")
+    _check_keys(origin, spec, kind)
+    operator = spec.get("operator", "micro")
+    try:
+        operator = parse_report_operator(operator)
+    except AggframeError as exc:
+        raise _fail(origin, "operator", str(exc)) from None
+    measure = _measure(origin, spec["measure"], operator)
+    if "slices" in spec:
+        return _slice_rule(origin, spec, measure, operator, name)
+    lone = next((k for k in ("max_depth", "alpha", "correction") if k in spec), None)
+    if lone is not None:
+        raise _fail(origin, lone, "is an option of a slice rule: give slices = [columns] too")
+    by = _by(origin, spec.get("by", ()))
+    bounds, drops = _bounds(origin, spec, kind)
+    baseline = _baseline(origin, spec.get("baseline"), by)
+    if baseline is not None and not drops:
+        raise _fail(origin, "baseline", "a baseline needs max_drop or max_relative_drop")
+    on = _choice(origin, "on", spec.get("on", "value"), ("value", "ci_low", "ci_high"))
+    n_boot = None if spec.get("n_boot") is None else _count(origin, "n_boot", spec["n_boot"], least=2)
+    if on != "value" and n_boot is None:
+        raise _fail(origin, "on", f"on = {on!r} is an end of a bootstrap interval: give n_boot (e.g. 200)")
+    min_examples = (
+        None
+        if spec.get("min_examples") is None
+        else _count(origin, "min_examples", spec["min_examples"], least=0)
+    )
+    severity = _choice(origin, "severity", spec.get("severity", "error"), get_args(Severity))
+    return Rule(
+        measure=measure,
+        operator=operator,
+        name=name,
+        by=by,
+        where=_where(origin, spec.get("where")),
+        min=bounds.get("min"),
+        max=bounds.get("max"),
+        on=cast("On", on),
+        max_drop=drops.get("max_drop"),
+        max_relative_drop=drops.get("max_relative_drop"),
+        baseline=baseline,
+        min_examples=min_examples,
+        severity=cast("Severity", severity),
+        n_boot=n_boot,
+        **_band_options(origin, spec),
+        origin=origin,
+    )
+
+
+def _check_keys(origin: str, spec: Mapping[str, Any], kind: RuleKind) -> None:
+    """Every key known and of the rule's kind; a measure named."""
     unknown = [k for k in spec if k not in RULE_KEYS]
     if unknown:
         raise _fail(origin, str(unknown[0]), f"unknown key; a rule's keys are {', '.join(RULE_KEYS)}")
@@ -461,26 +489,25 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKi
         )
     if "measure" not in spec:
         raise _fail(origin, "measure", "missing: every rule names a measure")
-    operator = spec.get("operator", "micro")
+
+
+def _where(origin: str, where: Any) -> str | None:
+    """A rule's ``where`` filter, parsed to check it (kept as text)."""
+    if where is None:
+        return None
+    if not isinstance(where, str):
+        raise _fail(origin, "where", f"expected a SQL boolean expression as text, got {where!r}")
     try:
-        operator = parse_report_operator(operator)
-    except AggframeError as exc:
-        raise _fail(origin, "operator", str(exc)) from None
-    measure = _measure(origin, spec["measure"], operator)
-    if "slices" in spec:
-        return _slice_rule(origin, spec, measure, operator, name)
-    lone = next((k for k in ("max_depth", "alpha", "correction") if k in spec), None)
-    if lone is not None:
-        raise _fail(origin, lone, "is an option of a slice rule: give slices = [columns] too")
-    by = _by(origin, spec.get("by", ()))
-    where = spec.get("where")
-    if where is not None:
-        if not isinstance(where, str):
-            raise _fail(origin, "where", f"expected a SQL boolean expression as text, got {where!r}")
-        try:
-            parse_where(where)
-        except RuleError as exc:
-            raise _fail(origin, "where", str(exc)) from None
+        parse_where(where)
+    except RuleError as exc:
+        raise _fail(origin, "where", str(exc)) from None
+    return where
+
+
+def _bounds(
+    origin: str, spec: Mapping[str, Any], kind: RuleKind
+) -> tuple[dict[str, float], dict[str, float]]:
+    """A rule's absolute bounds (min, max) and its drops (max_drop, max_relative_drop)."""
     bounds = {k: _number(origin, k, spec[k]) for k in ("min", "max") if spec.get(k) is not None}
     drops = {
         k: _number(origin, k, spec[k], nonnegative=True)
@@ -495,37 +522,7 @@ def parse_rule(spec: Mapping[str, Any] | Rule, origin: str = "", *, kind: RuleKi
         )
     if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"]:
         raise _fail(origin, "min", f"min {bounds['min']:g} is above max {bounds['max']:g}")
-    baseline = _baseline(origin, spec.get("baseline"), by)
-    if baseline is not None and not drops:
-        raise _fail(origin, "baseline", "a baseline needs max_drop or max_relative_drop")
-    on = _choice(origin, "on", spec.get("on", "value"), ("value", "ci_low", "ci_high"))
-    n_boot = None if spec.get("n_boot") is None else _count(origin, "n_boot", spec["n_boot"], least=2)
-    if on != "value" and n_boot is None:
-        raise _fail(origin, "on", f"on = {on!r} is an end of a bootstrap interval: give n_boot (e.g. 200)")
-    min_examples = (
-        None
-        if spec.get("min_examples") is None
-        else _count(origin, "min_examples", spec["min_examples"], least=0)
-    )
-    severity = _choice(origin, "severity", spec.get("severity", "error"), get_args(Severity))
-    return Rule(
-        measure=measure,
-        operator=operator,
-        name=name,
-        by=by,
-        where=where,
-        min=bounds.get("min"),
-        max=bounds.get("max"),
-        on=cast("On", on),
-        max_drop=drops.get("max_drop"),
-        max_relative_drop=drops.get("max_relative_drop"),
-        baseline=baseline,
-        min_examples=min_examples,
-        severity=cast("Severity", severity),
-        n_boot=n_boot,
-        **_band_options(origin, spec),
-        origin=origin,
-    )
+    return bounds, drops
 
 
 def parse_rules(rules: Any, *, source: str = "", kind: RuleKind = "check") -> list[Rule]:

@@ -41,6 +41,7 @@ from aggframe._options import (
     parse_engine,
     parse_report_operator,
 )
+from aggframe.decisions.slice_columns import SLICE_COLUMNS
 from aggframe.decisions.slice_scores import (
     COMP,
     NC,
@@ -64,26 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SLICE_COLUMNS", "adjusted_p", "slices"]
 
-#: The result's columns after the slice columns and the grouping-set marks.
-SLICE_COLUMNS = (
-    "slice",
-    "depth",
-    "measure",
-    "operator",
-    "convention",
-    "n_examples",
-    "value",
-    "complement",
-    "difference",
-    "ci_low",
-    "ci_high",
-    "se",
-    "p_value",
-    "p_adjusted",
-    "significant",
-    "worse",
-    "n_boot",
-)
 _VALUE, _COMP, _N, _NC = VALUE, COMP, N, NC
 _NAN = float("nan")
 

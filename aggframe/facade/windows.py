@@ -199,6 +199,23 @@ def _with_bucket(frame: nw.LazyFrame[Any], w: Window, name: str) -> nw.LazyFrame
     return frame.with_columns(_bucket_narwhals(w.time, nw_dtype, w).alias(name))
 
 
+def _first_bucket(pr: Predictions, frame: nw.LazyFrame[Any], bucket: str) -> nw.LazyFrame[Any]:
+    """Long form: every row of an example in the bucket of the example's first time.
+
+    An example is one unit of the exemplar operator (its profile of cells) and of
+    ``n_examples``: it lies in one window, that of its earliest row, not split across the
+    buckets its rows fall in. A row without a time keeps its null (an error of
+    :func:`check_times`). The other forms have one row per example (nothing to do).
+    """
+    roles = pr.source.roles()
+    if pr.form != "long" or "__af_example" not in roles:
+        return frame
+    first = nw.col(bucket).min().over(roles["__af_example"])
+    return frame.with_columns(
+        nw.when(nw.col(bucket).is_null()).then(nw.col(bucket)).otherwise(first).alias(bucket)
+    )
+
+
 def _fresh(taken: Sequence[str], base: str) -> str:
     name = base
     while name in taken:
@@ -398,7 +415,7 @@ def windowed_evaluate(
         source = replace(source, frame=nw.from_native(native.with_columns(dated)))
     columns = list(source.frame.collect_schema().names())
     bucket = _fresh(columns, "__af_time_bucket")
-    frame = _with_bucket(source.frame, w, bucket)
+    frame = _first_bucket(pr, _with_bucket(source.frame, w, bucket), bucket)
     counts: pl.LazyFrame | pl.DataFrame | None = None
     if unlabelled == "count":
         truth = _truth(pr)

@@ -89,6 +89,15 @@ def _flag(dest: str) -> str:
 
 def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
     """Options that do not apply are errors, not ignored."""
+    _check_input(args, stores)
+    if args.command == "report":
+        _check_report(args, stores)
+    else:
+        _check_with(args, stores)
+
+
+def _check_input(args: argparse.Namespace, stores: list[str] | None) -> None:
+    """The options that say how the input is read (of ``report`` and ``cells`` alike)."""
     report = args.command == "report"
     given = {k for k, v in vars(args).items() if v is not None}
     if stores is not None:
@@ -119,9 +128,10 @@ def _check_options(args: argparse.Namespace, stores: list[str] | None) -> None:
             "--pos-label applies with --task binary" + (" or --operators binary" if report else "") + " only"
         )
         raise _UsageError(msg)
-    if not report:
-        _check_with(args, stores)
-        return
+
+
+def _check_report(args: argparse.Namespace, stores: list[str] | None) -> None:
+    """The options of what ``report`` computes and writes."""
     for dest in ("measures", "operators", "by"):
         if getattr(args, dest) is not None and not _split(getattr(args, dest)):
             # an empty list is not the default (every measure, operator; no groups): say so

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from aggframe.decisions.slice_columns import SLICE_TABLE
 from aggframe.exceptions import AggframeError
 from aggframe.interop.cli_checks import _check_options, _check_output, _output_format, _split, _store_inputs
 from aggframe.interop.cli_commands import _predictions
@@ -35,7 +36,6 @@ _EXAMPLES = """examples:
       --min-examples 200 --correction bh -o slices.csv
 """
 
-#: the columns of the printed table (``-o`` and ``--format csv/json/parquet`` write every column)
 _TABLE = (
     "slice",
     "n_examples",
@@ -201,7 +201,7 @@ def run_slices(args: argparse.Namespace) -> int:
         if code:
             progress.failed()
             return code
-    shown = result.select(_TABLE) if args.format == "table" else result
+    shown = result.select(SLICE_TABLE) if args.format == "table" else result  # -o: every column
     try:
         _write(shown, args.format, args.output)
     except (pl.exceptions.PolarsError, OSError) as exc:

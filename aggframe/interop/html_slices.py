@@ -12,23 +12,10 @@ from typing import Any
 
 import polars as pl
 
+from aggframe.decisions.slice_columns import SLICE_TABLE
 from aggframe.interop.charts.slices import plot_slices
 
 __all__ = ["SLICE_TABLE", "slices_section"]
-
-#: the columns of the section's table
-SLICE_TABLE = (
-    "slice",
-    "n_examples",
-    "value",
-    "complement",
-    "difference",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "p_adjusted",
-    "significant",
-)
 
 
 def slices_section(page: Any, slices: pl.DataFrame, *, top: int = 20) -> None:

@@ -32,6 +32,8 @@ def compare_columns(
         return frame
     against = "reference" if reference else "overall"
     diff = f"difference_to_{against}"
+    # a key may share a name with a column the result lacks (``n_examples``, ``ci_low`` without
+    # ``n_boot``): the key is that column, named once
     wanted = [
         *keys,
         *_KEEP,
@@ -44,4 +46,4 @@ def compare_columns(
         "n_examples",
     ]
     present = set(frame.columns)
-    return frame.select([c for c in wanted if c in present])
+    return frame.select([c for c in dict.fromkeys(wanted) if c in present])

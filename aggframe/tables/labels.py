@@ -218,7 +218,7 @@ def finish_labels(
         block_profiles=block,
         target=target,
         names=names,
-        groups=groups,
+        groups=groups.select(*k, *GROUP_COLUMNS),  # not the cache itself (Polars 2.x panic)
         universe=classes_lf,
         universe_keys=tuple(ukeys),
         pairs=pairs,

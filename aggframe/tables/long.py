@@ -174,7 +174,7 @@ def finish_long(
         block_profiles=block,
         target=target,
         names=names,
-        groups=groups,
+        groups=groups.select(*k, *GROUP_COLUMNS),  # not the cache itself (Polars 2.x panic)
         universe=classes_lf,
         universe_keys=tuple(ukeys),
     )
