@@ -90,7 +90,7 @@ def _fmt(x: pl.Expr) -> pl.Expr:
     return pl.when(r == 0).then(pl.lit(0.0)).otherwise(r).cast(pl.String)
 
 
-def diagnose(
+def diagnose(  # noqa: PLR0912, PLR0915 -- to be split into named stages
     pr: Predictions,
     measures: Sequence[str | Measure] | None = None,
     *,

@@ -121,7 +121,7 @@ def _lazy(frame: Any) -> Any:
     return frame.lazy() if isinstance(frame, pl.DataFrame) else frame
 
 
-def monitor(
+def monitor(  # noqa: PLR0913 -- the user's options, keyword-only
     pr: Predictions,
     measures: Any = None,
     operators: str | Sequence[str] | None = None,
@@ -285,7 +285,7 @@ def _check_options(
         raise OptionError(msg)
 
 
-def _judge(
+def _judge(  # noqa: PLR0913 -- the monitor's band options
     current: pl.DataFrame,
     ref: pl.DataFrame,
     inside: pl.Expr | None,

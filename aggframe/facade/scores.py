@@ -70,7 +70,7 @@ class ScoreMethods(PredictionsBase):
             raise OptionError(msg)
         return self.source
 
-    def _score_report(
+    def _score_report(  # noqa: PLR0912 -- to be split into named stages
         self, request: ReportRequest, *, lazy: bool, engine: Engine, boot: Bootstrap | None = None
     ) -> tuple[pl.LazyFrame, dict[str, str]]:
         """A report with measures on scores: their rows from the scores, merged with the cell measures'.

@@ -185,7 +185,7 @@ class LabelSource(Source):
         return {**super().store_meta(), "task": self.task, "pos_label": self.pos_label}
 
 
-def label_source(
+def label_source(  # noqa: PLR0913 -- the constructor's options, passed through
     data: Any,
     y_pred_values: Any = None,
     /,

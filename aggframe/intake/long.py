@@ -261,7 +261,7 @@ class LongSource(Source):
         return {**super().store_meta(), "task": "long"}
 
 
-def long_source(
+def long_source(  # noqa: PLR0913 -- the constructor's options, passed through
     frame: Any,
     *,
     example: str = "example",

@@ -42,7 +42,7 @@ def _order_series(order: Sequence[Any], dtype: pl.DataType, column: str) -> pl.S
         raise OptionError(msg) from exc
 
 
-def ordinal_sources(
+def ordinal_sources(  # noqa: PLR0912, PLR0913, PLR0915 -- to be split into named stages; the constructor's options, passed through
     data: Any,
     y_pred_values: Any = None,
     /,

@@ -240,7 +240,7 @@ def _unpivot(
     return lf.unpivot(on=on, index=index, variable_name=variable, value_name=value)
 
 
-def wide_scores(
+def wide_scores(  # noqa: PLR0912, PLR0913, PLR0915 -- to be split into named stages; the constructor's options, passed through
     frame: Any,
     *,
     y_true: str,

@@ -284,7 +284,7 @@ def _bad_record(info: dict[str, Any]) -> str | None:
     return None
 
 
-def _bad_layout(columns: dict[str, list[str]], info: dict[str, Any]) -> str | None:
+def _bad_layout(columns: dict[str, list[str]], info: dict[str, Any]) -> str | None:  # noqa: PLR0911 -- a dispatch, one return per case
     """What in meta.json does not fit its tables (``columns``: their column names), or None.
 
     The key columns it names (by, folds and the target, the universe's keys) must be

@@ -94,7 +94,7 @@ def _grouped(
     return wide(labelled, by=[label, *rest], values=list(values)), label
 
 
-def _build(
+def _build(  # noqa: PLR0912, PLR0913, PLR0915 -- to be split into named stages; the report's options
     pr: Any,
     report: pl.DataFrame,
     *,
@@ -288,7 +288,7 @@ def _build(
     return page.html(title)
 
 
-def write_html_report(
+def write_html_report(  # noqa: PLR0913 -- the user's options, keyword-only
     path: str | Path,
     pr: Any,
     report: pl.DataFrame,
@@ -362,7 +362,7 @@ def write_html_report(
 
 
 @tracked("html_report")
-def html_report(
+def html_report(  # noqa: PLR0913 -- the user's options, keyword-only
     pr: Any,
     measures: str | Sequence[str] | None = None,
     operators: str | Sequence[str] | None = None,

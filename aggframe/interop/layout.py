@@ -102,7 +102,7 @@ def _keys_before_spec(columns: list[str], spec: list[str]) -> list[str]:
     return columns[:first]
 
 
-def wide_table(
+def wide_table(  # noqa: PLR0915 -- to be split into named stages
     report: pl.DataFrame | pl.LazyFrame,
     *,
     values: str | Sequence[str] = "value",

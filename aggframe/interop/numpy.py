@@ -271,7 +271,7 @@ def sigma_k(cell_list: Sequence[Sequence[Any]]) -> Cells4:
     return total[0], total[1], total[2], total[3]
 
 
-def aggregate(
+def aggregate(  # noqa: PLR0913 -- the user's options, keyword-only
     Y: Any,
     P: Any,
     measure: str | Measure,

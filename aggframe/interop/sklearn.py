@@ -208,7 +208,7 @@ def _check_options(
         exact_classes([pos_label], pr.source.class_dtype(), option="pos_label")
 
 
-def score(
+def score(  # noqa: PLR0913 -- the user's options, keyword-only
     y_true: Any,
     y_pred: Any,
     measure: MeasureLike,
@@ -405,7 +405,7 @@ def make_scorer(
 _REPORT_COLUMNS = ("class", "operator", "support")
 
 
-def classification_report(
+def classification_report(  # noqa: PLR0912, PLR0913, PLR0915 -- to be split into named stages; the user's options, keyword-only
     y_true: Any,
     y_pred: Any = None,
     *,

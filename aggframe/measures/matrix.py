@@ -345,7 +345,7 @@ def matrix_values(
     return out.select(*keys, "measure", "value")
 
 
-def matrix_columns(
+def matrix_columns(  # noqa: PLR0915 -- to be split into named stages
     conf: pl.LazyFrame | None,
     classes: pl.LazyFrame,
     keys: Sequence[str],
