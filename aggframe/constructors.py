@@ -15,9 +15,9 @@ from aggframe.intake.cells_value import Cells
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
+from aggframe.intake.paths import scan
 from aggframe.intake.scores_source import scores_source
 from aggframe.intake.scores_wide import WIDE_TOLERANCE, wide_scores
-from aggframe.intake.source import scan
 from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import TNorm

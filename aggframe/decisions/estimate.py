@@ -38,8 +38,8 @@ import polars as pl
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, Y_PRED, Y_TRUE, P, Y, check_result_names
 from aggframe._options import Calibration, Engine, ReportOperator, listify, parse_engine
 from aggframe.exceptions import DecisionWarning, InvalidValueError, OptionError
+from aggframe.intake.read_errors import reading
 from aggframe.intake.scores import SCORE
-from aggframe.intake.source import reading
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions

@@ -41,7 +41,7 @@ from aggframe.decisions.rules import MONITOR_ONLY_KEYS, Rule, load_rules, parse_
 from aggframe.exceptions import OptionError
 from aggframe.facade.windows import WINDOW_COLUMNS, windowed_evaluate
 from aggframe.intake.cells_value import Cells
-from aggframe.intake.source import is_frame
+from aggframe.intake.frame_input import is_frame
 from aggframe.intake.stored import StoredSource
 
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ from aggframe.decisions.slice_scores import (
     score_replicates,
 )
 from aggframe.exceptions import OptionError
-from aggframe.intake.source import scanning
+from aggframe.intake.read_errors import scanning
 from aggframe.measures.matrix import is_matrix_measure
 from aggframe.measures.registry import get_measure, is_score_measure
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID

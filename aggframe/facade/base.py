@@ -30,7 +30,7 @@ from aggframe._options import (
 )
 from aggframe.exceptions import AggframeError, OptionError, UnknownNameError
 from aggframe.intake.base import Kind, Source
-from aggframe.intake.source import reading, scanning
+from aggframe.intake.read_errors import reading, scanning
 from aggframe.intake.stored import StoredSource
 from aggframe.measures.measure import Measure
 from aggframe.tables.bootstrap import stack

@@ -77,7 +77,7 @@ from aggframe.intake.cells_checks import (
     sorted_profiles,
     universe_of,
 )
-from aggframe.intake.source import Origin
+from aggframe.intake.origin import Origin
 from aggframe.intake.stored import (
     OPTIONS,
     StoredSource,

@@ -28,7 +28,8 @@ from aggframe.intake.checks import (
     resolve_universe,
     unfit_labels,
 )
-from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
+from aggframe.intake.frame_input import as_lazy, is_frame
+from aggframe.intake.origin import FRAME, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells

@@ -36,7 +36,8 @@ from aggframe.intake.checks import (
     require_columns,
     resolve_universe,
 )
-from aggframe.intake.source import as_lazy, origin_of
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.origin import origin_of
 from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.long import finish_long

@@ -24,9 +24,11 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.intake.checks import enum_categories, label_frame, require_columns
+from aggframe.intake.frame_input import as_lazy, is_frame
 from aggframe.intake.labels import LabelSource, label_source
 from aggframe.intake.long import LongSource, long_source
-from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of, reading
+from aggframe.intake.origin import FRAME, origin_of
+from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import to_polars
 
 __all__ = ["ordinal_sources"]

@@ -53,7 +53,7 @@ from aggframe.exceptions import DuplicateEntryError, InvalidValueError, OptionEr
 from aggframe.intake.base import Projection, Source
 from aggframe.intake.checks import enum_categories
 from aggframe.intake.long import LongSource
-from aggframe.intake.source import reading
+from aggframe.intake.read_errors import reading
 from aggframe.wide.decisions import MAX_PASSES, NEGATED, best_grains, ranked
 from aggframe.wide.engines import collect_polars, shared
 from aggframe.wide.ranking import ScoreFrame

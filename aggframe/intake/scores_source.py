@@ -51,8 +51,10 @@ from aggframe.intake.checks import (
     require_columns,
     resolve_universe,
 )
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.origin import origin_of
+from aggframe.intake.read_errors import reading
 from aggframe.intake.scores import SCORE, ScoreSource, polars_dtype
-from aggframe.intake.source import as_lazy, origin_of, reading
 from aggframe.tables.errors import MASK_VALUES, first_row
 from aggframe.wide.engines import project_columns
 from aggframe.wide.labels import LabelRoles

@@ -57,7 +57,9 @@ from aggframe.exceptions import (
     OptionError,
     UnknownClassError,
 )
-from aggframe.intake.source import as_lazy, keep_origin, origin_of, reading
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.origin import keep_origin, origin_of
+from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
 
 __all__ = ["WIDE_TOLERANCE", "WideScores", "class_names", "wide_scores"]

@@ -87,21 +87,13 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_text
+from aggframe._version import package_version
 from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
 from aggframe.intake.base import Source
-from aggframe.intake.source import (
-    EMPTY_PATH,
-    FRAME,
-    Origin,
-    _first_line,
-    _is_pattern,
-    _read_errors,
-    broken_link,
-    content_fingerprint,
-    file_records,
-    footer_schema,
-    package_version,
-)
+from aggframe.intake.fingerprint import content_fingerprint, file_records
+from aggframe.intake.origin import FRAME, Origin
+from aggframe.intake.paths import EMPTY_PATH, broken_link, footer_schema, is_pattern
+from aggframe.intake.read_errors import engine_read_errors, first_line
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
 from aggframe.wide.tnorms import tnorm_name
 
@@ -210,7 +202,7 @@ def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
     report written into a folder of hive partitions, or a store's table, is read back with it)."""
     target = Path(out).resolve()
     for name in inputs:
-        matches = globbing.glob(name, recursive=True) if _is_pattern(name) else [name]
+        matches = globbing.glob(name, recursive=True) if is_pattern(name) else [name]
         for match in matches:
             resolved = Path(match).resolve()
             inside = resolved.is_dir() and resolved in target.parents
@@ -247,7 +239,7 @@ def _meta(path: Path) -> dict[str, Any]:
     try:
         info = json.loads(file.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = STORE_BAD_META.format(path=str(path), reason=_first_line(exc))
+        msg = STORE_BAD_META.format(path=str(path), reason=first_line(exc))
         raise StoreError(msg) from exc
     if not isinstance(info, dict):
         msg = STORE_BAD_META.format(path=str(path), reason=f"a JSON {type(info).__name__}, not an object")
@@ -420,8 +412,8 @@ def _check_tables(path: Path, info: dict[str, Any]) -> dict[str, list[str]]:
             continue
         try:
             columns[name] = list(footer_schema(table))
-        except _read_errors() as exc:
-            msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
+        except engine_read_errors() as exc:
+            msg = STORE_TABLE.format(path=str(path), name=name, reason=first_line(exc))
             raise StoreError(msg) from exc
         if record is not None and name not in record:
             msg = STORE_TABLE_ADDED.format(path=str(path), name=name)
@@ -435,7 +427,7 @@ def _check_tables(path: Path, info: dict[str, Any]) -> dict[str, list[str]]:
 def _table_fingerprint(path: Path) -> str:
     """A store table's fingerprint: its size and its first and last 64 KiB (all of a small table).
 
-    As a file's (:func:`~aggframe.intake.source.file_records`), without its path: a
+    As a file's (:func:`~aggframe.intake.fingerprint.file_records`), without its path: a
     store may be moved. Reads at most 128 KiB of each table, whatever the store's size
     (so a table over 128 KiB rewritten with other rows of the same size, the same
     first pages and the same footer statistics is not told apart: a copy from another
@@ -532,7 +524,7 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         name = str(item)
         if isinstance(item, str) and not item.strip():
             raise StoreError(EMPTY_PATH)
-        if _is_pattern(name):
+        if is_pattern(name):
             matches = [Path(p) for p in globbing.glob(name, recursive=True)]
             broken = broken_link(matches)
             if broken is not None:  # skipped as not a directory, its cells would be left out

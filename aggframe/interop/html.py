@@ -28,8 +28,8 @@ import polars.selectors as cs
 
 from aggframe._columns import PREFIX, free_name
 from aggframe._progress import tracked
+from aggframe._version import package_version
 from aggframe.exceptions import AggframeError, OptionError
-from aggframe.intake.source import package_version
 from aggframe.interop.charts.frames import _altair, _displayable, _keys, _label
 from aggframe.interop.charts.time import time_charts
 from aggframe.interop.html_page import ChartMode, _Page
