@@ -13,7 +13,9 @@ from aggframe._options import (
 from aggframe._progress import tracked
 from aggframe.facade.base import PredictionsBase
 from aggframe.intake.cells_value import Cells, cells_of
-from aggframe.intake.stored import origin_covers, source_meta, write_store
+from aggframe.intake.store_coverage import origin_covers
+from aggframe.intake.store_write import write_store
+from aggframe.intake.stored import source_meta
 from aggframe.tables.cells import CellTables
 
 

@@ -24,9 +24,7 @@ from aggframe.exceptions import (
 )
 from aggframe.intake.checks import EXACT_IN_FLOAT
 from aggframe.intake.partitions import hive_pairs
-from aggframe.intake.stored import (
-    OPTIONS,
-)
+from aggframe.intake.store_format import OPTIONS
 
 __all__ = [
     "UNKNOWN",

@@ -78,16 +78,10 @@ from aggframe.intake.cells_checks import (
     universe_of,
 )
 from aggframe.intake.origin import Origin
-from aggframe.intake.stored import (
-    OPTIONS,
-    StoredSource,
-    coverage_keys,
-    expand_stores,
-    overlap,
-    read_store,
-    tables_source,
-    write_store,
-)
+from aggframe.intake.store_coverage import coverage_keys, overlap
+from aggframe.intake.store_format import OPTIONS
+from aggframe.intake.store_write import write_store
+from aggframe.intake.stored import StoredSource, expand_stores, read_store, tables_source
 from aggframe.measures.measure import Measure
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import CellTables, add_tables, filled_classes, sorted_table, with_groups
@@ -148,7 +142,7 @@ class Cells:
     #: private key column -> the user's name
     names: Mapping[str, str]
     #: the keys in the user's names and the options: by, target, folds and
-    #: :data:`~aggframe.intake.stored.OPTIONS` (form, task, t-norm, class universe, ...)
+    #: :data:`~aggframe.intake.store_format.OPTIONS` (form, task, t-norm, class universe, ...)
     layout: Mapping[str, Any]
     #: what the cells cover, so that the same rows are never added twice: one entry
     #: (``id``, ``path``, ``covers``) per part they were summed from

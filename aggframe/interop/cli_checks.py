@@ -14,7 +14,8 @@ from typing import Any
 from aggframe._options import parse_bootstrap
 from aggframe.exceptions import SourceError
 from aggframe.intake.paths import EMPTY_PATH, FILE_NOT_FOUND, is_pattern
-from aggframe.intake.stored import is_store, overwritten_input
+from aggframe.intake.store_format import is_store
+from aggframe.intake.store_write import overwritten_input
 from aggframe.interop.cli_output import _OutputError, _UsageError
 from aggframe.measures.registry import is_score_measure
 
