@@ -56,8 +56,8 @@ from aggframe.exceptions import (
 )
 from aggframe.intake.cells_checks import exact_widening
 from aggframe.intake.cells_value import Cells, add_cells, check_parts
-from aggframe.intake.checks import label_frame
 from aggframe.intake.frame_input import refuse_repeated_names
+from aggframe.intake.input_checks import label_frame
 from aggframe.intake.long import indicator_frame
 from aggframe.intake.origin import origin_of
 from aggframe.intake.read_errors import reading

@@ -30,7 +30,7 @@ from aggframe._options import (
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import MeasureLike, PredictionsBase
 from aggframe.intake.read_errors import reading, scanning
-from aggframe.intake.scores import Scored
+from aggframe.intake.scores_long import Scored
 from aggframe.measures.registry import get_measure
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.operators.score_boot import boot_score_report, check_boot_request, replicate_rows

@@ -38,7 +38,7 @@ from aggframe._columns import by_key, check_result_names
 from aggframe._options import Engine, listify
 from aggframe.exceptions import ColumnNotFoundError, InvalidValueError, OptionError
 from aggframe.intake.partitions import partition_dtype, partition_value
-from aggframe.intake.scores import Scored
+from aggframe.intake.scores_long import Scored
 from aggframe.intake.stored import StoredSource, read_store, source_meta, tables_source
 from aggframe.tables.cells import CellTables, add_tables, group_table, sum_to
 

@@ -22,7 +22,7 @@ from aggframe.exceptions import (
     OptionError,
     SparseInputError,
 )
-from aggframe.intake.checks import EXACT_IN_FLOAT
+from aggframe.intake.input_checks import EXACT_IN_FLOAT
 from aggframe.intake.partitions import hive_pairs
 from aggframe.intake.store_format import OPTIONS
 

@@ -25,7 +25,8 @@ from aggframe.exceptions import (
     ShapeError,
 )
 from aggframe.intake.base import Projection, Source
-from aggframe.intake.checks import (
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.input_checks import (
     check_class_universe,
     check_numeric,
     declared_examples,
@@ -36,7 +37,6 @@ from aggframe.intake.checks import (
     require_columns,
     resolve_universe,
 )
-from aggframe.intake.frame_input import as_lazy
 from aggframe.intake.origin import origin_of
 from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables, group_table

@@ -23,8 +23,8 @@ from aggframe.exceptions import (
     OptionError,
     UnknownClassError,
 )
-from aggframe.intake.checks import enum_categories, label_frame, require_columns
 from aggframe.intake.frame_input import as_lazy, is_frame
+from aggframe.intake.input_checks import enum_categories, label_frame, require_columns
 from aggframe.intake.labels import LabelSource, label_source
 from aggframe.intake.long import LongSource, long_source
 from aggframe.intake.origin import FRAME, origin_of

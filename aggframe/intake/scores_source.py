@@ -2,8 +2,8 @@
 
 :func:`scores_source` checks the options and the rows of
 :func:`~aggframe.from_scores` and returns the source of the layout they name: a
-:class:`~aggframe.intake.scores.ScoreSource` (long layout; the decisions are
-described in :mod:`aggframe.intake.scores`) or a
+:class:`~aggframe.intake.scores_long.ScoreSource` (long layout; the decisions are
+described in :mod:`aggframe.intake.scores_long`) or a
 :class:`~aggframe.intake.binary_scores.BinaryScoreSource` (``class_=None``).
 
 When no decision is stated (no ``decision=``, ``threshold=``, ``k=`` or
@@ -44,17 +44,17 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.intake.binary_scores import POSITIVE, BinaryScoreSource
-from aggframe.intake.checks import (
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.input_checks import (
     check_numeric,
     enum_categories,
     null_columns,
     require_columns,
     resolve_universe,
 )
-from aggframe.intake.frame_input import as_lazy
 from aggframe.intake.origin import origin_of
 from aggframe.intake.read_errors import reading
-from aggframe.intake.scores import SCORE, ScoreSource, polars_dtype
+from aggframe.intake.scores_long import SCORE, ScoreSource, polars_dtype
 from aggframe.tables.errors import MASK_VALUES, first_row
 from aggframe.wide.engines import project_columns
 from aggframe.wide.labels import LabelRoles

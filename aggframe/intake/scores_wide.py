@@ -5,7 +5,7 @@ Polars selector, a glob, or one List/Array column) and its truth column
 ``y_true``, and returns the **long layout** of the same scores as a lazy frame:
 the wide columns are unpivoted *inside the plan* (Polars ``unpivot`` streams,
 DuckDB ``UNPIVOT``, Spark ``stack``), never collected, so that every measure on
-scores and every decision of :mod:`aggframe.intake.scores` (argmax, threshold,
+scores and every decision of :mod:`aggframe.intake.scores_long` (argmax, threshold,
 top-k) reads it unchanged. Why unpivot rather than expressions over the wide
 columns: AUROC and average precision rank each class's scores (a sort or a count
 per distinct score, per class), and the pooled (micro) ranking mixes the classes;
