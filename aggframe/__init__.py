@@ -215,7 +215,7 @@ make_wide_callable()  # af.wide(report) still works, with a FutureWarning: use a
 def __getattr__(name: str) -> Any:
     """Import a public name's module on first access, and keep the name (PEP 562)."""
     if name == "__version__":  # the version lives in pyproject.toml alone
-        from aggframe.intake.source import package_version
+        from aggframe._version import package_version
 
         value: Any = package_version()
     elif name in _LAZY:

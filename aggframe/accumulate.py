@@ -56,10 +56,12 @@ from aggframe.exceptions import (
     ShapeError,
 )
 from aggframe.intake.cells_checks import exact_widening
-from aggframe.intake.checks import label_frame
 from aggframe.intake.collected import add_cells, check_parts
+from aggframe.intake.frame_input import refuse_repeated_names
+from aggframe.intake.input_checks import label_frame
 from aggframe.intake.long import indicator_frame
-from aggframe.intake.source import origin_of, reading, refuse_repeated_names
+from aggframe.intake.origin import origin_of
+from aggframe.intake.read_errors import reading
 from aggframe.predictions import Predictions
 
 __all__ = ["Accumulator", "AccumulatorForm"]

@@ -15,9 +15,9 @@ from aggframe.exceptions import OptionError
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
 from aggframe.intake.ordinal import ordinal_sources
+from aggframe.intake.paths import scan
 from aggframe.intake.scores_source import scores_source
 from aggframe.intake.scores_wide import WIDE_TOLERANCE, wide_scores
-from aggframe.intake.source import scan
 from aggframe.intake.stored import expand_stores, stored_source
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.wide.tnorms import TNorm
@@ -25,7 +25,7 @@ from aggframe.wide.tnorms import TNorm
 __all__ = ["from_cells", "from_indicator", "from_labels", "from_long", "from_ordinal", "from_scores", "scan"]
 
 
-def from_long(
+def from_long(  # noqa: PLR0913 -- the user's options, keyword-only
     frame: Any,
     *,
     example: str = "example",
@@ -145,7 +145,7 @@ def from_long(
     )
 
 
-def from_labels(
+def from_labels(  # noqa: PLR0913 -- the user's options, keyword-only
     data: Any,
     y_pred_values: Any = None,
     /,
@@ -367,7 +367,7 @@ def from_cells(paths: Any) -> Predictions:
     return Predictions(stored_source(paths))
 
 
-def from_scores(
+def from_scores(  # noqa: PLR0913 -- the user's options, keyword-only
     frame: Any,
     *,
     example: str | None = None,
@@ -594,7 +594,7 @@ def from_scores(
     )
 
 
-def _from_wide_scores(
+def _from_wide_scores(  # noqa: PLR0913 -- the constructor's options, passed through
     frame: Any,
     *,
     y_true: str | None,
@@ -659,7 +659,7 @@ def _from_wide_scores(
     )
 
 
-def from_ordinal(
+def from_ordinal(  # noqa: PLR0913 -- the user's options, keyword-only
     data: Any,
     y_pred_values: Any = None,
     /,

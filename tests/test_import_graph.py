@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "aggframe"
 
 #: The stages, bottom up; a module's layer is its subpackage (or the module itself at the top).
 LAYERS = [
-    ("aggframe.exceptions", "aggframe.ops", "aggframe._lazy"),
+    ("aggframe.exceptions", "aggframe.ops", "aggframe._lazy", "aggframe._version"),
     ("aggframe._options", "aggframe._columns", "aggframe._progress"),
     ("aggframe.measures",),
     ("aggframe.wide",),

@@ -25,8 +25,8 @@ from aggframe.exceptions import (
     UnknownClassError,
     UnknownNameError,
 )
-from aggframe.intake.checks import plain_array, real_dtype
-from aggframe.intake.source import reading
+from aggframe.intake.input_checks import plain_array, real_dtype
+from aggframe.intake.read_errors import reading
 from aggframe.predictions import OrdinalPredictions, Predictions
 from aggframe.tables.cells import CellTables
 from aggframe.tables.errors import first_row

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
@@ -88,6 +89,408 @@ def _fmt(x: pl.Expr) -> pl.Expr:
     """A number for a message: four decimals, and no ``-0.0`` (a value off zero in its last bits)."""
     r = x.round(4)
     return pl.when(r == 0).then(pl.lit(0.0)).otherwise(r).cast(pl.String)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every check of :func:`diagnose` reads: the report, the cell tables and the class counts."""
+
+    pr: Predictions
+    measure_of: dict[str, Measure]
+    user_keys: list[str]
+    #: the private key columns the work runs on (the user's names come back at the end)
+    keys: list[str]
+    key_types: dict[str, pl.DataType]
+    report: pl.DataFrame
+    tables: CellTables
+    #: per-class values of the classes that occur, and each group's absent classes once
+    per_class: pl.DataFrame
+    #: the number of classes per group (``_m``)
+    classes: pl.DataFrame
+    #: the class counts a count-only finding is stated for (one row when every group has the same)
+    by_classes: pl.DataFrame
+    classes_scope: str
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.measure_of)
+
+    @property
+    def single(self) -> bool:
+        return self.pr.kind == "multiclass"
+
+    @property
+    def binary(self) -> bool:
+        return self.pr.kind == "binary"
+
+    @property
+    def exclude(self) -> pl.DataFrame:
+        return self.report.filter(pl.col("convention") == "exclude")
+
+    def finding(
+        self, frame: pl.DataFrame, code: str, severity: str, operator: str | None, scope: str = GROUP
+    ) -> pl.DataFrame:
+        """``frame`` (measure, message, value, lower, upper) as rows of findings."""
+        return frame.select(
+            *[
+                pl.col(k) if scope == GROUP else pl.lit(None, dtype=self.key_types[k]).alias(k)
+                for k in self.keys
+            ],
+            pl.lit(scope).alias("scope"),
+            pl.lit(code).alias("code"),
+            pl.lit(severity).alias("severity"),
+            "measure",
+            pl.lit(operator, dtype=pl.String).alias("operator"),
+            "message",
+            *[
+                (pl.col(c) if c in frame.columns else pl.lit(None)).cast(pl.Float64).alias(c)
+                for c in ("value", "lower", "upper")
+            ],
+        )
+
+
+def _check_hull(hull: str) -> None:
+    if hull not in ("macro", "weighted", "exemplar"):
+        msg = (
+            "Expected `hull` to be 'macro' or 'weighted' (per-class values) or 'exemplar' "
+            f"(per-example values), got {hull!r}"
+        )
+        raise OptionError(msg)
+
+
+def _prepare_context(
+    pr: Predictions, measures: Sequence[str | Measure] | None, by: str | Sequence[str] | None
+) -> tuple[_Context, dict[str, str]]:
+    """The one report (micro, macro, exemplar under two conventions), the cell tables, the per-class
+    values and the class counts; and the private key names with the user's."""
+    # Measure objects are kept as given: an unregistered af.Measure works as a registered one
+    measure_of: dict[str, Measure] = {}
+    for m in listify(measures, scalar=(str, Measure)) or DEFAULT_MEASURES:
+        found = get_measure(m)
+        measure_of.setdefault(found.name, found)
+    user_keys = [by] if isinstance(by, str) else list(by or [])
+    keys = [by_key(i) for i in range(len(user_keys))]
+    request = pr.request(
+        list(measure_of.values()),
+        ["micro", "macro", "exemplar"],
+        by=user_keys,
+        convention=["exclude", "zero"],
+    )
+    report_lf, key_names = pr.report(request)
+    report = report_lf.collect()
+    tables = pr.cell_tables(user_keys)
+    # the classes that occur, and each group's absent classes once (their one value): the
+    # hull of the per-class values without filling the universe in (issue #19)
+    ms = list(measure_of.values())
+    per_class = pl.concat(
+        [
+            class_table(tables, ms, filled=False).select(*keys, "measure", "value", "defined"),
+            absent_values(tables, ms).select(*keys, "measure", "value", "defined"),
+        ],
+        how="vertical_relaxed",
+    ).collect()
+    class_counts = group_table(tables).select(*keys, pl.col("n_classes").alias("_m")).collect()
+    classes = class_counts if keys else class_counts.with_columns(pl.lit(0).alias("_all"))
+    # a finding that depends on the number of classes only is stated once when every group has the same
+    shared = classes.get_column("_m").n_unique() <= 1
+    by_classes, classes_scope = (classes.head(1), ALL) if shared else (classes, GROUP)
+    context = _Context(
+        pr=pr,
+        measure_of=measure_of,
+        user_keys=user_keys,
+        keys=keys,
+        key_types={k: report.schema[k] for k in keys},
+        report=report,
+        tables=tables,
+        per_class=per_class,
+        classes=classes,
+        by_classes=by_classes,
+        classes_scope=classes_scope,
+    )
+    return context, key_names
+
+
+def _outside_hull(ctx: _Context, hull: str) -> pl.DataFrame:
+    """1. The pooled (micro) value outside the range of the per-class (or per-example) values."""
+    keys, names, measure_of = ctx.keys, ctx.names, ctx.measure_of
+    if hull == "exemplar":
+        # per-example values are constant across the examples of a profile
+        columns = {f"_v{i}": n for i, n in enumerate(names)}
+        entries = (
+            ctx.tables.profiles.select(*keys, *[measure_of[n].expr().alias(c) for c, n in columns.items()])
+            .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
+            .with_columns(
+                pl.col("measure").replace_strict(columns, return_dtype=pl.String),
+                pl.col("value").is_not_null().alias("defined"),
+            )
+            .collect()
+        )
+    else:
+        entries = ctx.per_class
+    hull_range = (
+        entries.filter("defined")
+        .group_by([*keys, "measure"])
+        .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
+    )
+    micro = ctx.exclude.filter(pl.col("operator") == "micro").select(*keys, "measure", "value")
+    outside = micro.join(hull_range, on=[*keys, "measure"], nulls_equal=True).filter(
+        pl.col("value").is_not_nan()
+        & ((pl.col("value") < pl.col("lower") - 1e-12) | (pl.col("value") > pl.col("upper") + 1e-12))
+    )
+    message = pl.format(
+        "micro-{} = {} lies outside the range of the per-"
+        + ("example" if hull == "exemplar" else "class")
+        + " values [{}, {}], so it is not a weighted average of them; {} is not "
+        "aggregation-decomposable",
+        "measure",
+        _fmt(pl.col("value")),
+        _fmt(pl.col("lower")),
+        _fmt(pl.col("upper")),
+        "measure",
+    )
+    return ctx.finding(outside.with_columns(message.alias("message")), "outside_hull", "warning", "micro")
+
+
+def _inflated_floor(ctx: _Context) -> pl.DataFrame | None:
+    """2. tn-dependent measures on one-hot data with more than two classes: their floor."""
+    if not ctx.single or ctx.binary:
+        return None
+    names, measure_of, classes = ctx.names, ctx.measure_of, ctx.classes
+    tn_dependent = [n for n in names if measure_of[n].tn_dependent_at_zero]
+    sizes = [int(m) for m in classes["_m"].unique().to_list() if int(m) > 2]
+    floors = pl.DataFrame(
+        [
+            {"measure": n, "_m": m, "value": measure_of[n].attainable_floor(m)}
+            for n in tn_dependent
+            for m in sizes
+        ],
+        schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
+    )
+    if not floors.height:
+        return None
+    grid = ctx.by_classes.join(floors, on="_m", nulls_equal=True)
+    message = pl.format(
+        "{} cannot fall below {} on this {}-class one-hot problem even if every prediction "
+        "is wrong, because a misclassified example still contributes {} true negatives",
+        "measure",
+        _fmt(pl.col("value")),
+        pl.col("_m"),
+        pl.col("_m") - 2,
+    )
+    return ctx.finding(
+        grid.with_columns(message.alias("message")), "inflated_floor", "warning", "micro", ctx.classes_scope
+    )
+
+
+def _micro_collapse(ctx: _Context) -> pl.DataFrame | None:
+    """3. micro precision, recall and F1 all equal accuracy on single-label data."""
+    if not ctx.single:
+        return None
+    collapse = (
+        ctx.exclude.filter(
+            pl.col("operator") == "micro", pl.col("measure").is_in(["precision", "recall", "f1"])
+        )
+        .group_by(ctx.keys or pl.lit(0).alias("_all"))
+        .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
+        .filter((pl.col("upper") - pl.col("lower")).abs() < 1e-9)
+        .with_columns(
+            pl.col("lower").alias("value"),
+            pl.lit("precision, recall, f1").alias("measure"),
+            pl.format(
+                "micro-precision, micro-recall and micro-F1 all equal accuracy ({}) on single-label data; "
+                "reporting more than one of them adds no information",
+                _fmt(pl.col("lower")),
+            ).alias("message"),
+        )
+    )
+    return ctx.finding(collapse, "micro_collapse", "note", "micro")
+
+
+def _undefined_entries(ctx: _Context) -> list[pl.DataFrame]:
+    """4. Undefined entries, and the size of the convention effect (exclude against zero)."""
+    # one class (the binary task): no per-example ranking to speak of. Read off the kept tables
+    # of this grouping (the ungrouped ones refused example ids shared by two groups)
+    tables = ctx.tables
+    listed = tables.universe if tables.universe is not None else tables.classes
+    one_class = listed.select(pl.col(CLASS).n_unique()).collect().item() == 1
+    ops = ["macro"] if one_class else ["macro", "exemplar"]
+    wide = (
+        ctx.report.filter(pl.col("operator").is_in(ops))
+        .pivot(
+            on="convention",
+            index=[*ctx.keys, "measure", "operator", "n_entries", "n_undefined"],
+            values="value",
+        )
+        .filter(pl.col("n_undefined") > 0)
+    )
+    rows = []
+    for op in ops:
+        part = wide.filter(pl.col("operator") == op).with_columns(
+            pl.col("exclude").alias("value"),
+            pl.min_horizontal("exclude", "zero").alias("lower"),
+            pl.max_horizontal("exclude", "zero").alias("upper"),
+            pl.format(
+                "{}-{} has {} of {} undefined entries; the reported value is {} under the exclusion convention "
+                "and {} under substitution of zero (difference {})",
+                "operator",
+                "measure",
+                "n_undefined",
+                "n_entries",
+                _fmt(pl.col("exclude")),
+                _fmt(pl.col("zero")),
+                _fmt((pl.col("exclude") - pl.col("zero")).abs()),
+            ).alias("message"),
+        )
+        rows.append(ctx.finding(part, "undefined_entries", "warning", op))
+    return rows
+
+
+def _notes(ctx: _Context) -> list[dict[str, Any]]:
+    """5. Measures whose optimum is not the Bayes rule for 0/1 loss (data-independent), and the
+    task read off the data."""
+    notes: list[dict[str, Any]] = []
+    for n in ctx.names:
+        m = ctx.measure_of[n]
+        t = m.bayes_threshold()
+        if m.erm_consistent() is False and t is not None:
+            degenerate = t <= 1e-9 or t >= 1 - 1e-9
+            side = "positive" if t <= 1e-9 else "negative"
+            notes.append(
+                {
+                    "code": "degenerate_optimum" if degenerate else "not_erm_consistent",
+                    "severity": "warning" if degenerate else "note",
+                    "measure": n,
+                    "message": (
+                        f"{n} is maximised by predicting every instance {side} (threshold {round(t):d}): "
+                        "a degenerate optimum"
+                        if degenerate
+                        else f"{n} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
+                        "not target it"
+                    ),
+                    "value": t,
+                }
+            )
+    # the task was read off the data (long form without task=): say so, since it decides
+    # standard accuracy, the degrees of freedom and the suites
+    if ctx.pr.kind_inferred:
+        single = ctx.single
+        reading = "single-label (multiclass)" if single else "multilabel"
+        why = (
+            "every example has exactly one true and one predicted class"
+            if single
+            else "some example has other than one true or one predicted class"
+        )
+        notes.append(
+            {
+                "code": "inferred_task",
+                "severity": "note",
+                "measure": None,
+                "message": f"the predictions were read as {reading} because {why}; state task= "
+                "('multiclass' or 'multilabel') when building them to fix the reading",
+                "value": None,
+            }
+        )
+    return notes
+
+
+def _prior_drift(ctx: _Context) -> pl.DataFrame | None:
+    """6. One-vs-rest prior drift from asymmetric off-diagonal errors."""
+    if not (ctx.single and not ctx.binary and any(n in ctx.names for n in DRIFTING)):
+        return None
+    # per by-group (targets and folds summed, as the counts of this check always were)
+    with_pairs = ctx.pr.with_pairs(ctx.tables, ctx.user_keys, what="the ovr_skew_drift check")
+    summed = sum_to(with_pairs, ctx.keys or [KEY_ALL])
+    dev = (
+        deviation_frame(summed)
+        .drop(KEY_ALL, strict=False)
+        .rename({"n_classes": "_m"})
+        .collect()
+        .filter((pl.col("_m") > 2) & (pl.col("value") >= 0.01))
+        .with_columns(
+            pl.lit("specificity, balanced_accuracy").alias("measure"),
+            pl.format(
+                "mean uniform-error deviation is {} >= 0.01; multiclass macro-specificity and "
+                "macro-balanced-accuracy will drift under class prior shifts",
+                _fmt(pl.col("value")),
+            ).alias("message"),
+        )
+    )
+    return ctx.finding(dev, "ovr_skew_drift", "note", "macro")
+
+
+def _redundant_suite(ctx: _Context) -> pl.DataFrame:
+    """7. More measures than the degrees of freedom of the confusion matrix."""
+    names = ctx.names
+    kind = "binary" if ctx.binary else ("multiclass" if ctx.single else "multilabel")
+    dof = ctx.by_classes.with_columns(
+        (
+            pl.lit(2)
+            if kind == "binary"
+            else pl.col("_m") * (pl.col("_m") - 1)
+            if kind == "multiclass"
+            else 2 * pl.col("_m")
+        ).alias("upper")
+    ).filter(pl.lit(len(names)) > pl.col("upper"))
+    return ctx.finding(
+        dof.with_columns(
+            pl.lit(", ".join(names)).alias("measure"),
+            pl.lit(float(len(names))).alias("value"),
+            pl.format(
+                "the suite of {} measures exceeds the {} degrees of freedom of the confusion matrix; "
+                "some of them carry redundant information",
+                pl.lit(len(names)),
+                "upper",
+            ).alias("message"),
+        ),
+        "redundant_suite",
+        "note",
+        None,
+        ctx.classes_scope,
+    )
+
+
+def _compute_findings(ctx: _Context, rows: list[pl.DataFrame], notes: list[dict[str, Any]]) -> pl.DataFrame:
+    """The findings of every group and the notes stated once, in one frame."""
+    out = (
+        pl.concat([r for r in rows if r.height], how="vertical_relaxed")
+        if any(r.height for r in rows)
+        else None
+    )
+    frame = pl.DataFrame(
+        notes,
+        schema={
+            "code": pl.String,
+            "severity": pl.String,
+            "measure": pl.String,
+            "message": pl.String,
+            "value": pl.Float64,
+        },
+    )
+    frame = frame.select(
+        *[pl.lit(None, dtype=ctx.key_types[k]).alias(k) for k in ctx.keys],
+        pl.lit(ALL).alias("scope"),
+        "code",
+        "severity",
+        "measure",
+        pl.lit(None, dtype=pl.String).alias("operator"),
+        "message",
+        "value",
+        pl.lit(None, dtype=pl.Float64).alias("lower"),
+        pl.lit(None, dtype=pl.Float64).alias("upper"),
+    )
+    return frame if out is None else pl.concat([out, frame], how="vertical_relaxed")
+
+
+def _rank(result: pl.DataFrame, keys: list[str], kept_operators: Sequence[str] | None) -> pl.DataFrame:
+    """Warnings first, then by code; the findings about every group before the groups'."""
+    if kept_operators is not None:
+        result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
+    rank = pl.col("severity").replace_strict(SEVERITIES, list(range(len(SEVERITIES))), return_dtype=pl.Int8)
+    return result.sort(
+        [rank, "code", pl.col("scope") != ALL, *keys, "measure", "operator"],
+        nulls_last=True,
+        maintain_order=True,
+    )
 
 
 def diagnose(
@@ -166,333 +569,23 @@ def diagnose(
             stacklevel=2,
         )
         hull = aggregation
-    if hull not in ("macro", "weighted", "exemplar"):
-        msg = (
-            "Expected `hull` to be 'macro' or 'weighted' (per-class values) or 'exemplar' "
-            f"(per-example values), got {hull!r}"
-        )
-        raise OptionError(msg)
+    _check_hull(hull)
     kept_operators = (
         None
         if operators is None
         else [parse_report_operator(o) for o in ([operators] if isinstance(operators, str) else operators)]
     )
-    explicit = measures is not None
-    # Measure objects are kept as given: an unregistered af.Measure works as a registered one
-    measure_of: dict[str, Measure] = {}
-    for m in listify(measures, scalar=(str, Measure)) or DEFAULT_MEASURES:
-        found = get_measure(m)
-        measure_of.setdefault(found.name, found)
-    names = list(measure_of)
-    user_keys = [by] if isinstance(by, str) else list(by or [])
-    # the work runs on private key columns; the user's names come back at the end
-    keys = [by_key(i) for i in range(len(user_keys))]
-    request = pr.request(
-        list(measure_of.values()),
-        ["micro", "macro", "exemplar"],
-        by=user_keys,
-        convention=["exclude", "zero"],
-    )
-    report_lf, key_names = pr.report(request)
-    report = report_lf.collect()
-    tables = pr.cell_tables(user_keys)
-    # the classes that occur, and each group's absent classes once (their one value): the
-    # hull of the per-class values without filling the universe in (issue #19)
-    ms = list(measure_of.values())
-    per_class = pl.concat(
-        [
-            class_table(tables, ms, filled=False).select(*keys, "measure", "value", "defined"),
-            absent_values(tables, ms).select(*keys, "measure", "value", "defined"),
-        ],
-        how="vertical_relaxed",
-    ).collect()
-    class_counts = group_table(tables).select(*keys, pl.col("n_classes").alias("_m")).collect()
-    classes = class_counts if keys else class_counts.with_columns(pl.lit(0).alias("_all"))
-    key_types = {k: report.schema[k] for k in keys}
-    # a finding that depends on the number of classes only is stated once when every group has the same
-    shared = classes.get_column("_m").n_unique() <= 1
-    by_classes, classes_scope = (classes.head(1), ALL) if shared else (classes, GROUP)
-    kind = pr.kind
-    single, binary = kind == "multiclass", kind == "binary"
-    rows: list[pl.DataFrame] = []
-
-    def finding(
-        frame: pl.DataFrame, code: str, severity: str, operator: str | None, scope: str = GROUP
-    ) -> pl.DataFrame:
-        return frame.select(
-            *[pl.col(k) if scope == GROUP else pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
-            pl.lit(scope).alias("scope"),
-            pl.lit(code).alias("code"),
-            pl.lit(severity).alias("severity"),
-            "measure",
-            pl.lit(operator, dtype=pl.String).alias("operator"),
-            "message",
-            *[
-                (pl.col(c) if c in frame.columns else pl.lit(None)).cast(pl.Float64).alias(c)
-                for c in ("value", "lower", "upper")
-            ],
-        )
-
-    exclude = report.filter(pl.col("convention") == "exclude")
-    # 1. pooled value outside the per-class range
-    if hull == "exemplar":
-        # per-example values are constant across the examples of a profile
-        profiles = tables.profiles
-        columns = {f"_v{i}": n for i, n in enumerate(names)}
-        entries = (
-            profiles.select(*keys, *[measure_of[n].expr().alias(c) for c, n in columns.items()])
-            .unpivot(on=list(columns), index=keys, variable_name="measure", value_name="value")
-            .with_columns(
-                pl.col("measure").replace_strict(columns, return_dtype=pl.String),
-                pl.col("value").is_not_null().alias("defined"),
-            )
-            .collect()
-        )
-    else:
-        entries = per_class
-    hull_range = (
-        entries.filter("defined")
-        .group_by([*keys, "measure"])
-        .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
-    )
-    micro = exclude.filter(pl.col("operator") == "micro").select(*keys, "measure", "value")
-    outside = micro.join(hull_range, on=[*keys, "measure"], nulls_equal=True).filter(
-        pl.col("value").is_not_nan()
-        & ((pl.col("value") < pl.col("lower") - 1e-12) | (pl.col("value") > pl.col("upper") + 1e-12))
-    )
-    rows.append(
-        finding(
-            outside.with_columns(
-                pl.format(
-                    "micro-{} = {} lies outside the range of the per-"
-                    + ("example" if hull == "exemplar" else "class")
-                    + " values [{}, {}], so it is not a weighted average of them; {} is not "
-                    "aggregation-decomposable",
-                    "measure",
-                    _fmt(pl.col("value")),
-                    _fmt(pl.col("lower")),
-                    _fmt(pl.col("upper")),
-                    "measure",
-                ).alias("message")
-            ),
-            "outside_hull",
-            "warning",
-            "micro",
-        )
-    )
-    # 2. tn-dependent measures on one-hot data with more than two classes
-    if single and not binary:
-        tn_dependent = [n for n in names if measure_of[n].tn_dependent_at_zero]
-        sizes = [int(m) for m in classes["_m"].unique().to_list() if int(m) > 2]
-        floors = pl.DataFrame(
-            [
-                {"measure": n, "_m": m, "value": measure_of[n].attainable_floor(m)}
-                for n in tn_dependent
-                for m in sizes
-            ],
-            schema={"measure": pl.String, "_m": classes["_m"].dtype, "value": pl.Float64},
-        )
-        if floors.height:
-            grid = by_classes.join(floors, on="_m", nulls_equal=True)
-            rows.append(
-                finding(
-                    grid.with_columns(
-                        pl.format(
-                            "{} cannot fall below {} on this {}-class one-hot problem even if every prediction "
-                            "is wrong, because a misclassified example still contributes {} true negatives",
-                            "measure",
-                            _fmt(pl.col("value")),
-                            pl.col("_m"),
-                            pl.col("_m") - 2,
-                        ).alias("message")
-                    ),
-                    "inflated_floor",
-                    "warning",
-                    "micro",
-                    classes_scope,
-                )
-            )
-    # 3. micro collapse on single-label data
-    if single:
-        collapse = (
-            exclude.filter(
-                pl.col("operator") == "micro", pl.col("measure").is_in(["precision", "recall", "f1"])
-            )
-            .group_by(keys or pl.lit(0).alias("_all"))
-            .agg(pl.col("value").min().alias("lower"), pl.col("value").max().alias("upper"))
-            .filter((pl.col("upper") - pl.col("lower")).abs() < 1e-9)
-            .with_columns(
-                pl.col("lower").alias("value"),
-                pl.lit("precision, recall, f1").alias("measure"),
-                pl.format(
-                    "micro-precision, micro-recall and micro-F1 all equal accuracy ({}) on single-label data; "
-                    "reporting more than one of them adds no information",
-                    _fmt(pl.col("lower")),
-                ).alias("message"),
-            )
-        )
-        rows.append(finding(collapse, "micro_collapse", "note", "micro"))
-    # 4. undefined entries and the size of the convention effect
-    # one class (the binary task): no per-example ranking to speak of. Read off the kept tables
-    # of this grouping (the ungrouped ones refused example ids shared by two groups)
-    listed = tables.universe if tables.universe is not None else tables.classes
-    one_class = listed.select(pl.col(CLASS).n_unique()).collect().item() == 1
-    ops = ["macro"] if one_class else ["macro", "exemplar"]
-    wide = (
-        report.filter(pl.col("operator").is_in(ops))
-        .pivot(
-            on="convention", index=[*keys, "measure", "operator", "n_entries", "n_undefined"], values="value"
-        )
-        .filter(pl.col("n_undefined") > 0)
-    )
-    for op in ops:
-        part = wide.filter(pl.col("operator") == op).with_columns(
-            pl.col("exclude").alias("value"),
-            pl.min_horizontal("exclude", "zero").alias("lower"),
-            pl.max_horizontal("exclude", "zero").alias("upper"),
-            pl.format(
-                "{}-{} has {} of {} undefined entries; the reported value is {} under the exclusion convention "
-                "and {} under substitution of zero (difference {})",
-                "operator",
-                "measure",
-                "n_undefined",
-                "n_entries",
-                _fmt(pl.col("exclude")),
-                _fmt(pl.col("zero")),
-                _fmt((pl.col("exclude") - pl.col("zero")).abs()),
-            ).alias("message"),
-        )
-        rows.append(finding(part, "undefined_entries", "warning", op))
-    # 5. measures whose optimum is not the Bayes rule for 0/1 loss (data-independent)
-    erm: list[dict[str, Any]] = []
-    for n in names:
-        m = measure_of[n]
-        t = m.bayes_threshold()
-        if m.erm_consistent() is False and t is not None:
-            degenerate = t <= 1e-9 or t >= 1 - 1e-9
-            side = "positive" if t <= 1e-9 else "negative"
-            erm.append(
-                {
-                    "code": "degenerate_optimum" if degenerate else "not_erm_consistent",
-                    "severity": "warning" if degenerate else "note",
-                    "measure": n,
-                    "message": (
-                        f"{n} is maximised by predicting every instance {side} (threshold {round(t):d}): "
-                        "a degenerate optimum"
-                        if degenerate
-                        else f"{n} is maximised at threshold {t:.3f}, not 0.5, so standard training does "
-                        "not target it"
-                    ),
-                    "value": t,
-                }
-            )
-    # the task was read off the data (long form without task=): say so, since it decides
-    # standard accuracy, the degrees of freedom and the suites
-    if pr.kind_inferred:
-        reading = "single-label (multiclass)" if single else "multilabel"
-        why = (
-            "every example has exactly one true and one predicted class"
-            if single
-            else "some example has other than one true or one predicted class"
-        )
-        erm.append(
-            {
-                "code": "inferred_task",
-                "severity": "note",
-                "measure": None,
-                "message": f"the predictions were read as {reading} because {why}; state task= "
-                "('multiclass' or 'multilabel') when building them to fix the reading",
-                "value": None,
-            }
-        )
-    # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
-    if single and not binary and any(n in names for n in DRIFTING):
-        # per by-group (targets and folds summed, as the counts of this check always were)
-        with_pairs = pr.with_pairs(tables, user_keys, what="the ovr_skew_drift check")
-        summed = sum_to(with_pairs, keys or [KEY_ALL])
-        dev = (
-            deviation_frame(summed)
-            .drop(KEY_ALL, strict=False)
-            .rename({"n_classes": "_m"})
-            .collect()
-            .filter((pl.col("_m") > 2) & (pl.col("value") >= 0.01))
-            .with_columns(
-                pl.lit("specificity, balanced_accuracy").alias("measure"),
-                pl.format(
-                    "mean uniform-error deviation is {} >= 0.01; multiclass macro-specificity and "
-                    "macro-balanced-accuracy will drift under class prior shifts",
-                    _fmt(pl.col("value")),
-                ).alias("message"),
-            )
-        )
-        rows.append(finding(dev, "ovr_skew_drift", "note", "macro"))
-    # 7. more measures than degrees of freedom
-    if explicit:
-        kind = "binary" if binary else ("multiclass" if single else "multilabel")
-        dof = by_classes.with_columns(
-            (
-                pl.lit(2)
-                if kind == "binary"
-                else pl.col("_m") * (pl.col("_m") - 1)
-                if kind == "multiclass"
-                else 2 * pl.col("_m")
-            ).alias("upper")
-        ).filter(pl.lit(len(names)) > pl.col("upper"))
-        rows.append(
-            finding(
-                dof.with_columns(
-                    pl.lit(", ".join(names)).alias("measure"),
-                    pl.lit(float(len(names))).alias("value"),
-                    pl.format(
-                        "the suite of {} measures exceeds the {} degrees of freedom of the confusion matrix; "
-                        "some of them carry redundant information",
-                        pl.lit(len(names)),
-                        "upper",
-                    ).alias("message"),
-                ),
-                "redundant_suite",
-                "note",
-                None,
-                classes_scope,
-            )
-        )
-    out = (
-        pl.concat([r for r in rows if r.height], how="vertical_relaxed")
-        if any(r.height for r in rows)
-        else None
-    )
-    notes = pl.DataFrame(
-        erm,
-        schema={
-            "code": pl.String,
-            "severity": pl.String,
-            "measure": pl.String,
-            "message": pl.String,
-            "value": pl.Float64,
-        },
-    )
-    notes = notes.select(
-        *[pl.lit(None, dtype=key_types[k]).alias(k) for k in keys],
-        pl.lit(ALL).alias("scope"),
-        "code",
-        "severity",
-        "measure",
-        pl.lit(None, dtype=pl.String).alias("operator"),
-        "message",
-        "value",
-        pl.lit(None, dtype=pl.Float64).alias("lower"),
-        pl.lit(None, dtype=pl.Float64).alias("upper"),
-    )
-    result = notes if out is None else pl.concat([out, notes], how="vertical_relaxed")
-    if kept_operators is not None:
-        result = result.filter(pl.col("operator").is_null() | pl.col("operator").is_in(kept_operators))
-    # ranked: warnings first, then by code; the findings about every group before the groups'
-    rank = pl.col("severity").replace_strict(SEVERITIES, list(range(len(SEVERITIES))), return_dtype=pl.Int8)
-    result = result.sort(
-        [rank, "code", pl.col("scope") != ALL, *keys, "measure", "operator"],
-        nulls_last=True,
-        maintain_order=True,
-    )
+    ctx, key_names = _prepare_context(pr, measures, by)
+    found = [
+        _outside_hull(ctx, hull),
+        _inflated_floor(ctx),
+        _micro_collapse(ctx),
+        *_undefined_entries(ctx),
+        _prior_drift(ctx),
+        _redundant_suite(ctx) if measures is not None else None,
+    ]
+    result = _compute_findings(ctx, [r for r in found if r is not None], _notes(ctx))
+    result = _rank(result, ctx.keys, kept_operators)
     check_result_names(key_names.values(), DIAGNOSTIC_COLUMNS, "diagnose")
     result = restore(result, key_names)
     if emit_warnings:

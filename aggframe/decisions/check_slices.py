@@ -53,7 +53,7 @@ def _p_text(e: pl.Expr) -> pl.Expr:
     return pl.when(e < 0.001).then(pl.lit("< 0.001")).otherwise(e.round(3).cast(pl.String))
 
 
-def slice_verdicts(
+def slice_verdicts(  # noqa: PLR0913 -- one rule, its number and the check's options
     pr: Predictions,
     rule: Rule,
     number: int,

@@ -38,8 +38,8 @@ import polars as pl
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, Y_PRED, Y_TRUE, P, Y, check_result_names
 from aggframe._options import Calibration, Engine, ReportOperator, listify, parse_engine
 from aggframe.exceptions import DecisionWarning, InvalidValueError, OptionError
-from aggframe.intake.scores import SCORE
-from aggframe.intake.source import reading
+from aggframe.intake.read_errors import reading
+from aggframe.intake.scores_long import SCORE
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
@@ -160,7 +160,7 @@ def _ece(score_sum: np.ndarray, pos: np.ndarray, n: np.ndarray, mean_score: np.n
 
 def _check_source(pr: Any, what: str) -> Any:
     from aggframe.intake.binary_scores import BinaryScoreSource
-    from aggframe.intake.scores import ScoreSource
+    from aggframe.intake.scores_long import ScoreSource
 
     source = getattr(pr, "source", None)
     if not isinstance(source, ScoreSource | BinaryScoreSource):

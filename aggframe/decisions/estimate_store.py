@@ -41,7 +41,7 @@ from aggframe.decisions.estimate import (
     fit_calibration,
 )
 from aggframe.exceptions import OptionError, StoreError
-from aggframe.intake.source import reading
+from aggframe.intake.read_errors import reading
 
 if TYPE_CHECKING:
     from aggframe import Cells  # (its module moves: the public name stays)

@@ -42,7 +42,7 @@ from aggframe.decisions.bands import band_options
 from aggframe.decisions.rules import MONITOR_ONLY_KEYS, Rule, load_rules, parse_rules
 from aggframe.exceptions import OptionError
 from aggframe.facade.windows import WINDOW_COLUMNS, windowed_evaluate
-from aggframe.intake.source import is_frame
+from aggframe.intake.frame_input import is_frame
 from aggframe.intake.stored import StoredSource
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _lazy(frame: Any) -> Any:
     return frame.lazy() if isinstance(frame, pl.DataFrame) else frame
 
 
-def monitor(
+def monitor(  # noqa: PLR0913 -- the user's options, keyword-only
     pr: Predictions,
     measures: Any = None,
     operators: str | Sequence[str] | None = None,
@@ -274,7 +274,7 @@ def _check_options(
         raise OptionError(msg)
 
 
-def _judge(
+def _judge(  # noqa: PLR0913 -- the monitor's band options
     current: pl.DataFrame,
     ref: pl.DataFrame,
     inside: pl.Expr | None,

@@ -24,8 +24,8 @@ import polars as pl
 
 from aggframe._columns import PREFIX, REP, by_key
 from aggframe.exceptions import OptionError
-from aggframe.intake.scores import Scored
-from aggframe.intake.source import scanning
+from aggframe.intake.read_errors import scanning
+from aggframe.intake.scores_long import Scored
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 from aggframe.operators.score_boot import check_boot_request, replicate_values
 from aggframe.wide.engines import to_polars

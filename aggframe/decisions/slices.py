@@ -52,7 +52,7 @@ from aggframe.decisions.slice_scores import (
     score_replicates,
 )
 from aggframe.exceptions import OptionError
-from aggframe.intake.source import scanning
+from aggframe.intake.read_errors import scanning
 from aggframe.measures.matrix import is_matrix_measure
 from aggframe.measures.registry import get_measure, is_score_measure
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
@@ -69,7 +69,7 @@ _VALUE, _COMP, _N, _NC = VALUE, COMP, N, NC
 _NAN = float("nan")
 
 
-def slices(
+def slices(  # noqa: PLR0913 -- the user's options, keyword-only
     pr: Predictions,
     measure: Any,
     operator: str = "micro",

@@ -30,7 +30,7 @@ from aggframe._options import (
 from aggframe.exceptions import AggframeError, OptionError
 from aggframe.intake.base import Kind, Source
 from aggframe.intake.cells_checks import UNKNOWN
-from aggframe.intake.source import reading, scanning
+from aggframe.intake.read_errors import reading, scanning
 from aggframe.intake.stored import StoredSource
 from aggframe.tables.bootstrap import stack
 from aggframe.tables.cells import CellTables, grain_columns, sorted_table

@@ -24,7 +24,7 @@ from aggframe._options import (
 )
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import PredictionsBase, class_subset
-from aggframe.intake.source import scanning
+from aggframe.intake.read_errors import scanning
 from aggframe.intake.stored import StoredSource
 from aggframe.measures.measure import Measure, MeasureLike
 from aggframe.measures.registry import get_measure, list_measures

@@ -33,7 +33,7 @@ from aggframe.operators.report import ReportRequest, build_report
 class ReportMethods(ScoreMethods):
     """A frozen :class:`~aggframe.operators.report.ReportRequest` and its report (cell measures, scores, bootstrap)."""
 
-    def request(
+    def request(  # noqa: PLR0913 -- the options of evaluate, keyword-only
         self,
         measures: Any = None,
         operators: Any = None,
@@ -109,7 +109,7 @@ class ReportMethods(ScoreMethods):
         return out, {k: v for k, v in tables.names.items() if k in keys}
 
     @tracked("compare")
-    def compare(
+    def compare(  # noqa: PLR0913 -- the user's options, keyword-only
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
         operators: ReportOperator | Sequence[ReportOperator] | None = None,

@@ -29,8 +29,8 @@ from aggframe._options import (
 )
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import PredictionsBase
-from aggframe.intake.scores import Scored
-from aggframe.intake.source import reading, scanning
+from aggframe.intake.read_errors import reading, scanning
+from aggframe.intake.scores_long import Scored
 from aggframe.measures.measure import MeasureLike
 from aggframe.measures.registry import get_measure
 from aggframe.operators.report import ReportRequest, build_report
@@ -110,24 +110,7 @@ class ScoreMethods(PredictionsBase):
         listed = any(op == "multiclass" for _, op in request.undefined)
         cell_ops = tuple(o for o in score_ops if o != "multiclass" or request.matrix_measures or listed)
         cell_request = replace(request, operators=cell_ops, scores=())
-        tables: CellTables | None = None
-        if request.measures or request.matrix_measures:
-            if boot is not None:
-                tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
-                if not lazy:
-                    grains = self._collect_grains(grains, engine=engine)
-            elif lazy:
-                tables = self._source_tables(request.by, pairs=request.needs_pairs)
-            else:
-                tables, grains = self._collect_with(
-                    request.by, grains, engine=engine, pairs=request.needs_pairs
-                )
-            if request.needs_pairs:
-                tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
-            elif request.matrix_measures:
-                self.check_single_label("the multiclass operator", request.by)
-        elif not lazy:
-            grains = self._collect_grains(grains, engine=engine)
+        tables, grains = self._score_cell_tables(request, grains, lazy=lazy, engine=engine, boot=boot)
         parts = [(keep, sf, g) for (keep, sf), g in zip(frames, grains, strict=True)]
         scores = score_report(
             parts,
@@ -163,6 +146,33 @@ class ScoreMethods(PredictionsBase):
             sets=sets,
         )
         return out, {by_key(i): c for i, c in enumerate(request.by)}
+
+    def _score_cell_tables(
+        self,
+        request: ReportRequest,
+        grains: list[dict[str, pl.LazyFrame]],
+        *,
+        lazy: bool,
+        engine: Engine,
+        boot: Bootstrap | None,
+    ) -> tuple[CellTables | None, list[dict[str, pl.LazyFrame]]]:
+        """The cell tables of the cell measures beside the scores (None without any), and the score
+        grains, collected with them in one collect unless ``lazy``."""
+        if not (request.measures or request.matrix_measures):
+            return None, grains if lazy else self._collect_grains(grains, engine=engine)
+        if boot is not None:
+            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+            if not lazy:
+                grains = self._collect_grains(grains, engine=engine)
+        elif lazy:
+            tables = self._source_tables(request.by, pairs=request.needs_pairs)
+        else:
+            tables, grains = self._collect_with(request.by, grains, engine=engine, pairs=request.needs_pairs)
+        if request.needs_pairs:
+            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+        elif request.matrix_measures:
+            self.check_single_label("the multiclass operator", request.by)
+        return tables, grains
 
     def _replicate_rows(self, sf: ScoreFrame, boot: Bootstrap) -> pl.LazyFrame:
         """The score rows with their replicate weights (:func:`~aggframe.operators.score_boot.replicate_rows`)."""

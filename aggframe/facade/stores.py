@@ -11,7 +11,8 @@ from aggframe._options import (
 )
 from aggframe._progress import tracked
 from aggframe.facade.base import PredictionsBase
-from aggframe.intake.stored import source_meta, write_store
+from aggframe.intake.store_write import write_store
+from aggframe.intake.stored import source_meta
 from aggframe.tables.cells import CellTables
 
 

@@ -38,7 +38,7 @@ from aggframe._columns import by_key, check_result_names
 from aggframe._options import Engine, listify
 from aggframe.exceptions import ColumnNotFoundError, InvalidValueError, OptionError
 from aggframe.intake.partitions import partition_dtype, partition_value
-from aggframe.intake.scores import Scored
+from aggframe.intake.scores_long import Scored
 from aggframe.intake.stored import StoredSource, read_store, source_meta, tables_source
 from aggframe.tables.cells import CellTables, add_tables, group_table, sum_to
 
@@ -376,6 +376,20 @@ def _label_counts(
     return cast("pl.DataFrame", pl.from_arrow(counted.collect().to_arrow()))
 
 
+def _check_window_options(options: dict[str, Any], unlabelled: str | None, by: list[str]) -> None:
+    """Refuse the evaluate options that windows do not take."""
+    if options.get("lazy"):
+        msg = "windows are evaluated eagerly (their bucket map reads the small cell tables): drop lazy=True"
+        raise OptionError(msg)
+    if options.get("grouping_sets") is not None:
+        msg = "grouping_sets= with windows is not supported yet: evaluate each grouping with by="
+        raise OptionError(msg)
+    if unlabelled not in (None, "count"):
+        msg = f"Expected unlabelled= to be None or 'count', got {unlabelled!r}"
+        raise OptionError(msg)
+    check_result_names(by, WINDOW_COLUMNS, "windowed evaluate")
+
+
 def windowed_evaluate(
     pr: Predictions,
     measures: Any,
@@ -390,16 +404,7 @@ def windowed_evaluate(
     w = parse_window(window.get("time"), window.get("every"), window.get("period"), window.get("offset"))
     by = listify(options.pop("by", None))
     engine: Engine = options.get("engine", "auto")
-    if options.get("lazy"):
-        msg = "windows are evaluated eagerly (their bucket map reads the small cell tables): drop lazy=True"
-        raise OptionError(msg)
-    if options.get("grouping_sets") is not None:
-        msg = "grouping_sets= with windows is not supported yet: evaluate each grouping with by="
-        raise OptionError(msg)
-    if unlabelled not in (None, "count"):
-        msg = f"Expected unlabelled= to be None or 'count', got {unlabelled!r}"
-        raise OptionError(msg)
-    check_result_names(by, WINDOW_COLUMNS, "windowed evaluate")
+    _check_window_options(options, unlabelled, by)
     if isinstance(pr.source, StoredSource):
         if unlabelled is not None:
             msg = "unlabelled='count' reads the truth of each row: it needs predictions, not stored cells"
@@ -451,7 +456,7 @@ def _polars_dtype(frame: nw.LazyFrame[Any], column: str) -> pl.DataType:
     return pl.Datetime("us", getattr(dtype, "time_zone", None))
 
 
-def _cells_windows(
+def _cells_windows(  # noqa: PLR0913 -- the roles of one windowed evaluation, keyword-only
     bucketed: Predictions,
     measures: Any,
     operators: Any,

@@ -27,8 +27,9 @@ import polars as pl
 from aggframe._columns import CLUSTER, EXAMPLE, FOLD, KEY_ALL, REPEAT, TARGET, by_key
 from aggframe._options import Bootstrap, ClassUniverse
 from aggframe.exceptions import ColumnNotFoundError, OptionError
-from aggframe.intake.checks import check_groupable
-from aggframe.intake.source import FRAME, Origin, reading
+from aggframe.intake.input_checks import check_groupable
+from aggframe.intake.origin import FRAME, Origin
+from aggframe.intake.read_errors import reading
 from aggframe.tables.cells import CellTables
 from aggframe.tables.universe import universe_frame
 from aggframe.wide.engines import collect_polars, project_columns, to_polars

@@ -4,8 +4,8 @@
 checks it and builds the source). :class:`BinaryScoreSource` is a label-form
 source (:class:`~aggframe.intake.labels.LabelSource`) of the binary task whose
 prediction ``score > threshold`` is derived at each projection, and a
-:class:`~aggframe.intake.scores.Scored` source like the long layout's
-:class:`~aggframe.intake.scores.ScoreSource`: the measures on scores read its
+:class:`~aggframe.intake.scores_long.Scored` source like the long layout's
+:class:`~aggframe.intake.scores_long.ScoreSource`: the measures on scores read its
 scores as one class, the positive one (:data:`POSITIVE`).
 """
 
@@ -21,7 +21,7 @@ import polars as pl
 from aggframe._columns import CLASS_ROLE, Y_PRED, Y_TRUE
 from aggframe.intake.base import Projection, Source
 from aggframe.intake.labels import LabelSource
-from aggframe.intake.scores import SCORE, Scored
+from aggframe.intake.scores_long import SCORE, Scored
 from aggframe.wide.ranking import ScoreFrame
 
 __all__ = ["POSITIVE", "BinaryScoreSource"]

@@ -22,11 +22,9 @@ from aggframe.exceptions import (
     OptionError,
     SparseInputError,
 )
-from aggframe.intake.checks import EXACT_IN_FLOAT
+from aggframe.intake.input_checks import EXACT_IN_FLOAT
 from aggframe.intake.partitions import hive_pairs
-from aggframe.intake.stored import (
-    OPTIONS,
-)
+from aggframe.intake.store_format import OPTIONS
 
 __all__ = [
     "AGREE",

@@ -66,16 +66,10 @@ from aggframe.intake.cells_checks import (
     sorted_profiles,
     universe_of,
 )
-from aggframe.intake.source import Origin
-from aggframe.intake.stored import (
-    StoredSource,
-    coverage_keys,
-    expand_stores,
-    overlap,
-    read_store,
-    tables_source,
-    write_store,
-)
+from aggframe.intake.origin import Origin
+from aggframe.intake.store_coverage import coverage_keys, overlap
+from aggframe.intake.store_write import write_store
+from aggframe.intake.stored import StoredSource, expand_stores, read_store, tables_source
 from aggframe.tables.cells import (
     CellTables,
     add_tables,
@@ -112,7 +106,7 @@ class CollectedCells:
     #: private key column -> the user's name
     names: Mapping[str, str]
     #: the keys in the user's names and the options: by, target, folds and
-    #: :data:`~aggframe.intake.stored.OPTIONS` (form, task, t-norm, class universe, ...)
+    #: :data:`~aggframe.intake.store_format.OPTIONS` (form, task, t-norm, class universe, ...)
     layout: Mapping[str, Any]
     #: what the cells cover, so that the same rows are never added twice: one entry
     #: (``id``, ``path``, ``covers``) per part they were summed from

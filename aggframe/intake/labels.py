@@ -18,7 +18,8 @@ from aggframe._columns import CELLS, EXAMPLE, KEY_ALL, Y_PRED, Y_TRUE
 from aggframe._options import Bootstrap, ClassUniverse, LabelTask
 from aggframe.exceptions import OptionError
 from aggframe.intake.base import Projection, Source
-from aggframe.intake.checks import (
+from aggframe.intake.frame_input import as_lazy, is_frame
+from aggframe.intake.input_checks import (
     align_label_dtypes,
     check_class_universe,
     enum_categories,
@@ -28,7 +29,7 @@ from aggframe.intake.checks import (
     resolve_universe,
     unfit_labels,
 )
-from aggframe.intake.source import FRAME, as_lazy, is_frame, origin_of
+from aggframe.intake.origin import FRAME, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.labels import finish_labels, row_cells
@@ -185,7 +186,7 @@ class LabelSource(Source):
         return {**super().store_meta(), "task": self.task, "pos_label": self.pos_label}
 
 
-def label_source(
+def label_source(  # noqa: PLR0913 -- the constructor's options, passed through
     data: Any,
     y_pred_values: Any = None,
     /,

@@ -25,7 +25,8 @@ from aggframe.exceptions import (
     ShapeError,
 )
 from aggframe.intake.base import Projection, Source
-from aggframe.intake.checks import (
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.input_checks import (
     check_class_universe,
     check_numeric,
     declared_examples,
@@ -36,7 +37,7 @@ from aggframe.intake.checks import (
     require_columns,
     resolve_universe,
 )
-from aggframe.intake.source import as_lazy, origin_of
+from aggframe.intake.origin import origin_of
 from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables, group_table
 from aggframe.tables.long import finish_long
@@ -261,7 +262,7 @@ class LongSource(Source):
         return {**super().store_meta(), "task": "long"}
 
 
-def long_source(
+def long_source(  # noqa: PLR0913 -- the constructor's options, passed through
     frame: Any,
     *,
     example: str = "example",

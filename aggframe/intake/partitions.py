@@ -1,7 +1,7 @@
 """Hive partition keys: the ``key=value`` folders of a path, and the type of their values.
 
 :func:`partition_dtype` types a key from its values as text (``Int64``, ``Date`` or
-``String``) the same way for a scan (:func:`~aggframe.intake.source.scan`) and the
+``String``) the same way for a scan (:func:`~aggframe.intake.paths.scan`) and the
 CLI's listing of partitions, so a key reads as one type wherever it is read.
 """
 

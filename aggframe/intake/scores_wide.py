@@ -5,7 +5,7 @@ Polars selector, a glob, or one List/Array column) and its truth column
 ``y_true``, and returns the **long layout** of the same scores as a lazy frame:
 the wide columns are unpivoted *inside the plan* (Polars ``unpivot`` streams,
 DuckDB ``UNPIVOT``, Spark ``stack``), never collected, so that every measure on
-scores and every decision of :mod:`aggframe.intake.scores` (argmax, threshold,
+scores and every decision of :mod:`aggframe.intake.scores_long` (argmax, threshold,
 top-k) reads it unchanged. Why unpivot rather than expressions over the wide
 columns: AUROC and average precision rank each class's scores (a sort or a count
 per distinct score, per class), and the pooled (micro) ranking mixes the classes;
@@ -40,8 +40,8 @@ the null and NaN checks apply.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import narwhals as nw
@@ -57,7 +57,9 @@ from aggframe.exceptions import (
     OptionError,
     UnknownClassError,
 )
-from aggframe.intake.source import as_lazy, keep_origin, origin_of, reading
+from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.origin import keep_origin, origin_of
+from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
 
 __all__ = ["WIDE_TOLERANCE", "WideScores", "class_names", "wide_scores"]
@@ -240,27 +242,29 @@ def _unpivot(
     return lf.unpivot(on=on, index=index, variable_name=variable, value_name=value)
 
 
-def wide_scores(
-    frame: Any,
-    *,
-    y_true: str,
-    scores: Any,
-    classes: Sequence[Any] | None = None,
-    example: str | None = None,
-    normalize: bool = False,
-    tolerance: float = WIDE_TOLERANCE,
-    logits: bool = False,
-) -> WideScores:
-    """The wide layout checked and unpivoted lazily to the long layout (see the module's docstring)."""
+@dataclass(frozen=True)
+class _Options:
+    """The options of :func:`wide_scores` about the probabilities."""
+
+    normalize: bool
+    tolerance: float
+    logits: bool
+
+
+def _check_options(normalize: Any, tolerance: Any, *, logits: bool) -> _Options:
     if not isinstance(normalize, bool):
         msg = f"Expected `normalize` to be True or False, got {normalize!r}"
         raise OptionError(msg)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
         msg = f"Expected `tolerance` to be a number in [0, 1), got {tolerance!r}"
         raise OptionError(msg)
-    lf = as_lazy(frame, "frame")
-    origin = origin_of(lf)
-    schema = _polars_schema(lf)
+    return _Options(normalize, tolerance, logits)
+
+
+def _check_columns(
+    schema: pl.Schema, y_true: str, example: str | None, scores: Any
+) -> tuple[list[str], bool]:
+    """The score columns (and whether they are one List/Array column), checked against the roles."""
     names = list(schema.names())
     if not isinstance(y_true, str) or y_true not in schema:
         msg = f"column {y_true!r} (role 'y_true') is not in the frame; available columns: {names}"
@@ -284,13 +288,14 @@ def wide_scores(
             "(for a binary task with the positive class's score, use class_=None, y=..., score=...)"
         )
         raise OptionError(msg)
-    y_dtype = schema[y_true]
-    width = _list_width(lf, columns[0], schema[columns[0]], origin) if listed else len(columns)
-    labels = _classes(columns, classes, width, y_dtype, y_true)
+    return columns, listed
 
-    # -- the probabilities under private names, one column per class -----------------------------
-    taken = set(names)
-    private = [free_name(f"{PREFIX}p{i}", taken) for i in range(width)]
+
+def _prepare_probs(
+    lf: nw.LazyFrame[Any], schema: pl.Schema, columns: list[str], *, listed: bool, width: int
+) -> tuple[nw.LazyFrame[Any], list[str]]:
+    """The probabilities under private names, one column per class, and those names."""
+    private = [free_name(f"{PREFIX}p{i}", set(schema.names())) for i in range(width)]
     if listed:
         as_list = nw.col(columns[0])
         if isinstance(schema[columns[0]], pl.Array):
@@ -298,45 +303,34 @@ def wide_scores(
         values = [as_list.list.get(i).cast(nw.Float64) for i in range(width)]
     else:
         values = [nw.col(c).cast(nw.Float64) for c in columns]
-    probs = lf.with_columns(*[v.alias(p) for v, p in zip(values, private, strict=True)])
-    truth_text = y_dtype == pl.Categorical or isinstance(y_dtype, pl.Enum)
-    truth = nw.col(y_true).cast(nw.String) if truth_text else nw.col(y_true)
+    return lf.with_columns(*[v.alias(p) for v, p in zip(values, private, strict=True)]), private
 
-    # -- the one check query ---------------------------------------------------------------------
-    total = nw.sum_horizontal(*[nw.col(p) for p in private])
-    any_of = nw.any_horizontal
 
-    def n(flag: nw.Expr) -> nw.Expr:
-        return flag.cast(nw.Int64).sum()
+@dataclass(frozen=True)
+class _Probs:
+    """The probabilities under private names, with what the error messages show of a row."""
 
-    checks: dict[str, nw.Expr] = {
-        "n": nw.len(),
-        "null_y": n(nw.col(y_true).is_null()),
-        "null_p": n(any_of(*[nw.col(p).is_null() for p in private], ignore_nulls=True)),
-        "nan_p": n(any_of(*[nw.col(p).is_nan() for p in private], ignore_nulls=True)),
-        "unknown_y": n((~truth.is_in(labels)).fill_null(value=False)),
-    }
-    if not logits:
-        checks["neg_p"] = n(any_of(*[nw.col(p) < 0 for p in private], ignore_nulls=True))
-        checks["zero_sum"] = n((total <= 0).fill_null(value=False))
-        checks["off_sum"] = n(((total - 1.0).abs() > tolerance).fill_null(value=False))
-    with reading(origin):
-        found = (
-            probs.select(*[e.alias(k) for k, e in checks.items()])
-            .collect(backend="polars")
-            .to_native()
-            .row(0, named=True)
-        )
+    probs: nw.LazyFrame[Any]
+    private: list[str]
+    origin: Any
+    #: the columns a message shows of an offending row (example, truth, scores)
+    shown: list[nw.Expr]
+    #: the score columns, as a message names them
+    what: str
 
-    shown_scores = [nw.col(c) for c in columns] if not listed else [nw.col(columns[0])]
-    shown = [*([nw.col(example)] if example is not None else []), nw.col(y_true), *shown_scores]
+    def total(self) -> nw.Expr:
+        return nw.sum_horizontal(*[nw.col(p) for p in self.private])
 
-    def row(predicate: nw.Expr, *extra: nw.Expr) -> str:
+    def any_of(self, flag: Callable[[nw.Expr], nw.Expr]) -> nw.Expr:
+        return nw.any_horizontal(*[flag(nw.col(p)) for p in self.private], ignore_nulls=True)
+
+    def row(self, predicate: nw.Expr, *extra: nw.Expr) -> str:
+        """The first row ``predicate`` flags (with ``extra`` columns), for a message; ``?`` if none."""
         try:
-            with reading(origin):
+            with reading(self.origin):
                 df = (
-                    probs.filter(predicate)
-                    .select(*shown, *extra)
+                    self.probs.filter(predicate)
+                    .select(*self.shown, *extra)
                     .head(1)
                     .collect(backend="polars")
                     .to_native()
@@ -345,11 +339,40 @@ def wide_scores(
             return "?"
         return fmt_row(df.row(0, named=True)) if df.height else "?"
 
-    what = (
-        f"columns {columns[:3]!r}{'...' if len(columns) > 3 else ''}"
-        if not listed
-        else f"column {columns[0]!r}"
-    )
+
+def _compute_checks(
+    wide: _Probs, y_true: str, truth: nw.Expr, labels: list[Any], options: _Options
+) -> dict[str, Any]:
+    """The one check query over the wide rows: how many rows each check flags."""
+    total = wide.total()
+
+    def n(flag: nw.Expr) -> nw.Expr:
+        return flag.cast(nw.Int64).sum()
+
+    checks: dict[str, nw.Expr] = {
+        "n": nw.len(),
+        "null_y": n(nw.col(y_true).is_null()),
+        "null_p": n(wide.any_of(lambda p: p.is_null())),
+        "nan_p": n(wide.any_of(lambda p: p.is_nan())),
+        "unknown_y": n((~truth.is_in(labels)).fill_null(value=False)),
+    }
+    if not options.logits:
+        checks["neg_p"] = n(wide.any_of(lambda p: p < 0))
+        checks["zero_sum"] = n((total <= 0).fill_null(value=False))
+        checks["off_sum"] = n(((total - 1.0).abs() > options.tolerance).fill_null(value=False))
+    with reading(wide.origin):
+        found: dict[str, Any] = (
+            wide.probs.select(*[e.alias(k) for k, e in checks.items()])
+            .collect(backend="polars")
+            .to_native()
+            .row(0, named=True)
+        )
+    return found
+
+
+def _check_missing(found: dict[str, Any], wide: _Probs, y_true: str) -> None:
+    """No rows, null truth, null or NaN probabilities."""
+    what, row = wide.what, wide.row
     if not found["n"]:
         msg = "the scores frame has no rows"
         raise EmptyInputError(msg)
@@ -357,32 +380,47 @@ def wide_scores(
         msg = f"column {y_true!r}: {found['null_y']} null value(s) (e.g. row {row(nw.col(y_true).is_null())}); the truth must not be null"
         raise NullValueError(msg)
     if found["null_p"]:
-        pred = any_of(*[nw.col(p).is_null() for p in private], ignore_nulls=True)
+        pred = wide.any_of(lambda p: p.is_null())
         msg = f"{what}: {found['null_p']} row(s) with a null probability (e.g. row {row(pred)}); scores must not be null"
         raise NullValueError(msg)
     if found["nan_p"]:
-        pred = any_of(*[nw.col(p).is_nan() for p in private], ignore_nulls=True)
+        pred = wide.any_of(lambda p: p.is_nan())
         msg = f"{what}: {found['nan_p']} row(s) with a NaN probability (e.g. row {row(pred)}); scores must be numbers"
         raise NullValueError(msg)
+
+
+def _check_values(
+    found: dict[str, Any],
+    wide: _Probs,
+    truth: tuple[str, nw.Expr],
+    labels: list[Any],
+    options: _Options,
+    *,
+    classes_given: bool,
+) -> None:
+    """Negative probabilities, truth without a score column, rows that do not sum to 1."""
+    what, row, total = wide.what, wide.row, wide.total()
+    y_true, truth_expr = truth
     if found.get("neg_p"):
-        pred = any_of(*[nw.col(p) < 0 for p in private], ignore_nulls=True)
+        pred = wide.any_of(lambda p: p < 0)
         msg = (
             f"{what}: {found['neg_p']} row(s) with a negative probability (e.g. row {row(pred)}); "
             "probabilities are in [0, 1] (pass logits=True if the scores are logits)"
         )
         raise InvalidValueError(msg)
     if found["unknown_y"]:
-        pred = (~truth.is_in(labels)).fill_null(value=False)
+        pred = (~truth_expr.is_in(labels)).fill_null(value=False)
         msg = (
             f"column {y_true!r}: {found['unknown_y']} row(s) with a class that has no score column "
             f"(e.g. row {row(pred)}); the score columns name the classes {labels[:10]!r}"
-            + ("" if classes is not None else "; pass classes= if the column names do not")
+            + ("" if classes_given else "; pass classes= if the column names do not")
         )
         raise UnknownClassError(msg)
     if found.get("zero_sum"):
         msg = f"{what}: {found['zero_sum']} row(s) whose probabilities sum to 0 (e.g. row {row(total <= 0)}); nothing to normalise"
         raise InvalidValueError(msg)
-    if found.get("off_sum") and not normalize:
+    if found.get("off_sum") and not options.normalize:
+        tolerance = options.tolerance
         pred = ((total - 1.0).abs() > tolerance).fill_null(value=False)
         msg = (
             f"{what}: {found['off_sum']} row(s) whose probabilities do not sum to 1 within tolerance={tolerance:g} "
@@ -391,8 +429,20 @@ def wide_scores(
         )
         raise InvalidValueError(msg)
 
-    # -- the long layout, lazily: one row per (example, class) -------------------------------------
-    ex = example
+
+def _compute_long(
+    wide: _Probs,
+    schema: pl.Schema,
+    columns: list[str],
+    roles: tuple[str, str | None, nw.Expr],
+    labels: list[Any],
+    options: _Options,
+) -> WideScores:
+    """The long layout, lazily: one row per (example, class)."""
+    y_true, ex, truth = roles
+    probs, private = wide.probs, wide.private
+    names = list(schema.names())
+    taken = set(names)
     if ex is None:
         ex = free_name("example", taken)
         native = nw.to_native(probs)
@@ -401,9 +451,9 @@ def wide_scores(
         else:
             probs = probs.with_row_index(ex, order_by=[y_true])
         taken.add(ex)
-    if normalize and not logits:
+    if options.normalize and not options.logits:
         s = free_name(f"{PREFIX}sum", taken | set(private))
-        probs = probs.with_columns(total.alias(s)).with_columns(
+        probs = probs.with_columns(wide.total().alias(s)).with_columns(
             *[(nw.col(p) / nw.col(s)).alias(p) for p in private]
         )
         probs = probs.drop(s)
@@ -419,6 +469,8 @@ def wide_scores(
         variable=variable,
         value=score_col,
     )
+    y_dtype = schema[y_true]
+    truth_text = y_dtype == pl.Categorical or isinstance(y_dtype, pl.Enum)
     class_dtype = (
         nw.String if truth_text else nw.from_native(pl.DataFrame(schema=[("c", y_dtype)])).schema["c"]
     )
@@ -428,7 +480,46 @@ def wide_scores(
         .alias(class_col)
     )
     long = long.with_columns((nw.col(class_col) == truth).cast(nw.Int8).alias(y_col)).drop(variable)
-    out = nw.to_native(long)
-    if isinstance(out, pl.LazyFrame):
-        out = keep_origin(out, nw.to_native(lf))
-    return WideScores(frame=out, example=ex, class_=class_col, score=score_col, y=y_col, classes=labels)
+    return WideScores(
+        frame=nw.to_native(long), example=ex, class_=class_col, score=score_col, y=y_col, classes=labels
+    )
+
+
+def wide_scores(  # noqa: PLR0913 -- the constructor's options, passed through
+    frame: Any,
+    *,
+    y_true: str,
+    scores: Any,
+    classes: Sequence[Any] | None = None,
+    example: str | None = None,
+    normalize: bool = False,
+    tolerance: float = WIDE_TOLERANCE,
+    logits: bool = False,
+) -> WideScores:
+    """The wide layout checked and unpivoted lazily to the long layout (see the module's docstring)."""
+    options = _check_options(normalize, tolerance, logits=logits)
+    lf = as_lazy(frame, "frame")
+    origin = origin_of(lf)
+    schema = _polars_schema(lf)
+    columns, listed = _check_columns(schema, y_true, example, scores)
+    y_dtype = schema[y_true]
+    width = _list_width(lf, columns[0], schema[columns[0]], origin) if listed else len(columns)
+    labels = _classes(columns, classes, width, y_dtype, y_true)
+    probs, private = _prepare_probs(lf, schema, columns, listed=listed, width=width)
+    truth_text = y_dtype == pl.Categorical or isinstance(y_dtype, pl.Enum)
+    truth = nw.col(y_true).cast(nw.String) if truth_text else nw.col(y_true)
+    shown_scores = [nw.col(c) for c in columns] if not listed else [nw.col(columns[0])]
+    what = (
+        f"columns {columns[:3]!r}{'...' if len(columns) > 3 else ''}"
+        if not listed
+        else f"column {columns[0]!r}"
+    )
+    shown = [*([nw.col(example)] if example is not None else []), nw.col(y_true), *shown_scores]
+    wide = _Probs(probs, private, origin, shown, what)
+    found = _compute_checks(wide, y_true, truth, labels, options)
+    _check_missing(found, wide, y_true)
+    _check_values(found, wide, (y_true, truth), labels, options, classes_given=classes is not None)
+    out = _compute_long(wide, schema, columns, (y_true, example, truth), labels, options)
+    if isinstance(out.frame, pl.LazyFrame):
+        return replace(out, frame=keep_origin(out.frame, nw.to_native(lf)))
+    return out

@@ -1,34 +1,4 @@
-"""Mergeable cell tables on disk: write them once, evaluate later from them alone.
-
-A cell store is a directory::
-
-    classes.parquet          keys..., class, tp, fp, fn, tn   (the (group, class) pairs that occur)
-    groups.parquet           keys..., n_examples, n_classes, n_absent, tp, fp, fn, tn
-    universe.parquet         universe keys..., class          (the class universe)
-    profiles.parquet         keys..., tp, fp, fn, tn, n
-    block_profiles.parquet   (with targets) per-example cells over all targets
-    pairs.parquet            (single-label data) the confusion counts: keys..., _yt, _yp, n
-    order.parquet            (a declared class universe) its order: [target,] class, _pos
-    meta.json                the key columns and roles, the universe's keys, the tables written
-
-A store holds what occurs: a class absent from a group is counted in
-``groups.parquet`` (its cells are known: no positives, every example a true
-negative), not written out, and the universe is stored once
-(:mod:`aggframe.tables.cells`). Stores of the formats before (``aggframe-cells/1``
-and ``/2``, which wrote every (group, class) of the universe) are still read:
-each group's universe is then the classes written for it.
-
-The key columns are stored under aggframe's private names (``__af_by0``, ...,
-:mod:`aggframe._columns`); ``meta.json`` holds the user's names (``by``,
-``target``, ``folds``), so a key may have any name, ``tp`` or ``n`` included,
-and the options the cells were computed with (:data:`OPTIONS`: the task, the
-positive class, the t-norm, the mask, the class universe and whether it was
-declared), which :class:`~aggframe.Cells` checks before adding cells. Stores of
-the first format (keys under the user's names) are still read. A store is
-written onto an existing one only with ``overwrite=True`` (:func:`write_store`).
-Stores read together share one universe: the union of theirs (a class seen in
-one store only is absent from the others' groups, as if their rows had been
-evaluated together; :func:`~aggframe.tables.cells.add_tables`).
+"""Reading cell stores: stores expanded, checked and added up into one :class:`StoredSource`.
 
 Everything in it is a sum, so stores add up: the stores of two days, read
 together, give exactly the numbers of both days (rows of the same group are
@@ -37,490 +7,47 @@ examples share each per-example cell profile, which also adds up exactly. On
 crisp data a store is tiny (groups x classes rows, plus a handful of profiles
 per group); on soft data the profiles hold up to one row per example.
 
-Because stores add up, the same rows must not be read twice. ``meta.json``
-gives each store an identity and a record of what it covers (next to the layout)::
-
-    {"format": ..., "by": [...], "target": ..., "folds": [...], ...,
-     "tables": {"classes.parquet": "<fingerprint>", ...},
-     "id": "<uuid4>", "written": "<UTC ISO time>", "aggframe_version": "0.1.0",
-     "covers": {"kind": "files", "inputs": [...], "cells": "<sha256 of the cell tables>",
-                "files": [{"path", "size", "mtime_ns", "fingerprint"}, ...]}
-             | {"kind": "frame", "cells": "<sha256 of the cell tables>"}
-             | {"kind": "stores", "stores": [{"id", "path", "covers"}, ...]}}
-
-``tables``: each table written, with a fingerprint of it (its size and its first and
-last 64 KiB): a table of the store replaced (copied in from another store), edited,
-removed or added is refused on read, as are the tables of format 3 under an older
-format's meta.json (stores written before the record keep these unchecked).
-``files``: each file's resolved path, size, mtime and a content fingerprint (the
-first and last 64 KiB of the file, with its size and the ``key=value`` folders of its
-path); a URI
-records its name only; and the fingerprint of its cell tables, as a frame's store
-records it (the same rows written once from the files and once from a frame read
-from them are refused together; two stores of files with identical cell tables are
-told apart by their files: :func:`overlap`). ``frame``: an in-memory or engine frame leaves no trace of
-its rows, so the store records a fingerprint of its own cell tables; two stores
-with identical cell tables are taken as the same frame written twice (two
-different frames with exactly the same counts in every group, class and profile
-are refused too: write them with a by-key that tells them apart). ``stores``: a
-store written from stores covers what they covered. :func:`read_store` refuses a
-store given twice (the same directory, or copies with one id) and stores whose
-records share a file, a cell fingerprint or an input store, with a
-:class:`~aggframe.exceptions.StoreError` naming both stores and what they share.
-Stores written before stores had an identity (no ``id``) still read, as of unknown
-coverage: only the same directory given twice is caught for them.
+The format is :mod:`aggframe.intake.store_format`, the identity and coverage that keep a
+store from being read twice :mod:`aggframe.intake.store_coverage`, writing
+:mod:`aggframe.intake.store_write`.
 """
 
 from __future__ import annotations
 
 import glob as globbing
-import hashlib
-import json
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CLASS, FOLD, KEY_ALL, REPEAT, TARGET, by_key, key_text
-from aggframe.exceptions import ColumnNotFoundError, OptionError, SourceError, StoreError
+from aggframe._columns import CLASS, KEY_ALL, TARGET, by_key
+from aggframe.exceptions import ColumnNotFoundError, OptionError, StoreError
 from aggframe.intake.base import Source
-from aggframe.intake.source import (
-    EMPTY_PATH,
-    FRAME,
-    Origin,
-    _first_line,
-    _is_pattern,
-    _read_errors,
-    broken_link,
-    content_fingerprint,
-    file_records,
-    footer_schema,
-    package_version,
+from aggframe.intake.origin import Origin
+from aggframe.intake.paths import EMPTY_PATH, broken_link, is_pattern
+from aggframe.intake.store_coverage import check_overlaps
+from aggframe.intake.store_format import (
+    LAYOUT,
+    OPTIONS,
+    SPARSE_FORMATS,
+    STORE_NO_MATCH,
+    private_names,
+    read_meta,
 )
 from aggframe.tables.cells import CellTables, add_tables, renamed, rollup_tables, with_groups
 from aggframe.wide.tnorms import tnorm_name
 
 __all__ = [
-    "FORMAT",
-    "OPTIONS",
     "StoredSource",
-    "coverage_keys",
     "expand_stores",
-    "is_store",
-    "origin_covers",
-    "overlap",
-    "overwritten_input",
-    "prepare_output",
     "read_store",
     "source_meta",
     "stored_source",
     "tables_source",
-    "write_store",
 ]
-
-FORMAT = "aggframe-cells/3"
-#: the first format stored the keys under the user's names; the first two every (group, class)
-_FORMATS = (FORMAT, "aggframe-cells/2", "aggframe-cells/1")
-#: the formats that store the pairs that occur, the groups and the universe
-_SPARSE = (FORMAT,)
-
-
-def write_store(
-    tables: CellTables,
-    path: str | Path,
-    *,
-    by: Sequence[str],
-    meta: dict[str, Any],
-    origin: Origin = FRAME,
-    overwrite: bool = False,
-    covers: dict[str, Any] | None = None,
-) -> Path:
-    """Write the (collected) cell tables and meta.json (layout, identity, coverage) to ``path``.
-
-    An existing cell store there is refused unless ``overwrite=True`` (then its
-    files are replaced); a file there is refused unless ``overwrite=True`` (then it
-    is removed); a directory that is neither empty nor a cell store is always
-    refused (nothing of the user's is deleted). Each a :class:`StoreError`.
-    ``covers`` replaces the coverage record derived from ``origin``.
-    """
-    out = Path(path)
-    replaced = overwritten_input(out, _input_paths(origin))
-    if replaced is not None:
-        msg = STORE_ON_INPUT.format(path=str(out), input=replaced)
-        raise StoreError(msg)
-    prepare_output(out, overwrite=overwrite)
-    out.mkdir(parents=True, exist_ok=True)
-    tables = with_groups(tables)
-    assert tables.groups is not None
-    assert tables.universe is not None
-    tables.classes.drop(KEY_ALL, strict=False).sink_parquet(out / "classes.parquet")
-    tables.groups.drop(KEY_ALL, strict=False).sink_parquet(out / "groups.parquet")
-    tables.universe.drop(KEY_ALL, strict=False).sink_parquet(out / "universe.parquet")
-    tables.profiles.drop(KEY_ALL, strict=False).sink_parquet(out / "profiles.parquet")
-    optional = {
-        "block_profiles.parquet": tables.block_profiles,
-        "pairs.parquet": tables.pairs,
-        "order.parquet": tables.order,
-    }
-    for name, table in optional.items():
-        if table is not None:
-            table.drop(KEY_ALL, strict=False).sink_parquet(out / name)
-        else:
-            # a store written here before must not lend this one its optional tables
-            (out / name).unlink(missing_ok=True)
-    identity = _identity(tables, origin)
-    if covers is not None:
-        identity["covers"] = covers
-    universe_keys = [c for c in tables.universe_keys if c != KEY_ALL]
-    # the tables written, each with a fingerprint: one replaced, removed or added later is refused on read
-    written = {name: _table_fingerprint(out / name) for name in TABLES if (out / name).exists()}
-    info = {
-        "format": FORMAT,
-        "by": list(by),
-        **meta,
-        "universe_keys": universe_keys,
-        "tables": written,
-        **identity,
-    }
-    (out / "meta.json").write_text(json.dumps(info, indent=1, default=str))
-    return out
-
-
-def _input_paths(origin: Origin) -> list[str]:
-    """The files and stores ``origin`` reads, and the files in-memory cells were made from."""
-    if origin.kind not in ("files", "stores"):
-        return []
-    # the folders given (a dataset of hive partitions) as well as the files they hold
-    paths = [f for f in (*origin.inputs, *origin.files) if Path(f).exists()]
-    for part in origin.stores:
-        covers = part.get("covers") if isinstance(part, dict) else None
-        if isinstance(covers, dict) and covers.get("kind") == "files":
-            paths += [str(r["path"]) for r in covers.get("files", []) if r.get("path")]
-    return paths
-
-
-def overwritten_input(out: str | Path, inputs: Sequence[str]) -> str | None:
-    """The input (a file, a folder or a store, or a glob's match) that writing to ``out`` would
-    replace or write into, if any: ``out`` is it, a folder holding it, or a path inside it (a
-    report written into a folder of hive partitions, or a store's table, is read back with it)."""
-    target = Path(out).resolve()
-    for name in inputs:
-        matches = globbing.glob(name, recursive=True) if _is_pattern(name) else [name]
-        for match in matches:
-            resolved = Path(match).resolve()
-            inside = resolved.is_dir() and resolved in target.parents
-            if resolved == target or target in resolved.parents or inside:
-                return str(match)
-    return None
-
-
-def prepare_output(out: Path, *, overwrite: bool) -> None:
-    """Check where a store goes (see :func:`write_store`) and, with ``overwrite``, clear it."""
-    if out.is_file():
-        if not overwrite:
-            msg = STORE_ON_FILE.format(path=str(out))
-            raise StoreError(msg)
-        out.unlink()
-        return
-    if not out.is_dir() or not any(out.iterdir()):
-        return
-    if not is_store(out):
-        msg = STORE_ON_OTHER.format(path=str(out))
-        raise StoreError(msg)
-    if not overwrite:
-        msg = STORE_EXISTS.format(path=str(out))
-        raise StoreError(msg)
-    for name in (*TABLES, "meta.json"):
-        (out / name).unlink(missing_ok=True)
-
-
-def _meta(path: Path) -> dict[str, Any]:
-    file = path / "meta.json"
-    if not file.exists():
-        msg = STORE_NO_META.format(path=str(path))
-        raise StoreError(msg)
-    try:
-        info = json.loads(file.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        msg = STORE_BAD_META.format(path=str(path), reason=_first_line(exc))
-        raise StoreError(msg) from exc
-    if not isinstance(info, dict):
-        msg = STORE_BAD_META.format(path=str(path), reason=f"a JSON {type(info).__name__}, not an object")
-        raise StoreError(msg)
-    if info.get("format") not in _FORMATS:
-        msg = STORE_BAD_META.format(
-            path=str(path), reason=f"unknown format {info.get('format')!r}; expected {FORMAT!r}"
-        )
-        raise StoreError(msg)
-    if not isinstance(info.get("by"), list):
-        msg = STORE_BAD_META.format(path=str(path), reason="no list of 'by' columns")
-        raise StoreError(msg)
-    reason = _bad_record(info)
-    if reason is not None:
-        msg = STORE_BAD_META.format(path=str(path), reason=reason)
-        raise StoreError(msg)
-    columns = _check_tables(path, info)
-    reason = _bad_layout(columns, info)
-    if reason is not None:
-        msg = STORE_BAD_META.format(path=str(path), reason=reason)
-        raise StoreError(msg)
-    return info
-
-
-def _bad_record(info: dict[str, Any]) -> str | None:
-    """What is wrong with meta.json's record of the tables (``tables``: name -> fingerprint), or None."""
-    record = info.get("tables")
-    if record is None:
-        return None
-    if not isinstance(record, dict) or not all(
-        name in TABLES and isinstance(f, str) for name, f in record.items()
-    ):
-        return f"'tables' is not a record of the store's tables ({str(record)[:60]})"
-    return None
-
-
-def _bad_layout(columns: dict[str, list[str]], info: dict[str, Any]) -> str | None:
-    """What in meta.json does not fit its tables (``columns``: their column names), or None.
-
-    The key columns it names (by, folds and the target, the universe's keys) must be
-    lists of names (the target a name) and columns of the class table (the universe's
-    keys of the universe table); the coverage record an object whose files are objects:
-    read as they were, an edited or damaged file gave raw errors or other numbers.
-    """
-    by, folds, target = info.get("by"), info.get("folds", []), info.get("target")
-    universe_keys = info.get("universe_keys", [])
-    for name, value in (("by", by), ("folds", folds), ("universe_keys", universe_keys)):
-        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-            return f"{name!r} is {value!r}, not a list of column names"
-    if target is not None and not isinstance(target, str):
-        return f"'target' is {target!r}, not a column name"
-    if len(folds) > 2:
-        return f"'folds' is {folds!r}: a fold column, or a repeat and a fold column"
-    # the tables' key columns (private names; formats before 3 kept the user's names)
-    names = _private_names(info)
-    private = info["format"] in _SPARSE or info["format"] == "aggframe-cells/2"
-    keys = list(names) if private else list(names.values())
-    missing = [names.get(c, c) for c in keys if c not in columns["classes.parquet"]]
-    if missing:
-        return f"it names the key columns {missing!r}, which its tables do not have"
-    if info["format"] in _SPARSE:
-        unknown = [c for c in universe_keys if c not in keys or c not in columns["universe.parquet"]]
-        if unknown:
-            return f"'universe_keys' names {unknown!r}, which are not key columns of its universe table"
-    covers = info.get("covers")
-    if covers is not None:
-        files = covers.get("files", []) if isinstance(covers, dict) else None
-        if (
-            not isinstance(covers, dict)
-            or not isinstance(files, list)
-            or not all(isinstance(f, dict) for f in files)
-        ):
-            return f"'covers' is not a coverage record ({str(covers)[:60]})"
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Identity and coverage: a store's rows are read once
-
-STORE_NO_META = "{path!r} is not an aggframe cell store (no meta.json); write one with pr.write_cells(path)"
-STORE_BAD_META = (
-    "cell store {path!r} has a bad meta.json ({reason}); write the store again with pr.write_cells"
-)
-STORE_TWICE = "cell store {path!r} is given twice; a store's rows are counted once"
-STORE_COPY = (
-    "cell stores {a!r} and {b!r} are copies of one store (id {id}); reading both would count its rows twice"
-)
-STORE_OVERLAP = (
-    "cell stores {a!r} and {b!r} both cover {what}; reading them together would count those rows twice"
-)
-STORE_NO_MATCH = "the glob {path!r} matches no cell stores"
-STORE_TABLE = "cell store {path!r}: {name} is missing or unreadable ({reason})"
-STORE_TABLE_GONE = (
-    "cell store {path!r}: {name} is missing (its meta.json records it as written with the store); "
-    "write the store again with pr.write_cells"
-)
-STORE_TABLE_ADDED = (
-    "cell store {path!r}: {name} was not written with the store (its meta.json does not record it: "
-    "copied in from another store?); remove it or write the store again with pr.write_cells"
-)
-STORE_TABLE_CHANGED = (
-    "cell store {path!r}: {name} is not the table written with the store (it does not match the "
-    "fingerprint in its meta.json: copied in from another store, or edited?); write the store again "
-    "with pr.write_cells"
-)
-STORE_FORMAT = (
-    "cell store {path!r}: its meta.json says format {format!r}, but it holds (or records) {tables}, which only "
-    "{new!r} writes (its class table holds the classes that occur, not every class); the meta.json "
-    "does not belong to these tables: write the store again with pr.write_cells"
-)
-STORE_ON_FILE = (
-    "cannot write a cell store to {path!r}: it is a file (a cell store is a directory; "
-    "overwrite=True replaces the file)"
-)
-STORE_EXISTS = "{path!r} is an existing cell store; pass overwrite=True to replace it"
-STORE_ON_INPUT = (
-    "cannot write a cell store to {path!r}: it would replace or write into {input!r}, which these cells are read "
-    "from; write it somewhere else"
-)
-STORE_ON_OTHER = (
-    "cannot write a cell store to {path!r}: it is a directory that is not empty and not a cell store; "
-    "pick a new directory"
-)
-TABLES = (
-    "classes.parquet",
-    "profiles.parquet",
-    "block_profiles.parquet",
-    "pairs.parquet",
-    "order.parquet",
-    "groups.parquet",
-    "universe.parquet",
-)
-#: the tables of the formats before the groups and the universe were stored
-_FILLED_TABLES = TABLES[:5]
-#: the tables a store may lack (block profiles without targets, the rest for other than single-label data)
-_OPTIONAL = ("block_profiles.parquet", "pairs.parquet", "order.parquet")
-#: the keys of meta.json that must agree for stores to be read together
-LAYOUT = ("by", "target", "folds", "task", "single_label")
-
-
-def _check_tables(path: Path, info: dict[str, Any]) -> dict[str, list[str]]:
-    """Every table of the store readable (its footer) and the tables its meta.json says; their column
-    names, by file name.
-
-    The tables must be those of the declared format: the groups and the universe are
-    format 3's alone (under an older format's meta.json the classes table would be
-    read as every (group, class), its absent classes lost). A store that records its
-    tables (``tables``: each one's fingerprint, :func:`_table_fingerprint`) must hold
-    exactly those, unchanged: a table copied in from another store, edited, removed
-    or added was read as if written with the rest (another store's exemplar values).
-    """
-    sparse = info["format"] in _SPARSE
-    record = info.get("tables")
-    if not sparse:
-        newer = [
-            n for n in TABLES if n not in _FILLED_TABLES and ((path / n).exists() or n in (record or {}))
-        ]
-        if newer:
-            msg = STORE_FORMAT.format(
-                path=str(path), format=info["format"], tables=" and ".join(newer), new=FORMAT
-            )
-            raise StoreError(msg)
-    columns: dict[str, list[str]] = {}
-    for name in TABLES if sparse else _FILLED_TABLES:
-        table = path / name
-        if name in _OPTIONAL and not table.exists():
-            if record is not None and name in record:
-                msg = STORE_TABLE_GONE.format(path=str(path), name=name)
-                raise StoreError(msg)
-            continue
-        try:
-            columns[name] = list(footer_schema(table))
-        except _read_errors() as exc:
-            msg = STORE_TABLE.format(path=str(path), name=name, reason=_first_line(exc))
-            raise StoreError(msg) from exc
-        if record is not None and name not in record:
-            msg = STORE_TABLE_ADDED.format(path=str(path), name=name)
-            raise StoreError(msg)
-        if record is not None and record[name] != _table_fingerprint(table):
-            msg = STORE_TABLE_CHANGED.format(path=str(path), name=name)
-            raise StoreError(msg)
-    return columns
-
-
-def _table_fingerprint(path: Path) -> str:
-    """A store table's fingerprint: its size and its first and last 64 KiB (all of a small table).
-
-    As a file's (:func:`~aggframe.intake.source.file_records`), without its path: a
-    store may be moved. Reads at most 128 KiB of each table, whatever the store's size
-    (so a table over 128 KiB rewritten with other rows of the same size, the same
-    first pages and the same footer statistics is not told apart: a copy from another
-    store, or a rewrite by another tool, is).
-    """
-    return content_fingerprint(path, path.stat().st_size)
-
-
-def _cells_fingerprint(tables: CellTables) -> str:
-    """sha256 of the cell tables, sorted, as CSV (in memory: they are small and already collected)."""
-    digest = hashlib.sha256()
-    for lf in (tables.classes, tables.profiles, tables.block_profiles, tables.groups, tables.universe):
-        if lf is None:
-            continue
-        df = lf.drop(KEY_ALL, strict=False).collect()
-        df = df.select(key_text(pl.col(c), df.schema[c]).alias(c) for c in sorted(df.columns))
-        digest.update(df.sort(df.columns, nulls_last=True).write_csv().encode())
-    return digest.hexdigest()
-
-
-def origin_covers(origin: Origin) -> dict[str, Any] | None:
-    """What a source of files or stores covers (its coverage record); None for a frame."""
-    if origin.kind == "files":
-        return {"kind": "files", "inputs": list(origin.inputs), "files": file_records(origin)}
-    if origin.kind == "stores":
-        stores = zip(origin.files, origin.stores, strict=True)
-        return {
-            "kind": "stores",
-            "stores": [{"id": m.get("id"), "path": p, "covers": m.get("covers")} for p, m in stores],
-        }
-    return None
-
-
-def _identity(tables: CellTables, origin: Origin) -> dict[str, Any]:
-    """The store's id, write time, aggframe version and what it covers."""
-    covers = origin_covers(origin)
-    if covers is None:
-        covers = {"kind": "frame", "cells": _cells_fingerprint(tables)}
-    elif covers["kind"] == "files":
-        # the same rows may also be written from a frame (pl.read_parquet of the same file), whose
-        # store knows only its cell tables: a store of files records their fingerprint too
-        covers["cells"] = _cells_fingerprint(tables)
-    elif covers["kind"] == "stores" and any(entry["covers"] is None for entry in covers["stores"]):
-        # cells made in memory from a frame (``to_cells``, then ``Cells.write``) cover what a
-        # frame covers: the cell tables' fingerprint, as ``write_cells`` records it (a part's own
-        # tables are gone once parts are added up: then the fingerprint of the sum)
-        frame = {"kind": "frame", "cells": _cells_fingerprint(tables)}
-        covers["stores"] = [
-            e if e["covers"] is not None else {**e, "covers": frame} for e in covers["stores"]
-        ]
-    return {
-        "id": str(uuid.uuid4()),
-        "written": datetime.now(UTC).isoformat(timespec="seconds"),
-        "aggframe_version": package_version(),
-        "covers": covers,
-    }
-
-
-def coverage_keys(covers: Any) -> dict[tuple[Any, ...], str]:
-    """What a coverage record covers, as keys (two records that share a key overlap), with texts."""
-    return _coverage(covers)
-
-
-def overlap(key: tuple[Any, ...], seen: Mapping[tuple[Any, ...], Any]) -> tuple[Any, ...] | None:
-    """The key of ``seen`` that coverage key ``key`` overlaps, if any: the same key, except that
-    identical cell tables of two stores of files do not overlap (their files tell them apart),
-    while those of a store of files and a store of a frame do (the frame may be those files)."""
-    if key[0] == "cells":
-        frame, files = ("cells", key[1]), ("cells", key[1], "files")
-        wanted = (frame,) if key == files else (frame, files)
-        return next((k for k in wanted if k in seen), None)
-    return key if key in seen else None
-
-
-def is_store(path: str | Path) -> bool:
-    """A directory with a meta.json, or with the cell tables of one (then its meta.json is missing)."""
-    p = Path(path)
-    try:
-        return p.is_dir() and (
-            (p / "meta.json").exists()
-            or ((p / "classes.parquet").exists() and (p / "profiles.parquet").exists())
-        )
-    except OSError as exc:  # a folder that cannot be read (permissions): say so, not a traceback
-        msg = f"cannot read {str(p)!r}: {exc.strerror or exc}"
-        raise SourceError(msg) from exc
 
 
 def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -532,7 +59,7 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         name = str(item)
         if isinstance(item, str) and not item.strip():
             raise StoreError(EMPTY_PATH)
-        if _is_pattern(name):
+        if is_pattern(name):
             matches = [Path(p) for p in globbing.glob(name, recursive=True)]
             broken = broken_link(matches)
             if broken is not None:  # skipped as not a directory, its cells would be left out
@@ -545,62 +72,6 @@ def expand_stores(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         else:
             out.append(Path(item))
     return out
-
-
-def _coverage(covers: Any) -> dict[tuple[Any, ...], str]:
-    """What a coverage record covers, as keys (shared keys = overlap) with a text for messages."""
-    out: dict[tuple[Any, ...], str] = {}
-    if not isinstance(covers, dict):
-        return out
-    kind = covers.get("kind")
-    if kind == "files":
-        if covers.get("cells") is not None:
-            # matched against frames' stores only (see overlap): two stores of files are told
-            # apart by their files (the same bytes under two partitions are two days)
-            out[("cells", covers["cells"], "files")] = "identical cell tables (the same rows written twice?)"
-        for rec in covers.get("files", []):
-            what = f"the file {rec.get('path')!r}"
-            if rec.get("fingerprint") is not None:
-                out[("file", rec["fingerprint"])] = what
-            out[("file at", rec.get("path"), rec.get("size"), rec.get("mtime_ns"))] = what
-    elif kind == "frame":
-        out[("cells", covers.get("cells"))] = "identical cell tables (the same rows written twice?)"
-    elif kind == "stores":
-        for entry in covers.get("stores", []):
-            if entry.get("id"):
-                out[("store", entry["id"])] = f"the store {entry.get('path')!r} (id {entry['id']})"
-            else:
-                out[("store at", entry.get("path"))] = f"the store {entry.get('path')!r}"
-            out.update(_coverage(entry.get("covers")))
-    return out
-
-
-def _check_overlaps(dirs: list[Path], metas: list[dict[str, Any]]) -> None:
-    """Refuse a store given twice, copies of a store, and stores whose coverage records overlap."""
-    seen_dir: set[Path] = set()
-    seen_id: dict[str, Path] = {}
-    seen: dict[tuple[Any, ...], Path] = {}
-    for d, m in zip(dirs, metas, strict=True):
-        resolved = d.resolve()
-        if resolved in seen_dir:
-            msg = STORE_TWICE.format(path=str(d))
-            raise StoreError(msg)
-        seen_dir.add(resolved)
-        ident = m.get("id")
-        if ident is not None and ident in seen_id:
-            msg = STORE_COPY.format(a=str(seen_id[ident]), b=str(d), id=ident)
-            raise StoreError(msg)
-        keys = _coverage(m.get("covers"))
-        if ident is not None:
-            keys[("store", ident)] = f"the store {str(d)!r} (id {ident})"
-            seen_id[ident] = d
-        keys[("store at", str(resolved))] = f"the store {str(d)!r}"
-        for key, what in keys.items():
-            shared = overlap(key, seen)
-            if shared is not None:
-                msg = STORE_OVERLAP.format(a=str(seen[shared]), b=str(d), what=what)
-                raise StoreError(msg)
-        seen.update(dict.fromkeys(keys, d))
 
 
 def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, dict[str, Any]]:
@@ -616,8 +87,8 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
     if not dirs:
         msg = "from_cells needs at least one cell store directory"
         raise OptionError(msg)
-    metas = [_meta(d) for d in dirs]
-    _check_overlaps(dirs, metas)
+    metas = [read_meta(d) for d in dirs]
+    check_overlaps(dirs, metas)
     origin = Origin("stores", tuple(map(str, dirs)), tuple(str(d.resolve()) for d in dirs), tuple(metas))
     first = {**metas[0], "origin": origin}
     for d, m in zip(dirs[1:], metas[1:], strict=True):
@@ -629,7 +100,7 @@ def read_store(paths: str | Path | Sequence[str | Path]) -> tuple[CellTables, di
                 "when written with the same by-columns (in the same order), target, folds and task"
             )
             raise StoreError(msg)
-    names = _private_names(first)
+    names = private_names(first)
     parts = [_store_tables(d, m, names) for d, m in zip(dirs, metas, strict=True)]
     tables = add_tables(parts)
     return tables, first
@@ -640,7 +111,7 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
     keys = list(names)
     rename = (
         {}
-        if meta["format"] in _SPARSE or meta["format"] == "aggframe-cells/2"
+        if meta["format"] in SPARSE_FORMATS or meta["format"] == "aggframe-cells/2"
         else {v: k for k, v in names.items()}
     )
 
@@ -662,7 +133,7 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
         pairs=pairs,
         order=order,
     )
-    if meta["format"] not in _SPARSE:
+    if meta["format"] not in SPARSE_FORMATS:
         return with_groups(tables)
     universe = pl.scan_parquet(path / "universe.parquet", glob=False)
     return replace(
@@ -671,17 +142,6 @@ def _store_tables(path: Path, meta: dict[str, Any], names: dict[str, str]) -> Ce
         universe=universe,
         universe_keys=tuple(meta.get("universe_keys", [])),
     )
-
-
-def _private_names(meta: dict[str, Any]) -> dict[str, str]:
-    """The private key columns of a store, in table order, with the user's names."""
-    names = {by_key(i): c for i, c in enumerate(meta["by"])}
-    if meta.get("target") is not None:
-        names[TARGET] = meta["target"]
-    folds = list(meta.get("folds", []))
-    private_folds = [REPEAT, FOLD] if len(folds) > 1 else [FOLD]
-    names.update(dict(zip(private_folds, folds, strict=False)))
-    return names
 
 
 @dataclass(kw_only=True)
@@ -762,20 +222,6 @@ def tables_source(tables: CellTables, meta: dict[str, Any], origin: Origin) -> S
         stored_by=tuple(meta["by"]),
         meta=meta,
     )
-
-
-#: What cell tables record of their source besides the keys (``meta.json``, and the
-#: layout of :class:`~aggframe.Cells`); tables add up only when these agree.
-OPTIONS = (
-    "task",
-    "pos_label",
-    "single_label",
-    "tnorm",
-    "masked",
-    "class_universe",
-    "universe",
-    "stated_task",
-)
 
 
 def source_meta(source: Source, *, single_label: bool) -> dict[str, Any]:

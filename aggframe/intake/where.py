@@ -272,7 +272,7 @@ def _not_boolean(node: Node, schema: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _compile(node: Node, schema: Mapping[str, Any] | None, ns: Any) -> Any:
+def _compile(node: Node, schema: Mapping[str, Any] | None, ns: Any) -> Any:  # noqa: PLR0911 -- a dispatch, one return per case
     kind = node[0]
     if kind == "col":
         if schema is not None and node[1] not in schema:

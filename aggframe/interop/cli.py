@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     return build_parser(__doc__)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:  # noqa: PLR0911, PLR0912 -- a dispatch, one return per case
     """Entry point of the ``aggframe`` command; returns the exit code (2 on any failure)."""
     try:
         args = _parser().parse_args(argv)

@@ -13,8 +13,9 @@ from typing import Any
 
 from aggframe._options import parse_bootstrap
 from aggframe.exceptions import SourceError
-from aggframe.intake.source import EMPTY_PATH, FILE_NOT_FOUND, _is_pattern
-from aggframe.intake.stored import is_store, overwritten_input
+from aggframe.intake.paths import EMPTY_PATH, FILE_NOT_FOUND, is_pattern
+from aggframe.intake.store_format import is_store
+from aggframe.intake.store_write import overwritten_input
 from aggframe.interop.cli_output import _OutputError, _UsageError
 from aggframe.measures.registry import is_score_measure
 
@@ -40,7 +41,7 @@ def _store_inputs(paths: Sequence[str]) -> list[str] | None:
     for p in paths:
         if not p.strip():  # pathlib reads '' as the current directory
             raise SourceError(EMPTY_PATH)
-        matches = sorted(globbing.glob(p, recursive=True)) if _is_pattern(p) else [p]
+        matches = sorted(globbing.glob(p, recursive=True)) if is_pattern(p) else [p]
         expanded.extend(matches or [p])
     stores = [is_store(p) for p in expanded]
     if not any(stores):

@@ -16,8 +16,9 @@ import polars as pl
 from aggframe._options import ReportOperator
 from aggframe.constructors import from_cells, from_labels, from_long, from_scores
 from aggframe.exceptions import AggframeError, StoreError
+from aggframe.intake.origin import keep_origin
 from aggframe.intake.partitions import partition_dtype, partition_value
-from aggframe.intake.source import keep_origin, scan
+from aggframe.intake.paths import scan
 from aggframe.intake.where import parse_where
 from aggframe.interop.cli_checks import _boot_options, _given, _split, _with_columns
 from aggframe.interop.cli_output import _fail, _library_error, _one_line, _Progress, _UsageError, _write

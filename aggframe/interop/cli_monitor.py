@@ -14,8 +14,8 @@ from typing import Any
 import polars as pl
 
 from aggframe.exceptions import AggframeError
-from aggframe.intake.source import scan
-from aggframe.intake.stored import is_store
+from aggframe.intake.paths import scan
+from aggframe.intake.store_format import is_store
 from aggframe.interop.cli_checks import _split, _store_inputs
 from aggframe.interop.cli_commands import _predictions
 from aggframe.interop.cli_output import _fail, _library_error, _one_line, _UsageError, _write

@@ -142,7 +142,7 @@ def add_slices_parser(sub: Any, inputs: Callable[..., None]) -> None:
     p.set_defaults(with_keys=None)
 
 
-def run_slices(args: argparse.Namespace) -> int:
+def run_slices(args: argparse.Namespace) -> int:  # noqa: PLR0911 -- a dispatch, one return per case
     """``aggframe slices``: the options checked, the scan and the slices, the result written; the exit code."""
     from aggframe.decisions.slices import slices  # only this command loads the slice search
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,8 @@ import polars.selectors as cs
 
 from aggframe._columns import PREFIX, free_name
 from aggframe._progress import tracked
+from aggframe._version import package_version
 from aggframe.exceptions import AggframeError, OptionError
-from aggframe.intake.source import package_version
 from aggframe.interop.charts.frames import _altair, _displayable, _keys, _label
 from aggframe.interop.charts.time import time_charts
 from aggframe.interop.html_page import ChartMode, _Page
@@ -94,56 +95,72 @@ def _grouped(
     return wide(labelled, by=[label, *rest], values=list(values)), label
 
 
-def _build(
-    pr: Any,
-    report: pl.DataFrame,
-    *,
-    by: str | Sequence[str] | None,
-    title: str,
-    charts: ChartMode,
-    max_classes: int,
-    command: str | None,
-    seed: int | None = None,
-    slices: pl.DataFrame | None = None,
-) -> str:
+@dataclass(frozen=True)
+class _Summary:
+    """What the sections of a report page read of the report: its keys and the names in it."""
+
+    report: pl.DataFrame
+    #: the by-columns asked for
+    groups: list[str]
+    #: the group keys and any fold/repeat/target keys (a rolled-up key reads (all): label_of)
+    keys: list[str]
+    measures: list[str]
+    operators: list[str]
+    conventions: list[str]
+    poolings: list[str]
+    convention: str | None
+    pooling: str | None
+
+    @property
+    def cell_measures(self) -> list[str]:
+        """The cell measures: per-class values and diagnostics are theirs (a measure on scores such as
+        auroc has its own section; with it here, both failed for every measure)."""
+        return [m for m in self.measures if m and not is_score_measure(m)]
+
+    @property
+    def plain(self) -> pl.DataFrame:
+        """The report at its one convention and pooling (what most charts draw)."""
+        one = self.report
+        one = one.filter(pl.col("convention") == self.convention) if self.convention is not None else one
+        return one.filter(pl.col("pooling") == self.pooling) if self.pooling is not None else one
+
+
+def _check_build(charts: Any, title: Any) -> None:
     if charts not in ("svg", "vega"):
         msg = f"charts= must be 'svg' or 'vega', got {charts!r}"
         raise OptionError(msg)
     if not isinstance(title, str):
         msg = f"title= takes a string, got {type(title).__name__} {title!r}"
         raise OptionError(msg)
-    vlc, gt = _deps()
-    page = _Page(charts, vlc, gt)
-    groups = [by] if isinstance(by, str) else list(by or [])
-    report = _displayable(report)
-    # the group keys and any fold/repeat/target keys (a rolled-up key reads (all): label_of)
-    keys = _keys(report, None, SPEC_COLUMNS)
-    measures = [str(m) for m in _values(report, "measure")]
-    operators = [str(o) for o in _values(report, "operator")]
-    conventions = [str(c) for c in _values(report, "convention")]
-    poolings = [str(p) for p in _values(report, "pooling")]
-    convention = _one(report, "convention", "exclude")
-    pooling = _one(report, "pooling", "pooled")
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
+
+def _summary(report: pl.DataFrame, by: str | Sequence[str] | None) -> _Summary:
+    report = _displayable(report)
+    return _Summary(
+        report=report,
+        groups=[by] if isinstance(by, str) else list(by or []),
+        keys=_keys(report, None, SPEC_COLUMNS),
+        measures=[str(m) for m in _values(report, "measure")],
+        operators=[str(o) for o in _values(report, "operator")],
+        conventions=[str(c) for c in _values(report, "convention")],
+        poolings=[str(p) for p in _values(report, "pooling")],
+        convention=_one(report, "convention", "exclude"),
+        pooling=_one(report, "pooling", "pooled"),
+    )
+
+
+def _header(page: _Page, title: str, command: str | None) -> None:
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page.add(f"<h1>{html.escape(title)}</h1>")
     meta = f"aggframe {html.escape(_version())} · generated {now}"
     if command:
         meta += f" · <code>{html.escape(command)}</code>"
     page.add(f'<p class="meta">{meta}</p>')
 
-    # per-class values: for the shape, the per-class table and charts
-    per_class: pl.DataFrame | None = None
-    per_class_error = None
-    # the cell measures: per-class values and diagnostics are theirs (a measure on scores such
-    # as auroc has its own section; with it here, both failed for every measure)
-    names = [m for m in measures if m and not is_score_measure(m)]
-    try:
-        per_class = pr.per_class(names, by=groups or None)
-    except AggframeError as exc:
-        per_class_error = str(exc).splitlines()[0]
 
-    # the data
+def _data_section(page: _Page, pr: Any, summary: _Summary, per_class: pl.DataFrame | None) -> None:
+    """The form, task and keys of the data, and its examples and classes per group."""
+    groups = summary.groups
     page.heading("Data")
     facts = {
         "form": pr.form,
@@ -153,7 +170,7 @@ def _build(
         "repeat column": pr.source.repeat,
         "target column": pr.source.target,
         "grouped by": ", ".join(groups) if groups else "(no groups)",
-        "result rows": str(report.height),
+        "result rows": str(summary.report.height),
     }
     items = "".join(
         f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in facts.items() if v is not None
@@ -163,24 +180,29 @@ def _build(
     if shape is not None:
         shape = shape.with_columns(key_labels(shape, groups))
         page.table(shape, title="Examples and classes per group" if groups else "Examples and classes")
-    per_class = _displayable(per_class) if per_class is not None else None  # its keys as labels from here
 
-    # conventions
+
+def _conventions_section(page: _Page, summary: _Summary, seed: int | None) -> bool:
+    """The operators, conventions and poolings of the report defined; whether it has intervals."""
     page.heading("Conventions")
     page.add("<p>Operators (how per-class or per-example values are averaged):</p>")
-    _definitions(page, _OPERATORS, operators, "an operator")
-    if conventions:
+    _definitions(page, _OPERATORS, summary.operators, "an operator")
+    if summary.conventions:
         page.add("<p>Conventions for undefined entries (a zero denominator):</p>")
-        _definitions(page, _CONVENTIONS, conventions, "a convention")
-    if poolings:
+        _definitions(page, _CONVENTIONS, summary.conventions, "a convention")
+    if summary.poolings:
         page.add("<p>Cross-validation folds:</p>")
-        _definitions(page, _POOLINGS, poolings, "a pooling")
+        _definitions(page, _POOLINGS, summary.poolings, "a pooling")
+    report = summary.report
     intervals = "ci_low" in report.columns and "ci_high" in report.columns
     if intervals:
         page.add(f"<p>{html.escape(_interval_note(report, seed))}</p>")
+    return intervals
 
-    # results
+
+def _results_section(page: _Page, summary: _Summary, *, intervals: bool) -> None:
     page.heading("Results")
+    report, keys = summary.report, summary.keys
     values = ["value", "ci_low", "ci_high"] if intervals else ["value"]
     shown = " (value [interval])" if intervals else ""
     if keys:
@@ -191,11 +213,10 @@ def _build(
             wide(report, by=["measure"], values=values), title=shown.strip() or None, intervals=intervals
         )
 
-    # charts
-    page.heading("Charts")
-    one = report
-    one = one.filter(pl.col("convention") == convention) if convention is not None else one
-    plain = one.filter(pl.col("pooling") == pooling) if pooling is not None else one
+
+def _report_charts(page: _Page, summary: _Summary) -> int:
+    """The charts of the report itself (groups, time, heatmaps, conventions, folds); how many."""
+    keys, plain, operators = summary.keys, summary.plain, summary.operators
     n_groups = plain.select(_label(plain, keys).n_unique()).item() if keys else 1
     drawn = 0
     if keys and n_groups > 1:
@@ -203,12 +224,13 @@ def _build(
         drawn += 1
     drawn += time_charts(page, plain)  # windows over time: a measure per window (charts/time.py)
     heat_keys = [k for k in keys if plain.get_column(k).n_unique() > 1]
-    if len(heat_keys) == 2 and measures and operators:
+    if len(heat_keys) == 2 and summary.measures and operators:
         op = next((o for o in ("macro", "micro", "weighted", "exemplar") if o in operators), operators[0])
-        for m in measures[:_MAX_HEATMAPS]:
+        for m in summary.measures[:_MAX_HEATMAPS]:
             page.chart(plot_heatmap(plain, x=heat_keys[1], y=heat_keys[0], measure=m, operator=op))
             drawn += 1
-    if len([c for c in conventions if c != "nan"]) > 1:
+    report, pooling = summary.report, summary.pooling
+    if len([c for c in summary.conventions if c != "nan"]) > 1:
         conv = report.filter(pl.col("pooling") == pooling) if pooling is not None else report
         moved = "n_undefined" not in conv.columns or conv.get_column("n_undefined").fill_null(0).max() != 0
         if moved:
@@ -216,38 +238,46 @@ def _build(
             drawn += 1
         else:
             page.note("No entry is undefined: every convention gives the same values.")
-    if len(poolings) > 1:
-        page.chart(plot_folds(one))
-        drawn += 1
-    if per_class is not None:
-        # fold, repeat and target columns come before "class" too: one panel each, no reference lines
-        pc_keys = _keys(per_class, None, ["class"])
-        n_classes = per_class.get_column("class").n_unique()
-        n_panels = per_class.select(_label(per_class, pc_keys).n_unique()).item() if pc_keys else 1
-        if n_classes > max_classes or n_panels > _MAX_GROUP_PANELS:
-            # above max_classes the per-class table is left out too: then only pr.per_class() has them
-            where = "pr.per_class()" if n_classes > max_classes else "the table below or pr.per_class()"
-            page.note(
-                f"Per-class charts left out: {n_classes} classes in {n_panels} panel(s) (drawn up to "
-                f"{max_classes} classes and {_MAX_GROUP_PANELS} panels); the values are in {where}."
+    if len(summary.poolings) > 1:
+        convention = summary.convention
+        page.chart(
+            plot_folds(
+                report.filter(pl.col("convention") == convention) if convention is not None else report
             )
-        else:
-            reference = plain if pc_keys == groups else None
-            for m in names[:_MAX_CLASS_CHARTS]:
-                page.chart(plot_classes(per_class, m, by=pc_keys, reference=reference))
-                drawn += 1
-    if not drawn:
-        page.note("No chart for this report.")
+        )
+        drawn += 1
+    return drawn
 
-    # score charts: ROC and precision-recall curves, reliability diagrams (predictions from scores)
-    if _has_scores(pr):
-        page.heading("Scores")
-        _score_charts(page, pr, groups)
 
-    # per class
+def _class_charts(page: _Page, summary: _Summary, per_class: pl.DataFrame | None, max_classes: int) -> int:
+    """The per-class charts (or a note on why they are left out); how many."""
+    if per_class is None:
+        return 0
+    # fold, repeat and target columns come before "class" too: one panel each, no reference lines
+    pc_keys = _keys(per_class, None, ["class"])
+    n_classes = per_class.get_column("class").n_unique()
+    n_panels = per_class.select(_label(per_class, pc_keys).n_unique()).item() if pc_keys else 1
+    if n_classes > max_classes or n_panels > _MAX_GROUP_PANELS:
+        # above max_classes the per-class table is left out too: then only pr.per_class() has them
+        where = "pr.per_class()" if n_classes > max_classes else "the table below or pr.per_class()"
+        page.note(
+            f"Per-class charts left out: {n_classes} classes in {n_panels} panel(s) (drawn up to "
+            f"{max_classes} classes and {_MAX_GROUP_PANELS} panels); the values are in {where}."
+        )
+        return 0
+    reference = summary.plain if pc_keys == summary.groups else None
+    names = summary.cell_measures[:_MAX_CLASS_CHARTS]
+    for m in names:
+        page.chart(plot_classes(per_class, m, by=pc_keys, reference=reference))
+    return len(names)
+
+
+def _per_class_section(
+    page: _Page, per_class: pl.DataFrame | None, error: str | None, max_classes: int
+) -> None:
     page.heading("Per class")
     if per_class is None:
-        page.note(f"Per-class values are not available: {per_class_error}")
+        page.note(f"Per-class values are not available: {error}")
     elif per_class.get_column("class").n_unique() > max_classes:
         page.note(
             f"{per_class.get_column('class').n_unique()} classes: the per-class table is left out "
@@ -262,25 +292,65 @@ def _build(
         else:
             page.table(wide(per_class, by=["class", *support]))
 
-    # diagnostics
+
+def _diagnostics_section(page: _Page, pr: Any, summary: _Summary) -> None:
     page.heading("Diagnostics")
+    groups = summary.groups
     try:
         from aggframe.analysis.diagnostics import diagnose
 
-        found = diagnose(pr, names, by=groups or None)
+        found = diagnose(pr, summary.cell_measures, by=groups or None)
     except AggframeError as exc:
         page.note(f"Diagnostics are not available: {str(exc).splitlines()[0]}")
+        return
+    if found.height == 0:
+        page.add("<p>No findings.</p>")
     else:
-        if found.height == 0:
-            page.add("<p>No findings.</p>")
-        else:
-            # a finding stated for every group (scope "all") has null keys: they read (all)
-            everywhere = pl.col("scope") == "all" if "scope" in found.columns else None
-            page.table(found.with_columns(key_labels(found, groups, rolled_up=everywhere)))
+        # a finding stated for every group (scope "all") has null keys: they read (all)
+        everywhere = pl.col("scope") == "all" if "scope" in found.columns else None
+        page.table(found.with_columns(key_labels(found, groups, rolled_up=everywhere)))
 
+
+def _build(  # noqa: PLR0913 -- the report's options
+    pr: Any,
+    report: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None,
+    title: str,
+    charts: ChartMode,
+    max_classes: int,
+    command: str | None,
+    seed: int | None = None,
+    slices: pl.DataFrame | None = None,
+) -> str:
+    _check_build(charts, title)
+    vlc, gt = _deps()
+    page = _Page(charts, vlc, gt)
+    summary = _summary(report, by)
+    _header(page, title, command)
+    # per-class values: for the shape, the per-class table and charts
+    per_class: pl.DataFrame | None = None
+    per_class_error = None
+    try:
+        per_class = pr.per_class(summary.cell_measures, by=summary.groups or None)
+    except AggframeError as exc:
+        per_class_error = str(exc).splitlines()[0]
+    _data_section(page, pr, summary, per_class)
+    per_class = _displayable(per_class) if per_class is not None else None  # its keys as labels from here
+    intervals = _conventions_section(page, summary, seed)
+    _results_section(page, summary, intervals=intervals)
+    page.heading("Charts")
+    drawn = _report_charts(page, summary) + _class_charts(page, summary, per_class, max_classes)
+    if not drawn:
+        page.note("No chart for this report.")
+    # score charts: ROC and precision-recall curves, reliability diagrams (predictions from scores)
+    if _has_scores(pr):
+        page.heading("Scores")
+        _score_charts(page, pr, summary.groups)
+    _per_class_section(page, per_class, per_class_error, max_classes)
+    _diagnostics_section(page, pr, summary)
     if slices is not None:  # a result of af.slices: its section is built in html_slices.py
         slices_section(page, slices)
-
     page.add(
         f"<footer>Written by aggframe {html.escape(_version())}. This file is self-contained: it loads "
         "nothing from the network.</footer>"
@@ -288,7 +358,7 @@ def _build(
     return page.html(title)
 
 
-def write_html_report(
+def write_html_report(  # noqa: PLR0913 -- the user's options, keyword-only
     path: str | Path,
     pr: Any,
     report: pl.DataFrame,
@@ -362,7 +432,7 @@ def write_html_report(
 
 
 @tracked("html_report")
-def html_report(
+def html_report(  # noqa: PLR0913 -- the user's options, keyword-only
     pr: Any,
     measures: str | Sequence[str] | None = None,
     operators: str | Sequence[str] | None = None,

@@ -14,7 +14,7 @@ import polars as pl
 
 from aggframe._columns import free_name
 from aggframe.exceptions import AggframeError
-from aggframe.intake.scores import Scored
+from aggframe.intake.scores_long import Scored
 from aggframe.interop.charts.frames import _keys, _label
 from aggframe.interop.html_page import _Page
 from aggframe.interop.layout import named

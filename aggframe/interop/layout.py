@@ -102,6 +102,49 @@ def _keys_before_spec(columns: list[str], spec: list[str]) -> list[str]:
     return columns[:first]
 
 
+def _check_wide(
+    columns: list[str], values: str | Sequence[str], by: str | Sequence[str] | None
+) -> tuple[list[str], list[str], list[str]]:
+    """The value columns, the row keys and the specification columns spread into column names."""
+    spec = [c for c in SPEC_COLUMNS if c in columns]
+    if "measure" not in spec:
+        msg = f"wide() needs a tidy aggframe result with a 'measure' column; the frame has columns {columns}"
+        raise ColumnNotFoundError(msg)
+    value_cols = _as_list(values)
+    if not value_cols:
+        msg = "wide(values=...) names no column; give one, e.g. values='value'"
+        raise OptionError(msg)
+    keys = _as_list(by) if by is not None else _keys_before_spec(columns, spec)
+    spec = [c for c in spec if c not in keys]  # a specification column named in by= is a row key
+    missing = [c for c in [*value_cols, *keys] if c not in columns]
+    if missing:
+        msg = f"wide(): column(s) {missing} not in the report; it has {columns}"
+        raise ColumnNotFoundError(msg)
+    clash = [c for c in value_cols if c in keys or c in spec]
+    if clash:
+        msg = f"wide(): {clash} is both a value and a key or specification column"
+        raise OptionError(msg)
+    return value_cols, keys, spec
+
+
+def _check_names(long: pl.DataFrame, keys: list[str], user_keys: list[str]) -> list[str]:
+    """The wide column names, in order; refused when two rows share keys and name, or a name is a key."""
+    dup = long.group_by([*keys, "__name__"], maintain_order=True).len().filter(pl.col("len") > 1)
+    if dup.height:
+        example = dup.rename(dict(zip(keys, user_keys, strict=True))).row(0, named=True)
+        msg = (
+            f"wide(): {dup.height} combination(s) of the keys {user_keys} and the column name appear more "
+            f"than once, e.g. {example}; pass every group column in by=[...]"
+        )
+        raise DuplicateEntryError(msg)
+    names: list[str] = long.get_column("__name__").unique(maintain_order=True).to_list()
+    clash = [n for n in names if n in user_keys]
+    if clash:
+        msg = f"wide(): the column name(s) {clash} are also key columns; rename the key or use separator="
+        raise OptionError(msg)
+    return names
+
+
 def wide_table(
     report: pl.DataFrame | pl.LazyFrame,
     *,
@@ -171,25 +214,7 @@ def wide_table(
     └─────────┴────────────┴───────┴──────────┘
     """
     df = report.collect() if isinstance(report, pl.LazyFrame) else report
-    columns = df.columns
-    spec = [c for c in SPEC_COLUMNS if c in columns]
-    if "measure" not in spec:
-        msg = f"wide() needs a tidy aggframe result with a 'measure' column; the frame has columns {columns}"
-        raise ColumnNotFoundError(msg)
-    value_cols = _as_list(values)
-    if not value_cols:
-        msg = "wide(values=...) names no column; give one, e.g. values='value'"
-        raise OptionError(msg)
-    keys = _as_list(by) if by is not None else _keys_before_spec(columns, spec)
-    spec = [c for c in spec if c not in keys]  # a specification column named in by= is a row key
-    missing = [c for c in [*value_cols, *keys] if c not in columns]
-    if missing:
-        msg = f"wide(): column(s) {missing} not in the report; it has {columns}"
-        raise ColumnNotFoundError(msg)
-    clash = [c for c in value_cols if c in keys or c in spec]
-    if clash:
-        msg = f"wide(): {clash} is both a value and a key or specification column"
-        raise OptionError(msg)
+    value_cols, keys, spec = _check_wide(df.columns, values, by)
 
     # the keys under stand-in names while reshaping (a key may be called "*", "^x$", "__name__")
     user_keys, keys = keys, _private_keys(keys)
@@ -215,19 +240,7 @@ def wide_table(
         )
     long = df.select(*keys, name.alias("__name__"), pl.col(value_col))
 
-    dup = long.group_by([*keys, "__name__"], maintain_order=True).len().filter(pl.col("len") > 1)
-    if dup.height:
-        example = dup.rename(dict(zip(keys, user_keys, strict=True))).row(0, named=True)
-        msg = (
-            f"wide(): {dup.height} combination(s) of the keys {user_keys} and the column name appear more "
-            f"than once, e.g. {example}; pass every group column in by=[...]"
-        )
-        raise DuplicateEntryError(msg)
-    names = long.get_column("__name__").unique(maintain_order=True).to_list()
-    clash = [n for n in names if n in user_keys]
-    if clash:
-        msg = f"wide(): the column name(s) {clash} are also key columns; rename the key or use separator="
-        raise OptionError(msg)
+    names = _check_names(long, keys, user_keys)
 
     if not keys:
         long = long.with_columns(pl.lit(0).alias(_INDEX))

@@ -41,7 +41,7 @@ import numpy as np
 from aggframe._options import TNormName, parse_convention, parse_operator
 from aggframe.constructors import from_indicator
 from aggframe.exceptions import InvalidValueError, OptionError, ShapeError, UnknownNameError
-from aggframe.intake.checks import plain_array, real_dtype
+from aggframe.intake.input_checks import plain_array, real_dtype
 from aggframe.measures.measure import Measure
 from aggframe.tables.errors import MASK_VALUES
 
@@ -271,7 +271,7 @@ def sigma_k(cell_list: Sequence[Sequence[Any]]) -> Cells4:
     return total[0], total[1], total[2], total[3]
 
 
-def aggregate(
+def aggregate(  # noqa: PLR0913 -- the user's options, keyword-only
     Y: Any,
     P: Any,
     measure: str | Measure,

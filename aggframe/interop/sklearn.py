@@ -207,7 +207,7 @@ def _check_options(
         exact_classes([pos_label], pr.source.class_dtype(), option="pos_label")
 
 
-def score(
+def score(  # noqa: PLR0913 -- the user's options, keyword-only
     y_true: Any,
     y_pred: Any,
     measure: MeasureLike,
@@ -404,7 +404,7 @@ def make_scorer(
 _REPORT_COLUMNS = ("class", "operator", "support")
 
 
-def classification_report(
+def classification_report(  # noqa: PLR0913 -- the user's options, keyword-only
     y_true: Any,
     y_pred: Any = None,
     *,
@@ -491,74 +491,18 @@ def classification_report(
             )
             raise OptionError(msg)
     measures = listify(measures, scalar=(str, Measure))
-    operators = listify(operators)
+    ops = list(listify(operators))
     subset = _as_list(labels)
-    _check_options(None, operators, labels=subset, task=task, pos_label=pos_label)
-    if isinstance(y_true, Predictions):
-        given = {"y_pred": y_pred, "n_classes": n_classes, "task": task, "pos_label": pos_label}
-        extra = [k for k, v in given.items() if v is not None]
-        if extra:
-            msg = (
-                f"classification_report(predictions) takes no {', '.join(extra)}: the predictions were "
-                "built with them"
-            )
-            raise OptionError(msg)
-        pr = y_true
-    else:
-        if y_pred is None:
-            msg = "classification_report(y_true, y_pred) needs both arrays, or one af.Predictions"
-            raise OptionError(msg)
-        pr = _predictions(
-            y_true, y_pred, n_classes=n_classes, task=task, pos_label=1 if pos_label is None else pos_label
-        )
-    _check_options(pr, operators, labels=subset, task=task, pos_label=pr.source.pos_label)
-    ops = list(operators)
+    _check_options(None, ops, labels=subset, task=task, pos_label=pos_label)
+    pr = _report_predictions(y_true, y_pred, n_classes=n_classes, task=task, pos_label=pos_label)
+    _check_options(pr, ops, labels=subset, task=task, pos_label=pr.source.pos_label)
     whole = [o for o in ops if parse_report_operator(o) == "multiclass"]
     cell_ops = [o for o in ops if o not in whole]
-    # each measure: its canonical name, its per-class (registered) form, its whole-matrix form
-    columns: dict[str, tuple[Measure | None, str | None]] = {}
-    for m in measures:
-        cell = _registered(m)
-        matrix = resolve_matrix_measures(m)[0] if whole and is_matrix_measure(m) else None
-        if cell is None and matrix is None:
-            msg = (
-                f"measure {m!r} is defined on the whole confusion matrix only: report it with "
-                "operators=[..., 'multiclass']"
-            )
-            raise OptionError(msg)
-        name = cell.name if cell is not None else str(matrix)
-        columns.setdefault(name, (cell, matrix))
-    if not columns:
-        msg = "Expected at least one measure"
-        raise OptionError(msg)
-    if any(name in _REPORT_COLUMNS for name in columns):
-        msg = "a measure named 'class', 'operator' or 'support' would collide with the report's columns"
-        raise OptionError(msg)
+    columns = _report_columns(measures, whole=bool(whole))
     names = list(columns)
     cell_meas = [c for c, _ in columns.values() if c is not None]
-    if whole and not any(mx is not None for _, mx in columns.values()):
-        msg = (
-            f"none of the measures {names} has a whole-matrix definition, so the multiclass row would be "
-            "empty; add e.g. 'mcc', 'kappa' or 'balanced_accuracy', or drop 'multiclass'"
-        )
-        raise OptionError(msg)
-    table = pr.per_class(cell_meas, labels=subset) if cell_meas else pr.per_class(["recall"])
-    class_dtype = table.schema["class"]
-    per_class = table.with_columns(resolve_entry(pl.col("value"), conv)).pivot(
-        on="measure", index=["class", "support"], values="value", aggregate_function=None
-    )
-    if subset is not None:
-        # in the order asked for (per_class sorts by class)
-        wanted = pl.DataFrame({"class": exact_classes(subset, class_dtype)})
-        per_class = wanted.join(per_class, on="class", how="left", maintain_order="left", nulls_equal=True)
-    null = pl.lit(None, dtype=pl.Float64)
-    rows = per_class.select(
-        "class",
-        pl.lit(None, dtype=pl.String).alias("operator"),
-        *[(pl.col(n).cast(pl.Float64) if columns[n][0] is not None else null).alias(n) for n in names],
-        pl.col("support").cast(pl.Int64),
-    )
-    total = int(rows["support"].sum())
+    rows = _class_rows(pr, columns, subset, conv)
+    class_dtype, total = rows.schema["class"], int(rows["support"].sum())
     parts = [rows]
     if cell_ops:
         averages = pr.evaluate(cell_meas, cell_ops, convention=conv, labels=subset)
@@ -580,6 +524,86 @@ def classification_report(
         order = pl.col("operator").replace_strict(rank, default=None, return_dtype=pl.Int64)
         out = out.with_row_index("_r").sort(order, "_r", nulls_last=False).drop("_r")
     return out
+
+
+def _report_predictions(
+    y_true: Any, y_pred: Any, *, n_classes: int | None, task: Any, pos_label: Any
+) -> Predictions:
+    """The predictions of :func:`classification_report`: given, or built from two arrays."""
+    if isinstance(y_true, Predictions):
+        given = {"y_pred": y_pred, "n_classes": n_classes, "task": task, "pos_label": pos_label}
+        extra = [k for k, v in given.items() if v is not None]
+        if extra:
+            msg = (
+                f"classification_report(predictions) takes no {', '.join(extra)}: the predictions were "
+                "built with them"
+            )
+            raise OptionError(msg)
+        return y_true
+    if y_pred is None:
+        msg = "classification_report(y_true, y_pred) needs both arrays, or one af.Predictions"
+        raise OptionError(msg)
+    return _predictions(
+        y_true, y_pred, n_classes=n_classes, task=task, pos_label=1 if pos_label is None else pos_label
+    )
+
+
+def _report_columns(
+    measures: Sequence[MeasureLike], *, whole: bool
+) -> dict[str, tuple[Measure | None, str | None]]:
+    """Each measure's column: its canonical name, its per-class (registered) form, its whole-matrix form."""
+    columns: dict[str, tuple[Measure | None, str | None]] = {}
+    for m in measures:
+        cell = _registered(m)
+        matrix = resolve_matrix_measures(m)[0] if whole and is_matrix_measure(m) else None
+        if cell is None and matrix is None:
+            msg = (
+                f"measure {m!r} is defined on the whole confusion matrix only: report it with "
+                "operators=[..., 'multiclass']"
+            )
+            raise OptionError(msg)
+        name = cell.name if cell is not None else str(matrix)
+        columns.setdefault(name, (cell, matrix))
+    if not columns:
+        msg = "Expected at least one measure"
+        raise OptionError(msg)
+    if any(name in _REPORT_COLUMNS for name in columns):
+        msg = "a measure named 'class', 'operator' or 'support' would collide with the report's columns"
+        raise OptionError(msg)
+    if whole and not any(mx is not None for _, mx in columns.values()):
+        msg = (
+            f"none of the measures {list(columns)} has a whole-matrix definition, so the multiclass row would be "
+            "empty; add e.g. 'mcc', 'kappa' or 'balanced_accuracy', or drop 'multiclass'"
+        )
+        raise OptionError(msg)
+    return columns
+
+
+def _class_rows(
+    pr: Predictions,
+    columns: dict[str, tuple[Measure | None, str | None]],
+    subset: list[Any] | None,
+    conv: Any,
+) -> pl.DataFrame:
+    """One row per class (in the order of ``labels=`` when given): each measure's value, the support."""
+    names = list(columns)
+    cell_meas = [c for c, _ in columns.values() if c is not None]
+    table = pr.per_class(cell_meas, labels=subset) if cell_meas else pr.per_class(["recall"])
+    class_dtype = table.schema["class"]
+    per_class = table.with_columns(resolve_entry(pl.col("value"), conv)).pivot(
+        on="measure", index=["class", "support"], values="value", aggregate_function=None
+    )
+    if subset is not None:
+        # in the order asked for (per_class sorts by class)
+        wanted = pl.DataFrame({"class": exact_classes(subset, class_dtype)})
+        per_class = wanted.join(per_class, on="class", how="left", maintain_order="left", nulls_equal=True)
+    null = pl.lit(None, dtype=pl.Float64)
+    return per_class.select(
+        "class",
+        pl.lit(None, dtype=pl.String).alias("operator"),
+        *[(pl.col(n).cast(pl.Float64) if columns[n][0] is not None else null).alias(n) for n in names],
+        pl.col("support").cast(pl.Int64),
+    )
 
 
 def _registered(measure: MeasureLike) -> Measure | None:

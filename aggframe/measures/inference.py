@@ -236,7 +236,7 @@ def _snap(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _reproduces(
+def _reproduces(  # noqa: PLR0911 -- a dispatch, one return per case
     values: Callable[[np.ndarray], np.ndarray],
     a: np.ndarray,
     b: np.ndarray,

@@ -374,24 +374,7 @@ def matrix_columns(
         msg = "the weighted kappas need the confusion counts (conf), and without cells so does every measure"
         raise OptionError(msg)
     u = list(ukeys)
-    f64 = pl.Float64
-    n = pl.col("n").cast(f64)
-    if conf is not None:
-        conf, k = _keyed(conf, keys)
-    if cells is not None:
-        # per (group, class): the true count t = tp + fn, the predicted count p = tp + fp, the diagonal tp
-        cells, k = _keyed(cells, keys)
-        cell_tp = pl.col("tp").cast(f64)
-        margins = cells.select(
-            *k,
-            "class",
-            (cell_tp + pl.col("fn").cast(f64)).alias("__mx_t"),
-            (cell_tp + pl.col("fp").cast(f64)).alias("__mx_p"),
-            cell_tp.alias("__mx_tp"),
-        )
-    else:
-        assert conf is not None
-        margins = _margins(conf, k)
+    conf, margins, k = _prepare_margins(conf, cells, keys)
     t, p, tp = pl.col("__mx_t"), pl.col("__mx_p"), pl.col("__mx_tp")
     aggs = [
         t.sum().alias("__mx_s"),
@@ -400,49 +383,95 @@ def matrix_columns(
         (t * t).sum().alias("__mx_stt"),
         (p * p).sum().alias("__mx_spp"),
         ratio(tp, t).mean().alias("__mx_ba"),  # the mean skips the null recalls of classes with t = 0
-        (t > 0).sum().cast(f64).alias("__mx_K"),
+        (t > 0).sum().cast(pl.Float64).alias("__mx_K"),
     ]
-    per_class = margins
-    if weighted:
-        ranks = classes.select(*u, "class", pl.col("_rank").cast(f64))
-        per_class = margins.join(ranks, on=[*u, "class"], how="left", nulls_equal=True)
-        r = pl.col("_rank")
-        s_w = t.sum().over(k)
-        if "kappa_quadratic" in names:
-            # centred rank moments: sum_j t_j (j - mean_t)^2 etc. (no cancellation)
-            mean_t = ratio((t * r).sum().over(k), s_w)
-            mean_p = ratio((p * r).sum().over(k), s_w)
-            per_class = per_class.with_columns(mean_t.alias("__mx_mt"), mean_p.alias("__mx_mp"))
-            aggs += [
-                (t * (r - pl.col("__mx_mt")) ** 2).sum().alias("__mx_vt"),
-                (p * (r - pl.col("__mx_mp")) ** 2).sum().alias("__mx_vp"),
-                pl.col("__mx_mt").first().alias("__mx_mt"),
-                pl.col("__mx_mp").first().alias("__mx_mp"),
-            ]
-        if "kappa_linear" in names:
-            # sum_jk |j - k| t_j p_k = sum over thresholds r of T(r) (s - P(r)) + (s - T(r)) P(r);
-            # between two observed ranks T and P are constant: the gap multiplies the term
-            cum_t = t.cum_sum().over(k, order_by="_rank")
-            cum_p = p.cum_sum().over(k, order_by="_rank")
-            gap = (r.shift(-1).over(k, order_by="_rank") - r).fill_null(0.0)
-            per_class = per_class.with_columns(
-                (gap * (cum_t * (s_w - cum_p) + (s_w - cum_t) * cum_p)).alias("__mx_lin")
-            )
-            aggs.append(pl.col("__mx_lin").sum().alias("__mx_elin"))
-    groups = per_class.group_by(k).agg(aggs)
-    if weighted:
+    if not weighted:
+        groups = margins.group_by(k).agg(aggs)
+    else:
         assert conf is not None  # checked above
-        # observed side: sum over the confusion counts of n w(rank true, rank predicted)
-        rt = classes.select(*u, pl.col("class").alias("_yt"), pl.col("_rank").cast(f64).alias("__mx_rt"))
-        rp = classes.select(*u, pl.col("class").alias("_yp"), pl.col("_rank").cast(f64).alias("__mx_rp"))
-        d = pl.col("__mx_rt") - pl.col("__mx_rp")
-        observed = (
-            conf.join(rt, on=[*u, "_yt"], how="left", nulls_equal=True)
-            .join(rp, on=[*u, "_yp"], how="left", nulls_equal=True)
-            .group_by(k)
-            .agg((n * d.abs()).sum().alias("__mx_olin"), (n * d * d).sum().alias("__mx_oquad"))
+        ranks = classes.select(*u, "class", pl.col("_rank").cast(pl.Float64))
+        per_class = margins.join(ranks, on=[*u, "class"], how="left", nulls_equal=True)
+        per_class, more = _rank_moments(per_class, k, names)
+        groups = per_class.group_by(k).agg(aggs + more)
+        groups = groups.join(_observed_weights(conf, classes, u, k), on=k, how="left", nulls_equal=True)
+    exprs = _matrix_exprs(names)
+    return groups.select(*keys, *(exprs[m].cast(pl.Float64).alias(m) for m in names))
+
+
+def _prepare_margins(
+    conf: pl.LazyFrame | None, cells: pl.LazyFrame | None, keys: Sequence[str]
+) -> tuple[pl.LazyFrame | None, pl.LazyFrame, list[str]]:
+    """The confusion counts keyed, and per (group, class) the true count ``__mx_t`` (tp + fn), the
+    predicted count ``__mx_p`` (tp + fp) and the diagonal ``__mx_tp``: from the cells when given."""
+    k: list[str] = []
+    if conf is not None:
+        conf, k = _keyed(conf, keys)
+    if cells is None:
+        assert conf is not None
+        return conf, _margins(conf, k), k
+    f64 = pl.Float64
+    cells, k = _keyed(cells, keys)
+    cell_tp = pl.col("tp").cast(f64)
+    margins = cells.select(
+        *k,
+        "class",
+        (cell_tp + pl.col("fn").cast(f64)).alias("__mx_t"),
+        (cell_tp + pl.col("fp").cast(f64)).alias("__mx_p"),
+        cell_tp.alias("__mx_tp"),
+    )
+    return conf, margins, k
+
+
+def _rank_moments(
+    per_class: pl.LazyFrame, k: Sequence[str], names: Sequence[str]
+) -> tuple[pl.LazyFrame, list[pl.Expr]]:
+    """The expected side of the weighted kappas: per-class columns over the ranks and their sums."""
+    t, p, r = pl.col("__mx_t"), pl.col("__mx_p"), pl.col("_rank")
+    s_w = t.sum().over(k)
+    aggs: list[pl.Expr] = []
+    if "kappa_quadratic" in names:
+        # centred rank moments: sum_j t_j (j - mean_t)^2 etc. (no cancellation)
+        mean_t = ratio((t * r).sum().over(k), s_w)
+        mean_p = ratio((p * r).sum().over(k), s_w)
+        per_class = per_class.with_columns(mean_t.alias("__mx_mt"), mean_p.alias("__mx_mp"))
+        aggs += [
+            (t * (r - pl.col("__mx_mt")) ** 2).sum().alias("__mx_vt"),
+            (p * (r - pl.col("__mx_mp")) ** 2).sum().alias("__mx_vp"),
+            pl.col("__mx_mt").first().alias("__mx_mt"),
+            pl.col("__mx_mp").first().alias("__mx_mp"),
+        ]
+    if "kappa_linear" in names:
+        # sum_jk |j - k| t_j p_k = sum over thresholds r of T(r) (s - P(r)) + (s - T(r)) P(r);
+        # between two observed ranks T and P are constant: the gap multiplies the term
+        cum_t = t.cum_sum().over(k, order_by="_rank")
+        cum_p = p.cum_sum().over(k, order_by="_rank")
+        gap = (r.shift(-1).over(k, order_by="_rank") - r).fill_null(0.0)
+        per_class = per_class.with_columns(
+            (gap * (cum_t * (s_w - cum_p) + (s_w - cum_t) * cum_p)).alias("__mx_lin")
         )
-        groups = groups.join(observed, on=k, how="left", nulls_equal=True)
+        aggs.append(pl.col("__mx_lin").sum().alias("__mx_elin"))
+    return per_class, aggs
+
+
+def _observed_weights(
+    conf: pl.LazyFrame, classes: pl.LazyFrame, u: Sequence[str], k: Sequence[str]
+) -> pl.LazyFrame:
+    """The observed side of the weighted kappas: sum over the confusion counts of n w(rank true, rank predicted)."""
+    f64 = pl.Float64
+    n = pl.col("n").cast(f64)
+    rt = classes.select(*u, pl.col("class").alias("_yt"), pl.col("_rank").cast(f64).alias("__mx_rt"))
+    rp = classes.select(*u, pl.col("class").alias("_yp"), pl.col("_rank").cast(f64).alias("__mx_rp"))
+    d = pl.col("__mx_rt") - pl.col("__mx_rp")
+    return (
+        conf.join(rt, on=[*u, "_yt"], how="left", nulls_equal=True)
+        .join(rp, on=[*u, "_yp"], how="left", nulls_equal=True)
+        .group_by(k)
+        .agg((n * d.abs()).sum().alias("__mx_olin"), (n * d * d).sum().alias("__mx_oquad"))
+    )
+
+
+def _matrix_exprs(names: Sequence[str]) -> dict[str, pl.Expr]:
+    """Each measure over the group sums (``__mx_s``, ``__mx_c``, ...)."""
     s, c, stp = pl.col("__mx_s"), pl.col("__mx_c"), pl.col("__mx_stp")
     ba, K = pl.col("__mx_ba"), pl.col("__mx_K")
     exprs: dict[str, pl.Expr] = {
@@ -460,7 +489,7 @@ def matrix_columns(
             s * (pl.col("__mx_vt") + pl.col("__mx_vp")) + s * s * (pl.col("__mx_mt") - pl.col("__mx_mp")) ** 2
         )
         exprs["kappa_quadratic"] = 1.0 - ratio(pl.col("__mx_oquad") * s, e_quad)
-    return groups.select(*keys, *(exprs[m].cast(f64).alias(m) for m in names))
+    return exprs
 
 
 def _margins(conf: pl.LazyFrame, k: Sequence[str]) -> pl.LazyFrame:

@@ -426,7 +426,7 @@ def list_measures(*, decomposable: bool | None = None, skew_invariant: bool | No
     return [m.name for m in out]
 
 
-def register_measure(
+def register_measure(  # noqa: PLR0913 -- the user's options, keyword-only
     name: str,
     formula: Formula,
     *,

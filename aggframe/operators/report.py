@@ -90,7 +90,7 @@ class ReportRequest:
         )
 
     @classmethod
-    def parse(
+    def parse(  # noqa: PLR0913 -- evaluate's options and the source's facts
         cls,
         measures: Any,
         operators: Any,

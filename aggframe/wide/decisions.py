@@ -70,7 +70,7 @@ NEGATED = f"{PREFIX}negated_score"
 MAX_PASSES = 4
 
 
-def best_grains(
+def best_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf: Frame,
     *,
     keys: Sequence[str],

@@ -168,7 +168,7 @@ def _pair_margins(conf: nw.LazyFrame[Any], roles: LabelRoles, keys: list[str]) -
     return stacked.group_by([*keys, CLASS]).agg(nw.col("_t", "_p", "tp").sum())
 
 
-def label_boot_grains(
+def label_boot_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf: nw.LazyFrame[Any],
     roles: LabelRoles,
     keys: Sequence[str],

@@ -116,7 +116,7 @@ def _member(column: Any, values: Sequence[Any]) -> Any:
     return column.is_in(list(values))
 
 
-def long_grains(
+def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf: nw.LazyFrame[Any],
     roles: LongRoles,
     keys: Sequence[str],
@@ -336,7 +336,7 @@ def block_grain(
 # -- the bootstrap's replicate grains (aggframe.wide.bootstrap) ----------------------------------
 
 
-def long_boot_grains(
+def long_boot_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf: nw.LazyFrame[Any],
     roles: LongRoles,
     keys: Sequence[str],

@@ -105,15 +105,16 @@ def test_an_output_directory_that_cannot_be_made(capsys: pytest.CaptureFixture[s
 def test_files_that_disagree_are_not_read_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """A disagreement between files (a type, a column more) is no one file's fault: the files are
     not read whole one by one to find one; a broken file's error is looked into."""
-    from aggframe.intake import source
+    from aggframe.intake import read_errors
+    from aggframe.intake.origin import Origin
 
     asked: list[tuple[str, ...]] = []
-    monkeypatch.setattr(source, "bad_file", lambda files: asked.append(tuple(files)))
-    origin = source.Origin("files", inputs=("runs",), files=("runs/a.parquet", "runs/b.parquet"))
+    monkeypatch.setattr(read_errors, "bad_file", lambda files: asked.append(tuple(files)))
+    origin = Origin("files", inputs=("runs",), files=("runs/a.parquet", "runs/b.parquet"))
     mismatch = r"could not read 'runs' \(2 files\): data type mismatch"
-    with pytest.raises(af.SourceError, match=mismatch), source.reading(origin):
+    with pytest.raises(af.SourceError, match=mismatch), read_errors.reading(origin):
         raise pl.exceptions.SchemaError("data type mismatch for column y_pred")
     assert asked == []
-    with pytest.raises(af.SourceError, match="File out of specification"), source.reading(origin):
+    with pytest.raises(af.SourceError, match="File out of specification"), read_errors.reading(origin):
         raise pl.exceptions.ComputeError("parquet: File out of specification: Invalid thrift")
     assert asked == [("runs/a.parquet", "runs/b.parquet")]

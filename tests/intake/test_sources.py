@@ -19,14 +19,9 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import f1_score, precision_score, recall_score
 
 import aggframe as af
-from aggframe.intake.source import (
-    DIRECTORY_EMPTY,
-    FILE_NOT_FOUND,
-    GLOB_NO_MATCH,
-    READ_HINTS,
-    Origin,
-    reading,
-)
+from aggframe.intake.origin import Origin
+from aggframe.intake.paths import DIRECTORY_EMPTY, FILE_NOT_FOUND, GLOB_NO_MATCH
+from aggframe.intake.read_errors import READ_HINTS, reading
 
 EXAMPLES = Path(__file__).parent.parent.parent / "examples"
 FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")

@@ -26,7 +26,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import f1_score
 
 import aggframe as af
-from aggframe.intake.stored import FORMAT, STORE_TWICE
+from aggframe.intake.store_format import FORMAT, STORE_TWICE
 
 EXAMPLES = Path(__file__).parent.parent.parent / "examples"
 FRAME = pl.read_parquet(EXAMPLES / "predictions.parquet")

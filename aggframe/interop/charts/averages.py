@@ -41,7 +41,7 @@ __all__ = ["plot_classes", "plot_conventions", "plot_folds"]
 _POOLED = ["pooled", "averaged"]
 
 
-def plot_classes(
+def plot_classes(  # noqa: PLR0913 -- the user's options, keyword-only
     data: Any,
     measure: str,
     *,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_groups", "plot_heatmap"]
 
 
-def plot_groups(
+def plot_groups(  # noqa: PLR0913 -- the user's options, keyword-only
     report: pl.DataFrame | pl.LazyFrame,
     *,
     measures: str | Sequence[str] | None = None,
@@ -201,7 +201,7 @@ def plot_groups(
     )
 
 
-def plot_heatmap(
+def plot_heatmap(  # noqa: PLR0913 -- the user's options, keyword-only
     report: pl.DataFrame | pl.LazyFrame,
     *,
     x: str,

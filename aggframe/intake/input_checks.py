@@ -22,7 +22,7 @@ from aggframe.exceptions import (
     OptionError,
     ShapeError,
 )
-from aggframe.intake.source import _object_labels
+from aggframe.intake.label_arrays import object_labels
 
 if TYPE_CHECKING:
     import numpy as np
@@ -235,7 +235,7 @@ def label_frame(y_true: Any, y_pred: Any, true_name: str, pred_name: str) -> pl.
 
 def _label_series(values: np.ndarray, name: str) -> pl.Series:
     # object arrays (e.g. ints with a None) go through lists, so None becomes a null
-    return _object_labels(values, name) if values.dtype == object else pl.Series(values)
+    return object_labels(values, name) if values.dtype == object else pl.Series(values)
 
 
 def null_columns(lf: nw.LazyFrame[Any]) -> set[str]:

@@ -1,4 +1,4 @@
-"""Reading sources: paths checked up front, engine errors of reading turned into a SourceError.
+"""Paths checked up front: :func:`scan` of files, globs and directories of hive partitions.
 
 A source is one or more paths (files, globs, directories of hive partitions) or a
 frame. :func:`scan` checks what is cheap to check before anything is read: a
@@ -8,49 +8,28 @@ link, a folder reached twice through links (linked partition folders are
 followed), and the Parquet footers of every file (a corrupt file, and files of
 one data set whose columns or types differ). Integer and float
 widths that differ between files (``Int32`` in one, ``Int64`` in another) are
-one data set: the scan reads every file at the widest type.
-
-What only shows when the rows are read (a corrupt page, a CSV row with more
-fields than the header, a file deleted after the scan) comes from the engine at
-collect time: :func:`reading` wraps those collects and turns the engine's
-exception into a :class:`~aggframe.exceptions.SourceError` naming the source and
-the engine's first line. Errors aggframe raises itself (the data checks that run
-inside the plan) pass through it unchanged.
-
-:class:`Origin` records where predictions came from (files, cell stores or a
-frame); it describes the source in messages and is what a cell store records
-as its coverage.
+one data set: the scan reads every file at the widest type. What only shows when
+the rows are read is :mod:`aggframe.intake.read_errors`' business.
 """
 
 from __future__ import annotations
 
 import glob as globbing
-import hashlib
 import os
 import re
-import sys
 import warnings
-import weakref
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 from urllib.parse import unquote
 
-import narwhals as nw
 import polars as pl
 
 from aggframe._columns import first_repeat
-from aggframe._progress import stage
-from aggframe.exceptions import AggframeError, InvalidValueError, OptionError, SourceError
+from aggframe.exceptions import OptionError, SourceError
+from aggframe.intake.origin import Origin, remember_origin
 from aggframe.intake.partitions import hive_pairs, partition_dtype
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # imported on first use: the report needs no NumPy (issue 35)
-    from aggframe._lazy import numpy as np
+from aggframe.intake.read_errors import engine_read_errors, first_line, reading
 
 __all__ = [
     "BROKEN_LINK",
@@ -63,23 +42,18 @@ __all__ = [
     "FILE_EMPTY",
     "FILE_NOT_FOUND",
     "FOLDER_TWICE",
-    "FRAME",
     "GLOB_NO_MATCH",
+    "HIVE_CLASH",
+    "HIVE_KEYS",
+    "HIVE_VALUE",
     "NOT_PARQUET",
-    "READ_FAILED",
-    "READ_HINTS",
     "SCHEMA_COLUMNS",
     "SCHEMA_TYPES",
-    "Origin",
+    "UNSUPPORTED",
     "broken_link",
-    "file_records",
     "footer_schema",
-    "keep_origin",
-    "mixed_label_message",
-    "origin_of",
-    "reading",
+    "is_pattern",
     "scan",
-    "scanning",
 ]
 
 # Error texts (tests import them; ``{...}`` are filled in)
@@ -120,262 +94,13 @@ SCHEMA_TYPES = (
 UNSUPPORTED = (
     "unsupported or mixed input formats {kinds} in {paths}; expected .parquet files (or directories) or .csv"
 )
-READ_FAILED = "could not read {source}: {reason}"
-#: what some engine messages of reading mean, in aggframe's words
-READ_HINTS = {
-    "found more fields than defined": "a CSV row has more fields than the header",
-    "No such file or directory": "a file is gone (deleted or moved after the scan?)",
-    "FILE_NOT_EXIST": "a file is gone (deleted or moved after the scan?)",
-    "File out of specification": "not a valid Parquet file (corrupt or truncated?)",
-    "is not a Parquet file": "not a valid Parquet file (corrupt or truncated?)",
-    "data type mismatch for column": "the files disagree on a column's type",
-    "DATA_TYPE_MISMATCH": "the files disagree on a column's type",
-    "extra column in file": "a file has a column the first file lacks",
-    "did not find column": "a file lacks a column the first file has",
-    "empty CSV": "a CSV file is empty",
-}
-
-
-# ---------------------------------------------------------------------------
-# Origin: what a Predictions object was built from
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where predictions came from, for messages and for the coverage record of a cell store.
-
-    ``kind`` is ``"files"`` (``inputs`` as given, ``files`` the files they expand to),
-    ``"stores"`` (``files`` the store directories, ``stores`` their ``meta.json``) or
-    ``"frame"`` (an in-memory or engine frame: nothing known about its rows).
-    """
-
-    kind: Literal["files", "stores", "frame"]
-    inputs: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
-    stores: tuple[dict[str, Any], ...] = ()
-    #: constant key columns added to every row (``aggframe cells --with day=...``): part of what
-    #: the rows are, as a hive folder is (the same CSV bytes under two days are two days)
-    constants: tuple[tuple[str, str], ...] = ()
-
-    def __str__(self) -> str:
-        if self.kind == "frame":
-            return "the frame"
-        shown = ", ".join(repr(p) for p in self.inputs[:3])
-        more = f" and {len(self.inputs) - 3} more" if len(self.inputs) > 3 else ""
-        if self.kind == "stores":
-            return f"cell store{'s' if len(self.inputs) > 1 else ''} {shown}{more}"
-        count = f" ({len(self.files)} files)" if len(self.files) != len(self.inputs) else ""
-        return f"{shown}{more}{count}"
-
-
-FRAME = Origin("frame")
-
-# scan() results -> their Origin, by object identity (the frame is kept alive by the caller)
-_ORIGINS: dict[int, tuple[Any, Origin]] = {}
-
-
-def _remember(lf: pl.LazyFrame, origin: Origin) -> None:
-    key = id(lf)
-    _ORIGINS[key] = (weakref.ref(lf, lambda _: _ORIGINS.pop(key, None)), origin)
-
-
-def keep_origin(
-    derived: pl.LazyFrame, frame: Any, constants: Mapping[str, str] | None = None
-) -> pl.LazyFrame:
-    """``derived`` (e.g. ``frame`` with columns added) remembered with the :class:`Origin` of ``frame``
-    (and the ``constants`` it added to every row, which the files' fingerprints then include)."""
-    origin = origin_of(frame)
-    if origin.kind != "frame":
-        more = tuple((k, str(v)) for k, v in (constants or {}).items())
-        _remember(derived, replace(origin, constants=origin.constants + more) if more else origin)
-    return derived
-
-
-def origin_of(frame: Any) -> Origin:
-    """The :class:`Origin` of a frame made by :func:`scan` (Polars or Narwhals-wrapped), else ``FRAME``."""
-    native = nw.to_native(frame, pass_through=True)
-    entry = _ORIGINS.get(id(native))
-    if entry is not None and entry[0]() is native:
-        return entry[1]
-    return FRAME
-
-
-# ---------------------------------------------------------------------------
-# The wrapper of every collect that reads the source
-
-
-def _read_errors() -> tuple[type[BaseException], ...]:
-    """The engines' read errors: Polars, OS and Arrow, and DuckDB's and Spark's once they are loaded
-    (a relation over a deleted or corrupt file, a path Spark cannot find), never imported here."""
-    kinds: list[type[BaseException]] = [pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError]
-    for module, name in (
-        ("pyarrow", "ArrowException"),
-        ("duckdb", "Error"),
-        ("pyspark.errors", "PySparkException"),
-        ("py4j.protocol", "Py4JError"),
-    ):
-        loaded = sys.modules.get(module)
-        kind = getattr(loaded, name, None)
-        if isinstance(kind, type) and issubclass(kind, BaseException):
-            kinds.append(kind)
-    return tuple(kinds)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc)
-    java = getattr(exc, "java_exception", None)  # Spark classic: the JVM's exception says what failed
-    if java is not None:
-        try:
-            text = _java_text(java)
-        except Exception:  # a gateway already gone: the Python side's text
-            text = str(exc)
-    return _line(text) or type(exc).__name__
-
-
-def _line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else ""
-
-
-def _java_text(java: Any) -> str:
-    """A JVM exception's own words: the innermost of its chain with a Spark error condition (it names
-    the file: ``[FAILED_READ_FILE...] ... reading file file:///x.parquet``), and the root cause when
-    that is another (what was wrong with the file). The outer exceptions of a failed read on Spark
-    classic are wrappers (``Exception thrown in awaitResult:``, ``Multiple failures (2) in stage
-    materialization:``) that say neither."""
-    chain: list[Any] = []
-    while java is not None and len(chain) < 32:
-        chain.append(java)
-        java = java.getCause()
-
-    def condition(j: Any) -> Any:
-        try:
-            return j.getCondition()  # SparkThrowable; any other exception has no such method
-        except Exception:
-            return None
-
-    named = max((i for i, j in enumerate(chain) if condition(j)), default=0)
-    text = _line(str(chain[named].toString()))
-    if named < len(chain) - 1:
-        text = f"{text} (caused by {_line(str(chain[-1].toString()))})"
-    return text
-
-
-#: Polars' message for a scan whose paths match no file (its internals quoted: the paths' debug form)
-_NO_MATCH = re.compile(r"expanded paths were empty \(path expansion input: '(?P<paths>.*)'(?:, glob: \w+)?\)")
-
-
-def _reason(exc: BaseException) -> str:
-    """The engine's first line, with what it means when that is known."""
-    line = _first_line(exc)
-    empty = _NO_MATCH.search(line)
-    if empty is not None:
-        # the paths of the user's own scan (pl.scan_parquet("missing/*.parquet")), in words
-        paths = re.findall(r'inner: "((?:[^"\\]|\\.)*)"', empty.group("paths"))
-        shown = ", ".join(repr(p) for p in paths) if paths else "the scan's paths"
-        return f"no file matches {shown} (a path or pattern of the scan that finds nothing)"
-    hint = next((h for key, h in READ_HINTS.items() if key in line), None)
-    return f"{line} ({hint})" if hint else line
-
-
-#: engine messages about files that disagree with each other, not about one broken file
-_BETWEEN_FILES = re.compile(r"mismatch|extra column|schema|DATA_TYPE|disagree", re.IGNORECASE)
-
-_SCANNERS: dict[str, Callable[[str], pl.LazyFrame]] = {
-    ".parquet": pl.scan_parquet,
-    ".pq": pl.scan_parquet,
-    ".csv": pl.scan_csv,
-    ".arrow": pl.scan_ipc,
-    ".ipc": pl.scan_ipc,
-    ".feather": pl.scan_ipc,
-}
-
-
-def bad_file(files: Sequence[str]) -> tuple[str, BaseException] | None:
-    """The first of several files that cannot be read on its own, and its error, or None.
-
-    Asked only once a read of them all has failed: first every Parquet file's footer (cheap),
-    then each file read whole, one at a time, stopping at the first that fails.
-    """
-    for name in files:
-        if Path(name).suffix.lower() in (".parquet", ".pq"):
-            try:
-                pl.read_parquet_schema(name)
-            except _read_errors() as exc:
-                return name, exc
-    for name in files:
-        scan_one = _SCANNERS.get(Path(name).suffix.lower())
-        if scan_one is None:
-            continue
-        try:
-            scan_one(name).collect()
-        except _read_errors() as exc:
-            return name, exc
-    return None
-
-
-@contextmanager
-def reading(source: Origin | str | None) -> Iterator[None]:
-    """Turn the engine's exceptions of reading ``source`` into a :class:`SourceError`.
-
-    Wraps the collects that read the source (the cell tables, the confusion
-    counts, the per-example values) and the schema resolution at construction.
-    An :class:`AggframeError` raised inside (the data checks that run in the plan)
-    passes through unchanged; Polars, Arrow and OS errors become a
-    ``SourceError`` naming the source and the first line of the engine's message
-    (the engine's exception is its ``__cause__``).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from aggframe.intake.source import reading
-    >>> with reading("'broken.parquet'"):
-    ...     pl.scan_parquet("broken.parquet").collect()
-    Traceback (most recent call last):
-    ...
-    aggframe.exceptions.SourceError: could not read 'broken.parquet': No such file or directory ...
-    """
-    try:
-        yield
-    except AggframeError:
-        raise
-    except _read_errors() as exc:
-        text = str(FRAME if source is None else source)
-        reason = _reason(exc)
-        several = isinstance(source, Origin) and source.kind == "files" and len(source.files) > 1
-        # a disagreement between the files (a column's type, a column more) is no one file's fault:
-        # each would read alone, and reading every one whole to find that out is not worth it
-        if several and isinstance(source, Origin) and not _BETWEEN_FILES.search(reason):
-            # which of the files: each read alone (only now, on the way to the error)
-            found = bad_file(source.files)
-            if found is not None:
-                reason = f"the file {found[0]!r}: {_reason(found[1])}"
-        msg = READ_FAILED.format(source=text, reason=reason)
-        raise SourceError(msg) from exc
-
-
-@contextmanager
-def scanning(source: Origin | None, what: str = "") -> Iterator[None]:
-    """:func:`reading`, shown as a stage of ``af.progress()``: ``scanning 'x.parquet'``.
-
-    Cell stores are ``reading and rolling up cell stores ...``; ``what`` is added
-    (``" for 200 bootstrap replicates"``). Free when no progress display is active.
-    """
-    origin = FRAME if source is None else source
-    verb = "reading and rolling up" if origin.kind == "stores" else "scanning"
-    with stage(f"{verb} {origin}{what}"), reading(source):
-        yield
-
-
-# ---------------------------------------------------------------------------
-# scan: paths checked up front
 
 
 def _has_glob(name: str) -> bool:
     return any(ch in name for ch in "*?[")
 
 
-def _is_pattern(name: str) -> bool:
+def is_pattern(name: str) -> bool:
     """A glob to expand: wildcards in a path that does not exist as written (a file named
     ``run[1].parquet`` is that file, not a pattern matching ``run1.parquet``)."""
     return _has_glob(name) and not os.path.lexists(name)
@@ -431,7 +156,7 @@ def _glob_root(name: str) -> Path:
 def _expand(name: str) -> list[Path]:
     """The files a path, glob or directory stands for (as Polars expands them), or a SourceError."""
     path = Path(name)
-    if _is_pattern(name):
+    if is_pattern(name):
         if "**" in name:
             # a recursive glob skips the folders it cannot list (and follows a link loop until the
             # path is too long): walk them first to say so
@@ -519,8 +244,8 @@ def _parquet_schema(files: list[Path]) -> pl.Schema | None:
     for path in files:
         try:
             schemas.append(footer_schema(path))
-        except _read_errors() as exc:
-            msg = NOT_PARQUET.format(path=str(path), reason=_first_line(exc))
+        except engine_read_errors() as exc:
+            msg = NOT_PARQUET.format(path=str(path), reason=first_line(exc))
             raise SourceError(msg) from exc
     first, base = str(files[0]), schemas[0]
     for path, schema in zip(files[1:], schemas[1:], strict=True):
@@ -740,7 +465,7 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
         msg = UNSUPPORTED.format(kinds=sorted(kinds), paths=names)
         raise SourceError(msg)
     for name in expanded:
-        if not _is_pattern(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
+        if not is_pattern(name) and not Path(name).is_dir() and Path(name).stat().st_size == 0:
             msg = FILE_EMPTY.format(path=name)
             raise SourceError(msg)
     origin = Origin("files", inputs=tuple(names), files=(*(str(f.resolve()) for f in files), *remote))
@@ -762,168 +487,5 @@ def scan(paths: Any, *, hive: bool | None = None) -> pl.LazyFrame:
                 raise SourceError(msg)
             _check_csv_header(f)
         lf = pl.scan_csv(names if remote else [str(f) for f in files], glob=bool(remote))
-    _remember(lf, origin)
+    remember_origin(lf, origin)
     return lf
-
-
-def as_lazy(frame: Any, what: str) -> nw.LazyFrame[Any]:
-    """A frame (or paths, scanned) as a Narwhals LazyFrame; a Polars schema is resolved now."""
-    if isinstance(frame, (str, Path)) or (
-        isinstance(frame, (list, tuple)) and frame and all(isinstance(f, (str, Path)) for f in frame)
-    ):
-        frame = scan(frame)
-    try:
-        obj = nw.from_native(frame)
-    except nw.exceptions.DuplicateError as exc:
-        # a pandas frame with two columns of one name (Narwhals refuses it before we look)
-        refuse_repeated_names([str(c) for c in getattr(frame, "columns", [])], "frame")
-        msg = "the frame has two columns of one name; rename one of them first"  # names not at hand
-        raise InvalidValueError(msg) from exc
-    except TypeError as exc:
-        msg = f"Expected `{what}` to be a DataFrame or LazyFrame (Polars, or any Narwhals-supported), got {type(frame).__name__}"
-        raise OptionError(msg) from exc
-    native = nw.to_native(obj)
-    _check_unique_names(obj, native)
-    # resolving the schema reads a footer (Polars) or asks the engine (Spark Connect resolves
-    # its paths here): a corrupt or vanished file fails now, named
-    if isinstance(native, pl.LazyFrame):
-        with reading(origin_of(native)):
-            native.collect_schema()
-    else:
-        with reading(None):
-            obj.collect_schema()
-    if isinstance(obj, nw.DataFrame):
-        # an eager frame is in memory already: read as Polars (pandas and pyarrow frames lack
-        # aggregations the grains use, or compute some of them wrongly under Narwhals: the
-        # class of a one-hot row by when/then/max came out as the last class), one copy
-        polars_frame: pl.DataFrame = native if isinstance(native, pl.DataFrame) else obj.to_polars()
-        return nw.from_native(polars_frame.lazy())
-    lazy: nw.LazyFrame[Any] = obj
-    return lazy
-
-
-def _check_unique_names(obj: Any, native: Any) -> None:
-    """Two columns of one name (a DuckDB relation, a Spark or pandas frame may hold them): which
-    one a role reads would be the engine's choice. Refused by name."""
-    if isinstance(native, (pl.DataFrame, pl.LazyFrame)):
-        return  # Polars holds no two columns of one name
-    with reading(None):
-        names = list(obj.columns)
-    refuse_repeated_names(names, "frame")
-
-
-def refuse_repeated_names(names: Sequence[str], what: str) -> None:
-    """An InvalidValueError naming the first column name ``names`` repeat (``what``: the frame, the batch)."""
-    repeated = first_repeat(names)
-    if repeated is not None:
-        msg = f"the {what} has two columns named {repeated!r}; rename one of them first"
-        raise InvalidValueError(msg)
-
-
-def is_frame(obj: Any) -> bool:
-    if isinstance(obj, (pl.DataFrame, pl.LazyFrame, str, Path)):
-        return True
-    # a list of strings is a list of labels here; several files: a list of Paths, or af.scan(...)
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(f, Path) for f in obj):
-        return True
-    try:
-        nw.from_native(obj)
-    except nw.exceptions.DuplicateError:
-        return True  # a frame (with two columns of one name: as_lazy says so)
-    except TypeError:
-        return False
-    return not isinstance(obj, (list, tuple, np.ndarray))
-
-
-# ---------------------------------------------------------------------------
-# Label arrays of mixed Python types
-
-
-def mixed_label_message(values: Sequence[Any], name: str) -> str:
-    """The message for an object array whose labels are of several Python types."""
-    kinds = Counter(type(v).__name__ for v in values if v is not None)
-    example = {}
-    for v in values:
-        if v is not None and type(v).__name__ not in example:
-            example[type(v).__name__] = v
-    parts = [f"{n} {kind} (e.g. {example[kind]!r})" for kind, n in kinds.most_common()]
-    return (
-        f"{name} mixes label types: {', '.join(parts)}; give labels of one type "
-        "(all integers or all strings), e.g. convert with np.asarray(labels).astype(str)"
-    )
-
-
-def _object_labels(values: np.ndarray, name: str) -> pl.Series:
-    items = values.tolist()
-    try:
-        return pl.Series(items)
-    except (TypeError, pl.exceptions.PolarsError) as exc:
-        msg = mixed_label_message(items, name)
-        raise InvalidValueError(msg) from exc
-
-
-# ---------------------------------------------------------------------------
-# Records of files (for cell stores)
-
-
-#: The bytes a fingerprint reads at each end of a file (the whole file when it is smaller than two).
-_FINGERPRINT_SPAN = 65536
-
-
-def _fingerprint(path: Path, size: int, constants: Sequence[tuple[str, str]] = ()) -> str:
-    """A cheap content fingerprint: the first and last 64 KiB of the file (all of a small one), its
-    size, and the ``key=value`` folders of its path.
-
-    The footer alone is not enough: two small Parquet files of one schema, size and
-    column statistics have the same footer and different rows. The folders are part of
-    the rows a hive scan reads (the same bytes under ``day=1/`` and ``day=2/`` are two
-    days), so a copy is recognised within one partition, not across partitions.
-    """
-    return content_fingerprint(
-        path, size, [f"/{key}={value}" for key, value in (*hive_pairs(path), *constants)]
-    )
-
-
-def content_fingerprint(path: Path, size: int, context: Sequence[str] = ()) -> str:
-    """sha256 of the size, the ``context`` strings, and the first and last 64 KiB of the file
-    (all of a small one): at most 128 KiB read, whatever the file's size."""
-    digest = hashlib.sha256(str(size).encode())
-    for part in context:
-        digest.update(part.encode())
-    with path.open("rb") as fh:
-        digest.update(fh.read(_FINGERPRINT_SPAN))
-        if size > _FINGERPRINT_SPAN:
-            fh.seek(max(_FINGERPRINT_SPAN, size - _FINGERPRINT_SPAN))
-            digest.update(fh.read())
-    return digest.hexdigest()
-
-
-def file_records(origin: Origin) -> list[dict[str, Any]]:
-    """Path, size, mtime and a content fingerprint of each file of a ``files`` origin."""
-    out: list[dict[str, Any]] = []
-    for name in origin.files:
-        path = Path(name)
-        try:
-            stat = path.stat()
-        except OSError:
-            out.append({"path": name})  # a URI, or a file gone since: its name is all there is
-            continue
-        out.append(
-            {
-                "path": str(path),
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "fingerprint": _fingerprint(path, stat.st_size, origin.constants),
-            }
-        )
-    return out
-
-
-def package_version() -> str:
-    """aggframe's version, from the installed metadata (the version lives in pyproject.toml alone)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("aggframe")
-    except PackageNotFoundError:  # pragma: no cover (a source tree that was never installed)
-        return "0+unknown"

@@ -51,9 +51,9 @@ from aggframe._columns import CLASS_ROLE, EXAMPLE, MASK, PREFIX, P, Y, free_name
 from aggframe._options import Decision
 from aggframe.exceptions import DuplicateEntryError, InvalidValueError, OptionError
 from aggframe.intake.base import Projection, Source
-from aggframe.intake.checks import enum_categories
+from aggframe.intake.input_checks import enum_categories
 from aggframe.intake.long import LongSource
-from aggframe.intake.source import reading
+from aggframe.intake.read_errors import reading
 from aggframe.wide.decisions import MAX_PASSES, NEGATED, best_grains, ranked
 from aggframe.wide.engines import collect_polars, shared
 from aggframe.wide.ranking import ScoreFrame
