@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from aggframe._options import Engine, listify, parse_engine
 from aggframe._progress import tracked
 from aggframe.intake.collected import CollectedCells, cells_of
-from aggframe.intake.stored import origin_covers, source_meta
+from aggframe.intake.store_coverage import origin_covers
+from aggframe.intake.stored import source_meta
 from aggframe.predictions import Predictions
 
 __all__ = ["Cells", "to_cells"]
