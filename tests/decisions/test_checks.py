@@ -521,11 +521,12 @@ def test_property_hostile_null_keys_give_evaluates_values(
     bound = data.draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
     rule = {"measure": "f1", "operator": "macro", "by": by, "min": bound}
     pr = af.from_labels(frame)
-    refused = [c for c in by if c in RESULT_COLUMNS or c in _PRIVATE or c.startswith("__af_in")]
+    evaluated = ("convention", "n_entries", "n_undefined")  # columns of the evaluation checks read
+    refused = [
+        c for c in by if c in RESULT_COLUMNS or c in evaluated or c in _PRIVATE or c.startswith("__af_in")
+    ]
     if refused:  # a by-key named like a column of the result or a private one: a clear error
-        with pytest.raises(
-            af.OptionError, match=f"by column {re.escape(repr(refused[0]))} has the name of a"
-        ):
+        with pytest.raises(af.OptionError, match=re.escape(repr(refused[0]))):
             af.check(pr, [rule])
         return
     got = af.check(pr, [rule]).frame
