@@ -136,7 +136,7 @@ def diagnose(
     aggregation
         The old name of ``operators`` (deprecated: a ``FutureWarning``).
     emit_warnings
-        Also raise every warning row as a :class:`~aggframe.MeasureWarning`.
+        Also raise every warning row as a :class:`~aggframe.errors.MeasureWarning`.
 
     Returns
     -------
@@ -187,15 +187,15 @@ def diagnose(
     user_keys = [by] if isinstance(by, str) else list(by or [])
     # the work runs on private key columns; the user's names come back at the end
     keys = [by_key(i) for i in range(len(user_keys))]
-    request = pr.request(
+    request = pr.extend.request(
         list(measure_of.values()),
         ["micro", "macro", "exemplar"],
         by=user_keys,
         convention=["exclude", "zero"],
     )
-    report_lf, key_names = pr.report(request)
+    report_lf, key_names = pr.extend.report(request)
     report = report_lf.collect()
-    tables = pr.cell_tables(user_keys)
+    tables = pr.extend.cell_tables(user_keys)
     # the classes that occur, and each group's absent classes once (their one value): the
     # hull of the per-class values without filling the universe in (issue #19)
     ms = list(measure_of.values())
@@ -388,7 +388,7 @@ def diagnose(
             )
     # the task was read off the data (long form without task=): say so, since it decides
     # standard accuracy, the degrees of freedom and the suites
-    if pr.kind_inferred:
+    if pr.extend.kind_inferred:
         reading = "single-label (multiclass)" if single else "multilabel"
         why = (
             "every example has exactly one true and one predicted class"
@@ -408,7 +408,7 @@ def diagnose(
     # 6. one-vs-rest prior drift from asymmetric off-diagonal errors
     if single and not binary and any(n in names for n in DRIFTING):
         # per by-group (targets and folds summed, as the counts of this check always were)
-        with_pairs = pr.with_pairs(tables, user_keys, what="the ovr_skew_drift check")
+        with_pairs = pr.extend.with_pairs(tables, user_keys, what="the ovr_skew_drift check")
         summed = sum_to(with_pairs, keys or [KEY_ALL])
         dev = (
             deviation_frame(summed)
@@ -578,8 +578,9 @@ def uniform_error_deviation(pr: Predictions, *, by: str | Sequence[str] | None =
     └──────────┴───────────┘
     """
     by_cols = [by] if isinstance(by, str) else list(by or [])
-    tables = pr.with_pairs(pr.cell_tables(by_cols), by_cols, what="the uniform error deviation")
+    tables = pr.extend.with_pairs(pr.extend.cell_tables(by_cols), by_cols, what="the uniform error deviation")
     out = deviation_frame(tables).collect()
     return cast(
-        "pl.DataFrame", restore(out, pr.key_names(tables, ["value", "n_classes"], "uniform_error_deviation"))
+        "pl.DataFrame",
+        restore(out, pr.extend.key_names(tables, ["value", "n_classes"], "uniform_error_deviation")),
     )

@@ -501,13 +501,13 @@ def _evaluated(
     engine: Engine,
 ) -> pl.DataFrame:
     """Measures under operators over every grouping set, per replicate (``REP``; -1 is the data)."""
-    request = pr.request(
+    request = pr.extend.request(
         unique_in_order(measures),
         operators,
         by=by_all or None,
         grouping_sets=sets or None,
     )
-    report, names = pr.report(request, engine=engine, boot=boot)
+    report, names = pr.extend.report(request, engine=engine, boot=boot)
     out: pl.DataFrame = restore(report, names).collect()
     if REP not in out.columns:
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
@@ -525,8 +525,8 @@ def _marked(out: pl.DataFrame, sets: list[list[str]]) -> pl.DataFrame:
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:
     """The examples of every group of every grouping set (the exemplar operator's entries)."""
-    request = pr.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
-    report, names = pr.report(request, engine=engine)
+    request = pr.extend.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
+    report, names = pr.extend.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
     return _marked(out, sets).select(*by_all, pl.col(_GID).cast(pl.Int64), "n_entries")
 

@@ -112,7 +112,7 @@ class ScoreMethods(PredictionsBase):
         tables: CellTables | None = None
         if request.measures or request.matrix_measures:
             if boot is not None:
-                tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+                tables = self._boot_tables(request.by, boot, engine=engine, lazy=lazy)
                 if not lazy:
                     grains = self._collect_grains(grains, engine=engine)
             elif lazy:
@@ -122,9 +122,9 @@ class ScoreMethods(PredictionsBase):
                     request.by, grains, engine=engine, pairs=request.needs_pairs
                 )
             if request.needs_pairs:
-                tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+                tables = self._with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
             elif request.matrix_measures:
-                self.check_single_label("the multiclass operator", request.by)
+                self._check_single_label("the multiclass operator", request.by)
         elif not lazy:
             grains = self._collect_grains(grains, engine=engine)
         parts = [(keep, sf, g) for (keep, sf), g in zip(frames, grains, strict=True)]

@@ -57,16 +57,16 @@ class StoreMethods(PredictionsBase):
             A ``by`` column that is not in the data.
         """
         keys = listify(by)
-        tables = self.store_tables(keys)
+        tables = self._store_tables(keys)
         meta = source_meta(self.source, single_label=self._single_label(keys))
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
 
-    def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
+    def _store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
         """The cell tables a store (or :class:`~aggframe.Cells`) keeps: with the confusion counts on single-label data."""
         # (a lambda: the label form answers without collecting anything)
-        single = self.source.single_label(lambda: self.cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
+        single = self.source.single_label(lambda: self._cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
         wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
-        return self.cell_tables(by, engine=engine, pairs=wanted)
+        return self._cell_tables(by, engine=engine, pairs=wanted)
 
     @tracked("to_cells")
     def to_cells(self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto") -> Cells:
@@ -109,7 +109,7 @@ class StoreMethods(PredictionsBase):
         """
         engine = parse_engine(engine)
         keys = listify(by)
-        tables = self.store_tables(keys, engine=engine)
+        tables = self._store_tables(keys, engine=engine)
         # whether the examples are single-label, from this grouping's profiles (no second scan)
         single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
         return cells_of(
