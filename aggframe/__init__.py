@@ -15,42 +15,36 @@ exemplar) is a small group-by over those tables. Results are tidy frames.
 # below), so that ``import aggframe`` costs little more than ``import polars`` and a call
 # loads only what it needs. To add a public name ``NAME`` defined in ``aggframe.x.y``, add
 # three lines: ``from aggframe.x.y import NAME`` in the ``TYPE_CHECKING`` block (for mypy
-# and editors), ``"NAME": "aggframe.x.y",`` in ``_LAZY``, and ``"NAME",`` in ``__all__``
+# and editors), ``"NAME": "aggframe.x.y",`` in ``_LAZY``, and ``"NAME",`` in its group of
+# ``__all__`` (sorted within the group; a chart, t-norm, suite function or error class goes in
+# its namespace module instead: ``aggframe/plot.py``, ...)
 # (tests/test_lazy_init.py checks that the three agree and that every name resolves); a
-# public module (``ops``, ``numpy``) goes in ``_MODULES`` too. ``import aggframe`` imports no
-# module until a name of it is used: nothing may rely on an import's side effect (a method
+# public module (``plot``, ``errors``, ...) goes in ``_MODULES`` too. ``import aggframe`` imports
+# no module until a name of it is used: nothing may rely on an import's side effect (a method
 # set on ``Predictions`` by a later layer has to import that layer on first access).
+#
+# ``__all__`` is kept small and grouped: charts live in ``af.plot``, t-norms in ``af.tnorms``,
+# measure suites in ``af.suites``, error classes (but the base ``AggframeError``) in
+# ``af.errors``. A name that moved keeps working for a release through the table
+# ``aggframe._deprecated.MOVED`` (one line per name), with a ``FutureWarning``.
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from aggframe._deprecated import make_wide_callable
+from aggframe._deprecated import MOVED, make_wide_callable, moved
 from aggframe.interop.namespace import AggframeNamespace  # registers frame.aggframe (imports only Polars)
 
 if TYPE_CHECKING:
-    from aggframe import ops
+    from aggframe import errors, ops, plot, suites, tnorms
     from aggframe._progress import progress
     from aggframe.accumulate import Accumulator
-    from aggframe.analysis.coordinates import (
-        canonical_coordinates,
-        degrees_of_freedom,
-        dominates,
-        pareto_dominance,
-    )
+    from aggframe.analysis.coordinates import canonical_coordinates, dominates, pareto_dominance
     from aggframe.analysis.costs import cost, cost_matrix
-    from aggframe.analysis.diagnostics import MeasureWarning, diagnose, uniform_error_deviation
+    from aggframe.analysis.diagnostics import diagnose, uniform_error_deviation
     from aggframe.analysis.gap import micro_macro_gap
     from aggframe.analysis.parity import fold_aggregate, multioutput_aggregate
-    from aggframe.analysis.suite_frames import (
-        select_suite,
-        select_suites,
-        suite_jacobian,
-        suite_rank,
-        suite_ranks,
-    )
-    from aggframe.analysis.suites import SuiteInput, SuiteRank, SuiteSelection
     from aggframe.cells import Cells
     from aggframe.constructors import (
         from_cells,
@@ -61,43 +55,16 @@ if TYPE_CHECKING:
         from_scores,
         scan,
     )
-    from aggframe.decisions.checks import CheckFailedError, CheckResult, check
-    from aggframe.decisions.estimate import CalibrationMap, ShiftWarning, estimate, fit_calibration
+    from aggframe.decisions.checks import CheckResult, check
+    from aggframe.decisions.estimate import CalibrationMap, estimate, fit_calibration
     from aggframe.decisions.estimate_store import expected_cells
     from aggframe.decisions.monitor import monitor
-    from aggframe.decisions.rules import Rule, RuleError
+    from aggframe.decisions.rules import Rule
     from aggframe.decisions.slices import slices
-    from aggframe.exceptions import (
-        AggframeError,
-        ColumnNotFoundError,
-        DecisionWarning,
-        DuplicateEntryError,
-        EmptyInputError,
-        InvalidValueError,
-        NullValueError,
-        OptionError,
-        ShapeError,
-        SourceError,
-        SparseInputError,
-        StoreError,
-        UnknownClassError,
-        UnknownNameError,
-    )
+    from aggframe.exceptions import AggframeError
     from aggframe.interop import numpy
-    from aggframe.interop.charts.estimate import plot_estimate
-    from aggframe.interop.charts.time import plot_monitor
     from aggframe.interop.html import html_report, write_html_report
     from aggframe.interop.layout import wide_table
-    from aggframe.interop.plots import (
-        plot_calibration,
-        plot_classes,
-        plot_conventions,
-        plot_curve,
-        plot_folds,
-        plot_groups,
-        plot_heatmap,
-        plot_slices,
-    )
     from aggframe.interop.sklearn import classification_report, make_scorer, score
     from aggframe.interop.tracking import log_mlflow
     from aggframe.measures.inference import InferredProperties
@@ -111,33 +78,26 @@ if TYPE_CHECKING:
     )
     from aggframe.measures.verify import infer_properties, verify_inference
     from aggframe.predictions import OrdinalPredictions, Predictions
-    from aggframe.wide.tnorms import godel, hamacher, lukasiewicz, marginal_defect, product
 
 #: public name -> the module it is imported from on first access (a module itself for ``ops``, ``numpy``)
 _LAZY: dict[str, str] = {
+    "errors": "aggframe.errors",
     "ops": "aggframe.ops",
+    "plot": "aggframe.plot",
+    "suites": "aggframe.suites",
+    "tnorms": "aggframe.tnorms",
     "progress": "aggframe._progress",
     "Accumulator": "aggframe.accumulate",
     "canonical_coordinates": "aggframe.analysis.coordinates",
-    "degrees_of_freedom": "aggframe.analysis.coordinates",
     "dominates": "aggframe.analysis.coordinates",
     "pareto_dominance": "aggframe.analysis.coordinates",
     "cost": "aggframe.analysis.costs",
     "cost_matrix": "aggframe.analysis.costs",
-    "MeasureWarning": "aggframe.analysis.diagnostics",
     "diagnose": "aggframe.analysis.diagnostics",
     "uniform_error_deviation": "aggframe.analysis.diagnostics",
     "micro_macro_gap": "aggframe.analysis.gap",
     "fold_aggregate": "aggframe.analysis.parity",
     "multioutput_aggregate": "aggframe.analysis.parity",
-    "select_suite": "aggframe.analysis.suite_frames",
-    "select_suites": "aggframe.analysis.suite_frames",
-    "suite_jacobian": "aggframe.analysis.suite_frames",
-    "suite_rank": "aggframe.analysis.suite_frames",
-    "suite_ranks": "aggframe.analysis.suite_frames",
-    "SuiteInput": "aggframe.analysis.suites",
-    "SuiteRank": "aggframe.analysis.suites",
-    "SuiteSelection": "aggframe.analysis.suites",
     "from_cells": "aggframe.constructors",
     "from_indicator": "aggframe.constructors",
     "from_labels": "aggframe.constructors",
@@ -145,47 +105,21 @@ _LAZY: dict[str, str] = {
     "from_ordinal": "aggframe.constructors",
     "from_scores": "aggframe.constructors",
     "scan": "aggframe.constructors",
-    "CheckFailedError": "aggframe.decisions.checks",
     "CheckResult": "aggframe.decisions.checks",
     "check": "aggframe.decisions.checks",
     "monitor": "aggframe.decisions.monitor",
     "CalibrationMap": "aggframe.decisions.estimate",
-    "ShiftWarning": "aggframe.decisions.estimate",
     "estimate": "aggframe.decisions.estimate",
     "fit_calibration": "aggframe.decisions.estimate",
     "expected_cells": "aggframe.decisions.estimate_store",
     "slices": "aggframe.decisions.slices",
     "Rule": "aggframe.decisions.rules",
-    "RuleError": "aggframe.decisions.rules",
     "AggframeError": "aggframe.exceptions",
-    "ColumnNotFoundError": "aggframe.exceptions",
-    "DecisionWarning": "aggframe.exceptions",
-    "DuplicateEntryError": "aggframe.exceptions",
-    "EmptyInputError": "aggframe.exceptions",
-    "InvalidValueError": "aggframe.exceptions",
-    "NullValueError": "aggframe.exceptions",
-    "OptionError": "aggframe.exceptions",
-    "ShapeError": "aggframe.exceptions",
-    "SourceError": "aggframe.exceptions",
-    "SparseInputError": "aggframe.exceptions",
-    "StoreError": "aggframe.exceptions",
-    "UnknownClassError": "aggframe.exceptions",
-    "UnknownNameError": "aggframe.exceptions",
     "Cells": "aggframe.cells",
     "numpy": "aggframe.interop.numpy",
-    "plot_monitor": "aggframe.interop.charts.time",
-    "plot_estimate": "aggframe.interop.charts.estimate",
     "html_report": "aggframe.interop.html",
     "write_html_report": "aggframe.interop.html",
     "wide_table": "aggframe.interop.layout",
-    "plot_calibration": "aggframe.interop.plots",
-    "plot_classes": "aggframe.interop.plots",
-    "plot_conventions": "aggframe.interop.plots",
-    "plot_curve": "aggframe.interop.plots",
-    "plot_folds": "aggframe.interop.plots",
-    "plot_groups": "aggframe.interop.plots",
-    "plot_heatmap": "aggframe.interop.plots",
-    "plot_slices": "aggframe.interop.plots",
     "classification_report": "aggframe.interop.sklearn",
     "make_scorer": "aggframe.interop.sklearn",
     "score": "aggframe.interop.sklearn",
@@ -201,13 +135,8 @@ _LAZY: dict[str, str] = {
     "verify_inference": "aggframe.measures.verify",
     "OrdinalPredictions": "aggframe.predictions",
     "Predictions": "aggframe.predictions",
-    "godel": "aggframe.wide.tnorms",
-    "hamacher": "aggframe.wide.tnorms",
-    "lukasiewicz": "aggframe.wide.tnorms",
-    "marginal_defect": "aggframe.wide.tnorms",
-    "product": "aggframe.wide.tnorms",
 }
-_MODULES = frozenset({"ops", "numpy"})  # names that are modules, not attributes of one
+_MODULES = frozenset({"errors", "numpy", "ops", "plot", "suites", "tnorms"})  # modules, not attributes of one
 
 make_wide_callable()  # af.wide(report) still works, with a FutureWarning: use af.wide_table
 
@@ -221,6 +150,8 @@ def __getattr__(name: str) -> Any:
     elif name in _LAZY:
         module = importlib.import_module(_LAZY[name])
         value = module if name in _MODULES else getattr(module, name)
+    elif name in MOVED:  # an old name, kept for a release: warns on every access (not kept)
+        return moved(name)
     else:
         msg = f"module 'aggframe' has no attribute {name!r}"
         raise AttributeError(msg)
@@ -233,98 +164,69 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__all__ = [
-    "Accumulator",
-    "AggframeError",
-    "AggframeNamespace",
-    "CalibrationMap",
-    "Cells",
-    "CheckFailedError",
-    "CheckResult",
-    "ColumnNotFoundError",
-    "DecisionWarning",
-    "DuplicateEntryError",
-    "EmptyInputError",
-    "InferredProperties",
-    "InvalidValueError",
-    "Measure",
-    "MeasureWarning",
-    "NullValueError",
-    "OptionError",
-    "OrdinalPredictions",
-    "Predictions",
-    "Rule",
-    "RuleError",
-    "ShapeError",
-    "ShiftWarning",
-    "SourceError",
-    "SparseInputError",
-    "StoreError",
-    "SuiteInput",
-    "SuiteRank",
-    "SuiteSelection",
-    "UnknownClassError",
-    "UnknownNameError",
-    "__version__",
-    "canonical_coordinates",
-    "check",
-    "classification_report",
-    "cost",
-    "cost_matrix",
-    "degrees_of_freedom",
-    "diagnose",
-    "dominates",
-    "estimate",
-    "expected_cells",
-    "fbeta",
-    "fit_calibration",
-    "fold_aggregate",
+__all__ = [  # noqa: RUF022 - grouped by what a user is doing, each group sorted
+    # build predictions
     "from_cells",
     "from_indicator",
     "from_labels",
     "from_long",
     "from_ordinal",
     "from_scores",
+    "scan",
+    # the values users hold
+    "Accumulator",
+    "Cells",
+    "OrdinalPredictions",
+    "Predictions",
+    # measures (af.tnorms: t-norms for soft labels; af.ops: helpers to write measures)
+    "InferredProperties",
+    "Measure",
+    "fbeta",
     "get_measure",
-    "godel",
-    "hamacher",
-    "html_report",
     "infer_properties",
     "list_measures",
-    "log_mlflow",
-    "lukasiewicz",
-    "make_scorer",
-    "marginal_defect",
-    "micro_macro_gap",
-    "monitor",
-    "multioutput_aggregate",
-    "numpy",
-    "ops",
-    "pareto_dominance",
-    "plot_calibration",
-    "plot_classes",
-    "plot_conventions",
-    "plot_curve",
-    "plot_estimate",
-    "plot_folds",
-    "plot_groups",
-    "plot_heatmap",
-    "plot_monitor",
-    "plot_slices",
-    "product",
-    "progress",
     "register_measure",
-    "scan",
-    "score",
-    "select_suite",
-    "select_suites",
-    "slices",
-    "suite_jacobian",
-    "suite_rank",
-    "suite_ranks",
-    "uniform_error_deviation",
     "unregister_measure",
     "verify_inference",
+    # analyses of predictions (af.suites: measure suites)
+    "canonical_coordinates",
+    "cost",
+    "cost_matrix",
+    "diagnose",
+    "dominates",
+    "fold_aggregate",
+    "micro_macro_gap",
+    "multioutput_aggregate",
+    "pareto_dominance",
+    "uniform_error_deviation",
+    # decisions: checks, monitoring, slices, estimates
+    "CalibrationMap",
+    "CheckResult",
+    "Rule",
+    "check",
+    "estimate",
+    "expected_cells",
+    "fit_calibration",
+    "monitor",
+    "slices",
+    # tables, reports and other libraries (af.plot: the charts; af.numpy: the NumPy bridge)
+    "AggframeNamespace",
+    "classification_report",
+    "html_report",
+    "log_mlflow",
+    "make_scorer",
+    "progress",
+    "score",
     "wide_table",
     "write_html_report",
+    # errors (af.errors: every error and warning class)
+    "AggframeError",
+    # namespaces
+    "errors",
+    "numpy",
+    "ops",
+    "plot",
+    "suites",
+    "tnorms",
+    "__version__",
 ]

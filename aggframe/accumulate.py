@@ -1,4 +1,4 @@
-"""An accumulator for loops and streams: ``update`` with batches, ``compute`` at any time, ``merge`` states.
+"""An accumulator for loops and streams: ``update`` with batches, ``evaluate`` at any time, ``merge`` states.
 
 :class:`Accumulator` keeps the cell tables of every row it was given (an
 :class:`~aggframe.Cells`, bounded by groups x classes plus the distinct
@@ -15,7 +15,7 @@ labels).
 
 How the work is done. A batch is checked against the options and the earlier
 batches' column types when it arrives (no row is read for that), then buffered;
-once ``buffer_rows`` rows are buffered (and at :meth:`~Accumulator.compute`,
+once ``buffer_rows`` rows are buffered (and at :meth:`~Accumulator.evaluate`,
 :meth:`~Accumulator.cells` or :meth:`~Accumulator.flush`) the buffer is reduced
 to cell tables in one pass and added to the state. So the cost of an update is
 proportional to its batch, the fixed cost of a reduction is paid once per
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -91,7 +92,7 @@ _INDICATOR_OPTIONS = ("tnorm", "task")
 
 
 class _AllKeys:
-    """The default ``by`` of :meth:`Accumulator.compute`: every by-column of the accumulator."""
+    """The default ``by`` of :meth:`Accumulator.evaluate`: every by-column of the accumulator."""
 
     def __repr__(self) -> str:
         return "<all the accumulator's by-columns>"
@@ -120,7 +121,7 @@ class Accumulator:
         ``n x m`` matrices ``Y``, ``P`` and an optional ``mask``, as
         :func:`~aggframe.from_indicator`; every batch has the same ``m``).
     by
-        Columns to keep the cells per (model, day, ...); :meth:`compute` evaluates
+        Columns to keep the cells per (model, day, ...); :meth:`evaluate` evaluates
         per all of them by default, or any subset.
     buffer_rows
         Rows buffered before they are reduced to cells (default 1,000,000): a
@@ -158,7 +159,7 @@ class Accumulator:
     >>> acc = af.Accumulator(by="model")
     >>> acc.update(pl.DataFrame({"model": ["a", "b"], "y_true": [0, 1], "y_pred": [0, 0]}))
     >>> acc.update(pl.DataFrame({"model": ["a", "b"], "y_true": [1, 1], "y_pred": [1, 1]}))
-    >>> acc.compute("recall", "micro").select("model", "value")
+    >>> acc.evaluate("recall", "micro").select("model", "value")
     shape: (2, 2)
     ┌───────┬───────┐
     │ model ┆ value │
@@ -482,7 +483,7 @@ class Accumulator:
             raise EmptyInputError(msg)
         return self._cells
 
-    def compute(
+    def evaluate(
         self,
         measures: Any = None,
         operators: Any = None,
@@ -491,6 +492,10 @@ class Accumulator:
         **options: Any,
     ) -> Any:
         """Evaluate the rows so far: :meth:`Cells.evaluate <aggframe.Cells.evaluate>` on :meth:`cells`.
+
+        A tidy frame, as ``evaluate`` gives everywhere (this was ``compute``, which now
+        means one number everywhere: ``Accumulator.compute`` still works for this release,
+        with a ``FutureWarning``).
 
         ``by`` defaults to every by-column of the accumulator; ``by=None`` gives
         the overall values, a subset rolls up. The other options are those of
@@ -519,6 +524,34 @@ class Accumulator:
         """
         keys = list(self.by) if isinstance(by, _AllKeys) else by
         return self.cells().evaluate(measures, operators, by=keys, **options)
+
+    def compute(self, *args: Any, **kwargs: Any) -> Any:
+        """Deprecated: :meth:`evaluate` (the same frame), with a ``FutureWarning``.
+
+        ``compute`` returns one number everywhere else (:meth:`Predictions.compute
+        <aggframe.Predictions.compute>`); the accumulator's frame is :meth:`evaluate`.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Those of :meth:`evaluate`.
+
+        Returns
+        -------
+        pl.DataFrame
+            What :meth:`evaluate` returns.
+
+        Raises
+        ------
+        EmptyInputError
+            No rows were added yet.
+        """
+        msg = (
+            "Accumulator.compute(...) is deprecated and will be removed in a later release: use "
+            "Accumulator.evaluate(...), the same frame (compute returns one number everywhere else)"
+        )
+        warnings.warn(msg, FutureWarning, stacklevel=2)
+        return self.evaluate(*args, **kwargs)
 
     # -- merge --------------------------------------------------------------------------------
     def merge(self, other: Accumulator | Cells) -> None:

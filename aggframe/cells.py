@@ -202,7 +202,7 @@ def to_cells(self: Predictions, by: str | Sequence[str] | None = None, *, engine
     """
     engine = parse_engine(engine)
     keys = listify(by)
-    tables = self.store_tables(keys, engine=engine)
+    tables = self.extend.store_tables(keys, engine=engine)
     # whether the examples are single-label, from this grouping's profiles (no second scan)
     single = self.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
     return cells_of(

@@ -78,9 +78,9 @@ def from_long(  # noqa: PLR0913 -- the user's options, keyword-only
         frame must be dense.
     tnorm
         ``'product'``, ``'godel'`` (``'minimum'``), ``'lukasiewicz'``,
-        ``af.hamacher(gamma)`` or a callable ``T(a, b)`` on expressions:
+        ``af.tnorms.hamacher(gamma)`` or a callable ``T(a, b)`` on expressions:
         combines soft y and p into the four cells. The name ``'hamacher'`` is
-        ``af.hamacher()``, whose default ``gamma = 1`` is the product itself.
+        ``af.tnorms.hamacher()``, whose default ``gamma = 1`` is the product itself.
     task
         ``"multiclass"`` (single-label: each example has exactly one true and
         one predicted class, checked) or ``"multilabel"``. Without it the task is
@@ -88,7 +88,7 @@ def from_long(  # noqa: PLR0913 -- the user's options, keyword-only
         extra label on one example would change standard accuracy, the suites'
         parametrisation and the degrees of freedom: state it when you know it.
         :attr:`Predictions.kind` says which task is used and
-        :attr:`Predictions.kind_inferred` whether it was inferred.
+        ``pr.extend.kind_inferred`` whether it was inferred.
     examples
         Declare the examples, so that a sparse log that records only the
         entries with a 1 loses no example: declared examples without any row
@@ -418,7 +418,7 @@ def from_scores(  # noqa: PLR0913 -- the user's options, keyword-only
         (numbers ascending, strings lexicographically, ``Enum`` categories in
         declared order; ``Categorical`` as strings). Not stated (no
         ``decision``, ``threshold``, ``k`` or ``keep_soft``): a 0.5 threshold,
-        and a :class:`~aggframe.DecisionWarning` when the scores of every
+        and a :class:`~aggframe.errors.DecisionWarning` when the scores of every
         example sum to one over its classes (softmax probabilities, for which
         ``decision="argmax"`` is usually meant). ``threshold=0.5`` given
         explicitly is the default's value and warns too: state

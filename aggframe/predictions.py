@@ -14,9 +14,10 @@ per-entry values (``parts``), the confusion matrix (``matrix``) and cell stores
 and the ordinal subclass. A new capability is a new part, not a longer class.
 
 The accessors for analyses and extensions return frames keyed by private key
-columns (:mod:`aggframe._columns`) with the user's names beside them:
-:meth:`cell_tables`, :meth:`cell_frame`, :meth:`report`,
-:meth:`per_class_table`, :meth:`confusion_table`, :meth:`key_names`.
+columns (:mod:`aggframe._columns`) with the user's names beside them; they are
+private to the façade and reach other layers as ``pr.extend.<name>``
+(:mod:`aggframe.facade.extend`): ``cell_tables``, ``cell_frame``, ``request``,
+``report``, ``per_class_table``, ``confusion_table``, ``key_names``, ...
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from aggframe._options import (
 from aggframe._progress import evaluating, tracked
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import class_subset, summary_html
+from aggframe.facade.extend import PredictionsExtension, moved_to_extend
 from aggframe.facade.matrix import MatrixMethods
 from aggframe.facade.parts import PER_CLASS_COLUMNS, PartsMethods
 from aggframe.facade.report import ReportMethods
@@ -107,6 +109,35 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     else:
         slices = _Registered("aggframe.decisions.slices")
         to_cells = _Registered("aggframe.cells")
+
+    @property
+    def extend(self) -> PredictionsExtension:
+        """The plumbing, for people who write operators, analyses and charts: cell tables, requests, reports.
+
+        ``pr.extend.cell_tables(by)``, ``pr.extend.report(pr.extend.request(...))``, ...
+        (:class:`~aggframe.facade.extend.PredictionsExtension`): frames keyed by private key
+        columns, under the verbs users call. These were methods of ``Predictions``
+        (``pr.cell_tables``, ...), which still work for this release with a ``FutureWarning``.
+
+        Returns
+        -------
+        PredictionsExtension
+            An accessor that holds nothing but these predictions.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> pr = af.from_labels([0, 1, 1, 2], [0, 1, 0, 2])
+        >>> pr.extend.kind_by([])
+        'multiclass'
+        """
+        return PredictionsExtension(self)
+
+    if not TYPE_CHECKING:  # the checker sees no __getattr__: a misspelt attribute stays an error
+
+        def __getattr__(self, name: str) -> Any:
+            # the plumbing moved to pr.extend: the old names work for a release, with a FutureWarning
+            return moved_to_extend(self, name)
 
     @overload
     def evaluate(
@@ -366,7 +397,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
                 self, measures, operators, window, unlabelled=unlabelled, options=options
             )
         engine = parse_engine(engine)
-        request = self.request(
+        request = self._request(
             measures,
             operators,
             by=by,
@@ -378,7 +409,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             grouping_sets=grouping_sets,
         )
         boot = parse_bootstrap(n_boot, level=level, seed=seed, cluster=cluster)
-        report, names = self.report(request, lazy=lazy, engine=engine, boot=boot)
+        report, names = self._report(request, lazy=lazy, engine=engine, boot=boot)
         if boot is not None:
             report = summarize(report, boot)
         columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
@@ -397,6 +428,12 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         labels: Sequence[Any] | None = None,
     ) -> float:
         """One number: ``measure`` under ``operator`` with ``convention`` (NaN if undefined).
+
+        ``compute`` is a float everywhere in aggframe, ``evaluate`` a tidy frame: this is
+        the row of :meth:`evaluate` for one measure, operator and convention, with its
+        defaults (``convention="exclude"``; operator ``micro``). :func:`~aggframe.score`
+        is the scikit-learn bridge: label arrays in, scikit-learn's defaults (``macro``,
+        ``zero_division=0``, i.e. ``convention="zero"``).
 
         Parameters
         ----------
@@ -479,7 +516,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         0.5
         """
         if self._single_label():
-            prof = self.cell_tables().profiles
+            prof = self._cell_tables().profiles
             return float(prof.select((pl.col("n") * pl.col("tp")).sum() / pl.col("n").sum()).collect().item())
         return self.compute("label_accuracy", "micro")
 
@@ -510,7 +547,7 @@ class OrdinalPredictions(Predictions):
     #: ordinal: m - 1 cumulative thresholds, whose single-label view is ``labels``
     ordinal: ClassVar[bool] = True
 
-    def check_suite_data(self) -> None:
+    def _check_suite_data(self) -> None:
         # as the reference: suites parametrise multiclass, multilabel and binary data; the
         # m - 1 threshold columns of ordinal data are neither (their cells are constrained)
         msg = (

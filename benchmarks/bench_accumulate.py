@@ -13,7 +13,7 @@ peak RSS of the measured section:
 
 * ``whole``: ``af.from_labels(df).evaluate(by="model")``: 21 measures x 4 operators, once.
 * ``default``: ``acc = af.Accumulator(by="model")`` (``buffer_rows=1_000_000``), one
-  ``acc.update(batch)`` per batch, then one ``acc.compute()`` (the same report).
+  ``acc.update(batch)`` per batch, then one ``acc.evaluate()`` (the same report).
 * ``buffer_rows=N``: the same with another buffer (``0``: every update reduced at once).
 * ``updates + report every 100``: as the default, with a ``compute()`` every 100 batches
   (the running report of ``examples/running_report.py``).
@@ -73,8 +73,8 @@ def run_variant(variant: str, rows: int, batch: int) -> dict[str, Any]:
         for i, b in enumerate(batches, start=1):
             acc.update(b)
             if every and i % every == 0:
-                acc.compute()
-        out = acc.compute()
+                acc.evaluate()
+        out = acc.evaluate()
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB (Linux)
     return {"variant": variant, "cpu_s": cpu, "wall_s": wall, "peak_rss_mib": peak, "rows_out": out.height}

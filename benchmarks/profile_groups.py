@@ -14,7 +14,7 @@ all threads), on the streaming engine:
 ``byhand``    the whole report by hand in plain Polars (``byhand_report.py``), no checks
 ``wide``      aggframe's wide step alone: the raw grains the scan produces (label form:
               the margins; long form: per class, per group, the profiles)
-``tables``    the validated cell tables, collected and kept (``Predictions.cell_tables``):
+``tables``    the validated cell tables, collected and kept (``pr.extend.cell_tables``):
               wide step, checks, the groups table
 ``report``    the report on those kept tables (``operators.report.build_report``)
 ``evaluate``  ``Predictions.evaluate`` from the scan (tables + report)
@@ -58,8 +58,8 @@ def stages(cfg: Config) -> dict[str, Callable[[], Any]]:
     by = ("group",) if cfg.groups else ()
     names = cfg.measure_list or af.list_measures()
     kept = predictions(cfg)
-    tables = kept.cell_tables(by or None, engine=ENGINE)
-    request = kept.request(names, list(OPERATORS), by=by or None)
+    tables = kept.extend.cell_tables(by or None, engine=ENGINE)
+    request = kept.extend.request(names, list(OPERATORS), by=by or None)
 
     def wide() -> Any:
         source = predictions(cfg).source
@@ -82,7 +82,7 @@ def stages(cfg: Config) -> dict[str, Callable[[], Any]]:
             pl.scan_parquet(data_path(cfg)), form=cfg.form, keys=list(by), m=cfg.classes, measures=names
         ),
         "wide": wide,
-        "tables": lambda: predictions(cfg).cell_tables(by or None, engine=ENGINE),
+        "tables": lambda: predictions(cfg).extend.cell_tables(by or None, engine=ENGINE),
         "report": lambda: build_report(tables, request, folds=[], class_dtype=None).collect(engine=ENGINE),
         "evaluate": lambda: predictions(cfg).evaluate(names, list(OPERATORS), by=by or None, engine=ENGINE),
     }

@@ -1,6 +1,6 @@
 """Regenerate docs/assets/report-chart.png, the picture of the README and the site's home page.
 
-The chart is the HTML report's group chart (``af.plot_groups``) of the example data: macro F1
+The chart is the HTML report's group chart (``af.plot.groups``) of the example data: macro F1
 and MCC per model and day, with 95% bootstrap intervals, rendered offline by vl-convert.
 Run from the repository root: ``python docs/make_chart.py`` (needs the ``plot`` extra).
 """
@@ -21,7 +21,7 @@ def main() -> None:
     frame = pl.read_parquet(ROOT / "examples" / "predictions.parquet")
     pr = af.from_labels(frame, example="example")
     report = pr.evaluate(["f1", "mcc"], "macro", by=["model", "day"], n_boot=200, seed=0)
-    chart = af.plot_groups(report, columns=2).properties(
+    chart = af.plot.groups(report, columns=2).properties(
         title="Macro F1 and MCC per model and day, with 95% bootstrap intervals"
     )
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,7 @@ with pl.Config(tbl_cols=-1, tbl_rows=-1, tbl_width_chars=200):
     print(af.wide_table(summary, by=["measure", "operator"]))
 
 try:
-    chart = af.plot_folds(report)
+    chart = af.plot.folds(report)
 except ImportError as exc:  # the plot extra is optional
     print(f"no chart: {exc}")
 else:

@@ -26,7 +26,7 @@ with pl.Config(fmt_str_lengths=120, tbl_width_chars=160, tbl_rows=20):
     print(result.frame.filter(pl.col("status") != "pass").select("rule", "status", "message"))
 try:
     result.raise_for_status()
-except af.CheckFailedError as exc:
+except af.errors.CheckFailedError as exc:
     print(f"the gate stops the pipeline: {str(exc)[:120]}...")
 
 # the command line, as a CI job runs it: exit code 1 here, since the baseline model misses the floor

@@ -8,7 +8,7 @@ batches' examples are then true negatives of it, exactly as if every row had com
 
 ``af.Accumulator`` keeps only the cell tables (groups x classes, plus the per-example
 profiles) and a buffer of rows; ``update`` takes a Polars, pandas or Arrow batch (or two
-label arrays), ``compute`` evaluates at any time, ``merge`` adds another worker's state
+label arrays), ``evaluate`` evaluates at any time, ``merge`` adds another worker's state
 (pickled and sent back: the same rows are never added twice), and ``cells()`` is an
 ``af.Cells`` value that can be written as a cell store.
 
@@ -50,7 +50,7 @@ acc = af.Accumulator(by="model")
 for i, b in enumerate(stream, start=1):
     acc.update(b)
     if i % EVERY == 0:
-        report = acc.compute(["f1", "mcc"], ["micro", "macro"])
+        report = acc.evaluate(["f1", "mcc"], ["micro", "macro"])
         print(f"after {i} batches ({acc.n_rows} predictions):")
         print(af.wide_table(report).with_columns(pl.selectors.float().round(3)))
 
@@ -67,7 +67,7 @@ everything = whole.evaluate(["f1", "mcc"], ["micro", "macro", "exemplar"], by="m
 for state in (acc, merged):
     # the same cells exactly (sums of counts), so the same values (up to the order of a mean's terms)
     assert state.cells().table("class").equals(whole.cells("class", by="model")), "the cells differ"
-    got = state.compute(["f1", "mcc"], ["micro", "macro", "exemplar"])
+    got = state.evaluate(["f1", "mcc"], ["micro", "macro", "exemplar"])
     assert (got["value"] - everything["value"]).abs().max() < 1e-12, "the values differ"
 print("merged workers = one worker = all rows at once")
 

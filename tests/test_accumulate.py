@@ -76,7 +76,7 @@ def test_label_batches_add_up_to_the_whole(case: LabelCase, data: st.DataObject,
     acc = af.Accumulator(by=case.by, buffer_rows=buffer, **roles(case))
     for b in batches(case.frame, case.example, data, k):
         acc.update(b)
-    same(acc.compute(**EVAL), whole.evaluate(**EVAL, by=case.by))
+    same(acc.evaluate(**EVAL), whole.evaluate(**EVAL, by=case.by))
     # the cells themselves, not only the measures (classes absent from a batch completed)
     for grain in ("class", "profiles"):
         same(acc.cells().table(grain), whole.cells(grain, by=case.by))
@@ -100,9 +100,9 @@ def test_folds_grouping_sets_and_group_universes_add_up(
     for b in batches(case.frame, case.example, data, k):
         acc.update(b)
     pooling = ["pooled", "averaged", "fold", "min", "max", "std"]
-    same(acc.compute(**EVAL, pooling=pooling), whole.evaluate(**EVAL, by=case.by, pooling=pooling))
+    same(acc.evaluate(**EVAL, pooling=pooling), whole.evaluate(**EVAL, by=case.by, pooling=pooling))
     rolled = {"measures": ["f1", "mcc"], "operators": ["macro", "exemplar"], "grouping_sets": "rollup"}
-    same(acc.compute(**rolled), whole.evaluate(**rolled, by=case.by))
+    same(acc.evaluate(**rolled), whole.evaluate(**rolled, by=case.by))
 
 
 @pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
@@ -114,7 +114,7 @@ def test_targets_add_up(case: LabelCase, data: st.DataObject, k: int, buffer: in
     for b in batches(case.frame, "example", data, k):
         acc.update(b)
     kw = {**EVAL, "operators": [*OPERATORS, "target"], "within": ["micro", "macro"]}
-    same(acc.compute(**kw), whole.evaluate(**kw, by=case.by))
+    same(acc.evaluate(**kw), whole.evaluate(**kw, by=case.by))
 
 
 @pytest.mark.slow
@@ -124,12 +124,12 @@ def test_binary_task_adds_up(case: LabelCase, data: st.DataObject, k: int) -> No
     kw = {**EVAL, "operators": [*OPERATORS, "binary"]}
     try:
         expected = af.from_labels(case.frame, task="binary", **roles(case)).evaluate(**kw, by=case.by)
-    except af.OptionError:  # pos_label 1 absent from two labels: a binary task is then refused
+    except af.errors.OptionError:  # pos_label 1 absent from two labels: a binary task is then refused
         return
     acc = af.Accumulator(by=case.by, buffer_rows=0, task="binary", **roles(case))
     for b in batches(case.frame, case.example, data, k):
         acc.update(b)
-    same(acc.compute(**kw), expected)
+    same(acc.evaluate(**kw), expected)
 
 
 @pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
@@ -142,7 +142,7 @@ def test_long_batches_add_up(case: LongCase, data: st.DataObject, k: int, buffer
     for b in batches(case.frame, "example", data, k):
         acc.update(b)
     pooling = ["pooled", "averaged", "fold"]
-    same(acc.compute(**EVAL, pooling=pooling), whole.evaluate(**EVAL, by=case.by, pooling=pooling), 1e-9)
+    same(acc.evaluate(**EVAL, pooling=pooling), whole.evaluate(**EVAL, by=case.by, pooling=pooling), 1e-9)
 
 
 def test_long_targets_add_up() -> None:
@@ -159,7 +159,7 @@ def test_long_targets_add_up() -> None:
         acc = af.Accumulator("long", by="g", target="target", buffer_rows=buffer)
         for lo in range(0, 30, 7):
             acc.update(frame.filter(pl.col("example").is_between(lo, lo + 6)))
-        same(acc.compute(**kw), whole.evaluate(**kw, by="g"))
+        same(acc.evaluate(**kw), whole.evaluate(**kw, by="g"))
 
 
 @pytest.mark.slow  # a long differential or property run: CI runs it, the quick loop does not
@@ -185,7 +185,7 @@ def test_scores_batches_add_up(data: st.DataObject, k: int) -> None:
     acc = af.Accumulator("scores", by="g", buffer_rows=data.draw(BUFFERS), **options)
     for b in batches(frame, "example", data, k):
         acc.update(b)
-    same(acc.compute(**EVAL), whole.evaluate(**EVAL, by="g"))
+    same(acc.evaluate(**EVAL), whole.evaluate(**EVAL, by="g"))
 
 
 def test_indicator_batches_add_up() -> None:
@@ -194,12 +194,12 @@ def test_indicator_batches_add_up() -> None:
     acc = af.Accumulator("indicator", buffer_rows=0)
     for lo in range(0, 40, 13):
         acc.update(Y[lo : lo + 13], P[lo : lo + 13], mask=M[lo : lo + 13])
-    same(acc.compute(**EVAL), af.from_indicator(Y, P, mask=M).evaluate(**EVAL))
+    same(acc.evaluate(**EVAL), af.from_indicator(Y, P, mask=M).evaluate(**EVAL))
     soft = af.Accumulator("indicator", tnorm="product")
     S, Q = rng.random((20, 3)).round(2), rng.random((20, 3)).round(2)
     soft.update(S[:9], Q[:9])
     soft.update(S[9:], Q[9:])
-    same(soft.compute(**EVAL), af.from_indicator(S, Q, tnorm="product").evaluate(**EVAL), 1e-9)
+    same(soft.evaluate(**EVAL), af.from_indicator(S, Q, tnorm="product").evaluate(**EVAL), 1e-9)
 
 
 # ---------------------------------------------------------------------------
@@ -217,17 +217,17 @@ def test_a_class_first_seen_in_a_later_batch_completes_the_earlier_ones() -> Non
     # model a never saw class 2: its two examples are true negatives of it
     row = acc.cells().table("class").filter((pl.col("m") == "a") & (pl.col("class") == 2))
     assert row.select("tp", "fp", "fn", "tn").row(0) == (0.0, 0.0, 0.0, 2.0)
-    same(acc.compute(**EVAL), whole.evaluate(**EVAL, by="m"))
+    same(acc.evaluate(**EVAL), whole.evaluate(**EVAL, by="m"))
 
 
 def test_the_long_form_refuses_a_class_the_earlier_batches_lacked() -> None:
     first = pl.DataFrame({"example": [0, 0], "class": [0, 1], "y": [1, 0], "p": [1, 0]})
     later = pl.DataFrame({"example": [1, 1, 1], "class": [0, 1, 2], "y": [0, 0, 1], "p": [0, 1, 1]})
-    with pytest.raises(af.SparseInputError):  # the rows together are sparse too
+    with pytest.raises(af.errors.SparseInputError):  # the rows together are sparse too
         af.from_long(pl.concat([first, later])).evaluate()
     acc = af.Accumulator("long", buffer_rows=0)
     acc.update(first)
-    with pytest.raises(af.SparseInputError, match=r"update 2: .*class 2.*classes=") as exc:
+    with pytest.raises(af.errors.SparseInputError, match=r"update 2: .*class 2.*classes=") as exc:
         acc.update(later)
     assert "not added" in str(exc.value)
     # the first batch is kept; with a declared universe the same batches add up
@@ -235,7 +235,7 @@ def test_the_long_form_refuses_a_class_the_earlier_batches_lacked() -> None:
     declared = af.Accumulator("long", n_classes=3, buffer_rows=0)
     declared.update(first)
     declared.update(later)
-    same(declared.compute(**EVAL), af.from_long(pl.concat([first, later]), n_classes=3).evaluate(**EVAL))
+    same(declared.evaluate(**EVAL), af.from_long(pl.concat([first, later]), n_classes=3).evaluate(**EVAL))
 
 
 # ---------------------------------------------------------------------------
@@ -263,29 +263,29 @@ def test_batches_of_every_frame_library(kind: str) -> None:
     acc = af.Accumulator(by="model")
     for lo in (0, 2, 4):
         acc.update(convert(FRAME[lo : lo + 2]))
-    same(acc.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+    same(acc.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
 
 
 def test_label_arrays_and_type_checks() -> None:
     acc = af.Accumulator(buffer_rows=0)
     acc.update(np.array([0, 1, 2]), np.array([0, 1, 1]))
     acc.update([2, 2], [2, 0])
-    same(acc.compute(**EVAL), af.from_labels([0, 1, 2, 2, 2], [0, 1, 1, 2, 0]).evaluate(**EVAL))
-    with pytest.raises(af.InvalidValueError, match=r"'y_true' is String in update 3 but Int64"):
+    same(acc.evaluate(**EVAL), af.from_labels([0, 1, 2, 2, 2], [0, 1, 1, 2, 0]).evaluate(**EVAL))
+    with pytest.raises(af.errors.InvalidValueError, match=r"'y_true' is String in update 3 but Int64"):
         acc.update(["a"], ["b"])
-    with pytest.raises(af.OptionError, match="two label arrays"):
+    with pytest.raises(af.errors.OptionError, match="two label arrays"):
         acc.update(np.array([[0, 1]]))
 
 
 def test_an_empty_batch_is_skipped_and_an_empty_accumulator_says_so() -> None:
     acc = af.Accumulator()
-    with pytest.raises(af.EmptyInputError, match="no rows yet"):
-        acc.compute()
+    with pytest.raises(af.errors.EmptyInputError, match="no rows yet"):
+        acc.evaluate()
     acc.update(FRAME.clear())
     assert acc.n_updates == 1
     assert acc.n_rows == 0
     acc.update(FRAME)
-    same(acc.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL))
+    same(acc.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL))
 
 
 # ---------------------------------------------------------------------------
@@ -293,19 +293,19 @@ def test_an_empty_batch_is_skipped_and_an_empty_accumulator_says_so() -> None:
 
 
 def test_options_and_columns_are_checked_at_construction_and_update() -> None:
-    with pytest.raises(af.OptionError, match="unknown option 'y'"):
+    with pytest.raises(af.errors.OptionError, match="unknown option 'y'"):
         af.Accumulator(y="y")
-    with pytest.raises(af.OptionError, match="examples="):
+    with pytest.raises(af.errors.OptionError, match="examples="):
         af.Accumulator("long", examples=10)
-    with pytest.raises(af.OptionError, match="unknown form"):
+    with pytest.raises(af.errors.OptionError, match="unknown form"):
         af.Accumulator("wide")  # type: ignore[arg-type]
-    with pytest.raises(af.OptionError, match="buffer_rows"):
+    with pytest.raises(af.errors.OptionError, match="buffer_rows"):
         af.Accumulator(buffer_rows=-1)
     acc = af.Accumulator(by="day")
-    with pytest.raises(af.ColumnNotFoundError, match="'day'"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="'day'"):
         acc.update(FRAME)  # checked on the batch's schema, before any row is read
     scores = af.Accumulator("scores", decision="argmax")
-    with pytest.raises(af.ColumnNotFoundError, match="'score'"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="'score'"):
         scores.update(pl.DataFrame({"example": [0], "class": [0], "y": [1]}))
 
 
@@ -319,14 +319,14 @@ def test_a_bad_batch_is_named_and_dropped_and_the_others_are_kept(buffer: int) -
     def feed() -> None:
         acc.update(bad)
         acc.update(good[1])
-        acc.compute()  # with a buffer the rows are checked when they are reduced
+        acc.evaluate()  # with a buffer the rows are checked when they are reduced
 
-    with pytest.raises(af.NullValueError, match=r"update 2: column 'y_true': 1 null") as exc:
+    with pytest.raises(af.errors.NullValueError, match=r"update 2: column 'y_true': 1 null") as exc:
         feed()
     assert "not added" in str(exc.value)
     if buffer == 0:
         acc.update(good[1])
-    same(acc.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+    same(acc.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
     assert acc.n_rows == FRAME.height
 
 
@@ -340,23 +340,23 @@ def test_merge_adds_other_accumulators_once() -> None:
     b.update(FRAME[4:])
     b_copy = pickle.loads(pickle.dumps(b))
     a.merge(b)
-    same(a.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+    same(a.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
     assert a.n_rows == FRAME.height
-    with pytest.raises(af.StoreError, match="twice"):
+    with pytest.raises(af.errors.StoreError, match="twice"):
         a.merge(b_copy)  # the same rows, sent back
-    with pytest.raises(af.StoreError, match="twice"):
+    with pytest.raises(af.errors.StoreError, match="twice"):
         a.merge(a)
-    with pytest.raises(af.OptionError, match="another form or by-columns"):
+    with pytest.raises(af.errors.OptionError, match="another form or by-columns"):
         a.merge(af.Accumulator(by="day"))
     labels = sorted(set(FRAME["y_true"].to_list()) | set(FRAME["y_pred"].to_list()))
     declared = af.Accumulator(by="model", classes=labels)
     declared.update(FRAME[:2])
-    with pytest.raises(af.OptionError, match="class universes"):
+    with pytest.raises(af.errors.OptionError, match="class universes"):
         a.merge(declared)  # other options: the cells' layout check
     # cells made elsewhere (another process, a Spark task)
     c = af.Accumulator(by="model")
     c.merge(af.from_labels(FRAME).to_cells(by="model"))
-    same(c.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+    same(c.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
 
 
 def test_reset_and_pickle_mid_stream() -> None:
@@ -365,11 +365,11 @@ def test_reset_and_pickle_mid_stream() -> None:
     acc.update(FRAME[3:4])  # stays buffered
     revived = pickle.loads(pickle.dumps(acc))
     revived.update(FRAME[4:])
-    same(revived.compute(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
+    same(revived.evaluate(**EVAL), af.from_labels(FRAME).evaluate(**EVAL, by="model"))
     acc.reset()
     assert (acc.n_updates, acc.n_rows, acc.buffered_rows) == (0, 0, 0)
     acc.update(FRAME[4:])
-    same(acc.compute(**EVAL), af.from_labels(FRAME[4:]).evaluate(**EVAL, by="model"))
+    same(acc.evaluate(**EVAL), af.from_labels(FRAME[4:]).evaluate(**EVAL, by="model"))
 
 
 def test_compute_rolls_up_and_the_state_stays_small() -> None:
@@ -387,9 +387,9 @@ def test_compute_rolls_up_and_the_state_stays_small() -> None:
     # groups x classes, whatever the number of rows
     assert sizes[-1] == 3 * 4 * 5
     assert sizes[5] == sizes[-1]
-    overall = acc.compute("f1", "macro", by=None)
+    overall = acc.evaluate("f1", "macro", by=None)
     assert overall.columns[0] == "measure"
-    assert acc.compute("f1", "macro", by="day").height == 4
+    assert acc.evaluate("f1", "macro", by="day").height == 4
 
 
 # ---------------------------------------------------------------------------
@@ -413,27 +413,29 @@ def test_hostile_names_and_null_keys(case: LabelCase, data: st.DataObject, k: in
     for b in batches(frame, None, data, k):
         acc.update(b)
     expected = af.from_labels(case.frame).evaluate(**EVAL, by=case.by)
-    same(acc.compute(**EVAL), rename_columns(expected, mapping))
+    same(acc.evaluate(**EVAL), rename_columns(expected, mapping))
 
 
 def test_broken_batches_are_named() -> None:
     acc = af.Accumulator()
-    with pytest.raises(af.OptionError, match="Expected a batch to be a DataFrame"):
+    with pytest.raises(af.errors.OptionError, match="Expected a batch to be a DataFrame"):
         acc.update("predictions.parquet")  # a path is not a batch: af.from_labels reads paths
     duckdb = pytest.importorskip("duckdb")
     # a lazy engine frame (a Spark DataFrame was "got DataFrame", the type the message asked for)
-    with pytest.raises(af.OptionError, match=r"got duckdb\.\S*DuckDBPyRelation, a lazy frame .* merge\(\)"):
+    with pytest.raises(
+        af.errors.OptionError, match=r"got duckdb\.\S*DuckDBPyRelation, a lazy frame .* merge\(\)"
+    ):
         acc.update(duckdb.sql("select 0 as y_true, 1 as y_pred"))
-    with pytest.raises(af.ShapeError, match="labels"):
+    with pytest.raises(af.errors.ShapeError, match="labels"):
         acc.update([0, 1, 2], [0, 1])
     indicator = af.Accumulator("indicator")
     indicator.update(np.eye(3), np.eye(3))
-    with pytest.raises(af.ShapeError, match="4 columns, the earlier ones 3"):
+    with pytest.raises(af.errors.ShapeError, match="4 columns, the earlier ones 3"):
         indicator.update(np.eye(4), np.eye(4))
-    with pytest.raises(af.OptionError, match="mask"):
+    with pytest.raises(af.errors.OptionError, match="mask"):
         indicator.update(np.eye(3), np.eye(3), mask=np.ones((3, 3)))
     indicator.update(np.full((2, 3), 2.0), np.eye(3)[:2])  # checked when the buffer is reduced
-    with pytest.raises(af.InvalidValueError, match=r"update 4: .*outside \[0, 1\]"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"update 4: .*outside \[0, 1\]"):
         indicator.flush()
 
 
@@ -447,7 +449,7 @@ def test_the_multiclass_operator_accumulates(
     acc = af.Accumulator(by=case.by, buffer_rows=buffer)
     for b in batches(case.frame, None, data, k):
         acc.update(b)
-    same(acc.compute(**kw), af.from_labels(case.frame).evaluate(**kw, by=case.by))
+    same(acc.evaluate(**kw), af.from_labels(case.frame).evaluate(**kw, by=case.by))
 
 
 @pytest.mark.parametrize("buffer_rows", [0, 1_000_000])
@@ -457,13 +459,13 @@ def test_integers_beyond_2_53_never_meet_floats_silently(buffer_rows: int) -> No
     three classes give 0.778). One frame with the mix is refused; so is this."""
     big = pl.DataFrame({"y_true": [2**53, 2**53 + 1], "y_pred": [2**53, 2**53]})
     small = pl.DataFrame({"y_true": [0.5, 0.5], "y_pred": [0.5, 2.5]})
-    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):
+    with pytest.raises(af.errors.InvalidValueError, match="beyond 2\\^53"):
         af.from_labels(big).to_cells() + af.from_labels(small).to_cells()
     acc = af.Accumulator(buffer_rows=buffer_rows)
     acc.update(big)
-    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):  # noqa: PT012 - reduced at once or buffered
+    with pytest.raises(af.errors.InvalidValueError, match="beyond 2\\^53"):  # noqa: PT012 - reduced at once or buffered
         acc.update(small)
-        acc.compute("f1", "macro")
+        acc.evaluate("f1", "macro")
 
 
 def test_a_null_first_batch_does_not_let_two_key_types_meet() -> None:
@@ -471,7 +473,7 @@ def test_a_null_first_batch_does_not_let_two_key_types_meet() -> None:
     acc = af.Accumulator(by="model")
     acc.update(pl.DataFrame({"model": [None], "y_true": [0], "y_pred": [0]}))
     acc.update(pl.DataFrame({"model": ["1"], "y_true": [1], "y_pred": [1]}))
-    with pytest.raises(af.InvalidValueError, match="column 'model' is Int64 in update 3 but String"):
+    with pytest.raises(af.errors.InvalidValueError, match="column 'model' is Int64 in update 3 but String"):
         acc.update(pl.DataFrame({"model": [1], "y_true": [1], "y_pred": [0]}))
 
 
@@ -481,7 +483,7 @@ def test_merge_checks_what_it_takes_and_reads_options_as_cells_do() -> None:
     array: a raw ValueError) were refused as "configured differently"."""
     day = pl.DataFrame({"model": ["a", "b", "a"], "day": [1, 1, 1], "y_true": [0, 1, 2], "y_pred": [0, 1, 1]})
     acc = af.Accumulator(by="model")
-    with pytest.raises(af.OptionError, match=r"cannot merge these cells: form 'labels', by \['day'\]"):
+    with pytest.raises(af.errors.OptionError, match=r"cannot merge these cells: form 'labels', by \['day'\]"):
         acc.merge(af.from_labels(day).to_cells(by="day"))
     a = af.Accumulator(by="model", n_classes=3)
     b = af.Accumulator(by="model", classes=np.array([0, 1, 2]))
@@ -489,7 +491,7 @@ def test_merge_checks_what_it_takes_and_reads_options_as_cells_do() -> None:
     b.update(day.with_columns(pl.lit(2).alias("day")))
     a.merge(b)
     want = af.from_labels(pl.concat([day, day]), n_classes=3).evaluate("f1", "macro", by="model")
-    assert_frame_equal(a.compute("f1", "macro"), want)
+    assert_frame_equal(a.evaluate("f1", "macro"), want)
 
 
 def test_indicator_batches_are_buffered_as_distinct_examples() -> None:
@@ -506,7 +508,7 @@ def test_indicator_batches_are_buffered_as_distinct_examples() -> None:
     reduced = []
     original = acc._add_each
     acc._add_each = lambda *a: reduced.append(a) or original(*a)  # type: ignore[method-assign]
-    got = acc.compute("f1", ["micro", "macro", "exemplar"])
+    got = acc.evaluate("f1", ["micro", "macro", "exemplar"])
     assert not reduced  # no error-path flush
     want = af.from_indicator(np.vstack(Ys), np.vstack(Ps)).evaluate("f1", ["micro", "macro", "exemplar"])
     assert_frame_equal(got, want)

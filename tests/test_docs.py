@@ -100,7 +100,7 @@ def test_stated_values_are_checked() -> None:
     lines = {
         line for p in RUNNABLE for b in blocks(p) if b.language == "python" for line, _ in stated(b.code)
     }
-    assert {"m.bayes_threshold()", 'af.marginal_defect("lukasiewicz")'} <= lines
+    assert {"m.bayes_threshold()", 'af.tnorms.marginal_defect("lukasiewicz")'} <= lines
 
 
 def test_block_parsing() -> None:

@@ -56,7 +56,7 @@ def _marks(spec: dict[str, object]) -> list[tuple[str, object, object]]:
 
 def test_realized_solid_estimated_dashed_with_its_band() -> None:
     out = _estimate(n_draws=20)
-    spec = af.plot_estimate(out, measure="f1").to_dict()
+    spec = af.plot.estimate(out, measure="f1").to_dict()
     assert _marks(spec) == [
         ("area", None, "datum.kind === 'estimated'"),
         ("line", [6, 4], "datum.kind === 'estimated'"),
@@ -75,11 +75,11 @@ def test_realized_solid_estimated_dashed_with_its_band() -> None:
 
 def test_without_draws_no_band_and_the_options_are_checked() -> None:
     out = _estimate(n_draws=0, by=None)
-    spec = af.plot_estimate(out, measure="recall", operator="binary").to_dict()
+    spec = af.plot.estimate(out, measure="recall", operator="binary").to_dict()
     assert [m[0] for m in _marks(spec)] == ["line", "line"]
-    with pytest.raises(af.OptionError, match="measure"):
-        af.plot_estimate(out)  # two measures, none chosen
-    with pytest.raises(af.ColumnNotFoundError, match="window_start"):
-        af.plot_estimate(out.drop("window_start", "window_end"), measure="f1")
-    with pytest.raises(af.OptionError, match="Polars frame"):
-        af.plot_estimate(out.to_dict(), measure="f1")  # type: ignore[arg-type]
+    with pytest.raises(af.errors.OptionError, match="measure"):
+        af.plot.estimate(out)  # two measures, none chosen
+    with pytest.raises(af.errors.ColumnNotFoundError, match="window_start"):
+        af.plot.estimate(out.drop("window_start", "window_end"), measure="f1")
+    with pytest.raises(af.errors.OptionError, match="Polars frame"):
+        af.plot.estimate(out.to_dict(), measure="f1")  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     AggframeError,
     ColumnNotFoundError,
     DuplicateEntryError,

@@ -128,7 +128,7 @@ def test_late_labels_flag_windows_and_never_alert() -> None:
     assert (few["status"] == "few labels").all()
     assert not few["alert"].any()
     assert (out.filter(pl.col("labelled_share") >= 0.6)["status"] != "few labels").all()
-    with pytest.raises(af.NullValueError):
+    with pytest.raises(af.errors.NullValueError):
         af.monitor(pr, "recall", "micro", **kw)
 
 
@@ -169,5 +169,5 @@ def test_false_alerts_are_rare_without_a_drop() -> None:
 def test_bad_monitor_options(kw: dict[str, object], match: str) -> None:
     pr = af.from_labels(_log(7, days=3, per_day=5))
     args: dict[str, object] = {"time": "day", "every": "1d", "reference": (DAY0, DAY0 + dt.timedelta(days=2))}
-    with pytest.raises(af.OptionError, match=match):
+    with pytest.raises(af.errors.OptionError, match=match):
         af.monitor(pr, "recall", "micro", **{**args, **kw})  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ unicode, arbitrary text), evaluate with the roles and ``by`` pointing at the new
 and compare with the canonical evaluation after renaming the by-columns back. The
 result must carry the user's by-column names, in order.
 
-Combinations without meaning are refused with :class:`aggframe.OptionError` naming the
+Combinations without meaning are refused with :class:`aggframe.errors.OptionError` naming the
 column: a by-column that is a role column, and a by-column (or a fold column, which
 the result carries too) whose name is a column of that entry point's result
 (``value``, ``measure``, ... ``grouping_set`` with grouping sets, ``pooling`` with
@@ -93,7 +93,7 @@ def names_it(name: str, message: str) -> bool:
 
 def refused(call: Callable[[], Any], names: Sequence[str]) -> None:
     """``call`` raises OptionError and its message names one of ``names``."""
-    with pytest.raises(af.OptionError) as info:
+    with pytest.raises(af.errors.OptionError) as info:
         call()
     assert any(names_it(n, str(info.value)) for n in names), (
         f"the OptionError does not name any of {list(names)!r}: {info.value}"
@@ -519,7 +519,7 @@ def test_diagnose_gap_and_suite_rank_any_names(case: LabelCase, data: st.DataObj
         (lambda p, b: af.diagnose(p, measures, by=b), "diagnose", ["code", "measure", "operator", "message"]),
         (lambda p, b: af.micro_macro_gap(p, measures, by=b), "micro_macro_gap", ["measure"]),
         (
-            lambda p, b: af.suite_ranks(p, ["precision", "recall", "f1"], "micro", by=b),
+            lambda p, b: af.suites.suite_ranks(p, ["precision", "recall", "f1"], "micro", by=b),
             "suite_rank",
             [],
         ),
@@ -727,7 +727,7 @@ def test_spark_columns_that_differ_only_in_case(request: pytest.FixtureRequest) 
             "f1", "macro", by="k"
         ),
     ):
-        with pytest.raises(af.InvalidValueError, match="reads as one name") as info:
+        with pytest.raises(af.errors.InvalidValueError, match="reads as one name") as info:
             call()
         assert "spark.sql.caseSensitive" in str(info.value)
     unread = frame.drop("Y_TRUE", "k").with_columns(Z=pl.lit(1), z=pl.lit(2))  # twins no role reads
@@ -919,7 +919,7 @@ def test_fold_named_like_a_result_column_is_refused() -> None:
 
 def test_by_repeated_is_refused() -> None:
     pr = af.from_labels(LABELS)
-    with pytest.raises(af.OptionError):
+    with pytest.raises(af.errors.OptionError):
         pr.evaluate("f1", "macro", by=["k0", "k0"])
 
 

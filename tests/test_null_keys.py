@@ -632,12 +632,12 @@ def test_suite_rank_by_keeps_null_groups(case: LabelCase) -> None:
     assume(len(case.classes) >= 2)  # a rank test needs a confusion matrix of two classes or more
     pr = af.from_labels(case.frame, **case.roles())
     measures = ["precision", "recall", "f1"]
-    got = af.suite_ranks(pr, measures, "micro", by=case.by)
+    got = af.suites.suite_ranks(pr, measures, "micro", by=case.by)
     assert isinstance(got, pl.DataFrame)
     rows = []
     for values in groups_of(case.frame, case.by):
         sub = case.frame.filter(group_filter(case.by, values))
-        r = af.suite_rank(af.from_labels(sub, **case.roles(), **case.universe()), measures, "micro")
+        r = af.suites.suite_rank(af.from_labels(sub, **case.roles(), **case.universe()), measures, "micro")
         rows.append({**dict(zip(case.by, values, strict=True)), "rank": r.rank, "volume": r.volume})
     expected = pl.DataFrame(
         rows, schema={**{k: case.frame.schema[k] for k in case.by}, "rank": pl.Int64, "volume": pl.Float64}

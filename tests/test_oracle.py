@@ -95,7 +95,9 @@ def test_masked_soft_labels_match_aggmetrics(
 ) -> None:
     # soft cells under a mask, Hamacher t-norms (a number: gamma) against aggmetrics' own
     Y, P, mask = data
-    ours, theirs = (af.hamacher(tnorm), am_hamacher(tnorm)) if isinstance(tnorm, float) else (tnorm, tnorm)
+    ours, theirs = (
+        (af.tnorms.hamacher(tnorm), am_hamacher(tnorm)) if isinstance(tnorm, float) else (tnorm, tnorm)
+    )
     im = am.IndicatorMatrix(Y, P, task="multilabel", tnorm=theirs, mask=mask)
     _compare_all(af.from_indicator(Y, P, mask=mask, tnorm=ours), im)
 
@@ -135,7 +137,7 @@ def test_hamacher_gamma_one_is_product_and_any_gamma_is_a_tnorm(
 ) -> None:
     Y, P, mask = data
     prod = af.from_indicator(Y, P, mask=mask, tnorm="product").evaluate(["f1", "mcc"])
-    ham1 = af.from_indicator(Y, P, mask=mask, tnorm=af.hamacher(1.0)).evaluate(["f1", "mcc"])
+    ham1 = af.from_indicator(Y, P, mask=mask, tnorm=af.tnorms.hamacher(1.0)).evaluate(["f1", "mcc"])
     assert np.allclose(prod["value"].to_numpy(), ham1["value"].to_numpy(), equal_nan=True)
     # cell by cell: Lukasiewicz <= product <= Goedel, every t-norm <= Goedel (the largest),
     # and the Hamacher family lies above the product for gamma <= 1, below it beyond
@@ -147,7 +149,7 @@ def test_hamacher_gamma_one_is_product_and_any_gamma_is_a_tnorm(
         for name, t in (
             ("luk", "lukasiewicz"),
             ("prod", "product"),
-            ("ham", af.hamacher(gamma)),
+            ("ham", af.tnorms.hamacher(gamma)),
             ("min", "godel"),
         )
     }

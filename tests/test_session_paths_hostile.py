@@ -43,7 +43,7 @@ def test_targets_over_folds_with_a_null_key_and_hostile_names() -> None:
     got = pr.evaluate("recall", "target", by=KEY)
     assert got[KEY].to_list() == ["a", None]
     missing = frame.filter(~((pl.col(HOSTILE) == "t2") & pl.col(KEY).is_null()))
-    with pytest.raises(af.InvalidValueError, match="the targets are not on the same examples"):
+    with pytest.raises(af.errors.InvalidValueError, match="the targets are not on the same examples"):
         af.from_labels(missing, example="n", target=HOSTILE, fold="value_").evaluate("recall", "target")
 
 
@@ -59,7 +59,7 @@ def test_diagnose_and_kind_per_group_with_a_null_key_and_hostile_names() -> None
     pr = af.from_labels(frame, example="class")
     found = af.diagnose(pr, "f1", by=KEY)
     assert set(found[KEY].to_list()) <= {"A", None}
-    assert pr.kind_by([KEY]) == "multiclass"
+    assert pr.extend.kind_by([KEY]) == "multiclass"
 
 
 def test_accumulated_batches_with_a_null_key_and_hostile_names() -> None:
@@ -67,15 +67,15 @@ def test_accumulated_batches_with_a_null_key_and_hostile_names() -> None:
     acc = af.Accumulator(by=HOSTILE)
     acc.update(first)
     acc.update(pl.DataFrame({HOSTILE: [None], "y_true": [0.5], "y_pred": [0.5]}))
-    with pytest.raises(af.InvalidValueError, match="beyond 2\\^53"):
-        acc.compute("f1", "macro")
+    with pytest.raises(af.errors.InvalidValueError, match="beyond 2\\^53"):
+        acc.evaluate("f1", "macro")
     ints = af.Accumulator(by=HOSTILE)
     for part in (first, first.with_columns(pl.col("y_true") - 2**53, pl.col("y_pred") - 2**53)):
         ints.update(part.with_columns(pl.col("y_true", "y_pred") % 3))
     whole = pl.concat(
         [first, first.with_columns(pl.col("y_true") - 2**53, pl.col("y_pred") - 2**53)]
     ).with_columns(pl.col("y_true", "y_pred") % 3)
-    got = ints.compute("f1", "macro")
+    got = ints.evaluate("f1", "macro")
     assert_frame_equal(got.select("value"), _by_hand(whole, HOSTILE), abs_tol=1e-12)
 
 
@@ -104,14 +104,14 @@ def test_a_corrupt_source_on_the_new_intake_paths(tmp_path: Path) -> None:
     """A corrupt file read twice is refused as read twice before it is read; alone, as corrupt."""
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"garbage" * 10)
-    with pytest.raises(af.SourceError, match="read twice"):
+    with pytest.raises(af.errors.SourceError, match="read twice"):
         af.scan([bad, bad])
-    with pytest.raises(af.SourceError, match="not a readable Parquet file"):
+    with pytest.raises(af.errors.SourceError, match="not a readable Parquet file"):
         af.scan(bad)
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         af.Accumulator().update(pl.scan_parquet(bad))
     masked = np.ma.masked_array(np.array([[1, 0]]), mask=[[1, 0]])
-    with pytest.raises(af.InvalidValueError, match="masked"):
+    with pytest.raises(af.errors.InvalidValueError, match="masked"):
         af.from_indicator(masked, np.array([[1, 0]]))
 
 
@@ -149,7 +149,7 @@ def test_keys_polars_does_not_cast_to_text(kind: str, tmp_path: Path) -> None:
     page = af.html_report(pr, "f1", ["micro", "macro"], by=HOSTILE)
     for value in report["value"]:
         assert f"{value:.4f}" in page
-    af.plot_groups(report)
+    af.plot.groups(report)
 
 
 # ---------------------------------------------------------------------------
@@ -258,5 +258,5 @@ def test_binary_on_one_class_and_duckdb_enum_keys_with_a_null_key_hostile_names_
     want = af.from_labels(enum, y_true=HOSTILE, y_pred="fn").evaluate("f1", "macro", by=KEY)
     assert_frame_equal(pr.evaluate("f1", "macro", by=KEY), want)
     path.write_bytes(b"garbage" * 10)  # broken after the relation was made
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         af.from_labels(rel, y_true=HOSTILE, y_pred="fn").evaluate("f1", "macro", by=KEY)

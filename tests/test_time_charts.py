@@ -54,7 +54,7 @@ def _values(node: object) -> list[dict[str, object]]:
 
 def test_plot_monitor_draws_band_line_alerts_and_the_labelled_share() -> None:
     table = _table(unlabelled=True)
-    spec = af.plot_monitor(table).to_dict()
+    spec = af.plot.monitor(table).to_dict()
     top, share = spec["vconcat"]
     marks = [
         layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in top["layer"]
@@ -70,15 +70,15 @@ def test_plot_monitor_draws_band_line_alerts_and_the_labelled_share() -> None:
 
 
 def test_plot_monitor_without_labels_and_on_a_plain_windowed_report() -> None:
-    spec = af.plot_monitor(_table(unlabelled=False)).to_dict()
+    spec = af.plot.monitor(_table(unlabelled=False)).to_dict()
     assert "vconcat" not in spec
     assert len(spec["layer"]) == 3
     windows = af.from_labels(_log(1, days=5, per_day=20)).evaluate(
         "f1", ["micro", "macro"], by="model", time="day", every="1d"
     )
-    with pytest.raises(af.OptionError, match="operator"):
-        af.plot_monitor(windows)
-    plain = af.plot_monitor(windows, operator="macro").to_dict()
+    with pytest.raises(af.errors.OptionError, match="operator"):
+        af.plot.monitor(windows)
+    plain = af.plot.monitor(windows, operator="macro").to_dict()
     assert [layer["mark"]["type"] for layer in plain["layer"]] == ["line"]
 
 

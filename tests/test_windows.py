@@ -144,7 +144,7 @@ def test_stores_windows_equal_the_predictions(tmp_path: Path) -> None:
     for day in df["day"].unique():
         af.from_labels(df.filter(pl.col("day") == day)).write_cells(tmp_path / f"hive/day={day}", by="g")
     af.from_labels(df).write_cells(tmp_path / "plain", by="g")
-    with pytest.raises(af.ColumnNotFoundError, match="day=VALUE"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="day=VALUE"):
         af.from_cells(tmp_path / "plain").evaluate("f1", "macro", **kw)
     for store in ("store", "texts", "hive/day=*"):
         stored = af.from_cells(str(tmp_path / store))
@@ -210,9 +210,9 @@ def test_unlabelled_rows_never_change_a_labelled_measure() -> None:
         assert row["n_unlabelled"] == extra.filter(inside).height
         assert row["n_labelled"] == df.filter(inside).height
         assert row["labelled_share"] == pytest.approx(row["n_labelled"] / both.filter(inside).height)
-    with pytest.raises(af.NullValueError, match="y_true"):
+    with pytest.raises(af.errors.NullValueError, match="y_true"):
         af.from_labels(both).evaluate("f1", "macro", **kw)
-    with pytest.raises(af.NullValueError):
+    with pytest.raises(af.errors.NullValueError):
         af.from_labels(both).evaluate("f1", "macro")
 
 
@@ -251,14 +251,14 @@ def test_eager_lazy_streaming_and_hostile_names() -> None:
 @pytest.mark.parametrize(
     ("kw", "error", "match"),
     [
-        ({"time": "ts", "every": "1mo"}, af.OptionError, "calendar"),
-        ({"time": "ts", "every": "2d", "period": "3d"}, af.OptionError, "multiple"),
-        ({"time": "ts", "every": "soon"}, af.OptionError, "duration"),
-        ({"time": "nope", "every": "1d"}, af.ColumnNotFoundError, "nope"),
-        ({"time": "y_pred", "every": "1d"}, af.InvalidValueError, "date or a datetime"),
-        ({"time": "ts"}, af.OptionError, "every="),
-        ({"time": "ts", "every": "1d", "by": "window_end"}, af.OptionError, "window_end"),
-        ({"time": "ts", "every": "1d", "unlabelled": "skip"}, af.OptionError, "unlabelled"),
+        ({"time": "ts", "every": "1mo"}, af.errors.OptionError, "calendar"),
+        ({"time": "ts", "every": "2d", "period": "3d"}, af.errors.OptionError, "multiple"),
+        ({"time": "ts", "every": "soon"}, af.errors.OptionError, "duration"),
+        ({"time": "nope", "every": "1d"}, af.errors.ColumnNotFoundError, "nope"),
+        ({"time": "y_pred", "every": "1d"}, af.errors.InvalidValueError, "date or a datetime"),
+        ({"time": "ts"}, af.errors.OptionError, "every="),
+        ({"time": "ts", "every": "1d", "by": "window_end"}, af.errors.OptionError, "window_end"),
+        ({"time": "ts", "every": "1d", "unlabelled": "skip"}, af.errors.OptionError, "unlabelled"),
     ],
 )
 def test_bad_window_options_are_clear_errors(kw: dict[str, str], error: type[Exception], match: str) -> None:
@@ -272,7 +272,7 @@ def test_a_row_without_a_time_is_a_clear_error(n_boot: int | None) -> None:
     df = pl.DataFrame(
         {"day": ["2024-01-01", None, "2024-01-02", "soon"], "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0]}
     ).with_row_index("id")
-    with pytest.raises(af.InvalidValueError, match=r"'day' has 2 example\(s\) without a time"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"'day' has 2 example\(s\) without a time"):
         af.from_labels(df, example="id").evaluate("f1", "macro", time="day", every="1d", n_boot=n_boot)
     ok = df.filter(pl.col("day").str.contains("2024"))
     got = af.from_labels(ok, example="id").evaluate("f1", "macro", time="day", every="1d")

@@ -85,5 +85,5 @@ def test_a_row_without_a_time_is_still_an_error() -> None:
         .otherwise(pl.col("day"))
         .alias("day")
     )
-    with pytest.raises(af.InvalidValueError, match="time column 'day' has 1 example"):
+    with pytest.raises(af.errors.InvalidValueError, match="time column 'day' has 1 example"):
         _windows(data)

@@ -43,7 +43,7 @@ def _coordinate_kind(
         base, order = single_label(pr, what, by=by)
         return "multiclass", base, order
     no_roles(pr, what)
-    kind = pr.kind_by(by)
+    kind = pr.extend.kind_by(by)
     single = pr.form != "cells" and kind == "multiclass"
     if pr.form == "cells" and kind == "multiclass":
         msg = (
@@ -82,9 +82,9 @@ def degrees_of_freedom(pr: Predictions) -> int:
     Examples
     --------
     >>> import aggframe as af
-    >>> af.degrees_of_freedom(af.from_labels([0, 1, 2], [0, 2, 2]))
+    >>> af.suites.degrees_of_freedom(af.from_labels([0, 1, 2], [0, 2, 2]))
     6
-    >>> af.degrees_of_freedom(af.from_labels([0, 1, 1], [0, 1, 0], task="binary"))
+    >>> af.suites.degrees_of_freedom(af.from_labels([0, 1, 1], [0, 1, 0], task="binary"))
     2
     """
     kind, _, order = _coordinate_kind(pr, "degrees_of_freedom")
@@ -146,7 +146,7 @@ def canonical_coordinates(pr: Predictions, *, by: str | Sequence[str] | None = N
     out, keys, tables = _coordinates(kind, base, order, listify(by))
     return cast(
         "pl.DataFrame",
-        restore(out, base.key_names(tables, out.columns[len(keys) :], "canonical_coordinates")),
+        restore(out, base.extend.key_names(tables, out.columns[len(keys) :], "canonical_coordinates")),
     )
 
 
@@ -160,7 +160,7 @@ def _coordinates(
     cells = cells.join(rank, on=CLASS, how="left", nulls_equal=True)
     columns = [*keys, CLASS, "pred", "coordinate", "value", "count", "support", "greater_is_better"]
     if kind == "multiclass":
-        counts, _ = base.confusion_table(by)
+        counts, _ = base.extend.confusion_table(by)
         true = cells.select(*keys, CLASS, "_i", (pl.col("tp") + pl.col("fn")).alias("support"))
         pred = cells.select(*keys, pl.col(CLASS).alias("pred"), pl.col("_i").alias("_k"))
         pairs = (
@@ -334,7 +334,8 @@ def pareto_dominance(
         "n_coordinates",
     )
     return cast(
-        "pl.DataFrame", restore(out, base_a.key_names(tables, out.columns[len(keys) :], "pareto_dominance"))
+        "pl.DataFrame",
+        restore(out, base_a.extend.key_names(tables, out.columns[len(keys) :], "pareto_dominance")),
     )
 
 

@@ -155,7 +155,9 @@ def single_label(
         return pr.labels, list(pr.order)
     no_roles(pr, what)
     by = listify(by)
-    if pr.form == "cells" or (pr.kind_by(by) != "multiclass" and not (masked_ok and masked_single_label(pr))):
+    if pr.form == "cells" or (
+        pr.extend.kind_by(by) != "multiclass" and not (masked_ok and masked_single_label(pr))
+    ):
         msg = (
             f"{what} needs single-label predictions (one true and one predicted class per example: "
             "af.from_labels, af.from_ordinal or one-hot long data); these are multilabel, soft, binary "
@@ -364,10 +366,10 @@ def cost(
     ops = _cost_operators(operators)
     # the work runs on private key columns; the user's names come back at the end
     cells, keys, tables = class_cells(base, listify(by))
-    if base.kind_by(listify(by)) != "multiclass" and masked_single_label(base):
+    if base.extend.kind_by(listify(by)) != "multiclass" and masked_single_label(base):
         counts = masked_counts(base, listify(by))
     else:
-        counts, _ = base.confusion_table(listify(by))
+        counts, _ = base.extend.confusion_table(listify(by))
     dtype = cells[CLASS].dtype
     values = pl.Series(order).cast(dtype, strict=True)
     costs = pl.DataFrame(
@@ -424,11 +426,11 @@ def cost(
             nulls_last=True,
         )
     out = out.drop(_GROUP, strict=False)
-    return cast("pl.DataFrame", restore(out, base.key_names(tables, out.columns[len(keys) :], "cost")))
+    return cast("pl.DataFrame", restore(out, base.extend.key_names(tables, out.columns[len(keys) :], "cost")))
 
 
 def class_cells(base: Predictions, by: list[str]) -> tuple[pl.DataFrame, list[str], CellTables]:
     """The per-class cells with private key columns, those keys, and the tables."""
-    tables = base.cell_tables(by)
+    tables = base.extend.cell_tables(by)
     keys = [k for k in tables.keys if k != KEY_ALL]
-    return base.cell_frame(tables, "class").drop(KEY_ALL, strict=False), keys, tables
+    return base.extend.cell_frame(tables, "class").drop(KEY_ALL, strict=False), keys, tables

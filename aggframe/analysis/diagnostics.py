@@ -170,15 +170,15 @@ def _prepare_context(
         measure_of.setdefault(found.name, found)
     user_keys = [by] if isinstance(by, str) else list(by or [])
     keys = [by_key(i) for i in range(len(user_keys))]
-    request = pr.request(
+    request = pr.extend.request(
         list(measure_of.values()),
         ["micro", "macro", "exemplar"],
         by=user_keys,
         convention=["exclude", "zero"],
     )
-    report_lf, key_names = pr.report(request)
+    report_lf, key_names = pr.extend.report(request)
     report = report_lf.collect()
-    tables = pr.cell_tables(user_keys)
+    tables = pr.extend.cell_tables(user_keys)
     # the classes that occur, and each group's absent classes once (their one value): the
     # hull of the per-class values without filling the universe in (issue #19)
     ms = list(measure_of.values())
@@ -372,7 +372,7 @@ def _notes(ctx: _Context) -> list[dict[str, Any]]:
             )
     # the task was read off the data (long form without task=): say so, since it decides
     # standard accuracy, the degrees of freedom and the suites
-    if ctx.pr.kind_inferred:
+    if ctx.pr.extend.kind_inferred:
         single = ctx.single
         reading = "single-label (multiclass)" if single else "multilabel"
         why = (
@@ -398,7 +398,7 @@ def _prior_drift(ctx: _Context) -> pl.DataFrame | None:
     if not (ctx.single and not ctx.binary and any(n in ctx.names for n in DRIFTING)):
         return None
     # per by-group (targets and folds summed, as the counts of this check always were)
-    with_pairs = ctx.pr.with_pairs(ctx.tables, ctx.user_keys, what="the ovr_skew_drift check")
+    with_pairs = ctx.pr.extend.with_pairs(ctx.tables, ctx.user_keys, what="the ovr_skew_drift check")
     summed = sum_to(with_pairs, ctx.keys or [KEY_ALL])
     dev = (
         deviation_frame(summed)
@@ -539,7 +539,7 @@ def diagnose(
     aggregation
         The old name of ``operators`` (deprecated: a ``FutureWarning``).
     emit_warnings
-        Also raise every warning row as a :class:`~aggframe.MeasureWarning`.
+        Also raise every warning row as a :class:`~aggframe.errors.MeasureWarning`.
 
     Returns
     -------
@@ -671,8 +671,9 @@ def uniform_error_deviation(pr: Predictions, *, by: str | Sequence[str] | None =
     └──────────┴───────────┘
     """
     by_cols = [by] if isinstance(by, str) else list(by or [])
-    tables = pr.with_pairs(pr.cell_tables(by_cols), by_cols, what="the uniform error deviation")
+    tables = pr.extend.with_pairs(pr.extend.cell_tables(by_cols), by_cols, what="the uniform error deviation")
     out = deviation_frame(tables).collect()
     return cast(
-        "pl.DataFrame", restore(out, pr.key_names(tables, ["value", "n_classes"], "uniform_error_deviation"))
+        "pl.DataFrame",
+        restore(out, pr.extend.key_names(tables, ["value", "n_classes"], "uniform_error_deviation")),
     )

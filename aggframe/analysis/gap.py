@@ -117,7 +117,7 @@ def micro_macro_gap(
         chosen = [get_measure(m) for m in measures]
     chosen = list({m.name: m for m in chosen}.values())
     by_cols = [by] if isinstance(by, str) else list(by or [])
-    tables = pr.cell_tables(by_cols)
+    tables = pr.extend.cell_tables(by_cols)
     folds = pr.source.fold_keys()
     if folds:
         tables = sum_to(tables, [k for k in tables.keys if k not in folds])

@@ -119,7 +119,7 @@ def fold_aggregate(
         msg = f"unknown pooling {pooling!r}; valid poolings: pooled, averaged"
         raise UnknownNameError(msg)
     op, conv = parse_operator(how), parse_convention(convention)
-    tables = [pr.cell_tables() for pr in preds]
+    tables = [pr.extend.cell_tables() for pr in preds]
     # each fold's whole universe (its absent classes filled in: one group, the classes)
     classes = [filled_classes(t).collect() for t in tables]
     first = classes[0][CLASS]
@@ -208,7 +208,7 @@ def multioutput_aggregate(
     meas = get_measure(measure)
     w = parse_operator(within)
     op = "target" if parse_report_operator(how) == "target" else parse_operator(how)
-    tables = [pr.cell_tables() for pr in preds]
+    tables = [pr.extend.cell_tables() for pr in preds]
     sizes = [int(t.profiles.select(pl.col("n").sum()).collect().item()) for t in tables]
     if len(set(sizes)) != 1:
         msg = f"the targets must be on the same examples; their numbers of examples differ: {sizes}"

@@ -48,10 +48,10 @@ def suite_inputs(pr: Predictions, by: Sequence[str]) -> tuple[list[tuple[Any, ..
     """
     from aggframe.predictions import matrix
 
-    pr.check_suite_data()
-    tables = pr.cell_tables(by)
+    pr.extend.check_suite_data()
+    tables = pr.extend.cell_tables(by)
     keys = [k for k in tables.keys if k != KEY_ALL]
-    classes_tbl = pr.cell_frame(tables, "class")
+    classes_tbl = pr.extend.cell_frame(tables, "class")
     groups = classes_tbl.select(keys).unique(maintain_order=True).rows() if keys else [()]
 
     def part(frame: pl.DataFrame, key: tuple[Any, ...]) -> pl.DataFrame:
@@ -60,7 +60,7 @@ def suite_inputs(pr: Predictions, by: Sequence[str]) -> tuple[list[tuple[Any, ..
 
     inputs: list[SuiteInput] = []
     if pr.kind == "multiclass":
-        counts, _ = pr.confusion_table(by)
+        counts, _ = pr.extend.confusion_table(by)
         classes = classes_tbl[CLASS].unique(maintain_order=True).to_list()
         for key in groups:
             inputs.append(SuiteInput(kind="multiclass", counts=matrix(part(counts, key), classes)))
@@ -135,7 +135,7 @@ def suite_jacobian(
     ----------
     pr
         Predictions (single-label, binary or multilabel; not ordinal), or a
-        :class:`~aggframe.SuiteInput` of counts.
+        :class:`~aggframe.suites.SuiteInput` of counts.
     measures
         The suite: measure names (or ``(measure, operator)`` pairs).
     operator
@@ -158,7 +158,7 @@ def suite_jacobian(
     >>> import numpy as np, aggframe as af
     >>> y = np.array([1] * 80 + [0] * 120)
     >>> p = np.array([1] * 60 + [0] * 20 + [1] * 30 + [0] * 90)
-    >>> J, rows = af.suite_jacobian(af.from_labels(y, p, task="binary"), ["recall", "fnr"], "micro")
+    >>> J, rows = af.suites.suite_jacobian(af.from_labels(y, p, task="binary"), ["recall", "fnr"], "micro")
     >>> J.shape, rows
     ((2, 2), [('recall', 'micro'), ('fnr', 'micro')])
     """
@@ -184,7 +184,7 @@ def suite_rank(
     ----------
     pr
         Predictions (single-label, binary or multilabel; not ordinal), or a
-        :class:`~aggframe.SuiteInput` of counts.
+        :class:`~aggframe.suites.SuiteInput` of counts.
     measures
         The suite: measure names (or ``(measure, operator)`` pairs).
     operator
@@ -212,13 +212,13 @@ def suite_rank(
     >>> y = np.array([1] * 80 + [0] * 120)
     >>> p = np.array([1] * 60 + [0] * 20 + [1] * 30 + [0] * 90)
     >>> pr = af.from_labels(y, p, task="binary")
-    >>> af.suite_rank(pr, ["recall", "fnr"], "micro").rank
+    >>> af.suites.suite_rank(pr, ["recall", "fnr"], "micro").rank
     1
     """
     op = _operator_option(operator, aggregation, "suite_rank")
     if by is not None:
         warnings.warn(
-            "suite_rank(..., by=...) returns a frame; use af.suite_ranks(..., by=...), which always does",
+            "suite_rank(..., by=...) returns a frame; use af.suites.suite_ranks(..., by=...), which always does",
             FutureWarning,
             stacklevel=2,
         )
@@ -269,7 +269,7 @@ def suite_ranks(
     --------
     >>> import polars as pl, aggframe as af
     >>> df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "y_true": [0, 1, 2, 1] * 2, "y_pred": [0, 1, 1, 2] * 2})
-    >>> af.suite_ranks(af.from_labels(df), ["recall", "precision"], "macro", by="g")["rank"].to_list()
+    >>> af.suites.suite_ranks(af.from_labels(df), ["recall", "precision"], "macro", by="g")["rank"].to_list()
     [2, 2]
     """
     keys, groups, inputs = _groups(pr, by, _RANK_COLUMNS, "suite_ranks")
@@ -310,7 +310,7 @@ def select_suite(
     ----------
     pr
         Predictions (single-label, binary or multilabel; not ordinal), or a
-        :class:`~aggframe.SuiteInput` of counts.
+        :class:`~aggframe.suites.SuiteInput` of counts.
     candidates
         The measures to choose from (default: every built-in with a gradient).
     size
@@ -339,13 +339,13 @@ def select_suite(
     >>> import numpy as np, aggframe as af
     >>> y = np.array([1] * 80 + [0] * 120)
     >>> p = np.array([1] * 60 + [0] * 20 + [1] * 30 + [0] * 90)
-    >>> af.select_suite(af.from_labels(y, p, task="binary"), operator="micro").items
+    >>> af.suites.select_suite(af.from_labels(y, p, task="binary"), operator="micro").items
     (('recall', 'micro'), ('specificity', 'micro'))
     """
     op = _operator_option(operator, aggregation, "select_suite")
     if by is not None:
         warnings.warn(
-            "select_suite(..., by=...) returns a frame; use af.select_suites(..., by=...), which always does",
+            "select_suite(..., by=...) returns a frame; use af.suites.select_suites(..., by=...), which always does",
             FutureWarning,
             stacklevel=2,
         )
@@ -394,7 +394,7 @@ def select_suites(
     --------
     >>> import polars as pl, aggframe as af
     >>> df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "y_true": [0, 1, 2, 1] * 2, "y_pred": [0, 1, 1, 2] * 2})
-    >>> af.select_suites(af.from_labels(df), ["recall", "precision"], 1, by="g")["method"].to_list()
+    >>> af.suites.select_suites(af.from_labels(df), ["recall", "precision"], 1, by="g")["method"].to_list()
     ['exhaustive', 'exhaustive']
     """
     keys, groups, inputs = _groups(pr, by, _SELECT_COLUMNS, "select_suites")

@@ -127,7 +127,7 @@ class SuiteRank:
         --------
         >>> import aggframe as af
         >>> pr = af.from_labels(list(range(20)) * 3, list(range(20)) * 2 + list(range(1, 20)) + [0])
-        >>> r = af.suite_rank(pr, ["precision", "recall", "f1"], "macro")
+        >>> r = af.suites.suite_rank(pr, ["precision", "recall", "f1"], "macro")
         >>> len(r.parameters), len(repr(r)) < 400
         (380, True)
         """
@@ -225,8 +225,8 @@ def _as_input(data: object) -> SuiteInput:
     if isinstance(data, SuiteInput):
         return data
     msg = (
-        f"Expected a SuiteInput, got {type(data).__name__}; for predictions use af.suite_rank, "
-        "af.select_suite or af.suite_jacobian, which read their counts"
+        f"Expected a SuiteInput, got {type(data).__name__}; for predictions use af.suites.suite_rank, "
+        "af.suites.select_suite or af.suites.suite_jacobian, which read their counts"
     )
     raise OptionError(msg)
 
@@ -377,7 +377,7 @@ def suite_jacobian(
     Parameters
     ----------
     data : SuiteInput
-        The counts (:func:`aggframe.suite_jacobian` also takes predictions).
+        The counts (:func:`aggframe.suites.suite_jacobian` also takes predictions).
     measures : sequence of str or (str, str)
         Measure names (resolved through :func:`aggframe.get_measure`) or
         ``(name, operator)`` pairs; a bare name uses ``aggregation``.
@@ -429,7 +429,7 @@ def suite_rank(
     Parameters
     ----------
     data : SuiteInput
-        The counts (:func:`aggframe.suite_jacobian` also takes predictions).
+        The counts (:func:`aggframe.suites.suite_jacobian` also takes predictions).
     measures : sequence of str or (str, str)
         Measure names or ``(name, operator)`` pairs; a bare name uses ``aggregation``.
     aggregation : {'macro', 'micro', 'weighted'}
@@ -494,7 +494,7 @@ def select_suite(
     Parameters
     ----------
     data : SuiteInput
-        The counts (:func:`aggframe.suite_jacobian` also takes predictions).
+        The counts (:func:`aggframe.suites.suite_jacobian` also takes predictions).
     candidates : sequence of str or (str, str), optional
         Defaults to every registered measure under ``aggregation``, those where
         greater is better first (each group in alphabetical order).

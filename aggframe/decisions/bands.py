@@ -5,8 +5,8 @@ A band is set by ``band`` (``"sd"`` or ``"quantile"``), ``width`` (how many stan
 reference windows a band is drawn from) and ``min_labelled_share`` (the share of labelled
 examples below which a window is not judged). :func:`band_options` checks them and returns
 them normalised; the caller says how a bad one is reported (``monitor`` raises an
-:class:`~aggframe.OptionError` ``"<key>=: <problem>"``, a monitoring rule a
-:class:`~aggframe.RuleError` ``"rule N: key '<key>': <problem>"``), so both say the same problem
+:class:`~aggframe.errors.OptionError` ``"<key>=: <problem>"``, a monitoring rule a
+:class:`~aggframe.errors.RuleError` ``"rule N: key '<key>': <problem>"``), so both say the same problem
 in the same words.
 """
 

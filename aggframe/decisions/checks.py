@@ -512,13 +512,13 @@ def _evaluated(
     engine: Engine,
 ) -> pl.DataFrame:
     """Measures under operators over every grouping set, per replicate (``REP``; -1 is the data)."""
-    request = pr.request(
+    request = pr.extend.request(
         unique_in_order(measures),
         operators,
         by=by_all or None,
         grouping_sets=sets or None,
     )
-    report, names = pr.report(request, engine=engine, boot=boot)
+    report, names = pr.extend.report(request, engine=engine, boot=boot)
     result = [c for c in report.collect_schema().names() if c not in names and not c.startswith(PREFIX)]
     check_result_names(names.values(), result, "check's evaluation")
     out: pl.DataFrame = restore(report, names).collect()
@@ -571,8 +571,8 @@ def _examples(
 
 def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engine: Engine) -> pl.DataFrame:
     """The examples of every group of every grouping set (the exemplar operator's entries)."""
-    request = pr.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
-    report, names = pr.report(request, engine=engine)
+    request = pr.extend.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
+    report, names = pr.extend.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
     return _marked(out, sets).select(*by_all, pl.col(_GID).cast(pl.Int64), "n_entries")
 

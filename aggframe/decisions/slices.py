@@ -206,7 +206,7 @@ def slices(  # noqa: PLR0913 -- the user's options, keyword-only
             "complement would mix them); filter to one fold or target, or evaluate each separately"
         )
         raise OptionError(msg)
-    request = pr.request([measure], [op], by=cols, convention=convention)
+    request = pr.extend.request([measure], [op], by=cols, convention=convention)
     if len(request.measures) + len(request.matrix_measures) + len(request.scores) != 1:
         msg = f"slices takes one measure, got {measure!r} (which names several); pass one of them"
         raise OptionError(msg)
@@ -224,10 +224,10 @@ def slices(  # noqa: PLR0913 -- the user's options, keyword-only
             summary = _summarize(replicates, len(cols), boot.level).collect(engine=engine)
         greater = request.scores[0] in SCORES_GREATER_IS_BETTER
     else:
-        base = pr.cell_tables(cols, engine=engine)
+        base = pr.extend.cell_tables(cols, engine=engine)
         assert base.groups is not None
         _check_levels(base.groups, cols, most)
-        tables = pr.boot_tables(cols, boot, engine=engine)
+        tables = pr.extend.boot_tables(cols, boot, engine=engine)
         class_dtype = pr.source.class_dtype() if op == "binary" else None
         replicates = _replicates(
             tables, request, sets=sets, n_cols=len(cols), least=least, class_dtype=class_dtype, engine=engine

@@ -1,8 +1,9 @@
 """The core of the Predictions façade: one source, and the cell tables of each grouping read.
 
 Every other part of the façade (:mod:`aggframe.facade`) builds on these accessors:
-:meth:`~PredictionsBase.cell_tables` (one scan per grouping, kept), the bootstrap tables,
-the checks of single-label data and the confusion counts.
+``_cell_tables`` (one scan per grouping, kept), the bootstrap tables, the checks of
+single-label data and the confusion counts. Other layers reach them as ``pr.extend.<name>``
+(:mod:`aggframe.facade.extend`).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class PredictionsBase:
         """The task these predictions are read as: ``multiclass`` (single-label), ``multilabel`` or ``binary``.
 
         Stated by ``task=`` (or by the form: the label form is single-label), or
-        inferred from the data when not stated (:attr:`kind_inferred`): long-form
+        inferred from the data when not stated (``pr.extend.kind_inferred``): long-form
         data where every example has exactly one true and one predicted class are
         read as single-label. The task decides standard accuracy, the confusion
         matrix, the suites' parametrisation and the degrees of freedom.
@@ -121,9 +122,9 @@ class PredictionsBase:
         str
             The task used: ``"binary"``, ``"multiclass"`` or ``"multilabel"``.
         """
-        return self.kind_by(())
+        return self._kind_by(())
 
-    def kind_by(self, by: Sequence[str]) -> Kind:
+    def _kind_by(self, by: Sequence[str]) -> Kind:
         """:attr:`kind`, read off the cell tables of a grouping (example ids need only be unique
         within each of its groups: two models scored on the same examples)."""
         if self.source.binary:
@@ -131,7 +132,7 @@ class PredictionsBase:
         return "multiclass" if self._single_label(by) else "multilabel"
 
     @property
-    def kind_inferred(self) -> bool:
+    def _kind_inferred(self) -> bool:
         """Whether :attr:`kind` was inferred from the data (long form without ``task=``).
 
         Returns
@@ -153,7 +154,7 @@ class PredictionsBase:
         key = tuple(by)
         if not key and () not in self._cache and self._cache:
             return next(iter(self._cache.values()))
-        return self.cell_tables(key or None)
+        return self._cell_tables(key or None)
 
     def summary(self) -> dict[str, str]:
         """What these predictions are, in a few words, without reading the data.
@@ -217,7 +218,7 @@ class PredictionsBase:
         shown = ", ".join(f"{k}={about[k]!r}" for k in ("form", "task", "roles", "classes", "source"))
         return f"{type(self).__name__}({shown})"
 
-    def cell_tables(
+    def _cell_tables(
         self, by: str | Sequence[str] | None = None, *, engine: Engine = "auto", pairs: bool = False
     ) -> CellTables:
         """The validated cell tables of a grouping, collected once (one scan) and kept.
@@ -235,7 +236,7 @@ class PredictionsBase:
         if pairs and tables.pairs is None:
             # kept without the confusion counts (or a form that has none at hand): one more
             # grouped query, kept with the tables
-            return self.with_pairs(tables, by_cols)
+            return self._with_pairs(tables, by_cols)
         return tables
 
     def _source_tables(self, by: Sequence[str], *, pairs: bool = False) -> CellTables:
@@ -269,7 +270,7 @@ class PredictionsBase:
         )
         return got[len(parts) :]
 
-    def boot_tables(
+    def _boot_tables(
         self, by: str | Sequence[str] | None, boot: Bootstrap, *, engine: Engine = "auto", lazy: bool = False
     ) -> CellTables:
         """Bootstrap cell tables: keys ``REP`` (the replicate) and the grouping's keys, collected once and kept.
@@ -287,7 +288,7 @@ class PredictionsBase:
                 return stack(base, self.source.boot_tables(by_cols, boot, base))
         key = (by_cols, boot)
         if key not in self._boot_cache:
-            base = self.cell_tables(by_cols, engine=engine)
+            base = self._cell_tables(by_cols, engine=engine)
             with reading(self.source.origin):
                 reps = self.source.boot_tables(by_cols, boot, base)
             named = {"classes": reps.classes, "profiles": reps.profiles}
@@ -307,7 +308,7 @@ class PredictionsBase:
             self._boot_cache[key] = stack(base, reps)
         return self._boot_cache[key]
 
-    def key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:
+    def _key_names(self, tables: CellTables, columns: Sequence[str], what: str) -> dict[str, str]:
         """The user's names of the tables' keys, checked against a result's other ``columns``."""
         names = {k: tables.names.get(k, k) for k in tables.keys if k != KEY_ALL}
         check_result_names(names.values(), columns, what)
@@ -340,17 +341,17 @@ class PredictionsBase:
             A ``by`` column that is not in the data.
         """
         columns = grain_columns(grain)
-        tables = self.cell_tables(by)
+        tables = self._cell_tables(by)
         return cast(
             "pl.DataFrame",
-            restore(self.cell_frame(tables, grain), self.key_names(tables, columns, "cells")),
+            restore(self._cell_frame(tables, grain), self._key_names(tables, columns, "cells")),
         )
 
-    def cell_frame(self, tables: CellTables, grain: Grain) -> pl.DataFrame:
+    def _cell_frame(self, tables: CellTables, grain: Grain) -> pl.DataFrame:
         """A cell table with private keys, sorted (nulls last): :func:`~aggframe.tables.cells.sorted_table`."""
         return sorted_table(tables, grain)
 
-    def check_single_label(self, what: str, by: Sequence[str] = ()) -> None:
+    def _check_single_label(self, what: str, by: Sequence[str] = ()) -> None:
         """Refuse, naming why, data without an m x m confusion matrix (binary task, soft, multilabel):
         read at the grouping ``by`` (example ids need be unique only within its groups)."""
         if self.source.binary:
@@ -384,7 +385,7 @@ class PredictionsBase:
             )
             raise OptionError(msg)
 
-    def with_pairs(
+    def _with_pairs(
         self, tables: CellTables, by: Sequence[str], *, lazy: bool = False, what: str = "the confusion matrix"
     ) -> CellTables:
         """The cell tables with their confusion counts (``pairs``), after :meth:`check_single_label`.
@@ -393,7 +394,7 @@ class PredictionsBase:
         its one scan: :meth:`cell_tables`); otherwise (tables kept without them, the
         long form) one more grouped query over the rows counts them, kept with the tables.
         """
-        self.check_single_label(what, by)
+        self._check_single_label(what, by)
         if tables.pairs is not None:
             return tables
         if self.form == "cells":
@@ -412,7 +413,7 @@ class PredictionsBase:
         self._cache[tuple(by)] = out
         return out
 
-    def check_suite_data(self) -> None:
+    def _check_suite_data(self) -> None:
         """Suites are defined on crisp, unmasked data (and not on ordinal predictions)."""
         if self.source.soft or self.source.masked:
             msg = (

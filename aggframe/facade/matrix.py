@@ -54,7 +54,7 @@ class MatrixMethods(PredictionsBase):
         if self.source.soft:
             msg = "subset accuracy needs crisp labels; these predictions are soft (a t-norm was given)"
             raise OptionError(msg)
-        prof = self.cell_tables().profiles
+        prof = self._cell_tables().profiles
         observed = pl.sum_horizontal("tp", "fp", "fn", "tn") > 0
         exact = observed & (pl.col("fp") + pl.col("fn") == 0)
         n_observed = pl.col("n").filter(observed).sum()
@@ -66,17 +66,43 @@ class MatrixMethods(PredictionsBase):
     def confusion_counts(self, *, by: str | Sequence[str] | None = None) -> pl.DataFrame:
         """Single-label confusion counts per group: by..., ``true``, ``pred``, ``n`` (pairs with n > 0).
 
-        For the label form (the counts of its one scan) and for one-hot long data
-        (one grouped query, run where the rows are: only the counts cross to Polars).
+        The sparse form of :meth:`confusion_matrix`: only the pairs that occur, so it
+        stays small with thousands of classes. For the label form (the counts of its
+        one scan) and for one-hot long data (one grouped query, run where the rows
+        are: only the counts cross to Polars).
+
+        Parameters
+        ----------
+        by
+            Group columns (a null key is a group); None: the whole data.
+
+        Returns
+        -------
+        pl.DataFrame
+            by..., ``true``, ``pred``, ``n`` (Int64), sorted by the keys, nulls last.
+
+        Raises
+        ------
+        OptionError
+            Data that are not single-label (multilabel, soft, ``task="binary"``).
+        ColumnNotFoundError
+            A ``by`` column that is not in the data.
+
+        Examples
+        --------
+        >>> import aggframe as af
+        >>> af.from_labels([0, 1, 1, 2], [0, 1, 0, 0]).confusion_counts().rows()
+        [(0, 0, 1), (1, 0, 1), (1, 1, 1), (2, 0, 1)]
         """
-        counts, tables = self.confusion_table(listify(by))
+        counts, tables = self._confusion_table(listify(by))
         return cast(
-            "pl.DataFrame", restore(counts, self.key_names(tables, ("true", "pred", "n"), "confusion_counts"))
+            "pl.DataFrame",
+            restore(counts, self._key_names(tables, ("true", "pred", "n"), "confusion_counts")),
         )
 
-    def confusion_table(self, by: Sequence[str]) -> tuple[pl.DataFrame, CellTables]:
+    def _confusion_table(self, by: Sequence[str]) -> tuple[pl.DataFrame, CellTables]:
         """The confusion counts with private by-keys (``true``, ``pred``, ``n``), and the validated tables."""
-        tables = self.cell_tables(by)  # validates the data
+        tables = self._cell_tables(by)  # validates the data
         if self.source.binary or not self._single_label(by):
             msg = "confusion counts need single-label data (the label form, or one-hot long data)"
             raise OptionError(msg)
@@ -177,9 +203,9 @@ class MatrixMethods(PredictionsBase):
             msg = f"Expected `normalize` to be 'true', 'pred', 'all' or None, got {normalize!r}"
             raise OptionError(msg)
         by_cols = listify(by)
-        tables = self.with_pairs(self.cell_tables(by_cols), by_cols, what="the confusion matrix")
+        tables = self._with_pairs(self._cell_tables(by_cols), by_cols, what="the confusion matrix")
         columns = ["y_true", "y_pred", "count", *(["rate"] if normalize is not None else [])]
-        names = self.key_names(tables, columns, "confusion_matrix")
+        names = self._key_names(tables, columns, "confusion_matrix")
         return cast("pl.DataFrame", restore(confusion_frame(tables, normalize).collect(), names))
 
     def confusion_array(self) -> tuple[np.ndarray, list[Any]]:

@@ -87,7 +87,7 @@ class PartsMethods(PredictionsBase):
         meas = get_measure(measure)
         op = parse_operator(operator)
         by_cols = listify(by)
-        tables = self.cell_tables(by_cols)
+        tables = self._cell_tables(by_cols)
         if op in ("macro", "weighted"):
             out = class_values(tables, meas).collect()
         elif op == "exemplar":
@@ -104,7 +104,7 @@ class PartsMethods(PredictionsBase):
                 [shown[EXAMPLE]], [c for c in out.columns if c not in (*tables.keys, EXAMPLE)], "parts"
             )
         columns = [shown.get(c, c) for c in out.columns if c not in tables.keys]
-        return cast("pl.DataFrame", restore(out, {**self.key_names(tables, columns, "parts"), **shown}))
+        return cast("pl.DataFrame", restore(out, {**self._key_names(tables, columns, "parts"), **shown}))
 
     def per_class(
         self,
@@ -163,11 +163,11 @@ class PartsMethods(PredictionsBase):
             raise OptionError(msg)
         names = names or list_measures()
         ms = unique_in_order(get_measure(m) for m in names)
-        tables = self.cell_tables(by)
-        out = self.per_class_table(tables, ms, class_subset(classes, labels)).collect()
+        tables = self._cell_tables(by)
+        out = self._per_class_table(tables, ms, class_subset(classes, labels)).collect()
         if self.crisp:
             out = out.with_columns(pl.col("support", *CELLS).round().cast(pl.Int64))
-        return cast("pl.DataFrame", restore(out, self.key_names(tables, PER_CLASS_COLUMNS, "per_class")))
+        return cast("pl.DataFrame", restore(out, self._key_names(tables, PER_CLASS_COLUMNS, "per_class")))
 
     @property
     def crisp(self) -> bool:
@@ -187,7 +187,7 @@ class PartsMethods(PredictionsBase):
             return self.source.meta.get("soft") is False
         return True
 
-    def per_class_table(
+    def _per_class_table(
         self, tables: CellTables, measures: Sequence[Measure], classes: Sequence[Any] | None = None
     ) -> pl.LazyFrame:
         """Per-class values with private keys, sorted by keys, class and measure."""

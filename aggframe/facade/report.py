@@ -33,7 +33,7 @@ from aggframe.operators.report import ReportRequest, build_report
 class ReportMethods(ScoreMethods):
     """A frozen :class:`~aggframe.operators.report.ReportRequest` and its report (cell measures, scores, bootstrap)."""
 
-    def request(  # noqa: PLR0913 -- the options of evaluate, keyword-only
+    def _request(  # noqa: PLR0913 -- the options of evaluate, keyword-only
         self,
         measures: Any = None,
         operators: Any = None,
@@ -62,7 +62,7 @@ class ReportMethods(ScoreMethods):
             binary_task=self.source.binary,
         )
 
-    def report(
+    def _report(
         self,
         request: ReportRequest,
         *,
@@ -88,16 +88,16 @@ class ReportMethods(ScoreMethods):
         if request.scores:
             return self._score_report(request, lazy=lazy, engine=engine, boot=boot)
         if boot is not None:
-            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+            tables = self._boot_tables(request.by, boot, engine=engine, lazy=lazy)
         elif lazy:
             tables = self._source_tables(request.by, pairs=request.needs_pairs)
         else:
             # the confusion counts only when the weighted kappas ask (the label form: same scan)
-            tables = self.cell_tables(request.by, engine=engine, pairs=request.needs_pairs)
+            tables = self._cell_tables(request.by, engine=engine, pairs=request.needs_pairs)
         if request.needs_pairs:
-            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+            tables = self._with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
         elif request.matrix_measures:
-            self.check_single_label("the multiclass operator", request.by)  # its margins are the class cells
+            self._check_single_label("the multiclass operator", request.by)  # its margins are the class cells
         needs_dtype = request.classes is not None or "binary" in request.operators
         out = build_report(
             tables,
@@ -234,7 +234,7 @@ class ReportMethods(ScoreMethods):
         chosen = parse_compare_columns(columns)
         # against a reference group the lean columns need no overall value: its grouping set is left out
         lean_ref = chosen == "lean" and reference is not None and not ctrl and not summary
-        request = self.request(
+        request = self._request(
             measures,
             operators,
             by=keys,
@@ -249,11 +249,11 @@ class ReportMethods(ScoreMethods):
                     "against the overall (summary=False, no control)"
                 )
                 raise OptionError(msg)
-            report, names = self.report(request, boot=boot)
+            report, names = self._report(request, boot=boot)
             report = report.drop("n_examples")  # compare keeps its columns (the groups' sizes: evaluate)
             out = compare_boot(evaluating(report), names, keys, reference=reference, boot=boot)
         else:
-            report, names = self.report(request)
+            report, names = self._report(request)
             report = report.drop("n_examples")
             out = compare_report(
                 evaluating(report), names, keys, reference=reference, summary=summary, control=ctrl

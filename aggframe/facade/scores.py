@@ -161,7 +161,7 @@ class ScoreMethods(PredictionsBase):
         if not (request.measures or request.matrix_measures):
             return None, grains if lazy else self._collect_grains(grains, engine=engine)
         if boot is not None:
-            tables = self.boot_tables(request.by, boot, engine=engine, lazy=lazy)
+            tables = self._boot_tables(request.by, boot, engine=engine, lazy=lazy)
             if not lazy:
                 grains = self._collect_grains(grains, engine=engine)
         elif lazy:
@@ -169,9 +169,9 @@ class ScoreMethods(PredictionsBase):
         else:
             tables, grains = self._collect_with(request.by, grains, engine=engine, pairs=request.needs_pairs)
         if request.needs_pairs:
-            tables = self.with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
+            tables = self._with_pairs(tables, request.by, lazy=lazy, what="the weighted kappas")
         elif request.matrix_measures:
-            self.check_single_label("the multiclass operator", request.by)
+            self._check_single_label("the multiclass operator", request.by)
         return tables, grains
 
     def _replicate_rows(self, sf: ScoreFrame, boot: Bootstrap) -> pl.LazyFrame:

@@ -56,13 +56,13 @@ class StoreMethods(PredictionsBase):
             A ``by`` column that is not in the data.
         """
         keys = listify(by)
-        tables = self.store_tables(keys)
+        tables = self._store_tables(keys)
         meta = source_meta(self.source, single_label=self._single_label(keys))
         return write_store(tables, path, by=keys, meta=meta, origin=self.source.origin, overwrite=overwrite)
 
-    def store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
+    def _store_tables(self, by: Sequence[str], *, engine: Engine = "auto") -> CellTables:
         """The cell tables a store (or :class:`~aggframe.Cells`) keeps: with the confusion counts on single-label data."""
         # (a lambda: the label form answers without collecting anything)
-        single = self.source.single_label(lambda: self.cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
+        single = self.source.single_label(lambda: self._cell_tables(by, engine=engine).profiles.collect())  # noqa: PLW0108
         wanted = single and not self.source.binary and not self.source.soft and self.form != "cells"
-        return self.cell_tables(by, engine=engine, pairs=wanted)
+        return self._cell_tables(by, engine=engine, pairs=wanted)

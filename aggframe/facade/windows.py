@@ -476,7 +476,9 @@ def _cells_windows(  # noqa: PLR0913 -- the roles of one windowed evaluation, ke
         # the label counts in the same collect as the cell tables: one read of the rows
         got = bucketed._collect_tables(tuple(keys), [extra], engine=engine, pairs=matrix)[0]
     tables = (
-        bucketed.store_tables(keys, engine=engine) if matrix else bucketed.cell_tables(keys, engine=engine)
+        bucketed.extend.store_tables(keys, engine=engine)
+        if matrix
+        else bucketed.extend.cell_tables(keys, engine=engine)
     )
     windowed = window_tables(tables, by_key(len(by)), lambda e: e, w.k, time=w.time, engine=engine)
     single = bucketed.source.single_label(lambda: tables.profiles.collect())  # noqa: PLW0108
@@ -567,7 +569,7 @@ def _stored_windows(
         msg = "n_boot= needs the examples; stored cells keep sums only (window the predictions instead)"
         raise OptionError(msg)
     keys = [*by, w.time]
-    tables = pr.cell_tables(keys, engine=options.get("engine", "auto"))
+    tables = pr.extend.cell_tables(keys, engine=options.get("engine", "auto"))
     key = by_key(len(by))
     dtype = tables.profiles.collect_schema()[key]
     if dtype == pl.String:
@@ -632,7 +634,7 @@ def _exploded(
             raise OptionError(msg)
     spread_pr = replace(bucketed, source=replace(source, frame=frame), _cache={}, _boot_cache={})
     engine = options.get("engine", "auto")
-    tables = spread_pr.cell_tables([*by, bucket], engine=engine)  # the scan, kept for evaluate
+    tables = spread_pr.extend.cell_tables([*by, bucket], engine=engine)  # the scan, kept for evaluate
     check_times(tables.profiles.select(by_key(len(by)), "n").collect(), by_key(len(by)), w.time)
     out = cast("pl.DataFrame", spread_pr.evaluate(measures, operators, by=[*by, bucket], **options))
     first = out[bucket].min()

@@ -163,7 +163,7 @@ def _cells_by(args: argparse.Namespace) -> list[str]:
 def _cells(args: argparse.Namespace, pr: Predictions, progress: _Progress) -> int:
     """``aggframe cells``: one scan, then the cell store written; the exit code (input errors raise)."""
     by = _cells_by(args)
-    pr.cell_tables(by, engine=args.engine)  # reads the source: input errors stop here
+    pr.extend.cell_tables(by, engine=args.engine)  # reads the source: input errors stop here
     try:
         out = pr.write_cells(args.output, by=by, overwrite=args.overwrite)  # the cached tables
     except (pl.exceptions.PolarsError, OSError, StoreError) as exc:
@@ -191,7 +191,7 @@ def _evaluate(
         msg = "--within applies to stores written with --target (it is the operator inside each target)"
         raise _UsageError(msg)
     # the options first (a usage error comes before a long scan), then the one scan, kept
-    request = pr.request(_split(args.measures), _split(args.operators), **options)
+    request = pr.extend.request(_split(args.measures), _split(args.operators), **options)
     boot = {} if args.n_boot is None else {"n_boot": args.n_boot, **_boot_options(args)}
     window = time_options(args)  # --time ...: the windows' own scan (at the --every grain)
     if window:
@@ -207,7 +207,7 @@ def _evaluate(
         return windowed
     if stores is not None:
         progress.step(f"reading and rolling up {len(stores)} cell store(s)")
-    pr.cell_tables(list(request.by), engine=args.engine)
+    pr.extend.cell_tables(list(request.by), engine=args.engine)
     progress.step("evaluating" if not boot else f"evaluating {args.n_boot} bootstrap replicates")
     # the operator names are checked by evaluate's one parser (a typo is an input error, not a crash)
     operators = cast("list[ReportOperator] | None", _split(args.operators))

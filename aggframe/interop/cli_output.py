@@ -95,7 +95,7 @@ _WORDS: list[tuple[str, Callable[[re.Match[str]], str]]] = [  # patterns compile
     # Python advice a command-line user cannot follow, as what the command line offers
     (r"pr\.write_cells(\(path\))?", lambda m: "`aggframe cells INPUT... -o DIR`"),
     (r"overwrite=True", lambda m: "--overwrite"),
-    (r" \(or af\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)", lambda m: ""),
+    (r" \(or af\.tnorms\.hamacher\(gamma\), or a callable T\(a, b\) on expressions\)", lambda m: ""),
     (
         r"cast it to one type in the predictions first",
         lambda m: (

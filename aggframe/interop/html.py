@@ -164,7 +164,9 @@ def _data_section(page: _Page, pr: Any, summary: _Summary, per_class: pl.DataFra
     page.heading("Data")
     facts = {
         "form": pr.form,
-        "task": f"{pr.kind_by(groups)} (inferred from the data)" if pr.kind_inferred else pr.kind_by(groups),
+        "task": f"{pr.extend.kind_by(groups)} (inferred from the data)"
+        if pr.extend.kind_inferred
+        else pr.extend.kind_by(groups),
         "soft labels": "yes (a t-norm)" if pr.source.soft else None,
         "fold column": pr.source.fold,
         "repeat column": pr.source.repeat,

@@ -133,7 +133,7 @@ def _tnorm(tnorm: str | Callable[[Any, Any], Any] | None) -> Callable[[np.ndarra
 
 def _on_arrays(fn: Callable[[Any, Any], Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """A t-norm as a function of arrays: as given (``np.minimum``), or through Polars when it is
-    written on expressions, as :func:`~aggframe.from_long` takes it (``af.hamacher(0.5)``, whose
+    written on expressions, as :func:`~aggframe.from_long` takes it (``af.tnorms.hamacher(0.5)``, whose
     ``.abs()`` NumPy arrays lack: a raw AttributeError)."""
 
     def on_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -235,18 +235,18 @@ def score(  # noqa: PLR0913 -- the user's options, keyword-only
     operator
         ``"micro"``, ``"macro"`` (default), ``"weighted"``, ``"exemplar"``
         (``"samples"``), ``"binary"`` (the class ``pos_label`` only; exactly
-        two classes, else an :class:`~aggframe.OptionError`) or ``"multiclass"``
+        two classes, else an :class:`~aggframe.errors.OptionError`) or ``"multiclass"``
         (the whole confusion matrix of label arrays: scikit-learn's
         ``matthews_corrcoef``, ``cohen_kappa_score``, ``balanced_accuracy_score``).
     convention
         ``"zero"`` (default, scikit-learn's ``zero_division=0``), ``"one"``,
         ``"exclude"`` (``zero_division=np.nan``) or ``"nan"``: one name, as
-        ``measure`` and ``operator`` are (a list is an :class:`~aggframe.OptionError`).
+        ``measure`` and ``operator`` are (a list is an :class:`~aggframe.errors.OptionError`).
     labels
         Average over these classes only (scikit-learn's ``labels``): a list. A
         class absent from the data counts as one nobody is or predicts; a value
         the class column cannot hold (``1.5`` or ``'1'`` on integer classes) is
-        an :class:`~aggframe.OptionError`, never cast to another class. Not with
+        an :class:`~aggframe.errors.OptionError`, never cast to another class. Not with
         ``task="binary"`` (it keeps ``pos_label`` only) nor ``"exemplar"``.
     n_classes, task, pos_label
         As in :func:`~aggframe.from_labels` (label arrays only). ``pos_label`` is

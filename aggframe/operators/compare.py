@@ -72,7 +72,7 @@ def ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
 def compare_keys(by: Sequence[str], control: Sequence[str]) -> list[str]:
     """The grouping of a comparison: the control columns not in ``by``, then ``by``.
 
-    Raises :class:`~aggframe.OptionError` when nothing is left to compare within the
+    Raises :class:`~aggframe.errors.OptionError` when nothing is left to compare within the
     control levels, or a name repeats.
 
     Examples

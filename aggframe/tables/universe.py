@@ -45,7 +45,7 @@ def exact_classes(
     ``'1'`` on integer classes, ``2`` on boolean ones, ``1`` on string ones
     (booleans and the numbers 0 and 1 are the same values, as ``True == 1`` in
     Python). A cast would silently read it as another class (``1.5`` as ``1``,
-    ``2`` as ``True``, ``1`` as ``'1'``), so it raises :class:`~aggframe.OptionError` naming the
+    ``2`` as ``True``, ``1`` as ``'1'``), so it raises :class:`~aggframe.errors.OptionError` naming the
     option (``labels``, ``pos_label``) and the value. A value of the right type
     that the data does not hold (``7`` on classes ``0 .. 2``) passes: the caller
     treats it as an absent class. Floats on float classes are rounded to the

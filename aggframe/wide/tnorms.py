@@ -173,7 +173,7 @@ def resolve_tnorm(tnorm: str | TNorm | None) -> tuple[TNorm | None, str | None]:
             return fn, "product" if fn is product else key
     msg = (
         f"unknown t-norm {tnorm!r}; valid names: godel, hamacher, lukasiewicz, minimum, "
-        "product (or af.hamacher(gamma), or a callable T(a, b) on expressions)"
+        "product (or af.tnorms.hamacher(gamma), or a callable T(a, b) on expressions)"
     )
     raise UnknownNameError(msg)
 
@@ -205,7 +205,7 @@ def _callable_name(fn: Any) -> str:
 def tnorm_name(fn: Any) -> str:
     """The name a t-norm is recorded under (cells and stores of two names never add up).
 
-    The built-ins by their names (``af.hamacher(1)`` is ``product``); a user's named
+    The built-ins by their names (``af.tnorms.hamacher(1)`` is ``product``); a user's named
     function by its module and qualified name; one without a name of its own (a
     lambda, a partial, a callable object) by a digest of its code and captured values:
     cells of two such t-norms are refused rather than mixed.
@@ -213,7 +213,7 @@ def tnorm_name(fn: Any) -> str:
     if any(v is fn for v in _NAMED.values()):
         return next(k for k, v in _NAMED.items() if v is fn)
     if getattr(fn, "__module__", None) == __name__:
-        return str(fn.__name__)  # af.hamacher(gamma): "hamacher(0.5)", as stores have recorded it
+        return str(fn.__name__)  # af.tnorms.hamacher(gamma): "hamacher(0.5)", as stores have recorded it
     name = getattr(fn, "__qualname__", None)
     if isinstance(name, str) and "<lambda>" not in name and "<locals>" not in name:
         return f"{getattr(fn, '__module__', '?')}.{name}"
@@ -247,7 +247,7 @@ def marginal_defect(tnorm: str | TNorm, grid: int = 21) -> float:
     ----------
     tnorm
         A name (``product``, ``godel``/``minimum``, ``lukasiewicz``; ``hamacher`` is
-        ``af.hamacher()`` at its default ``gamma = 1``, the product), ``af.hamacher(gamma)``,
+        ``af.tnorms.hamacher()`` at its default ``gamma = 1``, the product), ``af.tnorms.hamacher(gamma)``,
         or a callable ``T(a, b)`` on expressions (as :func:`~aggframe.from_long` takes it).
     grid
         Points per axis (at least 2).
@@ -265,7 +265,7 @@ def marginal_defect(tnorm: str | TNorm, grid: int = 21) -> float:
     Examples
     --------
     >>> import aggframe as af
-    >>> [round(af.marginal_defect(t), 12) for t in ("product", "godel", "lukasiewicz")]
+    >>> [round(af.tnorms.marginal_defect(t), 12) for t in ("product", "godel", "lukasiewicz")]
     [0.0, 0.5, 0.5]
     """
     if isinstance(grid, bool) or not isinstance(grid, numbers.Integral) or grid < 2:

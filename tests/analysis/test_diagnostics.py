@@ -107,7 +107,7 @@ def test_operators_keep_their_findings() -> None:
     assert set(macro["operator"].drop_nulls()) <= {"macro"}
     expected = everything.filter(pl.col("operator").is_null() | (pl.col("operator") == "macro"))
     assert macro.sort(pl.all(), nulls_last=True).equals(expected.sort(pl.all(), nulls_last=True))
-    with pytest.raises(af.UnknownNameError, match="mikro"):
+    with pytest.raises(af.errors.UnknownNameError, match="mikro"):
         af.diagnose(pr, SUITE, operators=["mikro"])
 
 
@@ -132,12 +132,12 @@ def test_per_group_findings_and_warnings() -> None:
     out = af.diagnose(af.from_labels(frame), ["precision", "mcc"], by="model")
     assert set(out["model"].drop_nulls()) == {"baseline", "gbm", "transformer"}
     assert list(out.columns[:4]) == ["model", "scope", "code", "severity"]
-    with pytest.warns(af.MeasureWarning):
+    with pytest.warns(af.errors.MeasureWarning):
         af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["specificity"], emit_warnings=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         af.diagnose(af.from_labels([0, 1, 2], [1, 2, 0]), ["f1"])
-    with pytest.raises(af.OptionError, match="hull"):
+    with pytest.raises(af.errors.OptionError, match="hull"):
         af.diagnose(af.from_labels([0, 1], [0, 1]), hull="micro")
 
 
@@ -206,7 +206,7 @@ def test_a_null_group_is_told_from_every_group() -> None:
     every = out.filter(pl.col("scope") == "all")
     assert every.to_series(0).null_count() == every.height
     assert {"degenerate_optimum", "inflated_floor"} <= set(every["code"])
-    with pytest.raises(af.OptionError, match="'scope' collides"):
+    with pytest.raises(af.errors.OptionError, match="'scope' collides"):
         af.diagnose(af.from_labels(frame.rename({"*": "scope"})), by="scope")
 
 

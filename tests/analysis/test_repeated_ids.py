@@ -63,10 +63,10 @@ ANALYSES: dict[str, Callable[[af.Predictions, list[str]], pl.DataFrame]] = {
     "micro_macro_gap": lambda pr, by: af.micro_macro_gap(pr, ["f1", "precision"], by=by or None),
     "cost": lambda pr, by: af.cost(pr, "absolute", ["micro", "macro"], by=by or None),
     "canonical_coordinates": lambda pr, by: af.canonical_coordinates(pr, by=by or None),
-    "select_suites": lambda pr, by: af.select_suites(
+    "select_suites": lambda pr, by: af.suites.select_suites(
         pr, ["precision", "recall", "f1", "specificity"], by=by or None
     ),
-    "suite_ranks": lambda pr, by: af.suite_ranks(pr, ["precision", "recall", "f1"], by=by or None),
+    "suite_ranks": lambda pr, by: af.suites.suite_ranks(pr, ["precision", "recall", "f1"], by=by or None),
     "evaluate_multiclass": lambda pr, by: pr.evaluate(["mcc", "accuracy"], "multiclass", by=by or None),
 }
 
@@ -109,16 +109,16 @@ def test_grouped_by_a_column_that_repeats_ids(form: str, analysis: str) -> None:
 def test_ungrouped_still_refuses_repeated_ids(form: str) -> None:
     # without the grouping the ids do repeat: the uniqueness check still holds where it should
     if form == "labels":
-        with pytest.raises(af.DuplicateEntryError):
+        with pytest.raises(af.errors.DuplicateEntryError):
             af.diagnose(FORMS["labels"](LABELS), ["f1"], operators="exemplar")
         return
-    with pytest.raises(af.DuplicateEntryError, match=r"repeat|duplicate"):
+    with pytest.raises(af.errors.DuplicateEntryError, match=r"repeat|duplicate"):
         af.diagnose(FORMS[form](LONG), ["f1"])
 
 
 def test_task_is_read_at_the_callers_grouping() -> None:
     pr = FORMS["long"](LONG)
-    assert pr.kind_by([BY]) == "multiclass"
+    assert pr.extend.kind_by([BY]) == "multiclass"
     # the ungrouped task after a grouped read: read off that grouping, not refused
     assert pr.kind == "multiclass"
 

@@ -445,10 +445,10 @@ class _Duck:
 def test_accepts_objects_with_suite_input() -> None:
     import aggframe as af
 
-    r = af.suite_rank(_Duck(PAGE), ["recall", "specificity"], "micro")  # type: ignore[arg-type]
+    r = af.suites.suite_rank(_Duck(PAGE), ["recall", "specificity"], "micro")  # type: ignore[arg-type]
     assert r.rank == 2
     with pytest.raises(OptionError, match="SuiteInput"):
-        af.suite_rank(42, ["recall"])  # type: ignore[arg-type]
+        af.suites.suite_rank(42, ["recall"])  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="SuiteInput"):
         suite_rank(42, ["recall"])  # type: ignore[arg-type]
 

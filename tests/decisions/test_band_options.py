@@ -43,7 +43,7 @@ def _pr() -> af.Predictions:
 
 def _keyword_error(key: str, value: Any) -> str:
     ref = (DAY0, DAY0 + dt.timedelta(days=3))
-    with pytest.raises(af.OptionError) as info:
+    with pytest.raises(af.errors.OptionError) as info:
         af.monitor(_pr(), "recall", "micro", time="day", every="1d", reference=ref, **{key: value})
     return str(info.value)
 

@@ -72,14 +72,16 @@ def test_cell_store_is_refused_before_any_scan(tmp_path: Path) -> None:
     store = af.from_labels(_frame(), example="example").write_cells(tmp_path / "s", by=["region", "tp"])
     plain = {"measure": "recall", "operator": "micro", "by": "region", "min": 0.5}
     with pytest.raises(
-        af.RuleError, match=r"^rule 2 \('no worse slice'\): key 'slices': a cell store keeps sums"
+        af.errors.RuleError, match=r"^rule 2 \('no worse slice'\): key 'slices': a cell store keeps sums"
     ):
         af.check(af.from_cells(store), [plain, RULE])
     assert af.check(af.from_cells(store), [plain]).frame.height == 4  # n, s, e and the null region
 
 
 def test_a_missing_slice_column_is_named() -> None:
-    with pytest.raises(af.ColumnNotFoundError, match=r"rule 1 \('no worse slice'\): key 'slices': .*'nope'"):
+    with pytest.raises(
+        af.errors.ColumnNotFoundError, match=r"rule 1 \('no worse slice'\): key 'slices': .*'nope'"
+    ):
         af.check(af.from_labels(_frame(), example="example"), [{**RULE, "slices": ["region", "nope"]}])
 
 

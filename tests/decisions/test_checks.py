@@ -48,7 +48,9 @@ def test_planted_failure_in_one_group_of_many_is_the_only_one() -> None:
     expected = pr.evaluate("f1", "macro", by="g").sort("g")
     assert_frame_equal(result.frame.sort("g").select("g", "value"), expected.select("g", "value"))
     assert fails["message"][0] == f"macro f1 {round(fails['value'][0], 3)} < 0.7 for g=17 (60 examples)"
-    with pytest.raises(af.CheckFailedError, match=r"1 check\(s\) failed: macro f1 0\.\d+ < 0\.7 for g=17"):
+    with pytest.raises(
+        af.errors.CheckFailedError, match=r"1 check\(s\) failed: macro f1 0\.\d+ < 0\.7 for g=17"
+    ):
         result.raise_for_status()
 
 
@@ -127,7 +129,7 @@ def test_null_keys_and_hostile_names_as_by_keys(name: str) -> None:
 @pytest.mark.parametrize("name", ["status", "value", "group_label", "__af_rule"])
 def test_a_by_key_named_like_a_result_column_is_an_error(name: str) -> None:
     frame = groups_frame(2).rename({"g": name})
-    with pytest.raises(af.OptionError, match=f"by column '{name}' has the name of a"):
+    with pytest.raises(af.errors.OptionError, match=f"by column '{name}' has the name of a"):
         af.check(af.from_labels(frame), [{"measure": "f1", "by": name, "min": 0.5}])
 
 
@@ -182,11 +184,13 @@ def test_where_language() -> None:
         ("a = @", "cannot read '@'"),
         ("", "an empty where"),
     ]:
-        with pytest.raises(af.RuleError, match=message):
+        with pytest.raises(af.errors.RuleError, match=message):
             parse_where(bad)
-    with pytest.raises(af.RuleError, match="column 's' holds String values, compared with the number 1"):
+    with pytest.raises(
+        af.errors.RuleError, match="column 's' holds String values, compared with the number 1"
+    ):
         where_expression("s = 1", schema)
-    with pytest.raises(af.RuleError, match="column 'nope' is not in the input"):
+    with pytest.raises(af.errors.RuleError, match="column 'nope' is not in the input"):
         where_expression("nope = 1", schema)
 
 
@@ -422,23 +426,23 @@ def test_200_rules_over_1000_groups_from_one_scan(monkeypatch: pytest.MonkeyPatc
     ],
 )
 def test_bad_rules_name_the_rule_and_the_key(rule: dict[str, Any], message: str) -> None:
-    with pytest.raises(af.RuleError, match=message):
+    with pytest.raises(af.errors.RuleError, match=message):
         af.check(af.from_labels([0, 1], [0, 1]), [rule])
 
 
 def test_a_drop_rule_without_a_baseline_and_a_missing_baseline_group() -> None:
     pr = af.from_labels(two_models(), example="example")
     with pytest.raises(
-        af.RuleError, match=r"rule 1: a drop rule \(max_drop / max_relative_drop\) needs a baseline"
+        af.errors.RuleError, match=r"rule 1: a drop rule \(max_drop / max_relative_drop\) needs a baseline"
     ):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1}])
-    with pytest.raises(af.RuleError, match=r"the baseline group \{'model': 'z'\} is not in the data"):
+    with pytest.raises(af.errors.RuleError, match=r"the baseline group \{'model': 'z'\} is not in the data"):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1, "baseline": {"model": "z"}}])
     with pytest.raises(
-        af.RuleError, match=r"the baseline '.*nowhere' is neither a cell store .* it does not exist"
+        af.errors.RuleError, match=r"the baseline '.*nowhere' is neither a cell store .* it does not exist"
     ):
         af.check(pr, [{"measure": "f1", "by": "model", "max_drop": 0.1}], baseline="nowhere")
-    with pytest.raises(af.ColumnNotFoundError, match=r"rule 1: by column 'nope' is not in the frame"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match=r"rule 1: by column 'nope' is not in the frame"):
         af.check(pr, [{"measure": "f1", "by": "nope", "min": 0.1}])
 
 
@@ -451,18 +455,18 @@ def test_rules_file_toml(tmp_path: Path) -> None:
         from_file, af.check(pr, [{"measure": "f1", "operator": "macro", "by": ["g"], "min": 0.7}]).frame
     )
     path.write_text('[[rule]]\nmeasure = "f1"\nmin = 0.7\nbogus = 1\n', encoding="utf-8")
-    with pytest.raises(af.RuleError, match=r"gate\.toml, rule 1: key 'bogus': unknown key"):
+    with pytest.raises(af.errors.RuleError, match=r"gate\.toml, rule 1: key 'bogus': unknown key"):
         af.check(pr, path)
     path.write_text('[[rule]]\nmeasure = "f1\n', encoding="utf-8")
-    with pytest.raises(af.RuleError, match=r"gate\.toml: not valid TOML: .*line 2"):
+    with pytest.raises(af.errors.RuleError, match=r"gate\.toml: not valid TOML: .*line 2"):
         af.check(pr, path)
     path.write_text('[rules]\nmeasure = "f1"\n', encoding="utf-8")
     with pytest.raises(
-        af.RuleError,
+        af.errors.RuleError,
         match="key 'rules': unknown top-level key; a rules file holds \\[\\[rule\\]\\] tables only",
     ):
         af.check(pr, path)
-    with pytest.raises(af.RuleError, match="cannot read the rules file"):
+    with pytest.raises(af.errors.RuleError, match="cannot read the rules file"):
         af.check(pr, tmp_path / "missing.toml")
 
 
@@ -526,7 +530,7 @@ def test_property_hostile_null_keys_give_evaluates_values(
         c for c in by if c in RESULT_COLUMNS or c in evaluated or c in _PRIVATE or c.startswith("__af_in")
     ]
     if refused:  # a by-key named like a column of the result or a private one: a clear error
-        with pytest.raises(af.OptionError, match=re.escape(repr(refused[0]))):
+        with pytest.raises(af.errors.OptionError, match=re.escape(repr(refused[0]))):
             af.check(pr, [rule])
         return
     got = af.check(pr, [rule]).frame

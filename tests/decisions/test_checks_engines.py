@@ -62,7 +62,7 @@ def test_cell_store(tmp_path: Path, expected: pl.DataFrame) -> None:
     got = af.check(af.from_cells(store), rules).frame.sort("rule", "g", nulls_last=True)
     want = verdicts(data(), rules=rules)
     assert_frame_equal(got, want, abs_tol=1e-12)
-    with pytest.raises(af.RuleError, match="key 'where': a cell store keeps sums, not rows"):
+    with pytest.raises(af.errors.RuleError, match="key 'where': a cell store keeps sums, not rows"):
         af.check(af.from_cells(store), [RULES[1]])
 
 

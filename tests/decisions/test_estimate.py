@@ -159,7 +159,7 @@ def test_scores_outside_the_reference_warn_per_group() -> None:
     data = pl.DataFrame(
         {"score": [0.3, 0.5, 0.7, 0.95, 0.99, 0.9], "y": [0] * 6, "g": ["in"] * 3 + [None] * 3}
     )
-    with pytest.warns(af.ShiftWarning, match=r"1 group\(s\).*g=None: 3 of 3 entries"):
+    with pytest.warns(af.errors.ShiftWarning, match=r"1 group\(s\).*g=None: 3 of 3 entries"):
         af.estimate(ref, af.from_scores(data, class_=None), "f1", "binary", by="g")
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -208,6 +208,6 @@ def test_a_shift_warning_names_the_window_by_its_start() -> None:
     narrow = pl.DataFrame({"score": np.linspace(0.3, 0.6, 400), "y": [0, 1] * 200})
     ref = af.from_scores(narrow, class_=None)
     log = _log(7, 300, days=3)
-    with pytest.warns(af.ShiftWarning, match=r"window_start=2024-03-0\d") as caught:
+    with pytest.warns(af.errors.ShiftWarning, match=r"window_start=2024-03-0\d") as caught:
         af.estimate(ref, af.from_scores(log, class_=None), "f1", "binary", time="day", every="1d")
     assert all("__af_" not in str(w.message) for w in caught)

@@ -28,7 +28,7 @@ def _rows(chart: object) -> list[dict[str, object]]:
 
 
 def test_significant_slices_in_order_with_intervals(result: pl.DataFrame) -> None:
-    chart = af.plot_slices(result)
+    chart = af.plot.slices(result)
     rows = _rows(chart)
     significant = result.filter("significant")
     assert [r["slice"] for r in rows] == significant["slice"].to_list()
@@ -39,7 +39,7 @@ def test_significant_slices_in_order_with_intervals(result: pl.DataFrame) -> Non
 
 
 def test_none_significant_draws_the_first_slices_hollow(result: pl.DataFrame) -> None:
-    chart = af.plot_slices(result.with_columns(significant=pl.lit(value=False)), top=3)
+    chart = af.plot.slices(result.with_columns(significant=pl.lit(value=False)), top=3)
     assert len(_rows(chart)) == 3
     assert chart.to_dict()["title"].startswith("no significant slice")
     assert {r["kind"] for r in _rows(chart)} == {"not significant"}
@@ -47,9 +47,9 @@ def test_none_significant_draws_the_first_slices_hollow(result: pl.DataFrame) ->
 
 def test_bad_input(result: pl.DataFrame) -> None:
     with pytest.raises(OptionError, match="top"):
-        af.plot_slices(result, top=0)
+        af.plot.slices(result, top=0)
     with pytest.raises(ColumnNotFoundError):
-        af.plot_slices(result.drop("difference"))
+        af.plot.slices(result.drop("difference"))
 
 
 def test_html_report_section(result: pl.DataFrame, tmp_path: Path) -> None:

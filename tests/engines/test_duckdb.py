@@ -75,10 +75,10 @@ def test_long_form_masks_folds_and_targets_parity(con) -> None:  # type: ignore[
 
 def test_validation_errors_on_duckdb(con) -> None:  # type: ignore[no-untyped-def]
     bad = pl.DataFrame({"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "y": [1, 0, 2, 1], "p": [1, 0, 0, 1]})
-    with pytest.raises(af.InvalidValueError, match=r"column 'y': 1 value\(s\) outside \[0, 1\]"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"column 'y': 1 value\(s\) outside \[0, 1\]"):
         af.from_long(con.from_arrow(bad.to_arrow())).evaluate("f1", "macro")
     dup = pl.DataFrame({"example": [0, 0], "y_true": [1, 0], "y_pred": [1, 1]})
-    with pytest.raises(af.DuplicateEntryError, match="example=0"):
+    with pytest.raises(af.errors.DuplicateEntryError, match="example=0"):
         af.from_labels(con.from_arrow(dup.to_arrow()), example="example").evaluate("f1", "macro")
 
 
@@ -213,7 +213,7 @@ def test_128_bit_labels_beyond_int64_are_refused_by_name(con) -> None:  # type: 
     )
     for source in (frame, rel):
         with pytest.raises(
-            af.InvalidValueError, match=r"column 'y_true': 1 label\(s\) beyond the Int64 range"
+            af.errors.InvalidValueError, match=r"column 'y_true': 1 label\(s\) beyond the Int64 range"
         ):
             af.from_labels(source, example="example").evaluate("f1", "macro")
     fits = frame.with_columns(pl.Series("y_true", [0, 1, 2, 3], dtype=pl.Int128))
@@ -230,7 +230,7 @@ def test_two_columns_of_one_name_are_refused(con) -> None:  # type: ignore[no-un
         "select 1 as example, 0 as y_true, 1 as y_pred, 0 as y_pred",
         "select range as example, range % 2 as y_true, 1 as y_pred, range % 2 as y_pred from range(6)",
     ):
-        with pytest.raises(af.InvalidValueError, match="the frame has two columns named 'y_pred'"):
+        with pytest.raises(af.errors.InvalidValueError, match="the frame has two columns named 'y_pred'"):
             af.from_labels(con.sql(sql), example="example").evaluate("f1", "macro")
 
 
@@ -238,7 +238,7 @@ def test_a_pandas_frame_with_two_columns_of_one_name_is_refused() -> None:
     """Narwhals refused it first with its own DuplicateError (from_labels and Accumulator.update)."""
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame([[0, 1, 1]], columns=["y_true", "y_pred", "y_pred"])
-    with pytest.raises(af.InvalidValueError, match="two columns named 'y_pred'"):
+    with pytest.raises(af.errors.InvalidValueError, match="two columns named 'y_pred'"):
         af.from_labels(frame)
-    with pytest.raises(af.InvalidValueError, match="two columns named 'y_pred'"):
+    with pytest.raises(af.errors.InvalidValueError, match="two columns named 'y_pred'"):
         af.Accumulator().update(frame)

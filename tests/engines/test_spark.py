@@ -352,7 +352,7 @@ def test_duplicate_check_is_exact(engine: str, request: pytest.FixtureRequest) -
     _same(af.from_long(_native(engine, apart, request)).evaluate(), af.from_long(apart).evaluate())
     dup = apart.with_columns(pl.Series("class", [0, 64, -64, 0, 0, 64]))
     expected = _error("long", dup, {})
-    assert expected[0] is af.DuplicateEntryError
+    assert expected[0] is af.errors.DuplicateEntryError
     assert _error("long", _native(engine, dup, request), {}) == expected
 
 
@@ -534,7 +534,7 @@ def test_a_file_broken_after_the_frame_is_made_is_a_source_error(
         path.unlink()
     else:
         path.write_bytes(b"garbage" * 100)
-    with pytest.raises(af.SourceError, match="could not read") as info:
+    with pytest.raises(af.errors.SourceError, match="could not read") as info:
         run()
     if engine != "lazy":  # Polars' own message of a LazyFrame it was given does not name the file
         assert str(path) in str(info.value)
@@ -550,7 +550,7 @@ def test_files_of_two_types_on_spark_name_the_file_and_the_column(
     frame.write_parquet(tmp_path / "a.parquet")
     frame.with_columns(pl.col("y_true").cast(pl.String)).write_parquet(tmp_path / "b.parquet")
     pr = af.from_labels(_parquet(engine, tmp_path, request), example="example")
-    with pytest.raises(af.SourceError, match=r"the files disagree on a column's type") as info:
+    with pytest.raises(af.errors.SourceError, match=r"the files disagree on a column's type") as info:
         pr.evaluate("f1", "macro")
     assert str(tmp_path / "b.parquet") in str(info.value)
     assert "y_true" in str(info.value)
@@ -571,7 +571,7 @@ def test_a_key_spark_cannot_group_or_hand_over_is_named(
     an interval Arrow's UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION, both "could not read the frame"."""
     session = request.getfixturevalue(engine)
     frame = session.sql(f"select e, e % 3 as y_true, e % 2 as y_pred, {key} as `m.k` from range(6) as t(e)")
-    with pytest.raises(af.InvalidValueError, match=f"column 'm.k' has the Spark type '{kind}'"):
+    with pytest.raises(af.errors.InvalidValueError, match=f"column 'm.k' has the Spark type '{kind}'"):
         af.from_labels(frame, example="e").evaluate("f1", "macro", by="m.k")
     # a day-time interval is a Polars Duration: it stays a key
     frame = session.sql(

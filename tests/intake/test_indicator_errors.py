@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     EmptyInputError,
     InvalidValueError,
     ShapeError,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     ColumnNotFoundError,
     DuplicateEntryError,
     InvalidValueError,
@@ -94,7 +94,7 @@ def test_declared_examples_errors() -> None:
         af.from_long(sparse, n_classes=2, examples=pl.DataFrame({"example": [0, 1, 2, None]})).evaluate("f1")
     with pytest.raises(OptionError, match="positive count"):
         af.from_long(sparse, n_classes=2, examples=0)
-    with pytest.raises(af.EmptyInputError, match="no rows and examples= declares none"):
+    with pytest.raises(af.errors.EmptyInputError, match="no rows and examples= declares none"):
         af.from_long(sparse[:0], n_classes=2, examples=sparse[:0].select("example")).evaluate("f1")
     with pytest.raises(OptionError, match="needs a Polars source"):
         af.from_long(duckdb.from_arrow(sparse.to_arrow()), n_classes=2, examples=sparse.select("example"))
@@ -121,7 +121,7 @@ def test_declared_examples_without_any_row_are_all_negative() -> None:
     )
     dense_by_g = af.from_long(dense, n_classes=2).evaluate(MEASURES, OPS, by="g", convention=CONVENTIONS)
     assert_frame_equal(by_g, dense_by_g)
-    with pytest.raises(af.EmptyInputError, match="no rows"):
+    with pytest.raises(af.errors.EmptyInputError, match="no rows"):
         af.from_long(empty, n_classes=2).evaluate("f1")
 
 
@@ -139,10 +139,10 @@ def test_a_declared_example_count_works_on_duckdb() -> None:
 def test_the_stated_task_decides_the_reading() -> None:
     Y, P = np.eye(3)[[0, 1, 2, 1]], np.eye(3)[[0, 2, 2, 1]]
     inferred = af.from_indicator(Y, P)
-    assert (inferred.kind, inferred.kind_inferred) == ("multiclass", True)
+    assert (inferred.kind, inferred.extend.kind_inferred) == ("multiclass", True)
     assert inferred.accuracy() == pytest.approx(0.75)  # standard accuracy
     multilabel = af.from_indicator(Y, P, task="multilabel")
-    assert (multilabel.kind, multilabel.kind_inferred) == ("multilabel", False)
+    assert (multilabel.kind, multilabel.extend.kind_inferred) == ("multilabel", False)
     assert multilabel.accuracy() == pytest.approx(10 / 12)  # label accuracy, as aggmetrics reads 2-D data
     # one extra label on one example changes nothing once the task is stated
     P2 = P.copy()
@@ -158,8 +158,8 @@ def test_the_stated_multilabel_task_matches_aggmetrics_degrees_of_freedom() -> N
     Y, P = np.eye(4)[[0, 1, 2, 3, 1]], np.eye(4)[[0, 2, 2, 1, 1]]
     stated = af.from_indicator(Y, P, task="multilabel")
     ref = am.IndicatorMatrix(Y, P, task="multilabel")
-    assert af.degrees_of_freedom(stated) == 2 * Y.shape[1]
-    ours = af.suite_rank(stated, ["recall", "specificity", "precision"], "macro")
+    assert af.suites.degrees_of_freedom(stated) == 2 * Y.shape[1]
+    ours = af.suites.suite_rank(stated, ["recall", "specificity", "precision"], "macro")
     theirs = am.suite_rank(ref, ["recall", "specificity", "precision"], "macro")
     assert ours.rank == theirs.rank
 
@@ -239,10 +239,10 @@ def test_example_ids_are_unique_within_the_finest_group() -> None:
 def test_suites_refuse_ordinal_predictions() -> None:
     pr = af.from_ordinal([0, 1, 2, 2, 1], [0, 2, 2, 1, 1])
     with pytest.raises(OptionError, match="not defined on ordinal predictions"):
-        af.suite_rank(pr, ["recall", "precision"], "micro")
+        af.suites.suite_rank(pr, ["recall", "precision"], "micro")
     with pytest.raises(OptionError, match="not defined on ordinal predictions"):
-        af.select_suite(pr, operator="macro")
-    assert af.suite_rank(pr.labels, ["recall", "precision"], "micro").rank >= 1
+        af.suites.select_suite(pr, operator="macro")
+    assert af.suites.suite_rank(pr.labels, ["recall", "precision"], "micro").rank >= 1
 
 
 def test_declared_examples_with_folds_and_their_parts() -> None:

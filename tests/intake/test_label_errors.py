@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     ColumnNotFoundError,
     DuplicateEntryError,
     EmptyInputError,

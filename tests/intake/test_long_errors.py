@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     ColumnNotFoundError,
     DuplicateEntryError,
     EmptyInputError,

@@ -37,7 +37,7 @@ def _three(folder: Path, bad: int | None, *, where: str = "page") -> Path:
 @pytest.mark.parametrize("bad", [0, 2])
 def test_the_corrupt_file_among_several_is_named(tmp_path: Path, bad: int, where: str) -> None:
     folder = _three(tmp_path / "runs", bad, where=where)
-    with pytest.raises(af.SourceError) as info:
+    with pytest.raises(af.errors.SourceError) as info:
         af.from_labels(af.scan(str(folder))).evaluate("f1", "macro")
     text = str(info.value)
     named = repr(str(folder / f"part {bad}.parquet"))
@@ -55,7 +55,7 @@ def test_a_good_folder_reads_and_one_corrupt_file_alone_is_named_as_before(tmp_p
     data = bytearray(one.read_bytes())
     data[8:60] = bytes(b ^ 0xFF for b in data[8:60])
     one.write_bytes(bytes(data))
-    with pytest.raises(af.SourceError, match=re.escape(f"could not read {str(one)!r}: ")):
+    with pytest.raises(af.errors.SourceError, match=re.escape(f"could not read {str(one)!r}: ")):
         af.from_labels(af.scan(str(one))).evaluate("f1", "macro")
 
 
@@ -76,7 +76,7 @@ def test_the_cli_names_the_corrupt_file(capsys: pytest.CaptureFixture[str], tmp_
 def test_a_users_scan_of_nothing_says_so(tmp_path: Path, scan: object) -> None:
     missing = tmp_path / "it's missing"  # a quote and a space in the path
     lf = scan(missing)  # type: ignore[operator]
-    with pytest.raises(af.SourceError) as info:
+    with pytest.raises(af.errors.SourceError) as info:
         af.from_labels(lf).evaluate("f1", "macro")
     text = str(info.value)
     assert "no file matches" in text
@@ -112,9 +112,9 @@ def test_files_that_disagree_are_not_read_one_by_one(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(read_errors, "bad_file", lambda files: asked.append(tuple(files)))
     origin = Origin("files", inputs=("runs",), files=("runs/a.parquet", "runs/b.parquet"))
     mismatch = r"could not read 'runs' \(2 files\): data type mismatch"
-    with pytest.raises(af.SourceError, match=mismatch), read_errors.reading(origin):
+    with pytest.raises(af.errors.SourceError, match=mismatch), read_errors.reading(origin):
         raise pl.exceptions.SchemaError("data type mismatch for column y_pred")
     assert asked == []
-    with pytest.raises(af.SourceError, match="File out of specification"), read_errors.reading(origin):
+    with pytest.raises(af.errors.SourceError, match="File out of specification"), read_errors.reading(origin):
         raise pl.exceptions.ComputeError("parquet: File out of specification: Invalid thrift")
     assert asked == [("runs/a.parquet", "runs/b.parquet")]

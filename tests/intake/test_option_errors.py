@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     OptionError,
     UnknownNameError,
 )
@@ -79,7 +79,7 @@ def test_unknown_tnorm_lists_valid_names(tnorm: Any) -> None:
 
 def test_hamacher_negative_gamma() -> None:
     with pytest.raises(OptionError, match=r"`gamma`.*>= 0.*-1"):
-        af.hamacher(-1)
+        af.tnorms.hamacher(-1)
 
 
 def test_unknown_grain() -> None:

@@ -131,30 +131,34 @@ def test_ordinal_folds_pool_like_the_union() -> None:
     [
         (
             {"data": [0, 1, 5], "y_pred_values": [0, 1, 1], "n_classes": 3},
-            af.UnknownClassError,
+            af.errors.UnknownClassError,
             "outside the order",
         ),
-        ({"data": [0, None, 1], "y_pred_values": [0, 1, 1]}, af.NullValueError, "null label"),
+        ({"data": [0, None, 1], "y_pred_values": [0, 1, 1]}, af.errors.NullValueError, "null label"),
         (
             {"data": ["a", "b"], "y_pred_values": ["a", "a"]},
-            af.OptionError,
+            af.errors.OptionError,
             "order of the classes is unknown",
         ),
-        ({"data": [0, -1], "y_pred_values": [0, 0]}, af.InvalidValueError, "pass order="),
-        ({"data": [0, 0], "y_pred_values": [0, 0]}, af.OptionError, "at least two classes"),
-        ({"data": [0, 1], "y_pred_values": [0, 1], "order": [0, 1, 0]}, af.OptionError, "repeats a class"),
+        ({"data": [0, -1], "y_pred_values": [0, 0]}, af.errors.InvalidValueError, "pass order="),
+        ({"data": [0, 0], "y_pred_values": [0, 0]}, af.errors.OptionError, "at least two classes"),
+        (
+            {"data": [0, 1], "y_pred_values": [0, 1], "order": [0, 1, 0]},
+            af.errors.OptionError,
+            "repeats a class",
+        ),
         (
             {"data": [0, 1], "y_pred_values": [0, 1], "order": [1, 0], "n_classes": 2},
-            af.OptionError,
+            af.errors.OptionError,
             "disagree",
         ),
-        ({"data": [0, 1], "y_pred_values": [0, 1, 1]}, af.ShapeError, "has 2 labels"),
-        ({"data": [[0, 1]], "y_pred_values": [[0, 1]]}, af.ShapeError, "1-D"),
-        ({"data": [0, 1], "y_pred_values": [0, 1], "example": "id"}, af.OptionError, "pass a frame"),
-        ({"data": [0, 1], "y_pred_values": None}, af.OptionError, "needs both"),
+        ({"data": [0, 1], "y_pred_values": [0, 1, 1]}, af.errors.ShapeError, "has 2 labels"),
+        ({"data": [[0, 1]], "y_pred_values": [[0, 1]]}, af.errors.ShapeError, "1-D"),
+        ({"data": [0, 1], "y_pred_values": [0, 1], "example": "id"}, af.errors.OptionError, "pass a frame"),
+        ({"data": [0, 1], "y_pred_values": None}, af.errors.OptionError, "needs both"),
         (
             {"data": [0, 1], "y_pred_values": ["a", "b"], "order": [0, 1]},
-            af.InvalidValueError,
+            af.errors.InvalidValueError,
             "different types",
         ),
     ],
@@ -167,11 +171,11 @@ def test_from_ordinal_errors(kwargs: dict, error: type[Exception], match: str) -
 
 def test_from_ordinal_frame_errors() -> None:
     frame = pl.DataFrame({"y_true": [0, 1], "y_pred": [1, 1]})
-    with pytest.raises(af.ColumnNotFoundError, match=r"'guess' \(role 'y_pred'\).*available columns"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match=r"'guess' \(role 'y_pred'\).*available columns"):
         af.from_ordinal(frame, y_pred="guess")
-    with pytest.raises(af.OptionError, match="name the columns"):
+    with pytest.raises(af.errors.OptionError, match="name the columns"):
         af.from_ordinal(frame, [0, 1])
-    with pytest.raises(af.EmptyInputError):
+    with pytest.raises(af.errors.EmptyInputError):
         af.from_ordinal(frame.head(0), n_classes=2)
     with pytest.raises(af.AggframeError):  # every error is an AggframeError (a ValueError)
         af.from_ordinal(frame, order=["a", "b"])
@@ -256,36 +260,36 @@ def test_cost_by_groups_named_classes_and_orders() -> None:
 def test_cost_matrix_validation() -> None:
     pr = af.from_labels([0, 1, 2], [0, 2, 1])
     good = af.cost_matrix("absolute", 3)
-    with pytest.raises(af.ShapeError, match=r"shape \(2, 2\); expected \(3, 3\)"):
+    with pytest.raises(af.errors.ShapeError, match=r"shape \(2, 2\); expected \(3, 3\)"):
         af.cost(pr, np.ones((2, 2)) - np.eye(2))
     nan = good.copy()
     nan[0, 2] = np.nan
-    with pytest.raises(af.InvalidValueError, match=r"non-finite.*C\[0, 2\]"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"non-finite.*C\[0, 2\]"):
         af.cost(pr, nan)
     neg = good.copy()
     neg[1, 0] = -1
-    with pytest.raises(af.InvalidValueError, match=r"negative.*C\[1, 0\] = -1"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"negative.*C\[1, 0\] = -1"):
         af.cost(pr, neg)
     diag = good + np.eye(3)
-    with pytest.raises(af.InvalidValueError, match="zero_diagonal=False"):
+    with pytest.raises(af.errors.InvalidValueError, match="zero_diagonal=False"):
         af.cost(pr, diag)
     assert af.cost(pr, diag, zero_diagonal=False)["value"].item() == pytest.approx((1 + 1 + 1) / 3)
-    with pytest.raises(af.InvalidValueError, match="expected numbers"):
+    with pytest.raises(af.errors.InvalidValueError, match="expected numbers"):
         af.cost(pr, np.array([["a"] * 3] * 3))
-    with pytest.raises(af.UnknownNameError, match="valid kinds"):
+    with pytest.raises(af.errors.UnknownNameError, match="valid kinds"):
         af.cost(pr, "cubic")
-    with pytest.raises(af.UnknownNameError, match="valid operators"):
+    with pytest.raises(af.errors.UnknownNameError, match="valid operators"):
         af.cost(pr, good, "median")
-    with pytest.raises(af.UnknownClassError, match="missing"):
+    with pytest.raises(af.errors.UnknownClassError, match="missing"):
         af.cost(pr, good, classes=[0, 1, 7])
-    with pytest.raises(af.OptionError, match="single-label"):
+    with pytest.raises(af.errors.OptionError, match="single-label"):
         af.cost(af.from_indicator([[1, 1], [0, 1]], [[1, 0], [0, 1]]), np.ones((2, 2)) - np.eye(2))
-    with pytest.raises(af.OptionError, match="fold or target"):
+    with pytest.raises(af.errors.OptionError, match="fold or target"):
         af.cost(
             af.from_labels(pl.DataFrame({"f": [0, 1], "y_true": [0, 1], "y_pred": [1, 1]}), fold="f"),
             "absolute",
         )
-    with pytest.raises(af.OptionError, match="positive integer"):
+    with pytest.raises(af.errors.OptionError, match="positive integer"):
         af.cost_matrix("absolute", 0)
 
 
@@ -299,7 +303,7 @@ def test_coordinates_match_aggmetrics(data: tuple[np.ndarray, np.ndarray, int]) 
     pr = af.from_labels(yt, yp, n_classes=m)
     im = am.IndicatorMatrix(yt, yp, task="multiclass", n_classes=m)
     coords = af.canonical_coordinates(pr)
-    assert coords.height == af.degrees_of_freedom(pr) == im.degrees_of_freedom == m * (m - 1)
+    assert coords.height == af.suites.degrees_of_freedom(pr) == im.degrees_of_freedom == m * (m - 1)
     # aggmetrics reports 0 for the rates of a class without examples; they are undefined
     np.testing.assert_allclose(coords["value"].fill_null(0.0).to_numpy(), im.canonical_coordinates())
     support = np.bincount(yt, minlength=m)
@@ -315,7 +319,7 @@ def test_binary_coordinates_are_recall_and_specificity() -> None:
     coords = af.canonical_coordinates(pr)
     assert coords["coordinate"].to_list() == ["recall", "specificity"]
     np.testing.assert_allclose(coords["value"].to_numpy(), im.canonical_coordinates())
-    assert af.degrees_of_freedom(pr) == im.degrees_of_freedom == 2
+    assert af.suites.degrees_of_freedom(pr) == im.degrees_of_freedom == 2
 
 
 def test_multilabel_coordinates_follow_the_degrees_of_freedom() -> None:
@@ -329,7 +333,7 @@ def test_multilabel_coordinates_follow_the_degrees_of_freedom() -> None:
     assert len(im.canonical_coordinates()) == 12
     pr = af.from_indicator(Y, P)
     coords = af.canonical_coordinates(pr)
-    assert coords.height == af.degrees_of_freedom(pr) == 8
+    assert coords.height == af.suites.degrees_of_freedom(pr) == 8
     rec = coords.filter(pl.col("coordinate") == "recall")["value"].to_numpy()
     spec = coords.filter(pl.col("coordinate") == "specificity")["value"].to_numpy()
     np.testing.assert_allclose(rec, (Y * P).sum(0) / Y.sum(0))
@@ -343,7 +347,7 @@ def test_ordinal_degrees_of_freedom() -> None:
     yt, yp = np.array([0, 1, 2, 2, 1, 0]), np.array([0, 2, 2, 1, 1, 1])
     assert am.IndicatorMatrix(yt, yp, task="ordinal", n_classes=3).degrees_of_freedom == 2
     pr = af.from_ordinal(yt, yp)
-    assert af.degrees_of_freedom(pr) == 6
+    assert af.suites.degrees_of_freedom(pr) == 6
     assert af.canonical_coordinates(pr).height == 6
 
 
@@ -367,7 +371,7 @@ def test_coordinates_by_group(tmp_path: Path) -> None:
         ref = af.canonical_coordinates(af.from_labels(part.drop("g")))
         assert out.filter(pl.col("g") == g).drop("g").equals(ref)
     stored = af.from_cells(af.from_labels([0, 1, 2], [0, 1, 1]).write_cells(tmp_path / "cells"))
-    with pytest.raises(af.OptionError, match="stored cells"):
+    with pytest.raises(af.errors.OptionError, match="stored cells"):
         af.canonical_coordinates(stored)
 
 
@@ -445,14 +449,14 @@ def test_dominance_by_group_and_mixed_kinds() -> None:
 
 def test_dominance_needs_the_same_examples() -> None:
     a = af.from_labels([0, 1, 1, 2], [0, 1, 1, 2])
-    with pytest.raises(af.ShapeError, match="class 1 has 2 examples under A but 1 under B"):
+    with pytest.raises(af.errors.ShapeError, match="class 1 has 2 examples under A but 1 under B"):
         af.pareto_dominance(a, af.from_labels([0, 1, 2, 2], [0, 1, 1, 2]))
-    with pytest.raises(af.ShapeError, match="different classes: only in A"):
+    with pytest.raises(af.errors.ShapeError, match="different classes: only in A"):
         af.pareto_dominance(a, af.from_labels([0, 1, 1, 3], [0, 1, 1, 3]))
     frame = pl.DataFrame({"g": ["x", "x", "y"], "y_true": [0, 1, 0], "y_pred": [0, 1, 1]})
-    with pytest.raises(af.ShapeError, match="group g='y'"):
+    with pytest.raises(af.errors.ShapeError, match="group g='y'"):
         af.pareto_dominance(af.from_labels(frame), af.from_labels(frame.filter(pl.col("g") == "x")), by="g")
-    with pytest.raises(af.OptionError, match=r"expected an af\.Predictions"):
+    with pytest.raises(af.errors.OptionError, match=r"expected an af\.Predictions"):
         af.dominates(a, [0, 1, 1, 2])  # type: ignore[arg-type]
-    with pytest.raises(af.OptionError, match="True or False"):
+    with pytest.raises(af.errors.OptionError, match="True or False"):
         af.dominates(a, a, strict="yes")  # type: ignore[arg-type]

@@ -172,7 +172,7 @@ def test_per_class_thresholds_on_named_classes(dtype: pl.DataType) -> None:
     ).with_columns(pl.col("class").cast(dtype))
     pr = from_scores(frame, threshold={"a": 0.2, "b": 0.7, "c": np.float32(0.85)})
     assert _predicted(pr) == {"a", "c"}
-    with pytest.raises(af.UnknownClassError, match="'d'"):
+    with pytest.raises(af.errors.UnknownClassError, match="'d'"):
         from_scores(frame, threshold={"a": 0.2, "b": 0.7, "c": 0.5, "d": 0.5}, classes=["a", "b", "c"])
 
 
@@ -275,9 +275,11 @@ def test_over_keeps_groups_apart() -> None:
         )
     # without by=, one example would span both models: refused at the first evaluation (the check
     # rides on the per-example aggregation; a construction-time check cost a hash of every row)
-    with pytest.raises(af.DuplicateEntryError, match=r"480 rows repeat an \(example, class\) entry.*over="):
+    with pytest.raises(
+        af.errors.DuplicateEntryError, match=r"480 rows repeat an \(example, class\) entry.*over="
+    ):
         from_scores(both, decision="argmax").evaluate(["f1"], OPERATORS)
-    with pytest.raises(af.DuplicateEntryError, match="top_k decides per example"):
+    with pytest.raises(af.errors.DuplicateEntryError, match="top_k decides per example"):
         from_scores(both, decision="top_k", k=2).evaluate(["f1"], OPERATORS)
     # a threshold decides entry by entry: no window, so by= alone keeps the models apart
     got = from_scores(both, threshold=0.5).evaluate(["f1"], OPERATORS, by="model")
@@ -350,12 +352,12 @@ def test_scores_outside_unit_interval_need_logits() -> None:
     for decide in (
         lambda: pr.evaluate("f1"),
         pr.source.decisions,
-        pr.cell_tables,
+        pr.extend.cell_tables,
         lambda: pr.evaluate(["auroc", "f1"]),
     ):
-        with pytest.raises(af.InvalidValueError, match=bad):
+        with pytest.raises(af.errors.InvalidValueError, match=bad):
             decide()
-    with pytest.raises(af.InvalidValueError, match="outside"):
+    with pytest.raises(af.errors.InvalidValueError, match="outside"):
         from_scores(frame, keep_soft="product")
     from_scores(frame, logits=True)  # logits: any real score
     from_scores(frame, decision="argmax")  # argmax never needs probabilities
@@ -365,50 +367,58 @@ def test_scores_outside_unit_interval_need_logits() -> None:
 @pytest.mark.parametrize("decision", ["threshold", "argmax", "top_k"])
 def test_null_and_nan_scores(decision: str) -> None:
     k = 1 if decision == "top_k" else None
-    with pytest.raises(af.NullValueError, match=r"column 'score': 1 null score\(s\).*example=1, class=0"):
+    with pytest.raises(
+        af.errors.NullValueError, match=r"column 'score': 1 null score\(s\).*example=1, class=0"
+    ):
         from_scores(_bad([0.2, 0.3, None, 0.1]), decision=decision, k=k)
-    with pytest.raises(af.NullValueError, match=r"column 'score': 2 NaN score\(s\).*example=0, class=1"):
+    with pytest.raises(
+        af.errors.NullValueError, match=r"column 'score': 2 NaN score\(s\).*example=0, class=1"
+    ):
         from_scores(_bad([0.2, float("nan"), 0.1, float("nan")]), decision=decision, k=k, logits=True)
 
 
 def test_k_out_of_range() -> None:
     frame = _bad([0.2, 0.3, 0.4, 0.1])
     with pytest.raises(
-        af.OptionError, match=r"k=3 is larger than the number of classes in column 'class' \(2\)"
+        af.errors.OptionError, match=r"k=3 is larger than the number of classes in column 'class' \(2\)"
     ):
         from_scores(frame, decision="top_k", k=3)
-    with pytest.raises(af.OptionError, match=r"k=5 is larger than the number of classes \(4 declared\)"):
+    with pytest.raises(
+        af.errors.OptionError, match=r"k=5 is larger than the number of classes \(4 declared\)"
+    ):
         from_scores(frame, decision="top_k", k=5, n_classes=4)
     from_scores(frame, decision="top_k", k=3, n_classes=4)  # the universe counts, not the data
     from_scores(frame, decision="top_k", k=np.int64(2))
     for bad in (0, -1):
-        with pytest.raises(af.OptionError, match=">= 1"):
+        with pytest.raises(af.errors.OptionError, match=">= 1"):
             from_scores(frame, decision="top_k", k=bad)
     for bad_k in (None, 1.5, True):
-        with pytest.raises(af.OptionError, match="positive integer"):
+        with pytest.raises(af.errors.OptionError, match="positive integer"):
             from_scores(frame, decision="top_k", k=bad_k)  # type: ignore[arg-type]
-    with pytest.raises(af.OptionError, match="top_k' only"):
+    with pytest.raises(af.errors.OptionError, match="top_k' only"):
         from_scores(frame, decision="argmax", k=1)
 
 
 def test_thresholds_out_of_range_or_naming_unknown_classes() -> None:
     frame = _bad([0.2, 0.3, 0.4, 0.1])
     for t in (-0.1, 1.5, float("nan")):
-        with pytest.raises(af.OptionError, match=r"\[0, 1\]"):
+        with pytest.raises(af.errors.OptionError, match=r"\[0, 1\]"):
             from_scores(frame, threshold=t)
-    with pytest.raises(af.OptionError, match="the threshold of class 1"):
+    with pytest.raises(af.errors.OptionError, match="the threshold of class 1"):
         from_scores(frame, threshold={0: 0.5, 1: 2.0})
-    with pytest.raises(af.UnknownClassError, match=r"1 class\(es\) that never occur in the data \(e.g. 7\)"):
+    with pytest.raises(
+        af.errors.UnknownClassError, match=r"1 class\(es\) that never occur in the data \(e.g. 7\)"
+    ):
         from_scores(frame, threshold={0: 0.5, 1: 0.5, 7: 0.5})
-    with pytest.raises(af.UnknownClassError, match=r"outside the declared universe \(e.g. 7\)"):
+    with pytest.raises(af.errors.UnknownClassError, match=r"outside the declared universe \(e.g. 7\)"):
         from_scores(frame, threshold={0: 0.5, 1: 0.5, 7: 0.5}, n_classes=3)
-    with pytest.raises(af.UnknownClassError, match="cannot be values"):
+    with pytest.raises(af.errors.UnknownClassError, match="cannot be values"):
         from_scores(frame, threshold={"zero": 0.5})
     with pytest.raises(
-        af.OptionError, match=r"column 'class': 2 row\(s\) of classes the threshold dict does not name"
+        af.errors.OptionError, match=r"column 'class': 2 row\(s\) of classes the threshold dict does not name"
     ):
         from_scores(frame, threshold={0: 0.5})
-    with pytest.raises(af.OptionError, match="empty"):
+    with pytest.raises(af.errors.OptionError, match="empty"):
         from_scores(frame, threshold={})
     # classes named but absent from the data are fine when declared
     from_scores(frame, threshold={0: 0.5, 1: 0.5, 2: 0.1}, n_classes=3)
@@ -417,29 +427,30 @@ def test_thresholds_out_of_range_or_naming_unknown_classes() -> None:
 def test_option_errors() -> None:
     frame = _bad([0.2, 0.3, 0.4, 0.1])
     with pytest.raises(
-        af.UnknownNameError, match="unknown decision 'softmax'; valid decisions: threshold, argmax, top_k"
+        af.errors.UnknownNameError,
+        match="unknown decision 'softmax'; valid decisions: threshold, argmax, top_k",
     ):
         from_scores(frame, decision="softmax")
-    with pytest.raises(af.UnknownNameError, match="t-norm"):
+    with pytest.raises(af.errors.UnknownNameError, match="t-norm"):
         from_scores(frame, keep_soft="max")
-    with pytest.raises(af.OptionError, match="keep_soft"):
+    with pytest.raises(af.errors.OptionError, match="keep_soft"):
         from_scores(frame, keep_soft="product", decision="argmax")
-    with pytest.raises(af.OptionError, match="threshold"):
+    with pytest.raises(af.errors.OptionError, match="threshold"):
         from_scores(frame, decision="argmax", threshold=0.3)
-    with pytest.raises(af.ColumnNotFoundError, match=re.escape("column 'prob' (role 'score')")):
+    with pytest.raises(af.errors.ColumnNotFoundError, match=re.escape("column 'prob' (role 'score')")):
         from_scores(frame, score="prob")
-    with pytest.raises(af.ColumnNotFoundError, match="'model'"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="'model'"):
         from_scores(frame, over="model")
-    with pytest.raises(af.InvalidValueError, match="dtype"):
+    with pytest.raises(af.errors.InvalidValueError, match="dtype"):
         from_scores(frame.with_columns(pl.col("score").cast(pl.String)))
-    with pytest.raises(af.EmptyInputError):
+    with pytest.raises(af.errors.EmptyInputError):
         from_scores(frame.clear())
     assert from_scores(frame, decision="top-k", k=1).source.long_roles is not None  # spelling variants
 
 
 def test_truth_is_still_checked_by_the_core() -> None:
     frame = _bad([0.2, 0.3, 0.4, 0.1]).with_columns(pl.Series("y", [0.0, 0.5, 1.0, 0.0]))
-    with pytest.raises(af.InvalidValueError, match="column 'y'"):
+    with pytest.raises(af.errors.InvalidValueError, match="column 'y'"):
         from_scores(frame).compute("f1")
 
 
@@ -497,9 +508,9 @@ def test_masked_scores_match_sklearn_on_the_observed_entries(seed: int) -> None:
 @pytest.mark.parametrize(
     ("mask", "error", "text"),
     [
-        ([1, 1, None, 1], af.NullValueError, r"column 'obs': 1 null value"),
-        ([1, 1, 0.5, 1], af.InvalidValueError, r"column 'obs': 1 value\(s\) other than 0 and 1"),
-        ([1, 2, 1, 1], af.InvalidValueError, r"column 'obs': 1 value\(s\) other than 0 and 1"),
+        ([1, 1, None, 1], af.errors.NullValueError, r"column 'obs': 1 null value"),
+        ([1, 1, 0.5, 1], af.errors.InvalidValueError, r"column 'obs': 1 value\(s\) other than 0 and 1"),
+        ([1, 2, 1, 1], af.errors.InvalidValueError, r"column 'obs': 1 value\(s\) other than 0 and 1"),
     ],
 )
 def test_a_mask_of_scores_is_checked(mask: list[Any], error: type[Exception], text: str) -> None:
@@ -518,7 +529,7 @@ def test_a_score_column_of_nothing_but_nulls(role: str) -> None:
         {"example": [1, 1, 2, 2], "class": [0, 1, 0, 1], "y": [1, 0, 0, 1], "score": [0.1, 0.9, 0.4, 0.6]}
     ).with_columns(pl.lit(None).alias(role))
     assert frame.schema[role] == pl.Null
-    with pytest.raises(af.NullValueError, match=rf"column '{role}': 4 null"):
+    with pytest.raises(af.errors.NullValueError, match=rf"column '{role}': 4 null"):
         af.from_scores(frame, example="example", decision="argmax")
 
 

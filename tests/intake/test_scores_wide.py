@@ -193,7 +193,7 @@ def test_normalize_divides_by_the_row_sum() -> None:
     df = _wide()
     scaled = df.with_columns(cs.starts_with("p_") * pl.Series(np.linspace(0.5, 3, df.height)))
     with pytest.raises(
-        af.InvalidValueError, match=r"do not sum to 1 within tolerance=1e-06 \(e\.g\. row .*sum="
+        af.errors.InvalidValueError, match=r"do not sum to 1 within tolerance=1e-06 \(e\.g\. row .*sum="
     ):
         af.from_scores(scaled, y_true="y_true", scores="p_*")
     got = af.from_scores(scaled, y_true="y_true", scores="p_*", normalize=True).evaluate(ALL, ["macro"])
@@ -208,41 +208,46 @@ def test_normalize_divides_by_the_row_sum() -> None:
 @pytest.mark.parametrize(
     ("change", "kwargs", "error", "pattern"),
     [
-        (None, {"scores": ["p_0", "p_1", "p_9"]}, af.ColumnNotFoundError, r"column 'p_9' \(role 'scores'\)"),
-        (None, {"scores": "q_*"}, af.ColumnNotFoundError, r"'q_\*' matches no column"),
+        (
+            None,
+            {"scores": ["p_0", "p_1", "p_9"]},
+            af.errors.ColumnNotFoundError,
+            r"column 'p_9' \(role 'scores'\)",
+        ),
+        (None, {"scores": "q_*"}, af.errors.ColumnNotFoundError, r"'q_\*' matches no column"),
         (
             pl.col("p_1").cast(pl.String),
             {},
-            af.InvalidValueError,
+            af.errors.InvalidValueError,
             r"column 'p_1' \(role 'scores'\) has dtype String",
         ),
         (
             pl.when(pl.col("y_true") == 2).then(None).otherwise(pl.col("p_1")).alias("p_1"),
             {},
-            af.NullValueError,
+            af.errors.NullValueError,
             r"50 row\(s\) with a null probability \(e\.g\. row y_true=2",
         ),
         (
             pl.when(pl.col("y_true") == 2).then(-0.1).otherwise(pl.col("p_1")).alias("p_1"),
             {},
-            af.InvalidValueError,
+            af.errors.InvalidValueError,
             r"50 row\(s\) with a negative probability",
         ),
         (
             pl.when(pl.col("y_true") == 2).then(None).otherwise(pl.col("y_true")).alias("y_true"),
             {},
-            af.NullValueError,
+            af.errors.NullValueError,
             r"column 'y_true': 50 null value\(s\)",
         ),
         (
             pl.col("y_true") + 1,
             {},
-            af.UnknownClassError,
+            af.errors.UnknownClassError,
             r"50 row\(s\) with a class that has no score column",
         ),
-        (None, {"scores": "p_0"}, af.OptionError, r"one column per class"),
-        (None, {"scores": ["p_0", "p_1", "p_2"], "classes": [0, 1]}, af.OptionError, r"names 2 class"),
-        (None, {"class_": "c"}, af.OptionError, r"class_= names a column of the long layout"),
+        (None, {"scores": "p_0"}, af.errors.OptionError, r"one column per class"),
+        (None, {"scores": ["p_0", "p_1", "p_2"], "classes": [0, 1]}, af.errors.OptionError, r"names 2 class"),
+        (None, {"class_": "c"}, af.errors.OptionError, r"class_= names a column of the long layout"),
     ],
 )
 def test_wide_errors(change: Any, kwargs: dict[str, Any], error: type[Exception], pattern: str) -> None:
@@ -257,7 +262,7 @@ def test_wide_errors(change: Any, kwargs: dict[str, Any], error: type[Exception]
 def test_suffix_that_does_not_parse_as_the_truth() -> None:
     df = _wide().rename({"p_0": "p_a", "p_1": "p_b", "p_2": "p_c"})
     with pytest.raises(
-        af.UnknownClassError, match=r"cannot be values of column 'y_true' \(dtype Int64\).*classes="
+        af.errors.UnknownClassError, match=r"cannot be values of column 'y_true' \(dtype Int64\).*classes="
     ):
         af.from_scores(df, y_true="y_true", scores="p_*")
 

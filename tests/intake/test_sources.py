@@ -35,7 +35,7 @@ def names(path: Path | str) -> str:
 
 def source_error(exc: pytest.ExceptionInfo[BaseException], *paths: Path | str) -> str:
     """The message of a SourceError, checked to be one and to name every path."""
-    assert isinstance(exc.value, af.SourceError)
+    assert isinstance(exc.value, af.errors.SourceError)
     assert isinstance(exc.value, af.AggframeError)
     message = str(exc.value)
     for path in paths:
@@ -49,16 +49,16 @@ def source_error(exc: pytest.ExceptionInfo[BaseException], *paths: Path | str) -
 
 def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nope.parquet"
-    with pytest.raises(af.SourceError, match=re.escape(FILE_NOT_FOUND.format(path=str(path)))):
+    with pytest.raises(af.errors.SourceError, match=re.escape(FILE_NOT_FOUND.format(path=str(path)))):
         af.from_labels(path)
 
 
 def test_empty_glob(tmp_path: Path) -> None:
     LABELS.write_parquet(tmp_path / "a.parquet")
     pattern = str(tmp_path / "*.csv")
-    with pytest.raises(af.SourceError, match=re.escape(GLOB_NO_MATCH.format(path=pattern))):
+    with pytest.raises(af.errors.SourceError, match=re.escape(GLOB_NO_MATCH.format(path=pattern))):
         af.scan(pattern)
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(str(tmp_path / "2026-*" / "*.parquet"))
     assert "matches no files" in source_error(exc, tmp_path / "2026-*")
 
@@ -66,10 +66,10 @@ def test_empty_glob(tmp_path: Path) -> None:
 def test_empty_directory(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
-    with pytest.raises(af.SourceError, match=re.escape(DIRECTORY_EMPTY.format(path=str(folder)))):
+    with pytest.raises(af.errors.SourceError, match=re.escape(DIRECTORY_EMPTY.format(path=str(folder)))):
         af.from_labels(folder)
     (folder / "_SUCCESS").touch()  # zero-byte markers do not count
-    with pytest.raises(af.SourceError, match="is empty"):
+    with pytest.raises(af.errors.SourceError, match="is empty"):
         af.scan(folder)
 
 
@@ -77,14 +77,14 @@ def test_directory_without_parquet_files_and_mixed_directory(tmp_path: Path) -> 
     folder = tmp_path / "csvs"
     folder.mkdir()
     LABELS.write_csv(folder / "a.csv")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(folder)
     assert "holds no Parquet files" in source_error(exc, folder, folder / "a.csv")
     mixed = tmp_path / "mixed"
     mixed.mkdir()
     LABELS.write_parquet(mixed / "part-0.parquet")
     (mixed / "_SUCCESS").write_text("done")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(mixed)
     assert "**/*.parquet" in source_error(exc, mixed / "_SUCCESS")
     # as the message says: a glob of the Parquet files reads them
@@ -104,16 +104,16 @@ def test_zero_byte_marker_in_a_directory_is_skipped(tmp_path: Path) -> None:
 def test_corrupt_parquet(tmp_path: Path) -> None:
     path = tmp_path / "corrupt.parquet"
     path.write_bytes(np.random.default_rng(0).bytes(500))
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(path)
     assert "not a readable Parquet file" in source_error(exc, path)
     # among other files, the corrupt one is named
     LABELS.write_parquet(tmp_path / "a.parquet")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(str(tmp_path / "*.parquet"))
     source_error(exc, path)
     # a scan made outside aggframe fails when its schema is resolved, at construction
-    with pytest.raises(af.SourceError, match="could not read the frame"):
+    with pytest.raises(af.errors.SourceError, match="could not read the frame"):
         af.from_labels(pl.scan_parquet(path))
 
 
@@ -121,11 +121,11 @@ def test_zero_byte_files(tmp_path: Path) -> None:
     for name in ("empty.csv", "empty.parquet"):
         path = tmp_path / name
         path.touch()
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.from_labels(path)
         assert "is empty (0 bytes)" in source_error(exc, path)
     LABELS.write_csv(tmp_path / "a.csv")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(str(tmp_path / "*.csv"))
     source_error(exc, tmp_path / "empty.csv")
 
@@ -137,7 +137,7 @@ def test_zero_byte_files(tmp_path: Path) -> None:
 def test_parquet_files_string_vs_int64(tmp_path: Path) -> None:
     LABELS.write_parquet(tmp_path / "1.parquet")
     LABELS.with_columns(pl.col("y_true").cast(pl.String)).write_parquet(tmp_path / "2.parquet")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(tmp_path)
     message = source_error(exc, tmp_path / "1.parquet", tmp_path / "2.parquet")
     assert "'y_true'" in message
@@ -148,12 +148,12 @@ def test_parquet_files_string_vs_int64(tmp_path: Path) -> None:
 def test_extra_column_in_a_later_file(tmp_path: Path) -> None:
     LABELS.write_parquet(tmp_path / "1.parquet")
     LABELS.with_columns(pl.lit("x").alias("note")).write_parquet(tmp_path / "2.parquet")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(tmp_path)
     message = source_error(exc, tmp_path / "1.parquet", tmp_path / "2.parquet")
     assert "has column(s) 'note'" in message
     # and the other way round: a later file lacks a column
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels([tmp_path / "2.parquet", tmp_path / "1.parquet"])
     assert "lacks column(s) 'note'" in source_error(exc, tmp_path / "1.parquet")
 
@@ -224,12 +224,12 @@ def test_file_deleted_after_scan(tmp_path: Path) -> None:
     pr = af.from_labels(path)
     lf = af.scan(path)
     path.unlink()
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         pr.evaluate()
     message = source_error(exc, path)
     assert READ_HINTS["No such file or directory"] in message
     assert isinstance(exc.value.__cause__, OSError)
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(lf).compute("f1")
     source_error(exc, path)
 
@@ -239,7 +239,7 @@ def test_csv_row_with_extra_fields(tmp_path: Path) -> None:
     path.write_text("y_true,y_pred\n0,0\n1,1,7\n2,1\n")
     pr = af.from_labels(path)  # the header is fine: the bad row shows when it is read
     for engine in ("streaming", "in-memory"):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             pr.evaluate(engine=engine)
         assert "more fields than the header" in source_error(exc, path)
 
@@ -252,29 +252,29 @@ def test_corrupt_data_page_behind_a_valid_footer(tmp_path: Path) -> None:
     raw[4:40] = bytes(b ^ 0xFF for b in raw[4:40])  # the first page header, not the footer
     path.write_bytes(bytes(raw))
     pr = af.from_labels(path)
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         pr.evaluate()
     source_error(exc, path)
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         pr.confusion_counts()
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         pr.parts("f1", "exemplar")
 
 
 def test_data_errors_inside_the_plan_pass_through_unchanged(tmp_path: Path) -> None:
     path = tmp_path / "nulls.parquet"
     pl.DataFrame({"y_true": [0, None, 1], "y_pred": [0, 1, 1]}).write_parquet(path)
-    with pytest.raises(af.NullValueError) as exc:
+    with pytest.raises(af.errors.NullValueError) as exc:
         af.from_labels(path).evaluate()
-    assert not isinstance(exc.value, af.SourceError)
+    assert not isinstance(exc.value, af.errors.SourceError)
 
 
 def test_reading_wraps_engine_errors_only() -> None:
     origin = Origin("files", inputs=("a.parquet",), files=("/x/a.parquet",))
-    with pytest.raises(af.SourceError, match=r"could not read 'a\.parquet': boom"), reading(origin):
+    with pytest.raises(af.errors.SourceError, match=r"could not read 'a\.parquet': boom"), reading(origin):
         raise pl.exceptions.ComputeError("boom\nsecond line")
-    with pytest.raises(af.DuplicateEntryError), reading(origin):
-        raise af.DuplicateEntryError("kept")
+    with pytest.raises(af.errors.DuplicateEntryError), reading(origin):
+        raise af.errors.DuplicateEntryError("kept")
     with pytest.raises(KeyError), reading(origin):
         raise KeyError("not a reading error")
 
@@ -282,10 +282,10 @@ def test_reading_wraps_engine_errors_only() -> None:
 def test_mixed_formats_and_no_paths(tmp_path: Path) -> None:
     LABELS.write_csv(tmp_path / "a.csv")
     LABELS.write_parquet(tmp_path / "b.parquet")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.scan([tmp_path / "a.csv", tmp_path / "b.parquet"])
     assert "unsupported or mixed input formats" in source_error(exc, tmp_path / "a.csv")
-    with pytest.raises(af.OptionError, match="at least one input path"):
+    with pytest.raises(af.errors.OptionError, match="at least one input path"):
         af.scan([])
 
 
@@ -298,14 +298,14 @@ def test_object_array_mixing_int_and_str_labels(which: str) -> None:
     mixed = np.array([0, "a", 1, 2], dtype=object)
     plain = np.array([0, 1, 1, 2])
     args = (mixed, plain) if which == "y_true" else (plain, mixed)
-    with pytest.raises(af.InvalidValueError) as exc:
+    with pytest.raises(af.errors.InvalidValueError) as exc:
         af.from_labels(*args)
     message = str(exc.value)
     assert message.startswith(f"{which} mixes label types")
     assert "3 int (e.g. 0)" in message
     assert "1 str (e.g. 'a')" in message
     # an object array of one type (with a None) is still fine up to the null check
-    with pytest.raises(af.NullValueError):
+    with pytest.raises(af.errors.NullValueError):
         af.from_labels(np.array([0, None, 1], dtype=object), np.array([0, 1, 1])).evaluate()
 
 
@@ -323,7 +323,9 @@ def test_a_file_read_twice_is_refused(tmp_path: Path) -> None:
     frame.write_parquet(tmp_path / "log" / "day=1" / "p.parquet")
     a, log = str(tmp_path / "a.parquet"), str(tmp_path / "log")
     for paths in ([a, a], [a, str(tmp_path / "*.parquet")], [log, str(tmp_path / "log" / "day=1")]):
-        with pytest.raises(af.SourceError, match=r"is read twice, through .*: its rows would count twice"):
+        with pytest.raises(
+            af.errors.SourceError, match=r"is read twice, through .*: its rows would count twice"
+        ):
             af.scan(paths)
     assert af.scan([a, str(tmp_path / "log" / "**" / "*.parquet")]).collect().height == 8  # two files
 
@@ -347,7 +349,9 @@ def test_a_folder_that_cannot_be_listed_is_an_error(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(os, "scandir", scandir)
     for path in (tmp_path, tmp_path / "**" / "*.parquet"):
-        with pytest.raises(af.SourceError, match=r"cannot read the folder '.*day=2': Permission denied"):
+        with pytest.raises(
+            af.errors.SourceError, match=r"cannot read the folder '.*day=2': Permission denied"
+        ):
             af.scan(path)
 
 
@@ -372,20 +376,20 @@ def test_linked_partition_folders_and_broken_links(tmp_path: Path) -> None:
     # two links to one folder (or a folder and a link to it): its files would be read twice
     os.symlink(elsewhere, log / "part=3")
     for path in (log, str(log / "**" / "*.parquet")):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.scan(path)
         assert "again (through a symbolic link, or a link loop)" in source_error(exc, "part=")
     (log / "part=3").unlink()
     os.symlink(log, elsewhere / "back")  # part=2/back -> log: a loop
     for path in (log, str(log / "**" / "*.parquet")):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.scan(path)
         assert "again" in source_error(exc, log / "part=2" / "back", repr(str(log)))
     (elsewhere / "back").unlink()
     (log / "part=4").mkdir()
     os.symlink(tmp_path / "gone.parquet", log / "part=4" / "p.parquet")
     for path in (log, str(log / "**" / "*.parquet"), str(log / "*" / "*.parquet")):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.scan(path)
         assert "is a broken symbolic link" in source_error(exc, log / "part=4" / "p.parquet", "gone.parquet")
 
@@ -397,7 +401,7 @@ def test_a_csv_header_naming_a_column_twice(tmp_path: Path) -> None:
     path = tmp_path / "dup.csv"
     path.write_text("y_true,y_pred,y_pred\n0,0,1\n1,1,1\n1,1,0\n")
     for source in (path, str(tmp_path / "*.csv")):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.from_labels(source)
         assert "names column 'y_pred' twice" in source_error(exc, path)
     # unnamed columns (a trailing comma on every line) are not names given twice
@@ -433,7 +437,7 @@ def test_a_directory_types_and_checks_its_partition_keys_as_hive_true_does(tmp_p
     )
     (tmp_path / "clash" / "model=x").mkdir(parents=True)
     frame.write_parquet(tmp_path / "clash" / "model=x" / "p.parquet")
-    with pytest.raises(af.SourceError) as exc:
+    with pytest.raises(af.errors.SourceError) as exc:
         af.from_labels(tmp_path / "clash")
     assert "is both a column of" in source_error(exc, "'model'", tmp_path / "clash" / "model=x")
 
@@ -444,7 +448,7 @@ def test_a_parquet_file_named_csv(tmp_path: Path) -> None:
     sequence". It says what the file is."""
     LABELS.write_parquet(tmp_path / "p.csv")
     for source in (tmp_path / "p.csv", str(tmp_path / "*.csv")):
-        with pytest.raises(af.SourceError) as exc:
+        with pytest.raises(af.errors.SourceError) as exc:
             af.from_labels(source)
         assert "is a Parquet file (it starts with PAR1), not CSV" in source_error(exc, tmp_path / "p.csv")
 

@@ -44,8 +44,8 @@ def day_files(folder: Path) -> list[Path]:
 
 
 def store_error(exc: pytest.ExceptionInfo[BaseException], *names: Path | str) -> str:
-    assert isinstance(exc.value, af.StoreError)
-    assert isinstance(exc.value, af.SourceError)
+    assert isinstance(exc.value, af.errors.StoreError)
+    assert isinstance(exc.value, af.errors.SourceError)
     message = str(exc.value)
     for name in names:
         assert str(name) in message, (name, message)
@@ -75,7 +75,7 @@ def test_meta_records_identity_and_coverage(tmp_path: Path) -> None:
 def test_same_store_twice(tmp_path: Path) -> None:
     store = af.from_labels(FRAME).write_cells(tmp_path / "s", by="model")
     for again in (store, tmp_path / "s" / ".." / "s"):
-        with pytest.raises(af.StoreError, match=re.escape(STORE_TWICE.format(path=str(again)))) as exc:
+        with pytest.raises(af.errors.StoreError, match=re.escape(STORE_TWICE.format(path=str(again)))) as exc:
             af.from_cells([store, again])
         store_error(exc, again)
 
@@ -83,7 +83,7 @@ def test_same_store_twice(tmp_path: Path) -> None:
 def test_copy_of_a_store(tmp_path: Path) -> None:
     store = af.from_labels(FRAME).write_cells(tmp_path / "s", by="model")
     shutil.copytree(store, tmp_path / "copy")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([store, tmp_path / "copy"])
     assert "copies of one store" in store_error(exc, store, tmp_path / "copy")
 
@@ -92,13 +92,13 @@ def test_overlapping_file_stores(tmp_path: Path) -> None:
     files = day_files(tmp_path / "data")
     one = af.from_labels(files[1]).write_cells(tmp_path / "one", by="model")
     two = af.from_labels(files[:2]).write_cells(tmp_path / "two", by="model")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([one, two])
     store_error(exc, one, two, files[1].resolve())
     # a copy of the file elsewhere is the same content: its fingerprint gives it away
     shutil.copy(files[1], tmp_path / "moved.parquet")
     moved = af.from_labels(tmp_path / "moved.parquet").write_cells(tmp_path / "moved", by="model")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([one, moved])
     store_error(exc, one, moved)
     # disjoint files add up, exactly
@@ -115,7 +115,7 @@ def test_the_same_frame_written_twice(tmp_path: Path) -> None:
     b = af.from_labels(FRAME.sample(fraction=1.0, shuffle=True, seed=3)).write_cells(
         tmp_path / "b", by="model"
     )
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([a, b])
     assert "identical cell tables" in store_error(exc, a, b)
 
@@ -132,14 +132,14 @@ def test_the_same_frame_written_twice_through_cells(tmp_path: Path) -> None:
     b = af.from_labels(shuffled).to_cells(by="model").write(tmp_path / "b")
     c = af.from_labels(FRAME).write_cells(tmp_path / "c", by="model")
     for pair in ((a, b), (a, c), (c, b)):
-        with pytest.raises(af.StoreError) as exc:
+        with pytest.raises(af.errors.StoreError) as exc:
             af.from_cells(list(pair))
         assert "identical cell tables" in store_error(exc, *pair)
     # cells summed in memory: the fingerprint of the sum (two stores of one sum are refused)
     days = [af.from_labels(FRAME.filter(pl.col("day") == d)).to_cells(by="model") for d in DAYS]
     s1 = sum(days[1:], days[0]).write(tmp_path / "s1")
     s2 = sum(days[1:], days[0]).write(tmp_path / "s2")
-    with pytest.raises(af.StoreError):
+    with pytest.raises(af.errors.StoreError):
         af.from_cells([s1, s2])
     # different rows still add up, exactly
     first, rest = FRAME.filter(pl.col("day") == DAYS[0]), FRAME.filter(pl.col("day") != DAYS[0])
@@ -156,7 +156,7 @@ def test_stores_written_from_stores(tmp_path: Path) -> None:
     files = day_files(tmp_path / "data")
     stores = [af.from_labels(f).write_cells(tmp_path / f.stem, by="model") for f in files]
     merged = af.from_cells(stores[:2]).write_cells(tmp_path / "merged", by="model")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([merged, stores[1]])
     store_error(exc, merged, stores[1])
     assert_frame_equal(
@@ -173,9 +173,9 @@ def test_glob_of_stores(tmp_path: Path) -> None:
     assert pr.compute("f1", "macro") == pytest.approx(
         f1_score(FRAME["y_true"], FRAME["y_pred"], average="macro")
     )
-    with pytest.raises(af.StoreError, match="matches no cell stores"):
+    with pytest.raises(af.errors.StoreError, match="matches no cell stores"):
         af.from_cells(str(tmp_path / "nothing" / "*"))
-    with pytest.raises(af.StoreError, match="given twice"):
+    with pytest.raises(af.errors.StoreError, match="given twice"):
         af.from_cells([str(tmp_path / "cells" / "*"), tmp_path / "cells" / DAYS[0]])
 
 
@@ -195,10 +195,10 @@ def test_bad_meta_json(content: str | None, wording: str, tmp_path: Path) -> Non
         (store / "meta.json").unlink()
     else:
         (store / "meta.json").write_text(content)
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(store)
     assert wording in store_error(exc, store)
-    assert isinstance(exc.value, af.OptionError)  # as before StoreError existed
+    assert isinstance(exc.value, af.errors.OptionError)  # as before StoreError existed
 
 
 @pytest.mark.parametrize(
@@ -224,7 +224,7 @@ def test_an_edited_meta_json_that_does_not_fit_its_tables(
     meta = json.loads((store / "meta.json").read_text())
     meta[key] = value
     (store / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(store).evaluate("mcc", ["micro", "macro"], by="model")
     assert wording in store_error(exc, store)
 
@@ -232,7 +232,7 @@ def test_an_edited_meta_json_that_does_not_fit_its_tables(
 def test_unreadable_table_in_a_store(tmp_path: Path) -> None:
     store = Path(af.from_labels(FRAME).write_cells(tmp_path / "s", by="model"))
     (store / "profiles.parquet").write_bytes(b"garbage")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(store)
     assert "profiles.parquet is missing or unreadable" in store_error(exc, store)
 
@@ -254,7 +254,7 @@ def test_tables_of_this_format_under_an_older_meta_json_are_refused(declared: st
     meta = json.loads((store / "meta.json").read_text())
     meta["format"] = declared
     (store / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(store).evaluate("recall", "macro", **kw)
     message = store_error(exc, store)
     assert f"says format {declared!r}" in message
@@ -262,7 +262,7 @@ def test_tables_of_this_format_under_an_older_meta_json_are_refused(declared: st
     # without the record, the newer tables alone tell
     meta.pop("tables")
     (store / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(af.StoreError, match=r"groups\.parquet and universe\.parquet"):
+    with pytest.raises(af.errors.StoreError, match=r"groups\.parquet and universe\.parquet"):
         af.from_cells(store)
 
 
@@ -275,7 +275,7 @@ def test_a_table_copied_in_from_another_store_is_refused(table: str, tmp_path: P
     values = [af.from_cells(s).evaluate("f1", ["exemplar", "macro"], by="g")["value"] for s in (a, b)]
     assert not values[0].equals(values[1])
     shutil.copy(b / table, a / table)
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(a).evaluate("f1", ["exemplar", "macro"], by="g")
     message = store_error(exc, a)
     assert f"{table} is not the table written with the store" in message
@@ -291,14 +291,14 @@ def test_a_removed_or_added_table_is_named(tmp_path: Path) -> None:
         lambda: af.from_cells(store).evaluate("qwk", "multiclass"),
         lambda: af.Cells.read(store),
     ):
-        with pytest.raises(af.StoreError) as exc:
+        with pytest.raises(af.errors.StoreError) as exc:
             read()
         assert "pairs.parquet is missing" in store_error(exc, store)
     multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]]))
     lacking = Path(multilabel.write_cells(tmp_path / "m"))
     assert not (lacking / "pairs.parquet").exists()
     shutil.copy(af.from_labels([0, 1], [0, 0]).write_cells(tmp_path / "o") / "pairs.parquet", lacking)
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells(lacking)
     assert "pairs.parquet was not written with the store" in store_error(exc, lacking)
 
@@ -327,12 +327,12 @@ def test_old_format_stores_still_read(tmp_path: Path) -> None:
         af.from_labels(FRAME, n_classes=6).evaluate(["f1", "recall"], by="model"),
         abs_tol=1e-12,
     )
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([old[0], old[1], old[0]])
     store_error(exc, old[0])
     # a store written from an old one records its path: the two together are refused
     merged = af.from_cells(old[:1]).write_cells(tmp_path / "merged", by="model")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([merged, old[0]])
     store_error(exc, merged, old[0])
 
@@ -359,7 +359,7 @@ def test_rewriting_a_store_without_targets_drops_the_old_block_table(tmp_path: P
 
 def test_writing_a_store_onto_a_file(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_labels(FRAME).write_cells(tmp_path / "file")
     store_error(exc, tmp_path / "file")
 
@@ -387,7 +387,7 @@ def test_disjoint_shards_add_up_and_any_repeat_is_refused(
         ),
         abs_tol=1e-12,
     )
-    with pytest.raises(af.StoreError):
+    with pytest.raises(af.errors.StoreError):
         af.from_cells([*stores, stores[repeat % len(stores)]])
 
 
@@ -424,7 +424,7 @@ def test_different_files_of_one_size_and_footer_add_up(tmp_path: Path) -> None:
     copied.mkdir(parents=True)
     shutil.copy2(first, copied / "p.parquet")
     copy = af.from_labels(af.scan(copied, hive=True)).write_cells(tmp_path / "copy_store", by="day")
-    with pytest.raises(af.StoreError) as exc:
+    with pytest.raises(af.errors.StoreError) as exc:
         af.from_cells([stores[0], copy])
     store_error(exc, stores[0], copy)
 
@@ -471,7 +471,7 @@ def test_a_store_of_the_null_partition_adds_to_the_others(tmp_path: Path, null_f
     texts.mkdir(parents=True)
     pl.DataFrame({"model": ["a"], "y_true": [0], "y_pred": [0]}).write_parquet(texts / "p.parquet")
     text_store = af.from_labels(af.scan(texts, hive=True)).write_cells(tmp_path / "t", by=["model", "day"])
-    with pytest.raises(af.OptionError, match="column 'day' is Date in one and String in the other"):
+    with pytest.raises(af.errors.OptionError, match="column 'day' is Date in one and String in the other"):
         af.from_cells([dated, text_store])
 
 
@@ -484,13 +484,13 @@ def test_a_store_never_replaces_its_own_input(tmp_path: Path) -> None:
     before = source.read_bytes()
     pr = af.from_labels(source)
     for out in (source, tmp_path):
-        with pytest.raises(af.StoreError, match="which these cells are read from"):
+        with pytest.raises(af.errors.StoreError, match="which these cells are read from"):
             pr.write_cells(out, overwrite=True)
-        with pytest.raises(af.StoreError, match="which these cells are read from"):
+        with pytest.raises(af.errors.StoreError, match="which these cells are read from"):
             pr.to_cells().write(out, overwrite=True)  # cells in memory, made from that file
     assert source.read_bytes() == before
     store = af.from_labels(source).write_cells(tmp_path / "store")
-    with pytest.raises(af.StoreError, match="which these cells are read from"):
+    with pytest.raises(af.errors.StoreError, match="which these cells are read from"):
         af.from_cells(store).write_cells(store, overwrite=True)
     assert af.from_cells(store).compute("f1", "macro") == pytest.approx(
         af.from_labels(FRAME).compute("f1", "macro")
@@ -505,7 +505,8 @@ def test_stores_of_another_layout_say_what_differs(tmp_path: Path) -> None:
     one = af.from_labels(day).write_cells(tmp_path / "one", by=["model", "day"])
     two = af.from_labels(day.with_columns(day=pl.lit(2))).write_cells(tmp_path / "two", by=["day", "model"])
     with pytest.raises(
-        af.StoreError, match=r"has another layout .*\(by \['day', 'model'\] against \['model', 'day'\]\)"
+        af.errors.StoreError,
+        match=r"has another layout .*\(by \['day', 'model'\] against \['model', 'day'\]\)",
     ):
         af.from_cells([one, two])
 
@@ -518,7 +519,7 @@ def test_a_broken_link_among_globbed_stores_is_an_error(tmp_path: Path) -> None:
     af.from_labels(FRAME).write_cells(tmp_path / "cells" / "a", by="model")
     os.symlink(tmp_path / "moved", tmp_path / "cells" / "b")
     for read in (af.from_cells, af.Cells.read):
-        with pytest.raises(af.StoreError) as exc:
+        with pytest.raises(af.errors.StoreError) as exc:
             read(str(tmp_path / "cells" / "*"))
         assert "is a broken symbolic link" in store_error(exc, tmp_path / "cells" / "b", tmp_path / "moved")
 
@@ -543,7 +544,7 @@ def test_stores_that_do_not_add_up_are_store_errors(
     one = af.from_labels(day).write_cells(tmp_path / "one", by="model")
     two = second(day.with_columns(model=pl.Series(["c", "d", "c"]))).write_cells(tmp_path / "two", by="model")
     for read in (af.from_cells, af.Cells.read):
-        with pytest.raises(af.StoreError) as exc:
+        with pytest.raises(af.errors.StoreError) as exc:
             read([one, two])
         assert wording in store_error(exc, one, two)
     assert main(["report", str(one), str(two)]) == 2
@@ -558,12 +559,12 @@ def test_a_store_of_files_and_a_store_of_the_same_rows_as_a_frame(tmp_path: Path
     files = af.from_labels(path).write_cells(tmp_path / "files", by="model")
     frame = af.from_labels(pl.read_parquet(path)).write_cells(tmp_path / "frame", by="model")
     for stores in ([files, frame], [frame, files]):
-        with pytest.raises(af.StoreError) as exc:
+        with pytest.raises(af.errors.StoreError) as exc:
             af.from_cells(stores)
         assert "both cover identical cell tables" in store_error(exc, files, frame)
     # and through a store written from the store of files
     rolled = af.from_cells(files).write_cells(tmp_path / "rolled", by="model")
-    with pytest.raises(af.StoreError, match="identical cell tables"):
+    with pytest.raises(af.errors.StoreError, match="identical cell tables"):
         af.from_cells([rolled, frame])
     # stores of other files still add up, and so do identical cell tables of two stores of files:
     # the same bytes under two partitions are two days, whatever the stores' by-columns
@@ -579,7 +580,7 @@ def test_a_store_of_files_and_a_store_of_the_same_rows_as_a_frame(tmp_path: Path
         )
     n = af.from_cells(days).evaluate("f1", "exemplar")["n_entries"].item()
     assert n == 2 * pl.read_parquet(path).height
-    with pytest.raises(af.StoreError, match="identical cell tables"):
+    with pytest.raises(af.errors.StoreError, match="identical cell tables"):
         af.from_cells([*days, frame])
-    with pytest.raises(af.StoreError, match="identical cell tables"):
+    with pytest.raises(af.errors.StoreError, match="identical cell tables"):
         af.Cells.read(days[0]) + af.Cells.read(frame)

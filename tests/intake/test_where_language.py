@@ -65,17 +65,17 @@ def test_an_oracle_row_by_row() -> None:
 @pytest.mark.parametrize(
     ("text", "error", "needle"),
     [
-        ("value = ", af.OptionError, "--where 'value = ' is not a SQL expression: expected a value"),
-        ("nope = 1", af.ColumnNotFoundError, "--where 'nope = 1' names column 'nope'"),
-        ('"my col"', af.OptionError, "gives String values, not true/false"),
-        ("value = 'x'", af.OptionError, "compared with the text 'x'"),
-        ("day > '2024-13-01'", af.OptionError, "which is not an ISO date"),
-        ("value AND __af_x", af.OptionError, "gives Int64 values"),
+        ("value = ", af.errors.OptionError, "--where 'value = ' is not a SQL expression: expected a value"),
+        ("nope = 1", af.errors.ColumnNotFoundError, "--where 'nope = 1' names column 'nope'"),
+        ('"my col"', af.errors.OptionError, "gives String values, not true/false"),
+        ("value = 'x'", af.errors.OptionError, "compared with the text 'x'"),
+        ("day > '2024-13-01'", af.errors.OptionError, "which is not an ISO date"),
+        ("value AND __af_x", af.errors.OptionError, "gives Int64 values"),
     ],
 )
 def test_errors_are_the_same_language(text: str, error: type[Exception], needle: str) -> None:
     with pytest.raises(error) as info:
         parse_where(text, FRAME.schema, what="--where")
     assert needle in str(info.value)
-    with pytest.raises(af.RuleError):  # the rules' reading refuses it too, as a rule error
+    with pytest.raises(af.errors.RuleError):  # the rules' reading refuses it too, as a rule error
         rule_where(text, FRAME.schema)

@@ -116,7 +116,7 @@ def test_a_hive_key_that_is_also_a_column_is_refused(
     err = _error(capsys)
     assert "input error" in err
     assert "column 'model' is both a column" in err
-    with pytest.raises(af.SourceError, match="hive partition key"):
+    with pytest.raises(af.errors.SourceError, match="hive partition key"):
         af.scan(folder, hive=True)
     # without hive=True the files are read as they are (Polars' own rule for directories)
     assert af.scan(folder / "p.parquet").collect()["model"].to_list() == DAY1["model"].to_list()
@@ -134,7 +134,7 @@ def test_a_hive_value_holding_an_equals_sign(tmp_path: Path, capsys: pytest.Capt
     assert "input error" in err
     assert "the folder 'seg=a=b'" in err
     assert "%3D" in err
-    with pytest.raises(af.SourceError, match="holds '=' in its value"):
+    with pytest.raises(af.errors.SourceError, match="holds '=' in its value"):
         af.scan(paths[1], hive=True)
     assert af.scan(tmp_path / "quoted", hive=True).collect()["seg"].unique().to_list() == ["a=b"]
 
@@ -180,7 +180,7 @@ def test_overwrite_is_needed_to_replace_a_store(tmp_path: Path, capsys: pytest.C
     assert main([*args, "--by", "model", "--overwrite"]) == 0
     assert af.from_cells(tmp_path / "s").source.stored_by == ("model",)
     # Python refuses the same way
-    with pytest.raises(af.StoreError, match="overwrite=True"):
+    with pytest.raises(af.errors.StoreError, match="overwrite=True"):
         af.from_labels(DAY1).write_cells(tmp_path / "s")
 
 
@@ -232,7 +232,7 @@ def test_identical_csv_days_keyed_with_with_add_up(
         )
         == 0
     )
-    with pytest.raises(af.StoreError, match="both cover"):
+    with pytest.raises(af.errors.StoreError, match="both cover"):
         af.from_cells([str(tmp_path / "cells" / days[0]), again])
 
 
@@ -254,5 +254,5 @@ def test_zero_padded_partition_stores_add_up(tmp_path: Path, capsys: pytest.Capt
     assert_frame_equal(stores, whole)
     a = af.from_labels(pl.DataFrame({"k": ["07"], "y_true": [0], "y_pred": [0]})).to_cells(by="k")
     b = af.from_labels(pl.DataFrame({"k": [8], "y_true": [1], "y_pred": [1]})).to_cells(by="k")
-    with pytest.raises(af.OptionError, match="column 'k' is String in one and Int64 in the other"):
+    with pytest.raises(af.errors.OptionError, match="column 'k' is String in one and Int64 in the other"):
         a + b

@@ -390,7 +390,7 @@ def test_an_output_never_goes_inside_an_input_folder_or_store(
     assert (log / "day=1" / "p.parquet").read_bytes() == before
     assert not (log / "report.csv").exists()
     assert not (log / "cells").exists()
-    with pytest.raises(af.StoreError, match="would replace or write into"):
+    with pytest.raises(af.errors.StoreError, match="would replace or write into"):
         af.from_labels(af.scan(log)).write_cells(log / "cells")
 
 
@@ -451,7 +451,7 @@ def test_an_empty_path_is_not_the_current_directory(
     for argv in (["report", ""], ["report", store, " "], ["cells", "", "-o", str(tmp_path / "out")]):
         assert "an input path is empty ('')" in fails(capsys, argv, "input")
     for read in (af.scan, af.from_labels, af.from_cells, af.Cells.read):
-        with pytest.raises(af.SourceError, match=re.escape("an input path is empty ('')")):
+        with pytest.raises(af.errors.SourceError, match=re.escape("an input path is empty ('')")):
             read("")
     monkeypatch.chdir(tmp_path)  # a folder of predictions, for the file paths
     assert "an input path is empty" in fails(capsys, ["report", ""], "input")
@@ -500,7 +500,7 @@ def test_output_paths_empty_or_with_a_newline(capsys: pytest.CaptureFixture[str]
 def test_other_python_advice_becomes_the_command_lines(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """`--tnorm foo` offered `af.hamacher(gamma)` or a callable; stores whose `--with` key has two
+    """`--tnorm foo` offered `af.tnorms.hamacher(gamma)` or a callable; stores whose `--with` key has two
     types said to cast it in the predictions. Neither can be done on the command line."""
     long = tmp_path / "long.parquet"
     pl.DataFrame(

@@ -57,13 +57,13 @@ def terminal() -> FakeTerminal:
 @pytest.fixture
 def slow_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every scan takes 0.45 s more: long enough for the spinner to turn a few times."""
-    original = Predictions.cell_tables
+    original = Predictions._cell_tables
 
     def slow(self: Predictions, *args: Any, **kwargs: Any) -> Any:
         time.sleep(0.45)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Predictions, "cell_tables", slow)
+    monkeypatch.setattr(Predictions, "_cell_tables", slow)
 
 
 def test_the_table_labels_keys_as_everywhere(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

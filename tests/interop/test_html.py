@@ -155,7 +155,7 @@ def test_write_html_report_takes_a_result(pr: Any, tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "<code>aggframe report x --html r.html</code>" in text
     assert "<h2>Diagnostics</h2>" in text
-    with pytest.raises(af.OptionError, match="charts= must be"):
+    with pytest.raises(af.errors.OptionError, match="charts= must be"):
         af.write_html_report(tmp_path / "s.html", pr, report, charts="png")  # type: ignore[arg-type]
 
 

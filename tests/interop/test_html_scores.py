@@ -103,7 +103,7 @@ def test_a_long_curve_is_thinned_and_keeps_its_shape() -> None:
     df, counts, _ = _long_curve()
     curve = roc_curve(counts, []).collect()
     assert curve.height > 2000
-    chart = af.plot_curve(curve)
+    chart = af.plot.curve(curve)
     points = sorted(_points(chart), key=lambda p: p["order"])
     assert 2 < len(points) <= 200
     xs, ys = np.array([p["x"] for p in points]), np.array([p["y"] for p in points])
@@ -124,15 +124,15 @@ def test_a_long_curve_is_thinned_and_keeps_its_shape() -> None:
     auc = sk.roc_auc_score(df["y"], df["score"])
     assert chart.to_dict()["title"] == f"ROC curve (AUC {auc:.3f})"
     # every point on request
-    assert len(_points(af.plot_curve(curve, max_points=None))) == curve.height
-    assert len(_points(af.plot_curve(curve, max_points=50))) <= 50
-    with pytest.raises(af.OptionError, match="max_points"):
-        af.plot_curve(curve, max_points=1)
+    assert len(_points(af.plot.curve(curve, max_points=None))) == curve.height
+    assert len(_points(af.plot.curve(curve, max_points=50))) <= 50
+    with pytest.raises(af.errors.OptionError, match="max_points"):
+        af.plot.curve(curve, max_points=1)
 
 
 def test_a_short_curve_is_drawn_point_for_point() -> None:
     curve = roc_curve(_long_curve(n=60)[1], []).collect()
-    assert len(_points(af.plot_curve(curve))) == curve.height
+    assert len(_points(af.plot.curve(curve))) == curve.height
 
 
 def test_areas_in_the_legend_are_scikit_learns() -> None:
@@ -150,12 +150,12 @@ def test_areas_in_the_legend_are_scikit_learns() -> None:
         ("AUC", roc_curve, sk.roc_auc_score),
         ("AP", pr_curve, sk.average_precision_score),
     ]:
-        chart = af.plot_curve(make(counts, ["class"]).collect())
+        chart = af.plot.curve(make(counts, ["class"]).collect())
         legend = {p["legend"] for p in _points(chart)}
         for cls in ("cat", "dog"):
             part = df.filter(pl.col("class") == cls)
             assert f"{cls} ({kind} {truth(part['y'], part['score']):.3f})" in legend
-        plain = _points(af.plot_curve(make(counts, ["class"]).collect(), areas=False))
+        plain = _points(af.plot.curve(make(counts, ["class"]).collect(), areas=False))
         assert {p["legend"] for p in plain} == {"cat", "dog"}
 
 
@@ -171,20 +171,20 @@ def test_the_reliability_diagram_is_micro_by_default() -> None:
         .agg(pl.col("y").sum().alias("pos"), (1 - pl.col("y")).sum().alias("neg"))
     )
     table = calibration(counts, ["class"], bins=5).collect()
-    points = _points(af.plot_calibration(table))
+    points = _points(af.plot.calibration(table))
     assert {p["series"] for p in points} == {"all"}  # one line
     freq, mean = sk_calibration.calibration_curve(df["y"], df["score"], n_bins=5)
     got = sorted((p["x"], p["y"]) for p in points)
     np.testing.assert_allclose(np.array(got), np.array(sorted(zip(mean, freq, strict=True))), atol=1e-12)
     assert sum(p["count"] for p in points) == n
-    per_class = _points(af.plot_calibration(table, per_class=True))
+    per_class = _points(af.plot.calibration(table, per_class=True))
     assert {p["series"] for p in per_class} == {"a", "b", "c"}
     quantile = calibration(counts, ["class"], bins=5, strategy="quantile").collect()
-    with pytest.raises(af.OptionError, match="per_class=True"):
-        af.plot_calibration(quantile)
-    assert {p["series"] for p in _points(af.plot_calibration(quantile, per_class=True))} == {"a", "b", "c"}
-    with pytest.raises(af.OptionError, match="per_class"):
-        af.plot_calibration(table, per_class="yes")  # type: ignore[arg-type]
+    with pytest.raises(af.errors.OptionError, match="per_class=True"):
+        af.plot.calibration(quantile)
+    assert {p["series"] for p in _points(af.plot.calibration(quantile, per_class=True))} == {"a", "b", "c"}
+    with pytest.raises(af.errors.OptionError, match="per_class"):
+        af.plot.calibration(table, per_class="yes")  # type: ignore[arg-type]
 
 
 @in_chromium

@@ -97,18 +97,18 @@ def test_the_report_of_scored_models_on_the_same_examples() -> None:
     pr = af.from_scores(frame, decision="argmax")
     page = af.html_report(pr, "f1", "macro", by="model")
     assert "multiclass" in page
-    assert pr.kind_by(["model"]) == "multiclass"
+    assert pr.extend.kind_by(["model"]) == "multiclass"
 
 
 def test_chart_and_report_arguments_are_checked() -> None:
     """value='convention', x == y and title=1 raised raw Polars errors or an AttributeError."""
     report = af.from_labels(PAIRED, example="example").evaluate("f1", "macro", by="model")
     for call in (
-        lambda: af.plot_groups(report, value="convention"),
-        lambda: af.plot_heatmap(report, x="model", y="model"),
+        lambda: af.plot.groups(report, value="convention"),
+        lambda: af.plot.heatmap(report, x="model", y="model"),
         lambda: af.html_report(af.from_labels(PAIRED, example="example"), "f1", "macro", by="model", title=1),  # type: ignore[arg-type]
     ):
-        with pytest.raises(af.OptionError):
+        with pytest.raises(af.errors.OptionError):
             call()
 
 

@@ -61,5 +61,5 @@ def test_an_active_run_and_nothing_to_log(mlflow: Any) -> None:
     data = mlflow.MlflowClient().get_run(got).data
     assert data.tags["aggframe.check"] == "passed"
     assert data.metrics == {"val_check_failures": 0.0, "val_check_warnings": 0.0}
-    with pytest.raises(af.OptionError, match="log_mlflow needs a report or a check"):
+    with pytest.raises(af.errors.OptionError, match="log_mlflow needs a report or a check"):
         af.log_mlflow()

@@ -91,5 +91,5 @@ def test_long_chain_equals_from_long() -> None:
 def test_options_reach_the_constructor() -> None:
     import pytest
 
-    with pytest.raises(af.ColumnNotFoundError, match="nope"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="nope"):
         _labels().lazy().aggframe.labels(y_true="nope", y_pred="guess").evaluate("f1", "micro")

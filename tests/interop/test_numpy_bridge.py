@@ -168,25 +168,25 @@ def test_weighted_without_support() -> None:
 
 def test_bad_input_is_named() -> None:
     Y = np.array([[1, 0], [0, 1]])
-    with pytest.raises(af.ShapeError, match="shape"):
+    with pytest.raises(af.errors.ShapeError, match="shape"):
         bridge.aggregate(Y, Y[:1], "f1")
     with pytest.raises(
-        af.InvalidValueError, match=r"P: 1 value\(s\) outside \[0, 1\] or NaN \(e.g. P\[0, 1\]"
+        af.errors.InvalidValueError, match=r"P: 1 value\(s\) outside \[0, 1\] or NaN \(e.g. P\[0, 1\]"
     ):
         bridge.cells(Y, np.array([[1.0, np.nan], [0.0, 1.0]]))
-    with pytest.raises(af.InvalidValueError, match="a mask is 1"):
+    with pytest.raises(af.errors.InvalidValueError, match="a mask is 1"):
         bridge.cells(Y, Y, mask=np.full((2, 2), 0.5))
-    with pytest.raises(af.InvalidValueError, match="dtype"):
+    with pytest.raises(af.errors.InvalidValueError, match="dtype"):
         bridge.cells(np.array([["a"]]), np.array([["b"]]))
-    with pytest.raises(af.UnknownNameError, match="t-norm"):
+    with pytest.raises(af.errors.UnknownNameError, match="t-norm"):
         bridge.cells(Y, Y, tnorm="nope")
-    with pytest.raises(af.OptionError, match="at least one fold"):
+    with pytest.raises(af.errors.OptionError, match="at least one fold"):
         bridge.sigma_k([])
-    with pytest.raises(af.ShapeError, match="fold 1"):
+    with pytest.raises(af.errors.ShapeError, match="fold 1"):
         bridge.sigma_k([bridge.cells(Y, Y), bridge.cells(Y[:1], Y[:1])])
-    with pytest.raises(af.ShapeError, match="ragged"):
+    with pytest.raises(af.errors.ShapeError, match="ragged"):
         bridge.cells([[1, 0], [1]], [[1, 0], [1]])
-    with pytest.raises(af.UnknownNameError, match="operator"):
+    with pytest.raises(af.errors.UnknownNameError, match="operator"):
         bridge.aggregate(Y, Y, "f1", "sideways")
 
 
@@ -195,9 +195,9 @@ def test_complex_arrays_and_bad_masks_are_refused_by_what_they_are() -> None:
     in af.numpy was described as maybe soft."""
     Y = np.array([[1, 0], [0, 1]])
     for fn in (lambda: af.from_indicator(Y * 1j, Y), lambda: af.numpy.aggregate(Y * 1j, Y, "f1", "micro")):
-        with pytest.raises(af.InvalidValueError, match="complex128"):
+        with pytest.raises(af.errors.InvalidValueError, match="complex128"):
             fn()
-    with pytest.raises(af.InvalidValueError, match="a mask says whether an entry is observed"):
+    with pytest.raises(af.errors.InvalidValueError, match="a mask says whether an entry is observed"):
         af.numpy.aggregate(Y, Y, "f1", "micro", mask=np.array([[2, 1], [1, 1]]))
 
 
@@ -212,27 +212,27 @@ def test_sparse_matrices_are_read_and_masked_arrays_are_not_guessed() -> None:
         af.from_indicator(sparse.csr_matrix(Y), sparse.csr_matrix(P)).evaluate("f1", "macro"), dense
     )
     masked = np.ma.masked_array(Y, mask=[[0, 0], [0, 1], [0, 0]])
-    with pytest.raises(af.InvalidValueError, match="masked array with 1 masked entries"):
+    with pytest.raises(af.errors.InvalidValueError, match="masked array with 1 masked entries"):
         af.from_indicator(masked, P)
     assert_frame_equal(af.from_indicator(np.ma.masked_array(Y), P).evaluate("f1", "macro"), dense)
 
 
 def test_numpy_cells_take_expression_t_norms_and_sigmas_check_their_input() -> None:
-    """af.numpy.cells(tnorm=af.hamacher(0.5)) raised a raw AttributeError (its T is written on
+    """af.numpy.cells(tnorm=af.tnorms.hamacher(0.5)) raised a raw AttributeError (its T is written on
     expressions, as from_long takes it); sigma_1(['a']), sigma_n(3), sigma_k([5]) raised raw
     NumPy errors and sigma_m of a 3-D array returned a 2 x 2 result."""
     Y = np.array([[0.3, 0.7], [1.0, 0.0]])
     P = np.array([[0.5, 0.5], [0.2, 1.0]])
-    tp = af.numpy.cells(Y, P, tnorm=af.hamacher(0.5))[0]
+    tp = af.numpy.cells(Y, P, tnorm=af.tnorms.hamacher(0.5))[0]
     g = 0.5
     want = Y * P / (g + (1 - g) * (Y + P - Y * P))
     np.testing.assert_allclose(tp, want, atol=1e-12)
     np.testing.assert_allclose(af.numpy.cells(Y, P, tnorm=np.minimum)[0], np.minimum(Y, P))
     for call, kind in (
-        (lambda: af.numpy.sigma_1(["a"]), af.InvalidValueError),
-        (lambda: af.numpy.sigma_n(3), af.ShapeError),
-        (lambda: af.numpy.sigma_k([5]), af.ShapeError),
-        (lambda: af.numpy.sigma_m(np.ones((2, 2, 2))), af.ShapeError),
+        (lambda: af.numpy.sigma_1(["a"]), af.errors.InvalidValueError),
+        (lambda: af.numpy.sigma_n(3), af.errors.ShapeError),
+        (lambda: af.numpy.sigma_k([5]), af.errors.ShapeError),
+        (lambda: af.numpy.sigma_m(np.ones((2, 2, 2))), af.errors.ShapeError),
     ):
         with pytest.raises(kind):
             call()

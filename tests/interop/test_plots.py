@@ -59,7 +59,7 @@ def _close(a: float | None, b: float) -> bool:
 
 def test_groups_carry_every_value_and_render(pr: Any) -> None:
     report = pr.evaluate(["f1", "precision"], ["micro", "macro"], by=[KEY, "day"])
-    chart = af.plot_groups(report)
+    chart = af.plot.groups(report)
     assert isinstance(chart, alt.FacetChart)
     values = _values(chart)
     assert len(values) == report.height
@@ -75,7 +75,7 @@ def test_groups_carry_every_value_and_render(pr: Any) -> None:
 
 def test_user_names_never_become_field_names(pr: Any) -> None:
     report = pr.evaluate("f1", "macro", by=[KEY, "day"])
-    for chart in (af.plot_groups(report), af.plot_heatmap(report, x="day", y=KEY)):
+    for chart in (af.plot.groups(report), af.plot.heatmap(report, x="day", y=KEY)):
         text = json.dumps(chart.to_dict())
         fields = [f for f in _fields(chart.to_dict()) if f]
         assert fields, text
@@ -98,7 +98,7 @@ def _fields(spec: Any) -> list[str]:
 
 def test_heatmap_cells_match_the_report(pr: Any) -> None:
     report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[KEY, "day"])
-    chart = af.plot_heatmap(report, x="day", y=KEY, measure="mcc", operator="macro")
+    chart = af.plot.heatmap(report, x="day", y=KEY, measure="mcc", operator="macro")
     assert isinstance(chart, alt.LayerChart)
     want = report.filter((pl.col("measure") == "mcc") & (pl.col("operator") == "macro"))
     got = {(v["x"], v["y"]): v["value"] for v in _values(chart)}
@@ -111,24 +111,24 @@ def test_heatmap_cells_match_the_report(pr: Any) -> None:
 
 def test_heatmap_needs_one_row_per_cell(pr: Any) -> None:
     report = pr.evaluate("f1", ["micro", "macro"], by=[KEY, "day"])
-    with pytest.raises(af.OptionError, match="several operator values"):
-        af.plot_heatmap(report, x="day", y=KEY)
-    with pytest.raises(af.OptionError, match=r"\['nope'\] are not in the frame"):
-        af.plot_heatmap(report, x="day", y=KEY, operator="nope")
+    with pytest.raises(af.errors.OptionError, match="several operator values"):
+        af.plot.heatmap(report, x="day", y=KEY)
+    with pytest.raises(af.errors.OptionError, match=r"\['nope'\] are not in the frame"):
+        af.plot.heatmap(report, x="day", y=KEY, operator="nope")
     three = af.from_labels(_frame().with_columns(extra=pl.lit(1) + (pl.col("y_true") % 2))).evaluate(
         "f1", "macro", by=[KEY, "day", "extra"]
     )
-    with pytest.raises(af.DuplicateEntryError, match="other group columns"):
-        af.plot_heatmap(three, x="day", y=KEY)
-    with pytest.raises(af.ColumnNotFoundError, match="nope"):
-        af.plot_heatmap(report, x="nope", y=KEY, operator="macro")
+    with pytest.raises(af.errors.DuplicateEntryError, match="other group columns"):
+        af.plot.heatmap(three, x="day", y=KEY)
+    with pytest.raises(af.errors.ColumnNotFoundError, match="nope"):
+        af.plot.heatmap(report, x="nope", y=KEY, operator="macro")
 
 
 def test_classes_from_predictions_equal_classes_from_frames(pr: Any) -> None:
-    from_pr = af.plot_classes(pr, "precision", by=KEY)
+    from_pr = af.plot.classes(pr, "precision", by=KEY)
     per = pr.per_class("precision", by=KEY)
     ref = pr.evaluate("precision", ["micro", "macro", "weighted"], by=KEY)
-    from_frames = af.plot_classes(per, "precision", reference=ref)
+    from_frames = af.plot.classes(per, "precision", reference=ref)
     # the same rows; values to the last bits (a weighted mean's summation order may differ)
     a, b = _values(from_pr), _values(from_frames)
     assert [{**r, "value": None} for r in a] == [{**r, "value": None} for r in b]
@@ -145,7 +145,7 @@ def test_classes_from_predictions_equal_classes_from_frames(pr: Any) -> None:
 
 
 def test_classes_without_groups_is_a_layer() -> None:
-    chart = af.plot_classes(af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]), "f1")
+    chart = af.plot.classes(af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]), "f1")
     assert isinstance(chart, alt.LayerChart)
     _render(chart)
 
@@ -154,7 +154,7 @@ def test_conventions_band(pr: Any) -> None:
     report = pr.evaluate(
         ["precision", "f1"], ["macro", "weighted"], by=KEY, convention=["exclude", "zero", "one"]
     )
-    chart = af.plot_conventions(report)
+    chart = af.plot.conventions(report)
     values = _values(chart)
     assert len(values) == report.height
     for v in values:
@@ -164,8 +164,8 @@ def test_conventions_band(pr: Any) -> None:
     moved = [v for v in values if v["spec"] == "precision macro" and v["high"] > v["low"]]
     assert moved  # class 3's undefined precision moves macro precision between zero and one
     _render(chart)
-    with pytest.raises(af.OptionError, match="several conventions"):
-        af.plot_conventions(pr.evaluate("f1", "macro"))
+    with pytest.raises(af.errors.OptionError, match="several conventions"):
+        af.plot.conventions(pr.evaluate("f1", "macro"))
 
 
 def test_folds_chart_finds_the_fold_columns() -> None:
@@ -185,7 +185,7 @@ def test_folds_chart_finds_the_fold_columns() -> None:
     report = pr.evaluate(
         ["f1", "mcc"], ["micro", "macro"], by=KEY, pooling=["pooled", "averaged", "fold", "min", "max", "std"]
     )
-    chart = af.plot_folds(report)
+    chart = af.plot.folds(report)
     assert isinstance(chart, alt.FacetChart)
     values = _values(chart)
     folds = [v for v in values if v["pooling"] == "fold"]
@@ -198,9 +198,9 @@ def test_folds_chart_finds_the_fold_columns() -> None:
         assert s["high"] == pytest.approx(max(vals))
     _render(chart)
     one = pr.evaluate("f1", "macro", pooling=["pooled", "averaged"])
-    assert isinstance(af.plot_folds(one), alt.LayerChart)
-    with pytest.raises(af.ColumnNotFoundError, match="pooling"):
-        af.plot_folds(pr.evaluate("f1", "macro").drop("pooling"))
+    assert isinstance(af.plot.folds(one), alt.LayerChart)
+    with pytest.raises(af.errors.ColumnNotFoundError, match="pooling"):
+        af.plot.folds(pr.evaluate("f1", "macro").drop("pooling"))
     # the per-repeat rows carry the repeat column: still a fold column, not a group
     # (regression: the chart was split by repeat, with a made-up "null" panel)
     with_repeats = pr.evaluate(
@@ -209,7 +209,7 @@ def test_folds_chart_finds_the_fold_columns() -> None:
         by=KEY,
         pooling=["pooled", "averaged", "fold", "repeat", "repeat_pooled"],
     )
-    values = _values(af.plot_folds(with_repeats))
+    values = _values(af.plot.folds(with_repeats))
     assert {v["group"] for v in values} == {"a", "b"}
     assert len([v for v in values if v["pooling"] == "fold"]) == 2 * 2 * 2 * 2 * 3
 
@@ -220,13 +220,13 @@ def test_classes_take_measure_aliases(alias: str) -> None:
     the frame; it has ['jaccard']", about the frame plot_classes had just computed itself)."""
     pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     name = af.get_measure(alias).name
-    values = _values(af.plot_classes(pr, alias))
+    values = _values(af.plot.classes(pr, alias))
     bars = sorted(v["value"] for v in values if v["kind"] == "class")
     assert bars == pytest.approx(sorted(pr.per_class(name)["value"].to_list()))
 
 
 def test_png_and_svg_export_offline(tmp_path: Any, pr: Any) -> None:
-    chart = af.plot_groups(pr.evaluate("f1", ["micro", "macro"], by=KEY))
+    chart = af.plot.groups(pr.evaluate("f1", ["micro", "macro"], by=KEY))
     chart.save(tmp_path / "groups.png")
     chart.save(tmp_path / "groups.svg")
     assert (tmp_path / "groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -234,17 +234,17 @@ def test_png_and_svg_export_offline(tmp_path: Any, pr: Any) -> None:
 
 
 def test_frames_only(pr: Any) -> None:
-    with pytest.raises(af.OptionError, match="tidy Polars frame"):
-        af.plot_groups({"measure": ["f1"]})  # type: ignore[arg-type]
-    with pytest.raises(af.OptionError, match="Predictions or a per_class frame"):
-        af.plot_classes([1, 2], "f1")
+    with pytest.raises(af.errors.OptionError, match="tidy Polars frame"):
+        af.plot.groups({"measure": ["f1"]})  # type: ignore[arg-type]
+    with pytest.raises(af.errors.OptionError, match="Predictions or a per_class frame"):
+        af.plot.classes([1, 2], "f1")
 
 
 def test_without_altair_says_how_to_install(monkeypatch: pytest.MonkeyPatch, pr: Any) -> None:
     monkeypatch.setitem(sys.modules, "altair", None)  # import altair now raises ImportError
     report = pr.evaluate("f1", "macro")
     with pytest.raises(ImportError, match=r"pip install 'aggframe\[plot\]'"):
-        af.plot_groups(report)
+        af.plot.groups(report)
     with pytest.raises(ImportError, match=r"aggframe\[plot\]"):
         af.html_report(pr, "f1", "macro")
 
@@ -277,7 +277,7 @@ def _boot_pr(key: str = KEY) -> Any:
 
 def test_groups_draw_the_intervals_of_the_report(pr: Any) -> None:
     report = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[KEY, "day"], n_boot=30, seed=3)
-    chart = af.plot_groups(report)
+    chart = af.plot.groups(report)
     values = _values(chart)
     assert len(values) == report.height
     for row, v in zip(report.iter_rows(named=True), values, strict=True):
@@ -293,20 +293,20 @@ def test_groups_draw_the_intervals_of_the_report(pr: Any) -> None:
     assert "95% intervals" in svg
     # without the interval columns: the chart of a report evaluated without n_boot, unchanged
     plain = pr.evaluate(["f1", "mcc"], ["micro", "macro"], by=[KEY, "day"])
-    a, b = af.plot_groups(report.drop(_BOOT_COLUMNS)).to_dict(), af.plot_groups(plain).to_dict()
+    a, b = af.plot.groups(report.drop(_BOOT_COLUMNS)).to_dict(), af.plot.groups(plain).to_dict()
     # the same chart; values equal to the last bits (two evaluations may sum in another order)
     assert {**a, "data": None} == {**b, "data": None}
     rows_a, rows_b = a["data"]["values"], b["data"]["values"]
     assert [{**r, "value": None} for r in rows_a] == [{**r, "value": None} for r in rows_b]
     for x, y in zip(rows_a, rows_b, strict=True):
         assert x["value"] == y["value"] or abs(x["value"] - y["value"]) < 1e-12
-    assert "low" not in json.dumps(af.plot_groups(plain).to_dict())
+    assert "low" not in json.dumps(af.plot.groups(plain).to_dict())
 
 
 def test_groups_draw_paired_differences_against_zero() -> None:
     pr = _boot_pr()
     diff = pr.compare("f1", ["micro", "macro"], by=["model", KEY], reference={"model": "m1"}, n_boot=30)
-    chart = af.plot_groups(diff, value="difference_to_reference")
+    chart = af.plot.groups(diff, value="difference_to_reference")
     values = _values(chart)
     assert len(values) == diff.height
     for row, v in zip(diff.iter_rows(named=True), values, strict=True):
@@ -324,19 +324,19 @@ def test_groups_draw_paired_differences_against_zero() -> None:
     _no_network(svg)
     assert "m2 · (null)" in svg
     # without intervals (compare without n_boot): the zero line, no error bars
-    plain = af.plot_groups(
+    plain = af.plot.groups(
         pr.compare("f1", "macro", by=["model", KEY], control=KEY, reference={"model": "m1"}),
         value="difference_to_reference",
     )
     assert len(plain.to_dict()["spec"]["layer"]) == 2
-    with pytest.raises(af.ColumnNotFoundError, match="nope"):
-        af.plot_groups(diff, value="nope")
+    with pytest.raises(af.errors.ColumnNotFoundError, match="nope"):
+        af.plot.groups(diff, value="nope")
 
 
 def test_heatmap_writes_each_interval() -> None:
     pr = _boot_pr()
     report = pr.evaluate("f1", "macro", by=["model", KEY], n_boot=30)
-    chart = af.plot_heatmap(report, x=KEY, y="model")
+    chart = af.plot.heatmap(report, x=KEY, y="model")
     got = {(v["x"], v["y"]): v for v in _values(chart)}
     assert len(got) == report.height
     for row in report.iter_rows(named=True):
@@ -348,7 +348,7 @@ def test_heatmap_writes_each_interval() -> None:
     row = report.row(0, named=True)
     assert f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]" in svg
     diff = pr.compare("f1", "macro", by=["model", KEY], reference={"model": "m1"}, n_boot=30)
-    chart = af.plot_heatmap(diff, x=KEY, y="model", value="difference_to_reference")
+    chart = af.plot.heatmap(diff, x=KEY, y="model", value="difference_to_reference")
     spec = chart.to_dict()
     assert spec["layer"][0]["encoding"]["color"]["scale"] == {"scheme": "redblue", "domainMid": 0.0}
     weights = [layer["mark"].get("fontWeight") for layer in spec["layer"][1:]]
@@ -359,7 +359,7 @@ def test_heatmap_writes_each_interval() -> None:
 
 def test_classes_draw_bands_for_the_reference_lines() -> None:
     pr = _boot_pr()
-    chart = af.plot_classes(pr, "recall", by=["model", KEY], n_boot=30, seed=5)
+    chart = af.plot.classes(pr, "recall", by=["model", KEY], n_boot=30, seed=5)
     ref = pr.evaluate("recall", ["micro", "macro", "weighted"], by=["model", KEY], n_boot=30, seed=5)
     lines = [v for v in _values(chart) if v["kind"] == "reference"]
     assert len(lines) == ref.height
@@ -367,12 +367,12 @@ def test_classes_draw_bands_for_the_reference_lines() -> None:
         assert _close(v["low"], row["ci_low"])
         assert _close(v["high"], row["ci_high"])
     assert all(v["low"] is None for v in _values(chart) if v["kind"] == "class")
-    from_frames = af.plot_classes(pr.per_class("recall", by=["model", KEY]), "recall", reference=ref)
+    from_frames = af.plot.classes(pr.per_class("recall", by=["model", KEY]), "recall", reference=ref)
     assert [v["low"] for v in _values(from_frames)] == [v["low"] for v in _values(chart)]
     svg = _render(chart)
     _no_network(svg)
     assert "95% intervals" in svg
-    plain = af.plot_classes(pr, "recall", by=["model", KEY])
+    plain = af.plot.classes(pr, "recall", by=["model", KEY])
     assert "low" not in json.dumps(plain.to_dict())
 
 
@@ -388,9 +388,9 @@ def test_intervals_with_hostile_key_names(name: str) -> None:
     report = pr.evaluate("f1", ["micro", "macro"], by=["model", name], n_boot=20)
     assert report.get_column(name).null_count() > 0
     charts = [
-        af.plot_groups(report),
-        af.plot_heatmap(report.filter(pl.col("operator") == "macro"), x=name, y="model"),
-        af.plot_classes(pr, "f1", by=["model", name], n_boot=20),
+        af.plot.groups(report),
+        af.plot.heatmap(report.filter(pl.col("operator") == "macro"), x=name, y="model"),
+        af.plot.classes(pr, "f1", by=["model", name], n_boot=20),
     ]
     for chart in charts:
         assert all(
@@ -449,23 +449,23 @@ def test_charts_tell_null_null_and_rolled_up_keys_apart() -> None:
 
     want = {label(row): row["value"] for row in report.iter_rows(named=True)}
     assert len(want) == report.height == 3 * 2 + 3 + 1
-    got = {v["group"]: v["value"] for v in _values(af.plot_groups(report))}
+    got = {v["group"]: v["value"] for v in _values(af.plot.groups(report))}
     assert got.keys() == want.keys()
     assert all(_close(got[k], want[k]) for k in want)
     assert {"(null) · x", "null · x", '"(all)" · "x · y"', "null · (all)", "(all) · (all)"} <= got.keys()
 
-    heat = {f"{v['y']} · {v['x']}": v["value"] for v in _values(af.plot_heatmap(report, x="h", y="g"))}
+    heat = {f"{v['y']} · {v['x']}": v["value"] for v in _values(af.plot.heatmap(report, x="h", y="g"))}
     assert heat.keys() == want.keys()  # one cell per group (the rolled-up keys were duplicates)
     assert all(_close(heat[k], want[k]) for k in want)
 
     per = pr.per_class("f1", by="g")
-    bars = {(v["group"], v["class"]): v["value"] for v in _values(af.plot_classes(per, "f1"))}
+    bars = {(v["group"], v["class"]): v["value"] for v in _values(af.plot.classes(per, "f1"))}
     assert {g for g, _ in bars} == set(_G.values())
     for row in per.iter_rows(named=True):
         assert _close(bars[(_G[row["g"]], str(row["class"]))], row["value"])
     # a grouping-set reference: its total was drawn as the real null group's line
     totals = pr.evaluate("f1", ["micro", "macro"], by="g", grouping_sets="rollup")
-    lines = [v for v in _values(af.plot_classes(per, "f1", reference=totals)) if v["kind"] == "reference"]
+    lines = [v for v in _values(af.plot.classes(per, "f1", reference=totals)) if v["kind"] == "reference"]
     want = {
         (_G[r["g"]], r["operator"]): r["value"]
         for r in totals.filter(pl.col("grouping_id") == 0).iter_rows(named=True)

@@ -44,7 +44,7 @@ def _many_classes(m: int = 20) -> af.Predictions:
 
 
 def test_suite_rank_repr_fits_a_screen_and_keeps_the_data() -> None:
-    rank = af.suite_rank(
+    rank = af.suites.suite_rank(
         _many_classes(), ["precision", "recall", "f1", "mcc", "jaccard", "npv", "fpr", "fnr"]
     )
     text = repr(rank)
@@ -62,12 +62,14 @@ def test_suite_rank_repr_fits_a_screen_and_keeps_the_data() -> None:
 
 
 def test_short_suites_are_shown_whole() -> None:
-    rank = af.suite_rank(af.from_labels([0, 1, 1, 0, 1], [0, 1, 0, 0, 1]), ["precision", "recall"], "micro")
+    rank = af.suites.suite_rank(
+        af.from_labels([0, 1, 1, 0, 1], [0, 1, 0, 0, 1]), ["precision", "recall"], "micro"
+    )
     text = repr(rank)
     assert "more" not in text
     assert f"parameters={rank.parameters!r}" in text
     assert "items=(('precision', 'micro'), ('recall', 'micro'))" in text
-    selection = af.select_suite(_many_classes(6), ["precision", "recall", "f1"], size=2)
+    selection = af.suites.select_suite(_many_classes(6), ["precision", "recall", "f1"], size=2)
     assert repr(selection).startswith("SuiteSelection(items=(")
     assert "exhaustive" in _read(selection._repr_html_())
 

@@ -64,7 +64,7 @@ def _line(points: list[dict[str, Any]], group: str, series: str) -> list[tuple[f
 def test_roc_curve_points_are_scikit_learns() -> None:
     df = _scores()
     curve = roc_curve(_counts(df, ["g", "class"]), ["g", "class"]).collect().rename({"g": KEY})
-    chart = af.plot_curve(curve)
+    chart = af.plot.curve(curve)
     assert type(chart).__name__ == "FacetChart"
     points = _points(chart)
     for (team, cls), part in df.group_by(["g", "class"]):
@@ -82,7 +82,7 @@ def test_roc_curve_points_are_scikit_learns() -> None:
 def test_pr_curve_is_a_step_plot_in_scikit_learns_points() -> None:
     df = _scores(1)
     curve = pr_curve(_counts(df, []), []).collect()
-    chart = af.plot_curve(curve)
+    chart = af.plot.curve(curve)
     assert type(chart).__name__ == "LayerChart"
     precision, recall, _ = sk.precision_recall_curve(df["y"], df["score"])
     got = _line(_points(chart), "all", "all")
@@ -96,7 +96,7 @@ def test_pr_curve_is_a_step_plot_in_scikit_learns_points() -> None:
 def test_calibration_points_are_scikit_learns() -> None:
     df = _scores(2)
     table = calibration(_counts(df, ["class"]), ["class"], bins=5).collect()
-    chart = af.plot_calibration(table, per_class=True)
+    chart = af.plot.calibration(table, per_class=True)
     points = _points(chart)
     for (cls,), part in df.group_by(["class"]):
         freq, mean = sk_calibration.calibration_curve(part["y"], part["score"], n_bins=5)
@@ -107,7 +107,7 @@ def test_calibration_points_are_scikit_learns() -> None:
     _render(chart)
     # observed in place of frequency; by= panels
     grouped = calibration(_counts(df, ["g"]), ["g"], bins=4).collect().rename({"frequency": "observed"})
-    faceted = af.plot_calibration(grouped, by="g")
+    faceted = af.plot.calibration(grouped, by="g")
     assert type(faceted).__name__ == "FacetChart"
     assert {p["group"] for p in _points(faceted)} == {"red", "blue", "(null)"}
     _render(faceted)
@@ -115,7 +115,7 @@ def test_calibration_points_are_scikit_learns() -> None:
 
 def test_a_curve_without_thresholds_and_with_null_coordinates() -> None:
     macro = pl.DataFrame({"fpr": [0.0, 0.5, 1.0], "tpr": [0.2, 0.7, 1.0], "n_classes": [3, 3, 3]})
-    chart = af.plot_curve(macro, title="macro ROC")
+    chart = af.plot.curve(macro, title="macro ROC")
     assert _line(_points(chart), "all", "all") == [(0.0, 0.2), (0.5, 0.7), (1.0, 1.0)]
     # one line: its area (the trapezoids: 0.5 * 0.45 + 0.5 * 0.85) in the title
     assert chart.to_dict()["title"] == "macro ROC (AUC 0.650)"
@@ -123,21 +123,21 @@ def test_a_curve_without_thresholds_and_with_null_coordinates() -> None:
     no_neg = pl.DataFrame(
         {"k": ["a", "a", None], "threshold": [float("inf"), 0.5, float("inf")], "fpr": [0.0, 0.0, None]}
     ).with_columns(tpr=pl.Series([0.0, 1.0, 0.0]))
-    points = _points(af.plot_curve(no_neg))
+    points = _points(af.plot.curve(no_neg))
     assert [p["group"] for p in points] == ["a", "a"]
     assert points[0]["threshold"] is None
-    _render(af.plot_curve(no_neg))
+    _render(af.plot.curve(no_neg))
 
 
 def test_curve_errors() -> None:
-    with pytest.raises(af.ColumnNotFoundError, match="fpr and tpr"):
-        af.plot_curve(pl.DataFrame({"x": [0.0], "y": [1.0]}))
-    with pytest.raises(af.ColumnNotFoundError, match="mean_score"):
-        af.plot_calibration(pl.DataFrame({"bin": [0], "frequency": [0.5]}))
-    with pytest.raises(af.OptionError, match="tidy Polars frame"):
-        af.plot_curve([1, 2, 3])  # type: ignore[arg-type]
-    with pytest.raises(af.ColumnNotFoundError, match="by="):
-        af.plot_curve(pl.DataFrame({"fpr": [0.0], "tpr": [1.0]}), by="nope")
+    with pytest.raises(af.errors.ColumnNotFoundError, match="fpr and tpr"):
+        af.plot.curve(pl.DataFrame({"x": [0.0], "y": [1.0]}))
+    with pytest.raises(af.errors.ColumnNotFoundError, match="mean_score"):
+        af.plot.calibration(pl.DataFrame({"bin": [0], "frequency": [0.5]}))
+    with pytest.raises(af.errors.OptionError, match="tidy Polars frame"):
+        af.plot.curve([1, 2, 3])  # type: ignore[arg-type]
+    with pytest.raises(af.errors.ColumnNotFoundError, match="by="):
+        af.plot.curve(pl.DataFrame({"fpr": [0.0], "tpr": [1.0]}), by="nope")
 
 
 def test_curves_tell_null_and_the_string_null_apart() -> None:
@@ -147,7 +147,7 @@ def test_curves_tell_null_and_the_string_null_apart() -> None:
         pl.col("g").replace({"red": "null", "blue": "a · b"}),
     )
     curve = roc_curve(_counts(df, ["g", "class"]), ["g", "class"]).collect()
-    chart = af.plot_curve(curve)
+    chart = af.plot.curve(curve)
     assert {p["group"] for p in _points(chart, "chance")} == {"(null)", "null", '"a · b"'}
     points = _points(chart)
     for (team, cls), part in df.group_by(["g", "class"]):

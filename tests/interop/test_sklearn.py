@@ -159,7 +159,7 @@ def test_make_scorer_binary_on_folds_with_one_class() -> None:
 
 def test_binary_operator_refuses_three_classes() -> None:
     # Lodestar's trap: a call written for two classes and later fed three raises
-    with pytest.raises(af.OptionError, match="at most two classes"):
+    with pytest.raises(af.errors.OptionError, match="at most two classes"):
         score([0, 1, 2], [0, 1, 1], "precision", "binary")
 
 
@@ -431,9 +431,9 @@ def test_row_classification_report_of_predictions() -> None:
     yt, yp = np.array([0, 0, 1, 1, 2, 2, 2]), np.array([0, 1, 1, 1, 2, 2, 0])
     pr = af.from_labels(yt, yp)
     assert_frame_equal(classification_report(pr), classification_report(yt, yp))
-    with pytest.raises(af.OptionError, match="n_classes"):
+    with pytest.raises(af.errors.OptionError, match="n_classes"):
         classification_report(pr, n_classes=3)
-    with pytest.raises(af.OptionError, match="y_pred"):
+    with pytest.raises(af.errors.OptionError, match="y_pred"):
         classification_report(pr, yp)
     report = classification_report(
         pr, measures=["precision", "mcc", "kappa_quadratic", "accuracy"], operators=["macro", "multiclass"]
@@ -445,9 +445,9 @@ def test_row_classification_report_of_predictions() -> None:
     assert whole["kappa_quadratic"] == pytest.approx(skm.cohen_kappa_score(yt, yp, weights="quadratic"))
     assert whole["accuracy"] == pytest.approx(skm.accuracy_score(yt, yp))
     assert report.filter(pl.col("operator").is_null())["kappa_quadratic"].null_count() == 3
-    with pytest.raises(af.OptionError, match="whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="whole-matrix definition"):
         classification_report(pr, operators=["macro", "multiclass"])
-    with pytest.raises(af.OptionError, match="'multiclass'"):
+    with pytest.raises(af.errors.OptionError, match="'multiclass'"):
         classification_report(pr, measures=["kappa_linear"])
 
 
@@ -469,13 +469,13 @@ def test_lodestar_example_through_score() -> None:
 
 
 def test_score_input_errors() -> None:
-    with pytest.raises(af.ShapeError, match="1-D"):
+    with pytest.raises(af.errors.ShapeError, match="1-D"):
         score([0, 1], [[0, 1], [1, 0]], "f1")
-    with pytest.raises(af.OptionError, match="indicator matrices"):
+    with pytest.raises(af.errors.OptionError, match="indicator matrices"):
         score([[0, 1]], [[0, 1]], "f1", task="binary")
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         score([0, 1], [0, 1], "f7x")
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         score([0, 1], [0, 1], "f1", "average")
 
 
@@ -574,13 +574,13 @@ def test_make_scorer_options_and_pickling(iris: tuple) -> None:
     restored = pickle.loads(pickle.dumps(scorer))
     fitted = clone(clf).fit(X, y)
     assert restored(fitted, X, y) == scorer(fitted, X, y)
-    with pytest.raises(af.OptionError, match="unknown keyword"):
+    with pytest.raises(af.errors.OptionError, match="unknown keyword"):
         make_scorer("f1", "macro", zero_division=0)
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         make_scorer("not_a_measure")
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         make_scorer("f1", "median")
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         make_scorer("f1", convention="warn")
 
 
@@ -597,7 +597,7 @@ def test_make_scorer_works_on_an_estimator_with_predict_only() -> None:
     assert make_scorer("kappa_quadratic", "multiclass")(est, None, yt) == pytest.approx(
         skm.cohen_kappa_score(yt, yp, weights="quadratic")
     )
-    with pytest.raises(af.OptionError, match="sample_weight"):
+    with pytest.raises(af.errors.OptionError, match="sample_weight"):
         make_scorer("f1")(est, None, yt, sample_weight=[1.0] * 5)
     assert (
         repr(make_scorer("f1", "macro", n_classes=3))
@@ -606,11 +606,11 @@ def test_make_scorer_works_on_an_estimator_with_predict_only() -> None:
 
 
 def test_make_scorer_refuses_early() -> None:
-    with pytest.raises(af.OptionError, match="no whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="no whole-matrix definition"):
         make_scorer("precision", "multiclass")
-    with pytest.raises(af.OptionError, match="'multiclass'"):
+    with pytest.raises(af.errors.OptionError, match="'multiclass'"):
         make_scorer("kappa_linear", "macro")
-    with pytest.raises(af.OptionError, match="target column"):
+    with pytest.raises(af.errors.OptionError, match="target column"):
         make_scorer("f1", "target")
 
 
@@ -703,7 +703,7 @@ def test_classification_report_labels() -> None:
 
 
 def test_classification_report_rejects_impossible_labels() -> None:
-    with pytest.raises(af.OptionError, match="labels"):
+    with pytest.raises(af.errors.OptionError, match="labels"):
         classification_report([0, 1], [0, 1], labels=["zero"])
 
 
@@ -816,26 +816,30 @@ def test_labels_are_matched_exactly_never_cast() -> None:
     # a value the class dtype cannot hold is no class of it: refused, not read as another class
     # (1.5 was class 1, '1' was 1, 2 was True: scikit-learn gives 0.0 for [1.5], aggframe gave 1.0)
     for labels in ([1.5], [1.5, 1], ["1"], [2.9]):
-        with pytest.raises(af.OptionError, match=r"labels value .* cannot be a class of the class column"):
+        with pytest.raises(
+            af.errors.OptionError, match=r"labels value .* cannot be a class of the class column"
+        ):
             score(yt, yp, "f1", "macro", labels=labels)
-    with pytest.raises(af.OptionError, match=r"labels value 1\.5"):
+    with pytest.raises(af.errors.OptionError, match=r"labels value 1\.5"):
         af.from_labels(yt, yp).per_class("f1", labels=[1.5])
-    with pytest.raises(af.OptionError, match=r"labels value 1\.5"):
+    with pytest.raises(af.errors.OptionError, match=r"labels value 1\.5"):
         classification_report(yt, yp, labels=[1.5])
     bools = np.array([True, True, False]), np.array([True, True, True])
-    with pytest.raises(af.OptionError, match=r"labels value 2 \(int\).*Boolean"):
+    with pytest.raises(af.errors.OptionError, match=r"labels value 2 \(int\).*Boolean"):
         score(*bools, "f1", "macro", labels=[2])  # it was True: 0.8, scikit-learn 0.0
     assert score(*bools, "f1", "macro", labels=[1]) == pytest.approx(
         skm.f1_score(*bools, labels=[1], average="macro")
     )
-    with pytest.raises(af.OptionError, match=r"labels value 1 \(int\).*String.*labels=\['cat', 'dog'\]"):
+    with pytest.raises(
+        af.errors.OptionError, match=r"labels value 1 \(int\).*String.*labels=\['cat', 'dog'\]"
+    ):
         score(np.array(["0", "1", "1"]), np.array(["0", "1", "0"]), "f1", "macro", labels=[1])
     # the binary operator's pos_label too (1.5 was class 1: f1 1.0)
     bt, bp = np.array([0, 1, 1]), np.array([0, 1, 1])
     for pos in (1.5, "1"):
-        with pytest.raises(af.OptionError, match=r"pos_label value .* cannot be a class"):
+        with pytest.raises(af.errors.OptionError, match=r"pos_label value .* cannot be a class"):
             score(bt, bp, "f1", "binary", pos_label=pos)
-        with pytest.raises(af.OptionError, match="pos_label"):
+        with pytest.raises(af.errors.OptionError, match="pos_label"):
             score(bt, bp, "f1", task="binary", pos_label=pos)
     assert score(bt, bp, "f1", "binary", pos_label=1.0) == skm.f1_score(bt, bp, pos_label=1)
 
@@ -843,16 +847,16 @@ def test_labels_are_matched_exactly_never_cast() -> None:
 def test_task_binary_refuses_labels() -> None:
     # task="binary" keeps the positive class only: labels=[0] reported the real class 0 as absent (0.0)
     yt, yp = np.array([0, 1, 1, 0, 1]), np.array([0, 1, 0, 1, 1])
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary'"):
         score(yt, yp, "f1", task="binary", labels=[0])
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary'"):
         make_scorer("f1", "micro", task="binary", labels=[0])
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary'"):
         classification_report(yt, yp, task="binary", labels=[0])
     pr = af.from_labels(yt, yp, task="binary", pos_label=1)
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary'"):
         pr.per_class("f1", labels=[0])
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary'"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary'"):
         classification_report(pr, labels=[0])
     assert score(yt, yp, "f1", task="binary") == pytest.approx(skm.f1_score(yt, yp))
 
@@ -877,13 +881,13 @@ def test_a_column_vector_is_labels(yt: list[Any], yp: list[Any]) -> None:
 
 def test_one_number_options_take_one_name() -> None:
     yt, yp = [0, 1, 2, 2], [0, 0, 0, 0]
-    with pytest.raises(af.OptionError, match=r"convention= takes one name.*\['zero', 'one'\]"):
+    with pytest.raises(af.errors.OptionError, match=r"convention= takes one name.*\['zero', 'one'\]"):
         score(yt, yp, "precision", "macro", convention=["zero", "one"])
-    with pytest.raises(af.OptionError, match="convention= takes one name"):
+    with pytest.raises(af.errors.OptionError, match="convention= takes one name"):
         make_scorer("precision", "macro", convention=["one", "zero"])
-    with pytest.raises(af.OptionError, match="operator= takes one name"):
+    with pytest.raises(af.errors.OptionError, match="operator= takes one name"):
         score(yt, yp, "precision", ["macro", "micro"])
-    with pytest.raises(af.OptionError, match="measure= takes one measure"):
+    with pytest.raises(af.errors.OptionError, match="measure= takes one measure"):
         score(yt, yp, ["precision", "recall"], "macro")
     assert score(yt, yp, "precision", "macro", convention="one") == pytest.approx(
         skm.precision_score(yt, yp, average="macro", zero_division=1)
@@ -891,20 +895,22 @@ def test_one_number_options_take_one_name() -> None:
 
 
 def test_bad_options_raise_aggframe_errors() -> None:
-    with pytest.raises(af.OptionError, match=r"labels=\) takes a list of classes, got int.*labels=\[5\]"):
+    with pytest.raises(
+        af.errors.OptionError, match=r"labels=\) takes a list of classes, got int.*labels=\[5\]"
+    ):
         score([0, 1], [0, 1], "f1", labels=5)
-    with pytest.raises(af.OptionError, match="takes a list of classes, got str"):
+    with pytest.raises(af.errors.OptionError, match="takes a list of classes, got str"):
         score(["a", "b"], ["a", "b"], "f1", labels="a")
-    with pytest.raises(af.OptionError, match="pos_label"):
+    with pytest.raises(af.errors.OptionError, match="pos_label"):
         score([0, 1], [0, 1], "f1", "binary", pos_label=[1])
-    with pytest.raises(af.OptionError, match="pos_label takes one class"):
+    with pytest.raises(af.errors.OptionError, match="pos_label takes one class"):
         af.from_labels([0, 1], [0, 1]).evaluate("f1", "binary", pos_label=[1])
-    with pytest.raises(af.OptionError, match=r"measures=None"):
+    with pytest.raises(af.errors.OptionError, match=r"measures=None"):
         classification_report([0, 1], [0, 1], measures=None)  # type: ignore[arg-type]
-    with pytest.raises(af.OptionError, match=r"operators=None"):
+    with pytest.raises(af.errors.OptionError, match=r"operators=None"):
         classification_report([0, 1], [0, 1], operators=None)  # type: ignore[arg-type]
     # checked when the scorer is made, not at every fold
-    with pytest.raises(af.OptionError, match="takes a list of classes"):
+    with pytest.raises(af.errors.OptionError, match="takes a list of classes"):
         make_scorer("f1", labels=5)
     # one name is one measure / operator (it was read letter by letter)
     one = classification_report([0, 1, 1], [0, 1, 0], measures="f1", operators="macro")
@@ -915,6 +921,6 @@ def test_bad_options_raise_aggframe_errors() -> None:
 def test_labels_refusal_names_the_operators_it_works_with() -> None:
     Y = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
     P = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
-    with pytest.raises(af.OptionError, match=r"micro, macro and weighted only") as info:
+    with pytest.raises(af.errors.OptionError, match=r"micro, macro and weighted only") as info:
         score(Y, P, "f1", "samples", labels=[0, 2])
     assert "and binary" not in str(info.value)

@@ -74,12 +74,12 @@ def test_long_form_masks_targets_and_folds_round_trip(tmp_path: Path) -> None:
 
 
 def test_store_errors(tmp_path: Path) -> None:
-    with pytest.raises(af.OptionError, match="not an aggframe cell store"):
+    with pytest.raises(af.errors.OptionError, match="not an aggframe cell store"):
         af.from_cells(tmp_path)
     store = af.from_labels(FRAME).write_cells(tmp_path / "s", by="model")
-    with pytest.raises(af.ColumnNotFoundError, match="not a key of these stored cells"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="not a key of these stored cells"):
         af.from_cells(store).evaluate(by="day")
-    with pytest.raises(af.OptionError, match="needs the prediction rows"):
+    with pytest.raises(af.errors.OptionError, match="needs the prediction rows"):
         af.from_cells(store).parts("f1", "exemplar")
 
 
@@ -166,12 +166,12 @@ def test_within_without_a_target_is_refused(tmp_path: Path, capsys: pytest.Captu
     report as if --within had not been given (exit 0).
     """
     pr = af.from_labels(FRAME, y_true="y_true", y_pred="y_pred")
-    with pytest.raises(af.OptionError, match="within='macro' is the operator inside each target"):
+    with pytest.raises(af.errors.OptionError, match="within='macro' is the operator inside each target"):
         pr.evaluate("f1", "macro", within="macro")
     # the default (sums of class values: equal to the last bits only up to the order of a parallel sum)
     assert_frame_equal(pr.evaluate("f1", "macro", within="micro"), pr.evaluate("f1", "macro"), abs_tol=1e-12)
     store = str(pr.write_cells(tmp_path / "store", by="model"))
-    with pytest.raises(af.OptionError, match="no target column"):
+    with pytest.raises(af.errors.OptionError, match="no target column"):
         af.from_cells(store).evaluate("f1", "macro", by="model", within=["macro", "micro"])
     for within in ("macro", "micro"):  # given on the command line: refused even as the default
         assert main(["report", store, "--measures", "f1", "--within", within]) == 2

@@ -377,7 +377,7 @@ def test_contradicting_a_formula_raises_naming_the_property(
     formula: Formula, given: dict[str, Any], pattern: str
 ) -> None:
     name = "ti_contradiction"
-    with pytest.raises(af.OptionError, match=pattern) as info:
+    with pytest.raises(af.errors.OptionError, match=pattern) as info:
         af.register_measure(name, formula, **given)
     assert isinstance(info.value, af.AggframeError)
     assert f"measure '{name}'" in str(info.value)
@@ -603,5 +603,5 @@ def test_inference_of_a_scalar_only_formula_raises_an_option_error() -> None:
     def scalar_only(tp: Any, fp: Any, fn: Any, tn: Any) -> Any:
         return tp / (tp + fp) if tp + fp else float("nan")  # `if` on an array is ambiguous
 
-    with pytest.raises(af.OptionError, match=r"NumPy arrays of counts.*ValueError"):
+    with pytest.raises(af.errors.OptionError, match=r"NumPy arrays of counts.*ValueError"):
         af.infer_properties(scalar_only)

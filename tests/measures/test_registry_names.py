@@ -15,7 +15,7 @@ def test_names_of_whole_matrix_and_f_beta_measures_are_refused(name: str) -> Non
     """register_measure("accuracy", ...) was accepted: the name meant the user's formula under macro
     and the built-in accuracy under multiclass (0.667 and 0.571 on one frame); "f3" made af.fbeta(3)
     return the user's measure."""
-    with pytest.raises(af.OptionError, match="cannot be registered"):
+    with pytest.raises(af.errors.OptionError, match="cannot be registered"):
         af.register_measure(name, lambda tp, fp, fn, tn: tp / (tp + fp))
     assert af.fbeta(3).name == "f3"
     assert af.get_measure("f_1").name == "f1"
@@ -24,7 +24,7 @@ def test_names_of_whole_matrix_and_f_beta_measures_are_refused(name: str) -> Non
 def test_a_boolean_formula_is_refused_when_registered() -> None:
     """A formula giving booleans (tp > fp) registered, then failed at every evaluation with Polars'
     "is_finite not supported for dtype bool"."""
-    with pytest.raises(af.OptionError, match="gives Boolean"):
+    with pytest.raises(af.errors.OptionError, match="gives Boolean"):
         af.register_measure("more_hits", lambda tp, fp, fn, tn: tp > fp)
     af.register_measure("more_hits", lambda tp, fp, fn, tn: (tp > fp) * 1.0)
     try:

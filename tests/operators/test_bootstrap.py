@@ -53,7 +53,7 @@ def _replicates(
     pr: af.Predictions, measures: Any, operators: Any, boot: Bootstrap, **kw: Any
 ) -> pl.DataFrame:
     """The report over replicates (column REP: -1 is the data), the user's key names."""
-    report, names = pr.report(pr.request(measures, operators, **kw), boot=boot)
+    report, names = pr.extend.report(pr.extend.request(measures, operators, **kw), boot=boot)
     out: pl.DataFrame = restore(report.collect(), names)
     return out
 
@@ -263,7 +263,7 @@ def test_multilabel_cells_and_exemplar_are_weighted() -> None:
     P = np.where(rng.random((n, m)) < 0.75, Y, 1 - Y)
     pr = af.from_indicator(Y, P)
     boot = Bootstrap(n_boot=b, seed=8)
-    tables = pr.boot_tables(None, boot)
+    tables = pr.extend.boot_tables(None, boot)
     w = np.array(reference_weights(list(range(n)), 8, b), dtype=float)
     classes = tables.classes.filter(pl.col(REP) >= 0).sort(REP, "class").collect()
     tp = (w.T @ (Y * P)).ravel()  # replicate-major, class-minor
@@ -878,7 +878,7 @@ def test_scores_decisions_bootstrap_as_labels_and_refusals() -> None:
     assert_frame_equal(got, expected, abs_tol=1e-12)
     boot = pr.evaluate(["auroc"], "macro", n_boot=10)  # measures on scores bootstrap too (score_boot)
     assert boot.get_column("ci_low").is_not_null().all()
-    with pytest.raises(af.OptionError, match="weighted kappas read every confusion count"):
+    with pytest.raises(af.errors.OptionError, match="weighted kappas read every confusion count"):
         labels.evaluate(["mcc", "kappa_quadratic"], "multiclass", n_boot=10)
 
 

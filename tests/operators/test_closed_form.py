@@ -537,7 +537,7 @@ def test_per_class_views_fill_the_universe(data: tuple[pl.DataFrame, list[str], 
         expected = label_cells(part["y_true"].to_numpy(), part["y_pred"].to_numpy(), universe)
         np.testing.assert_allclose(mine.select("tp", "fp", "fn", "tn").to_numpy(), expected)
     # the closed form against the same tables filled out, through the one reduction
-    tables = pr.cell_tables(by)
+    tables = pr.extend.cell_tables(by)
     filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
     ms = [af.get_measure(m) for m in ALL_MEASURES]
     a = tidy(reduce_wide(tables, ms, OPERATORS, CONVENTIONS)).collect()
@@ -555,7 +555,7 @@ def test_absent_classes_are_not_materialised() -> None:
         {"g": rng.integers(0, 1000, n), "y_true": rng.integers(0, 5, n), "y_pred": rng.integers(0, 5, n)}
     )
     pr = af.from_labels(frame, n_classes=1000)
-    tables = pr.cell_tables(["g"])
+    tables = pr.extend.cell_tables(["g"])
     assert tables.classes.select(pl.len()).collect().item() <= 5 * 1000
     assert tables.groups is not None
     assert tables.groups.select(pl.col("n_absent").min()).collect().item() >= 995
@@ -590,7 +590,7 @@ def test_rows_outside_the_declared_universe_counted_per_target() -> None:
         }
     )
     pr = af.from_labels(frame, example="example", target="target", classes={"x": [0, 1], "y": [0, 1, 2]})
-    with pytest.raises(af.UnknownClassError, match=r"\b2 row\(s\) with a label outside"):
+    with pytest.raises(af.errors.UnknownClassError, match=r"\b2 row\(s\) with a label outside"):
         pr.evaluate("f1", "macro", by="k")
 
 
@@ -653,7 +653,7 @@ def test_bootstrap_replicates_closed_form_equals_filled_universe(
 
     frame, by, universe = data
     pr = af.from_labels(frame.with_row_index("example"), example="example", classes=universe)
-    tables = pr.boot_tables(by, Bootstrap(n_boot=n_boot, seed=7))
+    tables = pr.extend.boot_tables(by, Bootstrap(n_boot=n_boot, seed=7))
     assert tables.groups is not None
     filled = replace(tables, classes=filled_classes(tables), groups=None, universe=None)
     ms = [af.get_measure(m) for m in ALL_MEASURES]
@@ -738,7 +738,7 @@ def test_stores_of_the_format_before_read_alone_and_with_new_ones(tmp_path: Path
 def test_a_store_of_the_new_format_missing_its_groups_is_named(tmp_path: Path) -> None:
     store = af.from_labels([0, 1, 1], [0, 1, 0]).write_cells(tmp_path / "s")
     (store / "groups.parquet").unlink()
-    with pytest.raises(af.StoreError, match=r"groups\.parquet is missing or unreadable"):
+    with pytest.raises(af.errors.StoreError, match=r"groups\.parquet is missing or unreadable"):
         af.from_cells(store)
 
 

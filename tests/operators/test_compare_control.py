@@ -191,19 +191,19 @@ def test_reference_within_each_level_and_null_control_keys() -> None:
 
 def test_control_errors() -> None:
     pr = af.from_labels(FRAME)
-    with pytest.raises(af.OptionError, match="nothing is left to compare"):
+    with pytest.raises(af.errors.OptionError, match="nothing is left to compare"):
         pr.compare("f1", by="model", control="model")
-    with pytest.raises(af.OptionError, match="repeat"):
+    with pytest.raises(af.errors.OptionError, match="repeat"):
         pr.compare("f1", by="day", control=["model", "model"])
-    with pytest.raises(af.OptionError, match="compared by column"):
+    with pytest.raises(af.errors.OptionError, match="compared by column"):
         pr.compare("f1", by=["model", "day"], control="model", reference={"model": "gbm", "day": "x"})
-    with pytest.raises(af.OptionError, match="not in the data"):
+    with pytest.raises(af.errors.OptionError, match="not in the data"):
         pr.compare("f1", by=["model", "day"], control="model", reference={"day": "never"})
-    with pytest.raises(af.ColumnNotFoundError, match="nope"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="nope"):
         pr.compare("f1", by="day", control="nope")
-    with pytest.raises(af.OptionError, match="collides"):
+    with pytest.raises(af.errors.OptionError, match="collides"):
         af.from_labels(FRAME.rename({"model": "overall"})).compare("f1", by="day", control="overall")
-    with pytest.raises(af.OptionError, match="collides"):
+    with pytest.raises(af.errors.OptionError, match="collides"):
         af.from_labels(FRAME.rename({"model": "ratio"})).compare(
             "f1", by="day", control="ratio", summary=True
         )
@@ -211,7 +211,7 @@ def test_control_errors() -> None:
 
 def test_broken_source_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "bad.parquet").write_bytes(b"not parquet at all")
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         af.from_labels(str(tmp_path / "bad.parquet")).compare("f1", by="model", control="day")
 
 

@@ -55,9 +55,9 @@ def test_compare_ratio_with_zero_is_null_and_errors() -> None:
         "recall", "micro", by="g", reference={"g": "a"}, columns="all"
     )
     assert out.filter(pl.col("g") == "b")["ratio_to_reference"].to_list() == [None]
-    with pytest.raises(af.OptionError, match="not in the data"):
+    with pytest.raises(af.errors.OptionError, match="not in the data"):
         af.from_labels(df).compare("f1", by="g", reference={"g": "z"})
-    with pytest.raises(af.OptionError, match="needs by="):
+    with pytest.raises(af.errors.OptionError, match="needs by="):
         af.from_labels(df).compare("f1", by=[])
 
 
@@ -149,9 +149,9 @@ def test_paths_globs_hive_partitions_and_csv(tmp_path: Path) -> None:
     assert_frame_equal(
         af.from_labels(tmp_path / "p.csv").evaluate(["f1", "mcc"], by="model"), expected, abs_tol=1e-12
     )
-    with pytest.raises(af.SourceError, match="not found"):
+    with pytest.raises(af.errors.SourceError, match="not found"):
         af.from_labels(str(tmp_path / "nope.parquet"))
-    with pytest.raises(af.SourceError, match="unsupported"):
+    with pytest.raises(af.errors.SourceError, match="unsupported"):
         af.from_labels([tmp_path / "p.csv", EXAMPLES / "predictions.parquet"])
 
 

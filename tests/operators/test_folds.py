@@ -234,22 +234,22 @@ def test_folds_eager_lazy_streaming_identical() -> None:
 
 def test_fold_errors() -> None:
     frame = pl.DataFrame({"example": [0, 0, 1], "fold": [0, 0, 1], "y_true": [0, 1, 1], "y_pred": [0, 1, 0]})
-    with pytest.raises(af.DuplicateEntryError, match=r"column 'example': 1 repeated .*example=0"):
+    with pytest.raises(af.errors.DuplicateEntryError, match=r"column 'example': 1 repeated .*example=0"):
         af.from_labels(frame, example="example", fold="fold").evaluate()
     # the same example in two folds is fine (repeated CV without a repeat column)
     ok = frame.with_columns(pl.Series("fold", [0, 1, 1]))
     assert af.from_labels(ok, example="example", fold="fold").evaluate("f1", "micro").height == 1
-    with pytest.raises(af.OptionError, match="empty list"):
+    with pytest.raises(af.errors.OptionError, match="empty list"):
         af.fold_aggregate([], "f1")
-    with pytest.raises(af.UnknownClassError, match="fold 1 has classes"):
+    with pytest.raises(af.errors.UnknownClassError, match="fold 1 has classes"):
         af.fold_aggregate([af.from_labels([0, 1], [0, 1]), af.from_labels([0, 2], [0, 2])], "f1")
-    with pytest.raises(af.OptionError, match="needs a fold column"):
+    with pytest.raises(af.errors.OptionError, match="needs a fold column"):
         af.from_labels([0, 1], [0, 1]).evaluate("f1", pooling="averaged")
-    with pytest.raises(af.UnknownNameError, match="valid poolings"):
+    with pytest.raises(af.errors.UnknownNameError, match="valid poolings"):
         af.from_labels(ok, fold="fold").evaluate("f1", pooling="median")
-    with pytest.raises(af.ColumnNotFoundError, match="'folds'"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="'folds'"):
         af.from_labels(ok, fold="folds")
-    with pytest.raises(af.UnknownNameError, match="unknown operator"):
+    with pytest.raises(af.errors.UnknownNameError, match="unknown operator"):
         af.fold_aggregate([af.from_labels([0, 1], [0, 1])], "f1", "mean")
 
 

@@ -44,9 +44,9 @@ def test_grouping_sets_are_one_scan(n_classes: int | None) -> None:
 
 def test_grouping_set_errors() -> None:
     pr = af.from_labels(FRAME)
-    with pytest.raises(af.OptionError, match="not among the by columns"):
+    with pytest.raises(af.errors.OptionError, match="not among the by columns"):
         pr.evaluate("f1", by="model", grouping_sets=[["day"]])
-    with pytest.raises(af.OptionError, match="rollup"):
+    with pytest.raises(af.errors.OptionError, match="rollup"):
         pr.evaluate("f1", by="model", grouping_sets="pivot")
 
 
@@ -80,9 +80,9 @@ def test_group_universe_long_form_and_errors() -> None:
     frame = pl.concat([a, b.select(a.columns)])
     out = af.from_long(frame, class_universe="group").evaluate("f1", "macro", by="g")
     assert out["n_entries"].to_list() == [2, 3]
-    with pytest.raises(af.SparseInputError):
+    with pytest.raises(af.errors.SparseInputError):
         af.from_long(frame).evaluate("f1", "macro", by="g")
-    with pytest.raises(af.OptionError, match="declared classes"):
+    with pytest.raises(af.errors.OptionError, match="declared classes"):
         af.from_labels(FRAME, class_universe="group", n_classes=6)
-    with pytest.raises(af.OptionError, match="'global' or 'group'"):
+    with pytest.raises(af.errors.OptionError, match="'global' or 'group'"):
         af.from_labels(FRAME, class_universe="local")  # type: ignore[arg-type]

@@ -203,15 +203,15 @@ def test_compare_wide_and_cells_take_the_mix() -> None:
 
 def test_errors_still_name_the_mistake() -> None:
     pr = af.from_labels([0, 1, 2, 2], [0, 2, 2, 1])
-    with pytest.raises(af.UnknownNameError, match=r"did you mean 'precision'\?"):
+    with pytest.raises(af.errors.UnknownNameError, match=r"did you mean 'precision'\?"):
         pr.evaluate(["f1", "precison", "accuracy"], ["macro", "multiclass"])
     # no measure for one of the operators asked: each kind of operator must get one
-    with pytest.raises(af.OptionError, match="no whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="no whole-matrix definition"):
         pr.evaluate(["f1", "precision"], ["macro", "multiclass"])
-    with pytest.raises(af.OptionError, match="whole confusion matrix only"):
+    with pytest.raises(af.errors.OptionError, match="whole confusion matrix only"):
         pr.evaluate(["accuracy", "kappa_linear"], ["macro", "multiclass"])
     # one kind alone keeps the strict rule
-    with pytest.raises(af.OptionError, match="no whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="no whole-matrix definition"):
         pr.evaluate(["f1", "accuracy"], ["multiclass"])
 
 
@@ -227,7 +227,7 @@ def test_errors_still_name_the_mistake() -> None:
 )
 def test_unknown_names_suggest_and_list_every_valid_name(options: dict[str, Any], expected: str) -> None:
     pr = af.from_labels([0, 1, 2, 2], [0, 2, 2, 1])
-    with pytest.raises(af.UnknownNameError) as info:
+    with pytest.raises(af.errors.UnknownNameError) as info:
         pr.evaluate(**options)
     text = str(info.value)
     assert expected in text
@@ -248,7 +248,7 @@ def test_unknown_names_suggest_and_list_every_valid_name(options: dict[str, Any]
 
 
 def test_unknown_name_without_a_close_one_has_no_suggestion() -> None:
-    with pytest.raises(af.UnknownNameError) as info:
+    with pytest.raises(af.errors.UnknownNameError) as info:
         af.get_measure("zzzz")
     assert "did you mean" not in str(info.value)
 
@@ -322,5 +322,5 @@ def test_measures_on_scores_join_the_mix() -> None:
     assert listed == {("auroc", "multiclass"), ("f1", "multiclass"), ("accuracy", "macro")}
     assert set(out.filter(pl.col("value").is_null())["n_entries"]) == {0}
     # multiclass with nothing to compute is still refused
-    with pytest.raises(af.OptionError, match="no value for 'auroc'"):
+    with pytest.raises(af.errors.OptionError, match="no value for 'auroc'"):
         pr.evaluate(["auroc"], ["macro", "multiclass"])

@@ -247,9 +247,9 @@ def test_stores_add_up_and_a_store_without_counts_is_refused(tmp_path: Path) -> 
     assert_frame_equal(both, af.from_labels(frame).evaluate(None, "multiclass"), abs_tol=1e-12)
     without_pairs(tmp_path / "b")
     # without the counts the weighted kappas are refused; the rest need only the cells
-    with pytest.raises(af.OptionError, match="stored cells hold none"):
+    with pytest.raises(af.errors.OptionError, match="stored cells hold none"):
         af.from_cells([a, b]).evaluate("kappa_linear", "multiclass")
-    with pytest.raises(af.OptionError, match="stored cells hold none"):
+    with pytest.raises(af.errors.OptionError, match="stored cells hold none"):
         af.from_cells([a, b]).confusion_matrix(by=None)
     unweighted = ["mcc", "kappa", "balanced_accuracy", "balanced_accuracy_adjusted", "accuracy"]
     assert_frame_equal(
@@ -258,7 +258,7 @@ def test_stores_add_up_and_a_store_without_counts_is_refused(tmp_path: Path) -> 
         abs_tol=1e-12,
     )
     multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]]))
-    with pytest.raises(af.OptionError, match="not of such data"):
+    with pytest.raises(af.errors.OptionError, match="not of such data"):
         af.from_cells(multilabel.write_cells(tmp_path / "m")).evaluate("mcc", "multiclass")
     # a declared order travels with the store
     declared = af.from_labels(frame, classes=[3, 1, 0, 2])
@@ -380,40 +380,40 @@ def test_label_form_reads_the_input_once_per_aggregation(lazy: bool, n_classes: 
 
 def test_refusals_name_why() -> None:
     labels = af.from_labels([0, 1, 2, 2], [0, 2, 2, 1])
-    with pytest.raises(af.OptionError, match="no whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="no whole-matrix definition"):
         labels.evaluate(["precision"], "multiclass")
-    with pytest.raises(af.OptionError, match=r"whole confusion matrix only.*'multiclass'"):
+    with pytest.raises(af.errors.OptionError, match=r"whole confusion matrix only.*'multiclass'"):
         labels.evaluate(["kappa_linear"], "macro")
-    with pytest.raises(af.OptionError, match="label_accuracy"):
+    with pytest.raises(af.errors.OptionError, match="label_accuracy"):
         labels.evaluate(["accuracy"], ["micro", "multiclass"])
-    with pytest.raises(af.UnknownNameError):
+    with pytest.raises(af.errors.UnknownNameError):
         labels.evaluate(["not_a_measure"], "multiclass")
-    with pytest.raises(af.OptionError, match=r"classes= \(labels=\)"):
+    with pytest.raises(af.errors.OptionError, match=r"classes= \(labels=\)"):
         labels.evaluate(["mcc"], "multiclass", labels=[0, 1])
-    with pytest.raises(af.OptionError, match="no parts"):
+    with pytest.raises(af.errors.OptionError, match="no parts"):
         labels.parts("mcc", "multiclass")
     binary = af.from_labels([0, 1, 1], [0, 1, 0], task="binary")
-    with pytest.raises(af.OptionError, match="positive class only"):
+    with pytest.raises(af.errors.OptionError, match="positive class only"):
         binary.evaluate(["mcc"], "multiclass")
-    with pytest.raises(af.OptionError, match="positive class only"):
+    with pytest.raises(af.errors.OptionError, match="positive class only"):
         binary.confusion_matrix(by=None)
     multilabel = af.from_indicator(np.array([[1, 1], [0, 1]]), np.array([[1, 0], [0, 1]]))
-    with pytest.raises(af.OptionError, match="multilabel"):
+    with pytest.raises(af.errors.OptionError, match="multilabel"):
         multilabel.evaluate(["mcc"], "multiclass")
     soft = af.from_indicator(np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]]), tnorm="product")
-    with pytest.raises(af.OptionError, match="soft"):
+    with pytest.raises(af.errors.OptionError, match="soft"):
         soft.evaluate(["mcc"], "multiclass")
     ordinal = af.from_ordinal([0, 1, 2, 2], [0, 2, 2, 1])
-    with pytest.raises(af.OptionError, match=r"pr\.labels"):
+    with pytest.raises(af.errors.OptionError, match=r"pr\.labels"):
         ordinal.evaluate(["kappa_quadratic"], "multiclass")
     assert ordinal.labels is not None
     assert ordinal.labels.compute("kappa_quadratic", "multiclass") == pytest.approx(
         skm_kappa([0, 1, 2, 2], [0, 2, 2, 1], weights="quadratic")
     )
     targets = pl.DataFrame({"example": [0, 0], "target": ["a", "b"], "y_true": [0, 1], "y_pred": [0, 1]})
-    with pytest.raises(af.OptionError, match="within='multiclass'"):
+    with pytest.raises(af.errors.OptionError, match="within='multiclass'"):
         af.from_labels(targets, example="example", target="target").evaluate(["mcc"], "multiclass")
-    with pytest.raises(af.OptionError, match="normalize"):
+    with pytest.raises(af.errors.OptionError, match="normalize"):
         labels.confusion_matrix(normalize="rows")  # type: ignore[call-overload]
 
 
@@ -497,7 +497,7 @@ def test_confusion_matrix_hostile_key_names(case: LabelCase, data: st.DataObject
 
 def test_confusion_matrix_key_named_like_a_result_column_is_refused() -> None:
     frame = pl.DataFrame({"count": [1, 2], "y_true": [0, 1], "y_pred": [0, 0]})
-    with pytest.raises(af.OptionError, match="'count' collides"):
+    with pytest.raises(af.errors.OptionError, match="'count' collides"):
         af.from_labels(frame).confusion_matrix(by="count")
 
 
@@ -541,7 +541,7 @@ def test_bare_confusion_matrix_call_keeps_its_old_result_for_one_release() -> No
     assert (
         declared.confusion_array()[0] == sk_confusion_matrix([0, 1, 1, 2], [0, 1, 0, 0], labels=[2, 0, 1])
     ).all()
-    with pytest.raises(af.OptionError, match="fold or target"):
+    with pytest.raises(af.errors.OptionError, match="fold or target"):
         af.from_labels(pl.DataFrame({"y_true": [0], "y_pred": [0], "f": [1]}), fold="f").confusion_array()
 
 
@@ -554,9 +554,9 @@ def test_broken_source_names_the_path(tmp_path: Path) -> None:
     pl.DataFrame({"y_true": [0, 1, 2], "y_pred": [0, 2, 2]}).write_parquet(path)
     pr = af.from_labels(path)
     path.unlink()
-    with pytest.raises(af.SourceError, match=r"p\.parquet"):
+    with pytest.raises(af.errors.SourceError, match=r"p\.parquet"):
         pr.evaluate(["mcc"], "multiclass")
-    with pytest.raises(af.SourceError, match=r"p\.parquet"):
+    with pytest.raises(af.errors.SourceError, match=r"p\.parquet"):
         pr.confusion_matrix(by=None)
     # the long form counts its pairs in a query of its own: it names the source too
     long_path = tmp_path / "l.parquet"
@@ -567,7 +567,7 @@ def test_broken_source_names_the_path(tmp_path: Path) -> None:
     long.evaluate(["f1"], "micro")
     long_path.unlink()
     assert not math.isnan(long.compute("mcc", "multiclass"))  # the margins: the cells already read
-    with pytest.raises(af.SourceError, match=r"l\.parquet"):
+    with pytest.raises(af.errors.SourceError, match=r"l\.parquet"):
         long.evaluate(["kappa_quadratic"], "multiclass")
 
 

@@ -41,7 +41,7 @@ def test_compute_takes_labels(data: tuple[np.ndarray, np.ndarray, int], subset: 
         expected = skm.precision_score(yt, yp, labels=subset, average="macro", zero_division=0)
     assert pr.compute("precision", "macro", convention="zero", labels=subset) == pytest.approx(expected)
     assert pr.compute("precision", "macro", convention="zero", classes=subset) == pytest.approx(expected)
-    with pytest.raises(af.OptionError, match="not both"):
+    with pytest.raises(af.errors.OptionError, match="not both"):
         pr.compute("precision", "macro", labels=subset, classes=subset)
 
 
@@ -100,12 +100,12 @@ def test_cost_of_masked_single_label_data_matches_aggmetrics(n: int, m: int, see
 
 def test_cost_refuses_masked_data_that_is_not_single_label() -> None:
     Y, P = np.array([[1, 0], [1, 1]]), np.array([[1, 0], [0, 1]])
-    with pytest.raises(af.InvalidValueError, match=r"1 example\(s\).*example=1"):
+    with pytest.raises(af.errors.InvalidValueError, match=r"1 example\(s\).*example=1"):
         af.cost(af.from_indicator(Y, P, mask=np.array([[1, 0], [1, 1]])), "absolute")
     soft = af.from_indicator(
         np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]]), mask=np.ones((1, 2)), tnorm="product"
     )
-    with pytest.raises(af.OptionError, match="single-label"):
+    with pytest.raises(af.errors.OptionError, match="single-label"):
         af.cost(soft, "absolute")
 
 
@@ -202,25 +202,25 @@ def test_summary_says_why_a_fit_failed() -> None:
 @pytest.mark.parametrize("name", ["product", "godel", "minimum", "lukasiewicz"])
 @pytest.mark.parametrize("grid", [2, 5, 21, 40])
 def test_marginal_defect_matches_aggmetrics(name: str, grid: int) -> None:
-    assert af.marginal_defect(name, grid) == pytest.approx(am.marginal_defect(name, grid), abs=1e-12)
+    assert af.tnorms.marginal_defect(name, grid) == pytest.approx(am.marginal_defect(name, grid), abs=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
 @given(gamma=st.floats(0.0, 5.0), grid=st.integers(2, 30))
 def test_marginal_defect_of_hamacher_matches_aggmetrics(gamma: float, grid: int) -> None:
-    ours = af.marginal_defect(af.hamacher(gamma), grid)
+    ours = af.tnorms.marginal_defect(af.tnorms.hamacher(gamma), grid)
     assert ours == pytest.approx(am.marginal_defect(am.tnorms.hamacher(gamma), grid), abs=1e-12)
     assert (ours < 1e-12) == (abs(gamma - 1.0) < 1e-12 or grid == 2)
 
 
 def test_marginal_defect_of_a_callable_and_bad_options() -> None:
-    assert af.marginal_defect(lambda a, b: a * b) == pytest.approx(0.0, abs=1e-12)
-    with pytest.raises(af.OptionError, match="grid"):
-        af.marginal_defect("product", 1)
-    with pytest.raises(af.UnknownNameError):
-        af.marginal_defect("median")
-    with pytest.raises(af.OptionError, match="needs a t-norm"):
-        af.marginal_defect(None)  # type: ignore[arg-type]
+    assert af.tnorms.marginal_defect(lambda a, b: a * b) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(af.errors.OptionError, match="grid"):
+        af.tnorms.marginal_defect("product", 1)
+    with pytest.raises(af.errors.UnknownNameError):
+        af.tnorms.marginal_defect("median")
+    with pytest.raises(af.errors.OptionError, match="needs a t-norm"):
+        af.tnorms.marginal_defect(None)  # type: ignore[arg-type]
 
 
 # -- the uniform error deviation --------------------------------------------------------------------
@@ -249,5 +249,5 @@ def test_uniform_error_deviation_is_what_diagnose_reports() -> None:
     value = af.uniform_error_deviation(pr)["value"].item()
     finding = af.diagnose(pr, ["specificity"]).filter(pl.col("code") == "ovr_skew_drift")
     assert finding["value"].item() == pytest.approx(value)
-    with pytest.raises(af.OptionError, match="multilabel"):
+    with pytest.raises(af.errors.OptionError, match="multilabel"):
         af.uniform_error_deviation(af.from_indicator(np.array([[1, 1]]), np.array([[1, 0]])))

@@ -61,7 +61,7 @@ def _scores(
 def _replicates(
     pr: af.Predictions, measures: Any, operators: Any, boot: Bootstrap, **kw: Any
 ) -> pl.DataFrame:
-    report, names = pr.report(pr.request(measures, operators, **kw), boot=boot)
+    report, names = pr.extend.report(pr.extend.request(measures, operators, **kw), boot=boot)
     out: pl.DataFrame = restore(report.collect(), names)
     return out
 

@@ -330,10 +330,10 @@ def test_mixed_report_is_one_collect_in_the_order_asked(monkeypatch: pytest.Monk
 def test_score_measures_need_scores_and_valid_combinations() -> None:
     Y, P = multiclass(2)
     labels = af.from_labels(Y.argmax(1), P.argmax(1))
-    with pytest.raises(af.OptionError, match="from_scores"):
+    with pytest.raises(af.errors.OptionError, match="from_scores"):
         labels.evaluate("auroc", "macro")
     pr = af.from_scores(long_scores(Y, P), decision="argmax")
-    with pytest.raises(af.OptionError, match="ece has no per-example value"):
+    with pytest.raises(af.errors.OptionError, match="ece has no per-example value"):
         pr.evaluate("ece", "exemplar")
     # with other operators (the default ones, or README's report of every measure) ece's
     # exemplar row is left out, and the rest is the same as without it
@@ -348,22 +348,22 @@ def test_score_measures_need_scores_and_valid_combinations() -> None:
         abs_tol=1e-12,
     )
     assert_frame_equal(everything.filter(pl.col("measure") == "ece"), default, abs_tol=1e-12)
-    with pytest.raises(af.OptionError, match="'f1' has no whole-matrix definition"):
+    with pytest.raises(af.errors.OptionError, match="'f1' has no whole-matrix definition"):
         pr.evaluate(["f1", "log_loss"], "multiclass")
-    with pytest.raises(af.OptionError, match="multiclass operator"):
+    with pytest.raises(af.errors.OptionError, match="multiclass operator"):
         pr.evaluate(["auroc"], "multiclass")
-    with pytest.raises(af.OptionError, match="binary"):
+    with pytest.raises(af.errors.OptionError, match="binary"):
         pr.evaluate(["auroc"], "binary")
-    with pytest.raises(af.UnknownNameError, match="measure on scores"):
+    with pytest.raises(af.errors.UnknownNameError, match="measure on scores"):
         af.get_measure("roc_auc")
-    with pytest.raises(af.OptionError, match="measure on scores"):
+    with pytest.raises(af.errors.OptionError, match="measure on scores"):
         af.register_measure("auroc", lambda tp, fp, fn, tn: tp / (tp + fn))
     assert pr.evaluate("ROC-AUC", "macro")["measure"].to_list() == ["auroc"]  # aliases, any spelling
     logits = pl.DataFrame({"example": [0, 0], "class": [0, 1], "score": [2.0, -1.0], "y": [1, 0]})
     raw = af.from_scores(logits, decision="argmax")
     assert raw.evaluate("auroc", "micro")["value"].item() == 1.0  # a ranking needs no probabilities
     with pytest.raises(
-        af.InvalidValueError, match=r"log_loss reads the scores as probabilities.*logits=True"
+        af.errors.InvalidValueError, match=r"log_loss reads the scores as probabilities.*logits=True"
     ):
         raw.evaluate("log_loss", "micro")
     sig = af.from_scores(logits, decision="argmax", logits=True)
@@ -397,9 +397,9 @@ def test_real_scores_without_a_decision_for_rankings_and_curves() -> None:
         skm.roc_auc_score(Y, S, average="macro"), rel=TOL
     )
     for pr in (binary, long):
-        with pytest.raises(af.InvalidValueError, match="a threshold decision needs probabilities"):
+        with pytest.raises(af.errors.InvalidValueError, match="a threshold decision needs probabilities"):
             pr.evaluate("f1")
-        with pytest.raises(af.InvalidValueError, match="log_loss reads the scores as probabilities"):
+        with pytest.raises(af.errors.InvalidValueError, match="log_loss reads the scores as probabilities"):
             pr.evaluate("log_loss", "micro")
 
 
@@ -608,9 +608,9 @@ def test_binned_auroc_within_its_bound_and_losses_exact(bins: int) -> None:
 
 def test_bins_need_probabilities() -> None:
     frame = pl.DataFrame({"example": [0, 0], "class": [0, 1], "score": [2.0, -1.0], "y": [1, 0]})
-    with pytest.raises(af.InvalidValueError, match="bins= quantises probabilities"):
+    with pytest.raises(af.errors.InvalidValueError, match="bins= quantises probabilities"):
         af.from_scores(frame, decision="argmax", bins=10)
-    with pytest.raises(af.OptionError, match="bins"):
+    with pytest.raises(af.errors.OptionError, match="bins"):
         af.from_scores(frame, decision="argmax", bins=0)
     af.from_scores(frame, decision="argmax", bins=10, logits=True)
 
@@ -622,9 +622,9 @@ def test_bins_need_probabilities() -> None:
 def test_softmax_scores_without_a_decision_warn() -> None:
     Y, P = multiclass(0)
     frame = long_scores(Y, P)
-    with pytest.warns(af.DecisionWarning, match="decision='argmax'"):
+    with pytest.warns(af.errors.DecisionWarning, match="decision='argmax'"):
         af.from_scores(frame)
-    assert issubclass(af.DecisionWarning, UserWarning)
+    assert issubclass(af.errors.DecisionWarning, UserWarning)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         af.from_scores(frame, decision="threshold")  # stated: no warning
@@ -692,7 +692,7 @@ def test_any_names(data: st.DataObject) -> None:
     measures = ["auroc", "average_precision", "log_loss", "f1"]
     pr = af.from_scores(renamed, **roles, decision="argmax")
     if mapping["g"] in ("measure", "operator", "convention", "value", "n_entries", "n_undefined"):
-        with pytest.raises(af.OptionError, match="collides"):
+        with pytest.raises(af.errors.OptionError, match="collides"):
             pr.evaluate(measures, by=mapping["g"])
         return
     got = pr.evaluate(measures, ["micro", "macro"], by=mapping["g"])
@@ -700,7 +700,7 @@ def test_any_names(data: st.DataObject) -> None:
     assert_frame_equal(got, expected.rename({"g": mapping["g"]}))
     if mapping["g"] in ("class", "threshold", "precision", "recall"):
         # a by-column named like a column of the curve's result is refused, named
-        with pytest.raises(af.OptionError, match="collides"):
+        with pytest.raises(af.errors.OptionError, match="collides"):
             pr.curve("pr", by=mapping["g"])
         return
     curve = pr.curve("pr", by=mapping["g"])
@@ -807,19 +807,19 @@ def test_fast_argmax_equals_the_window_path() -> None:
 
 
 def test_broken_sources(tmp_path: Path) -> None:
-    with pytest.raises(af.SourceError, match="not found"):
+    with pytest.raises(af.errors.SourceError, match="not found"):
         af.from_scores(str(tmp_path / "missing.parquet"), decision="argmax")
     path = tmp_path / "scores.parquet"
     long_scores(*multiclass(0, n=10)).write_parquet(path)
     pr = af.from_scores(str(path), decision="argmax")
     path.unlink()
-    with pytest.raises(af.SourceError, match="could not read"):
+    with pytest.raises(af.errors.SourceError, match="could not read"):
         pr.evaluate("auroc", "macro")
-    with pytest.raises(af.SourceError, match="could not read"):
+    with pytest.raises(af.errors.SourceError, match="could not read"):
         pr.curve("roc")
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"PAR1 not really parquet PAR1")
-    with pytest.raises(af.SourceError):
+    with pytest.raises(af.errors.SourceError):
         af.from_scores(str(bad))
 
 
@@ -828,16 +828,16 @@ def test_bad_truth_and_nulls_are_named() -> None:
         {"example": [0, 0, 1, 1], "class": [0, 1, 0, 1], "score": [0.2, 0.8, 0.4, 0.6], "y": [1, 0, 2, 0]}
     )
     with pytest.raises(
-        af.InvalidValueError, match=r"column 'y': 1 value\(s\) other than 0 and 1.*example=1, class=0"
+        af.errors.InvalidValueError, match=r"column 'y': 1 value\(s\) other than 0 and 1.*example=1, class=0"
     ):
         af.from_scores(frame, decision="argmax")
-    with pytest.raises(af.NullValueError, match=r"column 'class': 1 null"):
+    with pytest.raises(af.errors.NullValueError, match=r"column 'class': 1 null"):
         af.from_scores(
             frame.with_columns(pl.Series("class", [0, None, 0, 1]), pl.lit(0).alias("y")), decision="argmax"
         )
-    with pytest.raises(af.OptionError, match="class_=None reads the binary layout"):
+    with pytest.raises(af.errors.OptionError, match="class_=None reads the binary layout"):
         af.from_scores(frame, class_=None, decision="argmax")
-    with pytest.raises(af.OptionError, match="over="):
+    with pytest.raises(af.errors.OptionError, match="over="):
         af.from_scores(
             frame.with_columns(pl.lit(0).alias("y"), pl.lit("m").alias("model")),
             decision="argmax",

@@ -39,10 +39,10 @@ def test_binary_operator_is_sklearns_binary_average(data: tuple[np.ndarray, np.n
 def test_binary_refuses_three_classes_like_lodestar() -> None:
     pr = af.from_labels([0, 0, 1, 1, 2, 2, 2], [0, 1, 1, 1, 2, 2, 0])
     with pytest.raises(
-        af.OptionError, match=r"needs at most two classes, but found 3.*'macro', 'weighted' or 'micro'"
+        af.errors.OptionError, match=r"needs at most two classes, but found 3.*'macro', 'weighted' or 'micro'"
     ):
         pr.evaluate("precision", "binary")
-    with pytest.raises(af.OptionError, match="pos_label 7"):
+    with pytest.raises(af.errors.OptionError, match="pos_label 7"):
         af.from_labels([0, 1], [1, 0]).evaluate("f1", "binary", pos_label=7)
 
 
@@ -79,7 +79,7 @@ def test_micro_over_a_subset_is_not_accuracy() -> None:
     sub = pr.evaluate("f1", "micro", labels=[1, 2])["value"].item()
     assert sub == pytest.approx(skm.f1_score(yt, yp, labels=[1, 2], average="micro"))
     assert sub != pytest.approx(pr.accuracy())
-    with pytest.raises(af.OptionError, match="labels="):
+    with pytest.raises(af.errors.OptionError, match="labels="):
         pr.evaluate("f1", "exemplar", labels=[1])
 
 
@@ -142,10 +142,12 @@ def test_pos_label_and_classes_are_classes_never_casts() -> None:
         skm.f1_score([0, 1, 1, 0], [0, 1, 0, 0])
     )
     for pos in (1.5, "1"):
-        with pytest.raises(af.OptionError, match=r"pos_label value .* cannot be a class of the class column"):
+        with pytest.raises(
+            af.errors.OptionError, match=r"pos_label value .* cannot be a class of the class column"
+        ):
             pr.evaluate("f1", "binary", pos_label=pos)
     binary = af.from_labels(frame, y_true="t", y_pred="q", task="binary")
-    with pytest.raises(af.OptionError, match=r"does not apply to task='binary' predictions"):
+    with pytest.raises(af.errors.OptionError, match=r"does not apply to task='binary' predictions"):
         binary.evaluate("f1", "macro", classes=[0])
 
 
@@ -165,11 +167,11 @@ def test_declared_classes_and_target_keys_are_matched_exactly() -> None:
     assert good.evaluate("recall", "macro", convention="zero")["n_entries"].item() == 5
     for keys in ({1: 2, 1.5: 5, 2: 3}, {1: 2, "1": 5, 2: 3}, {1: 2, "oops": 3}):
         with pytest.raises(
-            af.OptionError,
+            af.errors.OptionError,
             match=r"the per-target key value .* cannot be a value of the target column 'target'",
         ):
             af.from_labels(frame, example="example", target="target", n_classes=keys)
-    with pytest.raises(af.OptionError, match=r"column 'y_true': the declared classes \[0, 2\.5\]"):
+    with pytest.raises(af.errors.OptionError, match=r"column 'y_true': the declared classes \[0, 2\.5\]"):
         af.from_labels(frame, classes=[0, 2.5])
-    with pytest.raises(af.OptionError, match=r"pos_label value 1\.5"):
+    with pytest.raises(af.errors.OptionError, match=r"pos_label value 1\.5"):
         af.from_labels(frame.filter(pl.col("y_true") < 2), task="binary", pos_label=1.5)

@@ -185,7 +185,7 @@ def test_one_read_and_the_by_name_n_examples_refused() -> None:
     lf, calls = _counting_source(FRAME)
     af.from_labels(lf).evaluate(["f1", "accuracy"], ["macro", "multiclass"], by="model")
     assert calls[0] == 2
-    with pytest.raises(af.OptionError, match="'n_examples' collides"):
+    with pytest.raises(af.errors.OptionError, match="'n_examples' collides"):
         af.from_labels(FRAME.rename({"model": "n_examples"})).evaluate("f1", by="n_examples")
 
 

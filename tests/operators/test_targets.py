@@ -189,24 +189,24 @@ def test_targets_with_folds_and_by() -> None:
 def test_target_errors() -> None:
     frame = _frame([(Y1, P1), (Y2, P2)])
     with pytest.raises(
-        af.InvalidValueError, match=r"column 'target': the targets are not on the same examples \(1 "
+        af.errors.InvalidValueError, match=r"column 'target': the targets are not on the same examples \(1 "
     ):
         af.from_labels(
             frame.filter(~((pl.col("target") == "t1") & (pl.col("example") == 5))),
             example="example",
             target="target",
         ).evaluate("f1", "exemplar")
-    with pytest.raises(af.UnknownNameError, match="unknown operator 'mean'"):
+    with pytest.raises(af.errors.UnknownNameError, match="unknown operator 'mean'"):
         af.from_labels(frame, example="example", target="target").evaluate("f1", "target", within="mean")
-    with pytest.raises(af.OptionError, match="needs a target column"):
+    with pytest.raises(af.errors.OptionError, match="needs a target column"):
         af.from_labels(Y1, P1).evaluate("f1", "target")
-    with pytest.raises(af.OptionError, match="need an example column"):
+    with pytest.raises(af.errors.OptionError, match="need an example column"):
         af.from_labels(frame, target="target")
-    with pytest.raises(af.OptionError, match="empty list"):
+    with pytest.raises(af.errors.OptionError, match="empty list"):
         af.multioutput_aggregate([], "f1")
-    with pytest.raises(af.OptionError, match="same examples"):
+    with pytest.raises(af.errors.OptionError, match="same examples"):
         af.multioutput_aggregate([af.from_labels(Y1, P1), af.from_labels([0, 1], [0, 1])], "f1")
-    with pytest.raises(af.UnknownClassError, match=r"of target 't0'.*declared 1 classes: \[0\]"):
+    with pytest.raises(af.errors.UnknownClassError, match=r"of target 't0'.*declared 1 classes: \[0\]"):
         af.from_labels(
             frame, example="example", target="target", classes={"t0": [0], "t1": [0, 1, 2]}
         ).evaluate("f1")

@@ -35,7 +35,7 @@ def test_a_target_absent_from_a_whole_fold_is_refused(form: str) -> None:
     """Target b with no row in fold 1: refused without the fold column ("targets are not on the
     same examples"), but with fold= it was evaluated (pooled target:micro 0.583, fold 1's target
     mean over one target). Refused the same way now."""
-    with pytest.raises(af.InvalidValueError, match="the targets are not on the same examples"):
+    with pytest.raises(af.errors.InvalidValueError, match="the targets are not on the same examples"):
         _predictions(ROWS, form).evaluate("recall", ["target", "micro"], pooling=["pooled", "fold"])
     whole = _predictions(ROWS.filter(pl.col("example") < 2), form)  # every example in both targets
     assert whole.evaluate("recall", "target", pooling="fold").height == 1
@@ -45,5 +45,5 @@ def test_a_target_without_an_entry_in_a_per_target_universe_is_named() -> None:
     """n_classes={"a": 2} with targets a and b said "declared 0 classes: []" for target b."""
     rows = ROWS.filter(pl.col("example") < 2)
     pr = af.from_labels(rows, example="example", target="target", n_classes={"a": 2})
-    with pytest.raises(af.UnknownClassError, match="classes/n_classes have no entry for target 'b'"):
+    with pytest.raises(af.errors.UnknownClassError, match="classes/n_classes have no entry for target 'b'"):
         pr.evaluate("recall", "target")

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import aggframe as af
-from aggframe import (
+from aggframe.errors import (
     AggframeError,
     DuplicateEntryError,
     EmptyInputError,

@@ -55,7 +55,7 @@ def test_each_table_collects_alone(form: str, by: tuple[str, ...]) -> None:
     pr = _sources()[form]
     if by and "g" not in pr.source.columns():
         pytest.skip("no g column")
-    together = pr.store_tables(list(by)) if form != "binary" else pr.cell_tables(list(by))
+    together = pr.extend.store_tables(list(by)) if form != "binary" else pr.extend.cell_tables(list(by))
     lazy = pr._source_tables(by, pairs=form != "binary")
     for name in TABLES:
         plan = getattr(lazy, name)

@@ -121,11 +121,11 @@ def test_the_checks_read_either_plan(few: bool) -> None:
     frame = pl.DataFrame({"g": [None, None, 1], "y_true": [0, None, 1], "y_pred": [1, 1, None]})
     with (
         margins_plan() if not few else _nothing(),
-        pytest.raises(af.NullValueError, match="'y_true': 1 null"),
+        pytest.raises(af.errors.NullValueError, match="'y_true': 1 null"),
     ):
         af.from_labels(frame, classes=[0, 1]).evaluate("f1", by="g")
     outside = pl.DataFrame({"g": [None, 2], "y_true": [0, 7], "y_pred": [1, 1]})
-    with margins_plan() if not few else _nothing(), pytest.raises(af.UnknownClassError, match="1 row"):
+    with margins_plan() if not few else _nothing(), pytest.raises(af.errors.UnknownClassError, match="1 row"):
         af.from_labels(outside, classes=[0, 1]).evaluate("f1", by="g")
 
 

@@ -161,14 +161,14 @@ def test_lazy_report_and_separator() -> None:
 def test_errors() -> None:
     pr = af.from_labels(_frame(8), y_true="y_true", y_pred="y_pred")
     report = pr.evaluate("f1", ["micro", "macro"], by=["model", "day"])
-    with pytest.raises(af.DuplicateEntryError, match="more than once"):
+    with pytest.raises(af.errors.DuplicateEntryError, match="more than once"):
         af.wide_table(report, by="model")  # day is missing from the keys
-    with pytest.raises(af.ColumnNotFoundError, match="'measure' column"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="'measure' column"):
         af.wide_table(pl.DataFrame({"a": [1]}))
-    with pytest.raises(af.ColumnNotFoundError, match="nope"):
+    with pytest.raises(af.errors.ColumnNotFoundError, match="nope"):
         af.wide_table(report, values="nope")
     clash = report.rename({"model": "f1 micro"})
-    with pytest.raises(af.OptionError, match="also key columns"):
+    with pytest.raises(af.errors.OptionError, match="also key columns"):
         af.wide_table(clash)
-    with pytest.raises(af.OptionError, match="names no column"):
+    with pytest.raises(af.errors.OptionError, match="names no column"):
         af.wide_table(report, values=[])

@@ -96,7 +96,7 @@ def plot_classes(  # noqa: PLR0913 -- the user's options, keyword-only
     --------
     >>> import aggframe as af
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
-    >>> chart = af.plot_classes(pr, "f1")
+    >>> chart = af.plot.classes(pr, "f1")
     >>> type(chart).__name__
     'LayerChart'
     """
@@ -258,7 +258,7 @@ def plot_conventions(
     >>> import aggframe as af
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 0, 2, 2, 0, 0])
     >>> report = pr.evaluate(["precision", "f1"], ["macro"], convention=["exclude", "zero", "one"])
-    >>> type(af.plot_conventions(report)).__name__
+    >>> type(af.plot.conventions(report)).__name__
     'LayerChart'
     """
     alt = _altair()
@@ -395,7 +395,7 @@ def plot_folds(
     ... )
     >>> pr = af.from_labels(frame, fold="fold")
     >>> report = pr.evaluate("f1", ["micro", "macro"], pooling=["pooled", "averaged", "fold"])
-    >>> type(af.plot_folds(report)).__name__
+    >>> type(af.plot.folds(report)).__name__
     'LayerChart'
     """
     alt = _altair()

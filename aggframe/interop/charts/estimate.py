@@ -1,4 +1,4 @@
-"""An estimate over time (:func:`plot_estimate`): the realized value as a solid line, the estimated
+"""An estimate over time (``af.plot.estimate``): the realized value as a solid line, the estimated
 value as a dashed line with its interval as a band, per window and group."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def plot_estimate(
     >>> days = [dt.date(2024, 1, d) for d in (1, 2, 3, 4)]
     >>> rows = pl.DataFrame({"y": [0, 1, 0, 1], "score": [0.2, 0.7, 0.5, 0.85], "day": days, "lab": [1, 1, 0, 0]})
     >>> out = af.estimate(ref, af.from_scores(rows, class_=None), "recall", "binary", labelled="lab", time="day", every="1d")
-    >>> type(af.plot_estimate(out)).__name__
+    >>> type(af.plot.estimate(out)).__name__
     'LayerChart'
     """
     alt = _altair()

@@ -92,7 +92,7 @@ def plot_groups(  # noqa: PLR0913 -- the user's options, keyword-only
     >>> import aggframe as af
     >>> pr = af.from_labels([0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1])
     >>> report = pr.evaluate(["f1", "mcc"], ["micro", "macro"])
-    >>> type(af.plot_groups(report)).__name__
+    >>> type(af.plot.groups(report)).__name__
     'FacetChart'
 
     With bootstrap intervals, and the paired differences of two models:
@@ -107,9 +107,9 @@ def plot_groups(  # noqa: PLR0913 -- the user's options, keyword-only
     ...     }
     ... )
     >>> pr = af.from_labels(frame, example="example")
-    >>> chart = af.plot_groups(pr.evaluate("f1", ["micro", "macro"], by="model", n_boot=50))
+    >>> chart = af.plot.groups(pr.evaluate("f1", ["micro", "macro"], by="model", n_boot=50))
     >>> diff = pr.compare("f1", "macro", by="model", reference={"model": "A"}, n_boot=50)
-    >>> chart = af.plot_groups(diff, value="difference_to_reference")
+    >>> chart = af.plot.groups(diff, value="difference_to_reference")
     """
     alt = _altair()
     df = _frame(report, "plot_groups")
@@ -248,7 +248,7 @@ def plot_heatmap(  # noqa: PLR0913 -- the user's options, keyword-only
     ...     {"model": ["a", "a", "b", "b"], "day": [1, 2, 1, 2], "y": [0, 1, 1, 1], "p": [0, 1, 0, 1]}
     ... )
     >>> report = af.from_labels(frame, y_true="y", y_pred="p").evaluate("f1", "macro", by=["model", "day"])
-    >>> type(af.plot_heatmap(report, x="day", y="model")).__name__
+    >>> type(af.plot.heatmap(report, x="day", y="model")).__name__
     'LayerChart'
     """
     alt = _altair()

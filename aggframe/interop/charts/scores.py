@@ -142,7 +142,7 @@ def plot_curve(
     >>> roc = pl.DataFrame(
     ...     {"threshold": [float("inf"), 0.8, 0.4, 0.1], "fpr": [0.0, 0.0, 0.5, 1.0], "tpr": [0.0, 0.5, 1.0, 1.0]}
     ... )
-    >>> type(af.plot_curve(roc)).__name__
+    >>> type(af.plot.curve(roc)).__name__
     'LayerChart'
     """
     alt = _altair()
@@ -387,7 +387,7 @@ def plot_calibration(
     >>> table = pl.DataFrame(
     ...     {"bin": [0, 1], "mean_score": [0.2, 0.8], "frequency": [0.25, 1.0], "count": [4, 2]}
     ... )
-    >>> type(af.plot_calibration(table)).__name__
+    >>> type(af.plot.calibration(table)).__name__
     'LayerChart'
     """
     alt = _altair()

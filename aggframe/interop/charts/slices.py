@@ -53,7 +53,7 @@ def plot_slices(
     >>> import polars as pl, aggframe as af
     >>> df = pl.DataFrame({"g": [0, 1] * 200, "y_true": [1, 1, 0, 1] * 100, "y_pred": [0, 1, 0, 1] * 100})
     >>> out = af.from_labels(df).slices("recall", "binary", columns="g", n_boot=50)
-    >>> type(af.plot_slices(out)).__name__
+    >>> type(af.plot.slices(out)).__name__
     'LayerChart'
     """
     alt = _altair()

@@ -71,7 +71,7 @@ def plot_monitor(
     >>> days = [dt.date(2024, 1, 1) + dt.timedelta(days=d) for d in range(6) for _ in range(4)]
     >>> pr = af.from_labels(pl.DataFrame({"day": days, "y": [0, 1, 1, 0] * 6, "p": [0, 1, 0, 0] * 6}), y_true="y", y_pred="p")
     >>> out = af.monitor(pr, "recall", "micro", time="day", every="1d", reference=(dt.date(2024, 1, 1), dt.date(2024, 1, 4)))
-    >>> type(af.plot_monitor(out)).__name__
+    >>> type(af.plot.monitor(out)).__name__
     'LayerChart'
     """
     alt = _altair()
