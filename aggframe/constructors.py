@@ -171,7 +171,7 @@ def from_labels(  # noqa: PLR0913 -- the user's options, keyword-only
     Evaluated without building n x m rows: per group and class the numbers of
     true and of predicted labels and of right ones hold every per-class cell,
     and an example is right or wrong. They come from two group-bys of the rows
-    (by true, by predicted label), or, when at most 32 classes are declared
+    (by true, by predicted label), or, when at most 128 classes are declared
     (``n_classes``, ``classes``, an Enum column), from one group-by of the
     (true, predicted) pairs. The encoding is one-hot over all classes,
     whatever their number: two classes are *not* silently turned into a binary
@@ -195,7 +195,7 @@ def from_labels(  # noqa: PLR0913 -- the user's options, keyword-only
         Cross-validation and multi-output roles, as in :func:`from_long`.
     n_classes, classes
         The class universe (``0 .. n-1``, or these values; a dict per target). Classes absent
-        from the data still count; with at most 32 declared classes the margins come from one
+        from the data still count; with at most 128 declared classes the margins come from one
         group-by of the (true, predicted) pairs.
     task
         ``"binary"`` keeps only ``pos_label`` as one column (aggmetrics' binary task);

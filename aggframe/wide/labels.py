@@ -22,7 +22,14 @@ from aggframe.wide.engines import shared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.long import weighted_block
 
-__all__ = ["PAIRS_UP_TO", "LabelRoles", "label_boot_grains", "label_grains", "label_row_cells"]
+__all__ = [
+    "PAIRS_UP_TO",
+    "LabelRoles",
+    "example_counts",
+    "label_boot_grains",
+    "label_grains",
+    "label_row_cells",
+]
 
 
 @dataclass(frozen=True)
@@ -36,8 +43,11 @@ class LabelRoles:
 
 #: A class universe known before the scan with at most this many classes makes the
 #: label form count the (y_true, y_pred) pairs, one group-by of the rows, and take
-#: the margins from them (see :func:`label_grains`).
-PAIRS_UP_TO = 32
+#: the margins from them (see :func:`label_grains`). At most 128^2 pairs per group:
+#: 10M rows, 100 classes, one group: 0.83x the two group-bys; at 300 classes
+#: (up to 9 * 10^4 pairs) 0.7-1.8x over runs, at 1,000 classes 3.5-4.5x
+#: (benchmarks/NOTES_scan.md).
+PAIRS_UP_TO = 128
 
 
 def label_grains(
@@ -90,17 +100,40 @@ def label_grains(
         out["margins"] = keyed(_margins(lf, roles, rk), k)
     if roles.example is not None:
         out["rows"] = keyed(lf, k)
-        ex = keyed(lf.group_by([*rk, roles.example]).agg(nw.len().alias("_n")), k)
-        out["examples"] = ex.group_by(k).agg(
+        out["examples"] = example_counts(lf, roles.example, k)
+    return out
+
+
+def example_counts(lf: nw.LazyFrame[Any], example: str, keys: Sequence[str]) -> nw.LazyFrame[Any]:
+    """Per group (keys, ``n_ids``, ``dup_examples``, ``null_example``): how the example ids repeat.
+
+    One aggregation by the group keys (a distinct count, the rows and the null ids),
+    never one by (keys, example): that one holds a state per example (10M rows, 1,000
+    groups: 1.34x the pair counts alone against ~1.0x, benchmarks/bench_scan.py).
+    ``dup_examples`` is the rows beyond the first of each id (a null id counts as
+    one id, as each engine's distinct count does); which id repeats is asked of the
+    source only when one does (:func:`~aggframe.tables.errors.first_group`). On Spark,
+    which expands the rows for a distinct count, the count per (keys, example) stays.
+    """
+    rk = row_keys(keys)
+    if lf.implementation in (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT):
+        # Spark expands every row for a distinct count beside other aggregates
+        # (wide/engines.py): there, one count per (keys, example) and a sum of those
+        ids = keyed(lf.group_by([*rk, example]).agg(nw.len().alias("_n")), keys)
+        return ids.group_by(keys).agg(
             nw.len().alias("n_ids"),
             (nw.col("_n") - 1).sum().alias("dup_examples"),
-            nw.when(nw.col(roles.example).is_null())
-            .then(nw.col("_n"))
-            .otherwise(0)
-            .sum()
-            .alias("null_example"),
+            nw.when(nw.col(example).is_null()).then(nw.col("_n")).otherwise(0).sum().alias("null_example"),
         )
-    return out
+    aggs = (
+        nw.col(example).n_unique().cast(nw.Int64).alias("n_ids"),
+        nw.len().cast(nw.Int64).alias("_n"),
+        nw.col(example).null_count().cast(nw.Int64).alias("null_example"),
+    )
+    counted = lf.group_by(rk).agg(*aggs) if rk else lf.select(*aggs)
+    return keyed(counted, keys).select(
+        *keys, "n_ids", (nw.col("_n") - nw.col("n_ids")).alias("dup_examples"), "null_example"
+    )
 
 
 def _margins(lf: nw.LazyFrame[Any], roles: LabelRoles, rk: list[str]) -> nw.LazyFrame[Any]:

@@ -65,7 +65,7 @@ class LongRoles:
 BAD_VALUES = "bad_values"
 
 
-def invalid_values(values: Mapping[str, Any], example: Any, *, soft: bool) -> Any:
+def invalid_values(values: Mapping[str, Any], example: Any, *, soft: bool, integers: bool = False) -> Any:
     """Whether a row holds a value the checks refuse: one flag (Narwhals or Polars expressions alike).
 
     A null example or role value, a value outside [0, 1] or NaN, or a value
@@ -73,11 +73,15 @@ def invalid_values(values: Mapping[str, Any], example: Any, *, soft: bool) -> An
     t-norm, a mask always). ``values`` maps the roles (``y``, ``p``, ``mask``)
     to their values as floats. Summed per class, it is the validation's only
     aggregate; which check fails, and for how many rows, is counted on the source
-    when the sum is not zero (:func:`~aggframe.tables.long.value_stats`).
+    when the sum is not zero (:func:`~aggframe.tables.long.value_stats`). ``integers``:
+    the values are the integer columns themselves (crisp, no cast): 0 and 1 by a range test.
     """
     flag = example.is_null()
     for role, x in values.items():
-        ok = x.is_between(0.0, 1.0) if soft and role != "mask" else x.is_in([0.0, 1.0])
+        if integers:
+            ok = x.is_between(0, 1)
+        else:
+            ok = x.is_between(0.0, 1.0) if soft and role != "mask" else x.is_in([0.0, 1.0])
         # a null value makes ``ok`` null: ``is_null`` decides it (True | null is True)
         flag = flag | x.is_null() | ~ok
     return flag
@@ -173,10 +177,13 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     # per class (null counts, min, max and sum of x - x^2 per role) cost about as much as
     # the cell sums themselves, and a check over the (group, class) pairs holds them all
     # at once (~5% of a report at 10^4 groups x 10k labels).
+    ints = tnorm is None and m is None and _integer_roles(lf, roles)
+    if ints:
+        y, p = nw.col(roles.y), nw.col(roles.p)
     validated = {"y": y, "p": p, **({"mask": m} if m is not None else {})}
-    flag = invalid_values(validated, nw.col(roles.example), soft=tnorm is not None) | class_refused(
-        roles.class_, universe, target
-    )
+    flag = invalid_values(
+        validated, nw.col(roles.example), soft=tnorm is not None, integers=ints
+    ) | class_refused(roles.class_, universe, target)
     check_rows = [flag.cast(nw.Int64).alias("_bad")]
     check_aggs = [nw.col("_bad").sum()]
     if tnorm is None:
@@ -184,16 +191,17 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # four cells, exactly. Soft values take the general path even under the
         # product, where the subtractions would leave rounding residue (1e-17
         # instead of 0, which a square root turns into 1e-9).
-        w = m if m is not None else nw.lit(1.0)
+        # without a mask, the values themselves (integers stay integers: ``ints``)
+        yw, pw = (y, p) if m is None else (m * y, m * p)
         rows = lf.select(
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
             *[nw.col(c) for c in distinct.columns],
-            (w * y * p).alias("_syp"),
-            (w * y).alias("_sy"),
-            (w * p).alias("_sp"),
-            *([w.alias("_sw")] if m is not None else []),
+            (yw * p).alias("_syp"),
+            yw.alias("_sy"),
+            pw.alias("_sp"),
+            *([m.alias("_sw")] if m is not None else []),
             *check_rows,
         )
         # without a mask the weight total is the row count, which the group-bys count anyway
@@ -205,11 +213,12 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         total = nw.col("_sw") if m is not None else nw.col("rows").cast(nw.Float64)
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+            syp, sy, sp = (nw.col(c).cast(nw.Float64) for c in ("_syp", "_sy", "_sp"))
             return frame.with_columns(
-                nw.col("_syp").alias("tp"),
-                (nw.col("_sp") - nw.col("_syp")).alias("fp"),
-                (nw.col("_sy") - nw.col("_syp")).alias("fn"),
-                (total - nw.col("_sy") - nw.col("_sp") + nw.col("_syp")).alias("tn"),
+                syp.alias("tp"),
+                (sp - syp).alias("fp"),
+                (sy - syp).alias("fn"),
+                (total - sy - sp + syp).alias("tn"),
             ).drop("_syp", "_sy", "_sp", *(["_sw"] if m is not None else []))
 
     else:
@@ -265,6 +274,16 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         flags["_undeclared"] = "undeclared"
     profiles, groups = profiles_and_groups(checked, k, flags, min_rows=n_classes is None)
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+def _integer_roles(lf: nw.LazyFrame[Any], roles: LongRoles) -> bool:
+    """Whether ``y`` and ``p`` are integer columns of a Polars frame: their crisp sums are then
+    taken as integers, without a cast per row (10^9 rows, 10^7 examples: see
+    benchmarks/NOTES_scan.md); a value other than 0 and 1 is refused by the flag anyway."""
+    if not isinstance(nw.to_native(lf), pl.LazyFrame):
+        return False
+    schema = lf.collect_schema()
+    return bool(schema[roles.y].is_integer() and schema[roles.p].is_integer())
 
 
 def integer_range(universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None) -> tuple[int, int] | None:

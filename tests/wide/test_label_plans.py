@@ -56,7 +56,8 @@ def test_the_universe_size_picks_the_plan() -> None:
     assert af.from_labels(frame, n_classes=3).source._few_classes()
     assert af.from_labels(frame, classes=[0, 1, 2, 5]).source._few_classes()
     assert not af.from_labels(frame).source._few_classes()  # unknown before the scan
-    assert not af.from_labels(frame, n_classes=33).source._few_classes()
+    assert af.from_labels(frame, n_classes=label_intake.PAIRS_UP_TO).source._few_classes()
+    assert not af.from_labels(frame, n_classes=label_intake.PAIRS_UP_TO + 1).source._few_classes()
     enum = frame.with_columns(pl.col("y_true", "y_pred").cast(pl.String).cast(pl.Enum(["0", "1", "2"])))
     assert af.from_labels(enum).source._few_classes()
     with margins_plan():
