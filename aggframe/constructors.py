@@ -6,6 +6,7 @@ data, one small aggregate query of data checks); the first evaluation scans.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -640,23 +641,26 @@ def _from_wide_scores(
         or k is not None
         or rest["keep_soft"] is not None
     )
-    return Predictions(
-        scores_source(
-            wide.frame,
-            example=wide.example,
-            class_=wide.class_,
-            score=wide.score,
-            y=wide.y,
-            decision=decision if stated else "argmax",
-            threshold=threshold,
-            k=k,
-            classes=wide.classes,
-            logits=rest["logits"],
-            keep_soft=rest["keep_soft"],
-            over=rest["over"],
-            bins=rest["bins"],
-        )
+    source = scores_source(
+        wide.frame,
+        example=wide.example,
+        class_=wide.class_,
+        score=wide.score,
+        y=wide.y,
+        decision=decision if stated else "argmax",
+        threshold=threshold,
+        k=k,
+        classes=wide.classes,
+        logits=rest["logits"],
+        keep_soft=rest["keep_soft"],
+        over=rest["over"],
+        bins=rest["bins"],
     )
+    if getattr(source, "unlabelled", 0):
+        # a null truth (unlabelled rows) in the user's terms: the truth column, rows (not entries)
+        rows = source.unlabelled // max(len(wide.classes), 1)
+        source = dataclasses.replace(source, truth_column=y_true, unlabelled=rows)
+    return Predictions(source)
 
 
 def from_ordinal(

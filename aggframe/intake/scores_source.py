@@ -340,9 +340,9 @@ def scores_source(
             + MASK_VALUES
         )
         raise InvalidValueError(msg)
-    if count("null_y"):
-        msg = f"column {y!r}: {count('null_y')} null value(s) (e.g. row {row(nw.col(Y).is_null())}); the truth must not be null"
-        raise NullValueError(msg)
+    # a null truth is an unlabelled entry: kept, refused by every measure (lazily), read by af.estimate
+    n_unlabelled = count("null_y")
+    unlabelled_row = row(nw.col(Y).is_null()) if n_unlabelled else ""
     if count("bad_y") or (count("soft_y") and soft_fn is None):
         bad = ~((yf == 0.0) | (yf == 1.0))
         msg = (
@@ -381,6 +381,9 @@ def scores_source(
             cut=cut,
             outside=count("outside"),
             outside_row=outside_row,
+            unlabelled=n_unlabelled,
+            unlabelled_row=unlabelled_row,
+            truth_column=str(y),
         )
     assert class_ is not None
 
@@ -403,6 +406,9 @@ def scores_source(
         outside=count("outside"),
         outside_row=outside_row,
         crisp_truth=not count("soft_y"),
+        unlabelled=n_unlabelled,
+        unlabelled_row=unlabelled_row,
+        truth_column=str(y),
     )
 
     # -- against the universe: k and the threshold dict's classes --------------------------------

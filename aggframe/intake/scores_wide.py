@@ -353,9 +353,7 @@ def wide_scores(
     if not found["n"]:
         msg = "the scores frame has no rows"
         raise EmptyInputError(msg)
-    if found["null_y"]:
-        msg = f"column {y_true!r}: {found['null_y']} null value(s) (e.g. row {row(nw.col(y_true).is_null())}); the truth must not be null"
-        raise NullValueError(msg)
+    # a null truth is an unlabelled example: its entries' truth is null (checked as the long layout's)
     if found["null_p"]:
         pred = any_of(*[nw.col(p).is_null() for p in private], ignore_nulls=True)
         msg = f"{what}: {found['null_p']} row(s) with a null probability (e.g. row {row(pred)}); scores must not be null"
