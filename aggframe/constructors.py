@@ -641,26 +641,33 @@ def _from_wide_scores(
         or k is not None
         or rest["keep_soft"] is not None
     )
-    source = scores_source(
-        wide.frame,
-        example=wide.example,
-        class_=wide.class_,
-        score=wide.score,
-        y=wide.y,
-        decision=decision if stated else "argmax",
-        threshold=threshold,
-        k=k,
-        classes=wide.classes,
-        logits=rest["logits"],
-        keep_soft=rest["keep_soft"],
-        over=rest["over"],
-        bins=rest["bins"],
+    pr = Predictions(
+        scores_source(
+            wide.frame,
+            example=wide.example,
+            class_=wide.class_,
+            score=wide.score,
+            y=wide.y,
+            decision=decision if stated else "argmax",
+            threshold=threshold,
+            k=k,
+            classes=wide.classes,
+            logits=rest["logits"],
+            keep_soft=rest["keep_soft"],
+            over=rest["over"],
+            bins=rest["bins"],
+        )
     )
-    if getattr(source, "unlabelled", 0):
-        # a null truth (unlabelled rows) in the user's terms: the truth column, rows (not entries)
-        rows = source.unlabelled // max(len(wide.classes), 1)
-        source = dataclasses.replace(source, truth_column=y_true, unlabelled=rows)
-    return Predictions(source)
+    return _truth_named(pr, y_true, len(wide.classes))
+
+
+def _truth_named(pr: Predictions, y_true: str, n_classes: int) -> Predictions:
+    """A null truth (unlabelled rows) in the user's terms: the truth column, rows (not entries)."""
+    n = getattr(pr.source, "unlabelled", 0)
+    if not n:
+        return pr
+    named = dataclasses.replace(pr.source, truth_column=y_true, unlabelled=n // max(n_classes, 1))  # type: ignore[call-arg]
+    return Predictions(named)
 
 
 def from_ordinal(
