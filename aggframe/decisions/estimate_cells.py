@@ -202,15 +202,13 @@ def _row_sums(*, losses: bool) -> list[pl.Expr]:
 def _keyed_sums(*, losses: bool) -> list[pl.Expr]:
     """Per (keys, class): the sums of :func:`_row_sums`, in total and over the predicted entries (d),
     with the labelled entries (``lab``) and their positives (``pos``)."""
-    q, d = pl.col(Q), pl.col(D).cast(pl.Float64)
-    t = pl.col(T).cast(pl.Float64)
-    lab = t.is_not_null().cast(pl.Float64)
+    q, d, t = pl.col(Q), pl.col(D), pl.col(T)
     v = q * (1.0 - q)
     sums = [
         pl.len().cast(pl.Float64).alias("n"),
         d.sum().alias("n_d"),
-        lab.sum().alias("lab"),
-        (lab * d).sum().alias("lab_d"),
+        t.count().cast(pl.Float64).alias("lab"),
+        (t * 0.0 + d).sum().alias("lab_d"),  # null where unlabelled: summed over the labelled
         t.sum().fill_null(0.0).alias("pos"),
         (t * d).sum().fill_null(0.0).alias("pos_d"),
         q.sum().alias("q"),
@@ -280,8 +278,9 @@ def _polars_table(
     ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any, losses: bool, ranking: bool, pred: bool
 ) -> BinTable:
     lf = with_q(ent, cmap)
-    # small integer keys hash faster than floats; the binary layout's one class is added after
-    lf = lf.with_columns(pl.col(D).cast(pl.Int8), pl.col(T).cast(pl.Int8))
+    if pred:
+        # small integer keys hash faster than floats
+        lf = lf.with_columns(pl.col(D).cast(pl.Int8), pl.col(T).cast(pl.Int8))
     group = [*ent.keys, D, T] if ent.binary else [*ent.keys, CLASS_ROLE, D, T]
     if pred:
         # argmax: the example's one predicted class (top-k: its first; the interval is then approximate)
