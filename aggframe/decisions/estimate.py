@@ -20,7 +20,7 @@ same scan (:mod:`~aggframe.decisions.estimate_scores`). The interval
 (:mod:`~aggframe.decisions.estimate_draws`): it is conditional on the scores and
 the map, and covers the sampling noise of the truth, not an error of the map nor
 a concept shift. Maps are stored as one Parquet file
-(:mod:`~aggframe.decisions.estimate_maps`).
+(:mod:`~aggframe.decisions.estimate_mapfile`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from aggframe.decisions.estimate_cells import (
     entries,
     with_q,
 )
-from aggframe.decisions.estimate_maps import read_map, write_map
+from aggframe.decisions.estimate_mapfile import read_map, write_map
 from aggframe.decisions.estimate_report import (
     ESTIMATED,
     KIND,
