@@ -6,6 +6,7 @@ data, one small aggregate query of data checks); the first evaluation scans.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -640,7 +641,7 @@ def _from_wide_scores(  # noqa: PLR0913 -- the constructor's options, passed thr
         or k is not None
         or rest["keep_soft"] is not None
     )
-    return Predictions(
+    pr = Predictions(
         scores_source(
             wide.frame,
             example=wide.example,
@@ -657,6 +658,16 @@ def _from_wide_scores(  # noqa: PLR0913 -- the constructor's options, passed thr
             bins=rest["bins"],
         )
     )
+    return _truth_named(pr, y_true, len(wide.classes))
+
+
+def _truth_named(pr: Predictions, y_true: str, n_classes: int) -> Predictions:
+    """A null truth (unlabelled rows) in the user's terms: the truth column, rows (not entries)."""
+    n = getattr(pr.source, "unlabelled", 0)
+    if not n:
+        return pr
+    named = dataclasses.replace(pr.source, truth_column=y_true, unlabelled=n // max(n_classes, 1))  # type: ignore[call-arg]
+    return Predictions(named)
 
 
 def from_ordinal(  # noqa: PLR0913 -- the user's options, keyword-only

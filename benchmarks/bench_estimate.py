@@ -1,15 +1,27 @@
 """Estimation before the labels arrive: ``af.estimate`` against ``evaluate`` with decisions on the same rows.
 
-Run from the repository root: ``python benchmarks/bench_estimate.py [n_rows]``. Binary scores
-(one row per example) and wide 3-class scores (argmax), grouped by a 20-value key; the
-reference has 20,000 rows. Prints wall times and the ratios estimate / evaluate and
-estimate / a bare Polars pass (the same group-by of the thresholded score, no calibration).
-Timings are on a shared machine: the ratios are what count.
+Run from the repository root::
+
+    python benchmarks/bench_estimate.py [n_rows ...]          # times and ratios (default 1M and 10M)
+    python benchmarks/bench_estimate.py --memory [n_rows]     # peak memory of each, one process each
+
+Binary scores (one row per example, the truth present: estimate gives the estimated and the
+realized values, evaluate the realized ones, on the same rows) and wide 3-class
+scores (argmax, ``n_rows / 3`` examples), grouped by a 20-value key, read from a Parquet file
+(a lazy scan, as a log would be). The calibration map is fitted once on a 20,000-row reference
+(``estimate`` with the reference itself refits it each call: a few milliseconds). Prints wall
+times and the ratios estimate / evaluate (the same measures with the decisions, on the labelled
+rows) and estimate / a bare Polars pass (one group-by of the thresholded score). Peak memory
+comes from ``/usr/bin/time -v`` around a process that runs one call. Timings are on a shared
+machine (2 cores, other jobs running): the ratios are what count.
 """
 
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -21,13 +33,18 @@ from _timing import best
 
 import aggframe as af
 
+MEASURES = ["f1", "precision", "recall"]
+READ = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
 
-def binary(n: int, seed: int) -> pl.DataFrame:
+
+def binary(n: int, seed: int, *, hidden: bool = False) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     s = rng.uniform(size=n)
-    return pl.DataFrame(
-        {"score": s, "y": (rng.uniform(size=n) < s**2).astype(np.int64), "g": rng.integers(0, 20, size=n)}
-    )
+    y = pl.Series("y", (rng.uniform(size=n) < s**2).astype(np.int64))
+    frame = pl.DataFrame({"score": s, "y": y, "g": rng.integers(0, 20, size=n)})
+    if hidden:  # a third of the truth has not arrived
+        frame = frame.with_columns(pl.when(pl.int_range(pl.len()) % 3 != 0).then(pl.col("y")).alias("y"))
+    return frame
 
 
 def wide(n: int, seed: int) -> pl.DataFrame:
@@ -39,44 +56,84 @@ def wide(n: int, seed: int) -> pl.DataFrame:
     )
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
-    warnings.simplefilter("ignore")
-    print(f"n_rows={n:,} (shared machine: read the ratios)")
-    b = binary(n, 1)
-    ref_b = af.from_scores(binary(20_000, 2), class_=None)
-    data_b = af.from_scores(b, class_=None)
-    t_est = best(lambda: af.estimate(ref_b, data_b, ["f1", "precision", "recall"], "binary", by="g"))
-    # a fresh Predictions per call: a Predictions caches its cell tables per grouping
-    t_eval = best(
-        lambda: af.from_scores(b, class_=None).evaluate(["f1", "precision", "recall"], "binary", by="g")
-    )
-    t_bare = best(
-        lambda: (
-            b.lazy()
-            .group_by("g")
-            .agg(
-                ((pl.col("score") > 0.5) & (pl.col("y") == 1)).sum().alias("tp"),
-                (pl.col("score") > 0.5).sum().alias("pp"),
-                pl.col("y").sum().alias("pos"),
-            )
+def _files(n: int, where: Path) -> tuple[Path, Path]:
+    b, w = where / f"binary_{n}.parquet", where / f"wide_{n}.parquet"
+    if not b.exists():
+        binary(n, 1).write_parquet(b)
+        wide(n // 3, 3).write_parquet(w)
+    return b, w
+
+
+def _calls(n: int, where: Path) -> dict[str, object]:
+    """The calls measured: name -> a function of no arguments."""
+    b, w = _files(n, where)
+    cmap_b = af.fit_calibration(af.from_scores(binary(20_000, 2), class_=None))
+    cmap_w = af.fit_calibration(af.from_scores(wide(20_000, 4), **READ))  # type: ignore[arg-type]
+    labelled = pl.scan_parquet(
+        b
+    )  # every truth present: estimate reads the same rows (and their realized cells)
+    s = pl.col("score")
+    return {
+        "binary estimate": lambda: af.estimate(
+            cmap_b, af.from_scores(pl.scan_parquet(b), class_=None), MEASURES, "binary", by="g"
+        ),
+        "binary evaluate": lambda: af.from_scores(labelled, class_=None).evaluate(MEASURES, "binary", by="g"),
+        "binary bare": lambda: (
+            labelled.group_by("g")
+            .agg(((s > 0.5) & (pl.col("y") == 1)).sum(), (s > 0.5).sum().alias("pp"), pl.col("y").sum())
             .collect()
+        ),
+        "wide estimate": lambda: af.estimate(
+            cmap_w,
+            af.from_scores(pl.scan_parquet(w), **READ),
+            MEASURES,
+            ["macro", "micro"],
+            by="g",  # type: ignore[arg-type]
+        ),
+        "wide evaluate": lambda: af.from_scores(pl.scan_parquet(w), **READ).evaluate(  # type: ignore[arg-type]
+            MEASURES, ["macro", "micro"], by="g"
+        ),
+    }
+
+
+def times(sizes: list[int], where: Path) -> None:
+    for n in sizes:
+        calls = _calls(n, where)
+        t = {name: best(fn, reps=3) for name, fn in calls.items()}  # type: ignore[arg-type]
+        print(
+            f"n_rows={n:>11,}  binary: estimate {t['binary estimate']:.3f}s  evaluate {t['binary evaluate']:.3f}s  "
+            f"bare {t['binary bare']:.3f}s  estimate/evaluate {t['binary estimate'] / t['binary evaluate']:.2f}  "
+            f"estimate/bare {t['binary estimate'] / t['binary bare']:.1f}"
         )
-    )
-    print(
-        f"binary : estimate {t_est:.3f}s  evaluate {t_eval:.3f}s  bare {t_bare:.3f}s  "
-        f"estimate/evaluate {t_est / t_eval:.2f}  estimate/bare {t_est / t_bare:.1f}"
-    )
-    m = n // 3
-    w = wide(m, 3)
-    read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
-    ref_w = af.from_scores(wide(20_000, 4), **read)
-    data_w = af.from_scores(w, **read)
-    t_est = best(lambda: af.estimate(ref_w, data_w, ["f1", "recall"], ["macro", "micro"], by="g"))
-    t_eval = best(lambda: af.from_scores(w, **read).evaluate(["f1", "recall"], ["macro", "micro"], by="g"))
-    print(
-        f"wide x3: {m:,} examples  estimate {t_est:.3f}s  evaluate {t_eval:.3f}s  estimate/evaluate {t_est / t_eval:.2f}"
-    )
+        print(
+            f"{'':17}wide x3 ({n // 3:,} examples): estimate {t['wide estimate']:.3f}s  "
+            f"evaluate {t['wide evaluate']:.3f}s  estimate/evaluate {t['wide estimate'] / t['wide evaluate']:.2f}"
+        )
+
+
+def memory(n: int, where: Path) -> None:
+    _files(n, where)
+    for name in ("binary estimate", "binary evaluate", "wide estimate", "wide evaluate"):
+        cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", name, str(n), str(where)]
+        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+        found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
+        peak = int(found.group(1)) / 1024 if found else float("nan")
+        print(f"n_rows={n:>11,}  {name:16}  peak RSS {peak:,.0f} MB")
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    args = sys.argv[1:]
+    if args[:1] == ["--one"]:  # one call, for /usr/bin/time
+        _calls(int(args[2]), Path(args[3]))[args[1]]()  # type: ignore[operator]
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        if args[:1] == ["--memory"]:
+            memory(int(args[1]) if len(args) > 1 else 10_000_000, where)
+            return
+        print("shared machine (2 cores, other jobs running): read the ratios")
+        times([int(a) for a in args] or [1_000_000, 10_000_000], where)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,26 @@
 """Performance before the labels arrive: expected confusion cells from calibrated scores.
 
 :func:`estimate` fits one calibration map per class on a labelled *reference*
-(isotonic by pool-adjacent-violators, or Platt's logistic fit, one-vs-rest;
-renormalised over the classes of an example when the decision is argmax or
-top-k, where the truth is single-label), applies it to the scores of ``data``
-as a lookup (a join on a score bin: one scan), and reads the calibrated
-probability ``q`` of each (example, class) entry as a soft truth beside the
-crisp decision ``d``. The product t-norm then gives the expected cells
+(:func:`fit_calibration`: isotonic by pool-adjacent-violators, or Platt's
+logistic fit, one-vs-rest, on scores binned to a grid of 1/1000; renormalised
+over the classes of an example when the decision is argmax or top-k, where the
+truth is single-label), applies it to the scores of ``data`` as a lookup, and
+reads the calibrated probability ``q`` of each (example, class) entry as the
+chance that it is true. The expected cells
 
-    E[tp] = sum q d,  E[fp] = sum (1 - q) d,  E[fn] = sum q (1 - d),  E[tn] = sum (1 - q)(1 - d),
+    E[tp] = sum q d,  E[fp] = sum (1 - q) d,  E[fn] = sum q (1 - d),  E[tn] = sum (1 - q)(1 - d)
 
-and every cell measure, operator and group follows from the long form's
-machinery (:func:`~aggframe.from_long` with ``tnorm="product"``), in one plan.
-
-The interval (``n_draws > 0``) is the range where the *realized* value should
-fall if the calibrated probabilities are right: the truth of every entry is
-drawn ``n_draws`` times from ``q`` (a categorical draw over the classes of an
-example when single-label, independent Bernoulli draws otherwise), seeded by a
-hash of the example, class and draw, and the measure of each draw is computed
-in the same plan; the interval is the percentile range of the draws. It is
-conditional on the scores: it covers the sampling noise of the truth, not an
-error of the calibration map nor a concept shift.
+are sums of one group-by over (by-keys, class), with the realized cells of the
+labelled rows (truth not null) in the same aggregation
+(:mod:`~aggframe.decisions.estimate_cells`); every cell measure and operator
+follows from the report builder on those tables
+(:mod:`~aggframe.decisions.estimate_report`); AUROC, log loss and Brier from the
+same scan (:mod:`~aggframe.decisions.estimate_scores`). The interval
+(``n_draws > 0``) draws the cells, not the rows
+(:mod:`~aggframe.decisions.estimate_draws`): it is conditional on the scores and
+the map, and covers the sampling noise of the truth, not an error of the map nor
+a concept shift. Maps are stored as one Parquet file
+(:mod:`~aggframe.decisions.estimate_mapfile`).
 """
 
 from __future__ import annotations
@@ -28,26 +28,51 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 import narwhals as nw
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX, Y_PRED, Y_TRUE, P, Y, check_result_names
+from aggframe._columns import CLASS_ROLE, EXAMPLE, KEY_ALL, check_result_names
 from aggframe._options import Calibration, Engine, ReportOperator, listify, parse_engine
+from aggframe.decisions.estimate_cells import (
+    BIN,
+    GRID,
+    BinTable,
+    D,
+    Entries,
+    S,
+    T,
+    bin_table,
+    binned,
+    check_labelled,
+    entries,
+    with_q,
+)
+from aggframe.decisions.estimate_mapfile import read_map, write_map
+from aggframe.decisions.estimate_report import (
+    ESTIMATED,
+    KIND,
+    cell_report,
+    cell_tables,
+    exemplar_profiles,
+    intervals,
+)
+from aggframe.decisions.estimate_scores import check_score_request, score_report
 from aggframe.exceptions import DecisionWarning, InvalidValueError, OptionError
 from aggframe.intake.read_errors import reading
-from aggframe.intake.scores_long import SCORE
+from aggframe.operators.report import ReportRequest
+from aggframe.wide.engines import collect_polars
 
 if TYPE_CHECKING:
     from aggframe.predictions import Predictions
 
 __all__ = ["CalibrationMap", "ShiftWarning", "estimate", "fit_calibration"]
 
-#: Scores are read on this grid (a bin of width 1/GRID) for the isotonic fit and its lookup.
-GRID = 1000
 #: The share of a group's entries outside the reference's score range above which it is flagged.
 OUTSIDE_SHARE = 0.05
 #: Bins of the expected calibration error.
@@ -55,12 +80,6 @@ ECE_BINS = 10
 
 #: The result's columns after the by-columns.
 RESULT = ("kind", "measure", "operator", "value", "ci_low", "ci_high", "n_examples", "labelled_share")
-
-_SCORE = f"{PREFIX}est_s"
-_BIN = f"{PREFIX}est_bin"
-_Q = f"{PREFIX}est_q"
-_LAB = f"{PREFIX}est_lab"
-_DRAW = f"{PREFIX}est_draw"
 
 
 class ShiftWarning(DecisionWarning):
@@ -103,6 +122,71 @@ class CalibrationMap:
     table: pl.DataFrame
     ece: pl.DataFrame
     renormalize: bool
+
+    def write(self, path: str | PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the map to one Parquet file, so that a later estimate uses the same map (:meth:`read`).
+
+        The file holds one row per (class, bin) with ``q`` and the class's
+        calibration error columns; the method, ``renormalize`` and the grid are in
+        its key-value metadata (key ``aggframe``).
+
+        Parameters
+        ----------
+        path
+            The file to write (its folder must exist).
+        overwrite
+            Replace an existing file.
+
+        Returns
+        -------
+        Path
+            The file written.
+
+        Raises
+        ------
+        StoreError
+            ``path`` exists (without ``overwrite``) or is a folder.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib, polars as pl, aggframe as af
+        >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
+        >>> path = af.fit_calibration(ref).write(pathlib.Path(tempfile.mkdtemp()) / "map.parquet")
+        >>> af.CalibrationMap.read(path).method
+        'isotonic'
+        """
+        return write_map(self, path, overwrite=overwrite)
+
+    @classmethod
+    def read(cls, path: str | PathLike[str]) -> CalibrationMap:
+        """Read a map written by :meth:`write`.
+
+        Parameters
+        ----------
+        path
+            The Parquet file of the map.
+
+        Returns
+        -------
+        CalibrationMap
+            The same map (table, calibration errors, method, ``renormalize``).
+
+        Raises
+        ------
+        StoreError
+            A missing file, a file that is not Parquet, or a Parquet file that is not a map.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib, polars as pl, aggframe as af
+        >>> ref = af.from_scores(pl.DataFrame({"y": [0, 1, 1], "score": [0.2, 0.5, 0.8]}), class_=None)
+        >>> cmap = af.fit_calibration(ref, calibration="platt")
+        >>> back = af.CalibrationMap.read(cmap.write(pathlib.Path(tempfile.mkdtemp()) / "m.parquet"))
+        >>> back.table.equals(cmap.table)
+        True
+        """
+        method, table, ece, renormalize = read_map(path)
+        return cls(method, table, ece, renormalize)
 
 
 def _pav(y: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -166,53 +250,12 @@ def _check_source(pr: Any, what: str) -> Any:
     if not isinstance(source, ScoreSource | BinaryScoreSource):
         msg = f"`{what}` must be predictions with scores (af.from_scores(...)), got {type(pr).__name__}"
         raise OptionError(msg)
+    if what == "reference":
+        source.check_truth()  # the reference is labelled: a null truth there is an error
     if isinstance(source, ScoreSource) and (source.tnorm is not None or source.long_roles.mask is not None):
         msg = f"`{what}`: estimation needs crisp decisions without a mask (keep_soft= and mask= do not apply)"
         raise OptionError(msg)
     return source
-
-
-def _entries(
-    source: Any, by: Sequence[str], extra: dict[str, str] | None = None
-) -> tuple[pl.LazyFrame, list[str]]:
-    """The source's entries in Polars: by-keys, example, class, probability, decision, truth (private names)."""
-    from aggframe.intake.binary_scores import BinaryScoreSource
-
-    binary = isinstance(source, BinaryScoreSource)
-    proj = source.project(list(by), extra)
-    native = nw.to_native(proj.frame)
-    if not isinstance(native, pl.LazyFrame):
-        msg = "estimate runs on Polars sources (eager or lazy frames, files); DuckDB and Spark are not supported yet"
-        raise OptionError(msg)
-    prob = pl.col(SCORE).cast(pl.Float64)
-    if source.logits:
-        prob = 1.0 / (1.0 + (-prob).exp())
-    extras = list(extra or {})
-    if binary:
-        lf = native.with_row_index(EXAMPLE).select(
-            *proj.by_keys,
-            pl.col(EXAMPLE).cast(pl.Int64),
-            pl.lit(1, pl.Int64).alias(CLASS_ROLE),
-            prob.alias(_SCORE),
-            pl.col(Y_PRED).cast(pl.Float64).alias(P),
-            pl.col(Y_TRUE).cast(pl.Float64).alias(Y),
-            *extras,
-        )
-    else:
-        lf = native.select(
-            *proj.by_keys,
-            EXAMPLE,
-            CLASS_ROLE,
-            prob.alias(_SCORE),
-            pl.col(P).cast(pl.Float64),
-            pl.col(Y).cast(pl.Float64),
-            *extras,
-        )
-    return lf, list(proj.by_keys)
-
-
-def _binned(score: pl.Expr) -> pl.Expr:
-    return (score.clip(0.0, 1.0) * GRID).floor().cast(pl.Int64).clip(0, GRID - 1)
 
 
 def fit_calibration(
@@ -259,58 +302,71 @@ def fit_calibration(
     source = _check_source(reference, "reference")
     if renormalize is None:
         renormalize = getattr(source, "decision", "threshold") in ("argmax", "top_k")
-    lf, _ = _entries(source, [])
-    with reading(source.origin):
-        stats = (
-            lf.group_by(CLASS_ROLE, _binned(pl.col(_SCORE)).alias(_BIN))
-            .agg(
-                pl.len().cast(pl.Float64).alias("n"),
-                pl.col(Y).sum().alias("pos"),
-                pl.col(_SCORE).sum().alias("s_sum"),
-                pl.col(_SCORE).min().alias("lo"),
-                pl.col(_SCORE).max().alias("hi"),
-            )
-            .sort(CLASS_ROLE, _BIN)
-            .collect()
+    stats = _reference_bins(source)
+    tables, eces = [], []
+    for (cls,), part in stats.partition_by(CLASS_ROLE, as_dict=True, maintain_order=True).items():
+        q_grid, q_bins = _fit_class(part, calibration)
+        tables.append(pl.DataFrame({"class": pl.Series([cls] * GRID), "bin": np.arange(GRID), "q": q_grid}))
+        eces.append(_class_ece(cls, part, q_bins))
+    table = pl.concat(tables).with_columns(pl.col("bin").cast(pl.Int64))
+    return CalibrationMap(calibration, table, pl.DataFrame(eces), bool(renormalize))
+
+
+def _reference_bins(source: Any) -> pl.DataFrame:
+    """Per (class, score bin) of the labelled reference: n, positives, score sum and range (one scan, any engine)."""
+    ent = entries(source, [], None)
+    s, t = nw.col(S), nw.col(T)
+    agg = (
+        ent.frame.with_columns(binned(s).alias(BIN))
+        .group_by(CLASS_ROLE, BIN, drop_null_keys=False)
+        .agg(
+            nw.len().cast(nw.Float64).alias("n"),
+            t.sum().alias("pos"),
+            s.sum().alias("s_sum"),
+            s.min().alias("lo"),
+            s.max().alias("hi"),
         )
+    )
+    with reading(source.origin):
+        stats = collect_polars(agg).sort(CLASS_ROLE, BIN)
     if stats.height == 0:
         msg = "`reference` has no rows to calibrate on"
         raise InvalidValueError(msg)
+    return stats
+
+
+def _fit_class(part: pl.DataFrame, calibration: str) -> tuple[np.ndarray, np.ndarray]:
+    """One class's map on the grid and at the bins the reference saw."""
+    n, pos, s_sum = (part[c].to_numpy() for c in ("n", "pos", "s_sum"))
+    mean_s = s_sum / n
     grid = (np.arange(GRID) + 0.5) / GRID
-    tables, eces = [], []
-    for (cls,), part in stats.partition_by(CLASS_ROLE, as_dict=True, maintain_order=True).items():
-        n = part["n"].to_numpy()
-        pos = part["pos"].to_numpy()
-        s_sum = part["s_sum"].to_numpy()
-        mean_s = s_sum / n
-        if calibration == "isotonic":
-            fitted = _pav(pos / n, n)
-            q_grid = np.interp(grid, mean_s, fitted)
-            q_bins = fitted
-        elif calibration == "platt":
-            eps = 1e-12
-            a, b = _platt(np.log((mean_s + eps) / (1.0 - mean_s + eps)), pos, n)
-            logit = np.log(grid / (1.0 - grid))
-            q_grid = 1.0 / (1.0 + np.exp(-(a * logit + b)))
-            q_bins = 1.0 / (1.0 + np.exp(-(a * np.log((mean_s + eps) / (1.0 - mean_s + eps)) + b)))
-        else:
-            q_grid = grid
-            q_bins = mean_s
-        # the bins seen in the reference keep their fitted value (no interpolation error there)
-        q_grid[part[_BIN].to_numpy()] = q_bins
-        tables.append(pl.DataFrame({"class": pl.Series([cls] * GRID), "bin": np.arange(GRID), "q": q_grid}))
-        eces.append(
-            {
-                "class": cls,
-                "n": int(n.sum()),
-                "low": float(part["lo"].min()),  # type: ignore[arg-type]
-                "high": float(part["hi"].max()),  # type: ignore[arg-type]
-                "ece_raw": _ece(s_sum, pos, n, mean_s),
-                "ece_calibrated": _ece(q_bins * n, pos, n, mean_s),
-            }
-        )
-    table = pl.concat(tables).with_columns(pl.col("bin").cast(pl.Int64))
-    return CalibrationMap(calibration, table, pl.DataFrame(eces), bool(renormalize))
+    if calibration == "isotonic":
+        q_bins = _pav(pos / n, n)
+        q_grid = np.interp(grid, mean_s, q_bins)
+    elif calibration == "platt":
+        eps = 1e-12
+        logit_bins = np.log((mean_s + eps) / (1.0 - mean_s + eps))
+        a, b = _platt(logit_bins, pos, n)
+        q_grid = 1.0 / (1.0 + np.exp(-(a * np.log(grid / (1.0 - grid)) + b)))
+        q_bins = 1.0 / (1.0 + np.exp(-(a * logit_bins + b)))
+    else:
+        q_grid, q_bins = grid.copy(), mean_s
+    # the bins seen in the reference keep their fitted value (no interpolation error there)
+    q_grid[part[BIN].to_numpy()] = q_bins
+    return q_grid, q_bins
+
+
+def _class_ece(cls: Any, part: pl.DataFrame, q_bins: np.ndarray) -> dict[str, Any]:
+    n, pos, s_sum = (part[c].to_numpy() for c in ("n", "pos", "s_sum"))
+    mean_s = s_sum / n
+    return {
+        "class": cls,
+        "n": int(n.sum()),
+        "low": float(part["lo"].min()),  # type: ignore[arg-type]
+        "high": float(part["hi"].max()),  # type: ignore[arg-type]
+        "ece_raw": _ece(s_sum, pos, n, mean_s),
+        "ece_calibrated": _ece(q_bins * n, pos, n, mean_s),
+    }
 
 
 def _check_draws(n_draws: Any, level: Any, seed: Any) -> tuple[int, float, int]:
@@ -324,10 +380,6 @@ def _check_draws(n_draws: Any, level: Any, seed: Any) -> tuple[int, float, int]:
         msg = f"Expected `seed` to be a non-negative integer, got {seed!r}"
         raise OptionError(msg)
     return int(n_draws), float(level), int(seed)
-
-
-def _uniform(cols: Sequence[str], seed: int) -> pl.Expr:
-    return pl.struct(*cols).hash(seed).cast(pl.Float64) / 2.0**64
 
 
 def estimate(
@@ -348,35 +400,45 @@ def estimate(
     period: str | None = None,
     offset: str | None = None,
 ) -> pl.DataFrame:
-    """Estimated cell measures of predictions whose truth is missing, from scores calibrated on a reference.
+    """Estimated measures of predictions whose truth is missing, from scores calibrated on a reference.
+
+    The expected confusion cells (``E[tp] = sum q d``, ...: ``q`` the calibrated
+    probability of an entry, ``d`` its decision) come from one group-by of ``data``
+    over (by-keys, class), with the realized cells of its labelled rows in the same
+    aggregation; every measure and operator is then computed on those small tables
+    (see the page "Performance before the labels arrive").
 
     Parameters
     ----------
     reference
         Labelled predictions with scores (:func:`~aggframe.from_scores`, any layout), or a
-        map already fitted on them (:func:`fit_calibration`).
+        map already fitted on them (:func:`fit_calibration`, :meth:`CalibrationMap.read`).
     data
-        Predictions with scores read with the same options as the reference. Rows whose
-        truth is not known carry any valid truth value and are marked by ``labelled``.
+        Predictions with scores read with the same options as the reference (Polars,
+        DuckDB or Spark). A row whose truth is null is unlabelled.
     measures, operators
-        Cell measures (``f1``, ``precision``, ``recall``, ...) and operators (``micro``,
-        ``macro``, ``weighted``, ``exemplar``, ``binary``), as in :meth:`~aggframe.Predictions.evaluate`.
+        Cell measures (``f1``, ``precision``, ``recall``, ...) and ``auroc``, ``log_loss``,
+        ``brier``; operators ``micro``, ``macro``, ``weighted``, ``binary`` and (cell
+        measures) ``exemplar``, as in :meth:`~aggframe.Predictions.evaluate`.
     by
         Columns of ``data`` to group by (a null key is its own group).
     calibration
         ``"isotonic"``, ``"platt"`` or ``"none"`` (see :func:`fit_calibration`); ignored
         when ``reference`` is a fitted map.
     labelled
-        A 0/1 or boolean column of ``data``: 1 where the truth is real. Those rows also give the
-        realized values (``kind="realized"``). ``None``: no truth is known.
+        Optional 0/1 or boolean column of ``data``: a row is labelled where it is 1 and its
+        truth is not null. ``None``: a row is labelled when its truth is not null. The
+        labelled rows also give the realized values (``kind="realized"``).
     n_draws
-        Draws of the truth from the calibrated probabilities for the interval (0: none).
+        Parametric draws of the cells (normal approximations of their Poisson-binomial
+        counts, per group; binomial positives per score bin for AUROC) for the interval
+        (0: none).
     level
         The interval's level.
     seed
         The seed of the draws.
     engine
-        The Polars engine of the evaluation (``"auto"``, ``"in-memory"``, ``"streaming"``).
+        The Polars engine of the scan (``"auto"``, ``"in-memory"``, ``"streaming"``).
     time, every, period, offset
         Windows over time, as in :meth:`~aggframe.Predictions.evaluate`: a date or datetime
         column of ``data``, how often a window starts (``"1d"``, ``"1w"``), its length (a
@@ -387,13 +449,18 @@ def estimate(
     polars.DataFrame
         The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
         (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
-        ``ci_high`` (null without draws and for realized rows),
+        ``ci_high`` (null without draws, for realized rows, log loss, Brier and exemplar),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises
     ------
     OptionError
-        Bad options, a measure on scores, or a source that is not predictions with scores.
+        Bad options, a measure or operator that is not estimated, or a source that is not
+        predictions with scores.
+    InvalidValueError
+        A ``labelled`` column holding values other than 0 and 1.
+    NullValueError
+        A reference with a null truth.
 
     Warns
     -----
@@ -406,14 +473,10 @@ def estimate(
     >>> import polars as pl
     >>> import aggframe as af
     >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
-    >>> new = af.from_scores(pl.DataFrame({"y": [0, 0, 0], "score": [0.2, 0.5, 0.85]}), class_=None)
-    >>> af.estimate(ref, new, "recall", "binary")["value"].round(3).to_list()
-    [0.579]
+    >>> new = af.from_scores(pl.DataFrame({"y": [None, None, None], "score": [0.2, 0.5, 0.85]}), class_=None)
+    >>> af.estimate(ref, new, ["recall", "auroc"], "binary")["value"].round(3).to_list()
+    [0.834, 0.579]
     """
-    from aggframe.constructors import from_long
-    from aggframe.measures.registry import is_score_measure
-    from aggframe.predictions import Predictions
-
     if time is not None or every is not None or period is not None or offset is not None:
         from aggframe.decisions.estimate_time import windowed_estimate
 
@@ -427,131 +490,141 @@ def estimate(
     check_result_names(by_cols, RESULT, "estimate")
     engine = parse_engine(engine)
     n_draws, level, seed = _check_draws(n_draws, level, seed)
-    for m in listify(measures):
-        if isinstance(m, str) and is_score_measure(m):
-            msg = f"measure {m!r} reads scores; estimate computes cell measures only (f1, precision, recall, ...)"
-            raise OptionError(msg)
+    if labelled is not None and not isinstance(labelled, str):
+        msg = f"Expected `labelled` to name a column, got {labelled!r}"
+        raise OptionError(msg)
+    source = _check_source(data, "data")
+    request = ReportRequest.parse(
+        measures, operators, pos_label=source.pos_label, has_folds=False, has_target=False
+    )
+    if calibration not in get_args(Calibration):
+        msg = f"Expected `calibration` to be one of {list(get_args(Calibration))}, got {calibration!r}"
+        raise OptionError(msg)
     cmap = (
         reference
         if isinstance(reference, CalibrationMap)
         else fit_calibration(reference, calibration=calibration)
     )
-    source = _check_source(data, "data")
-    extra = None
-    if labelled is not None:
-        if not isinstance(labelled, str):
-            msg = f"Expected `labelled` to name a column, got {labelled!r}"
-            raise OptionError(msg)
-        extra = {_LAB: labelled}
-    lf, keys = _entries(source, by_cols, extra)
-    names = {k: by_cols[i] for i, k in enumerate(keys)}
-
-    lab = pl.col(_LAB).cast(pl.Float64).fill_null(0.0) if labelled is not None else pl.lit(0.0)
-    table = cmap.table.lazy().select(
-        pl.col("class").alias(CLASS_ROLE), pl.col("bin").alias(_BIN), pl.col("q").alias(_Q)
+    ent = entries(source, by_cols, labelled)
+    check_labelled(ent, labelled, source.origin)
+    check_score_request(request.scores, request.operators)
+    losses = bool({"log_loss", "brier"} & set(request.scores))
+    pred = bool(n_draws) and cmap.renormalize and getattr(source, "decision", None) == "argmax"
+    ranking = "auroc" in request.scores
+    bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
+    sizes = _sizes(bt, ent, source)
+    _warn_outside(bt, dict(zip(ent.keys, by_cols, strict=False)))
+    out = _report(
+        bt,
+        ent,
+        sizes,
+        request,
+        cmap=cmap,
+        source=source,
+        n_draws=n_draws,
+        level=level,
+        seed=seed,
+        engine=engine,
     )
-    table = table.with_columns(pl.col(CLASS_ROLE).cast(lf.collect_schema()[CLASS_ROLE]))
-    rows = lf.with_columns(_binned(pl.col(_SCORE)).alias(_BIN), lab.alias(_LAB))
-    if cmap.method == "none":
-        rows = rows.with_columns(pl.lit(None, pl.Float64).alias(_Q))  # the scores as they are
-    else:
-        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left", nulls_equal=True)
-    q = pl.col(_Q).fill_null(pl.col(_SCORE))  # a class the reference never saw: the score as is
-    per_example = [*keys, EXAMPLE]
-    if cmap.renormalize:
-        total = q.sum().over(per_example)
-        q = pl.when(total > 0).then(q / total).otherwise(q)
-    rows = rows.with_columns(q.clip(0.0, 1.0).alias(_Q))
+    return _finish(out, sizes, ent.keys, by_cols)
 
-    # -- the shift check: scores outside the reference's range, per group ----------------------
-    ranges = cmap.ece.lazy().select(pl.col("class").alias(CLASS_ROLE), "low", "high")
-    ranges = ranges.with_columns(pl.col(CLASS_ROLE).cast(lf.collect_schema()[CLASS_ROLE]))
 
-    kind_col = "draw"  # the long frame's columns: example, class, y, p, k0.. (the by-keys), draw
-    parts = [
-        rows.select(*keys, EXAMPLE, CLASS_ROLE, pl.col(_Q).alias(Y), P, pl.lit(-1, pl.Int64).alias(kind_col)),
-        rows.filter(pl.col(_LAB) == 1.0).select(
-            *keys, EXAMPLE, CLASS_ROLE, Y, P, pl.lit(-2, pl.Int64).alias(kind_col)
-        ),
-    ]
-    if n_draws:
-        draws = rows.join(pl.LazyFrame({_DRAW: np.arange(n_draws, dtype=np.int64)}), how="cross")
-        if cmap.renormalize:
-            u = _uniform([*per_example, _DRAW], seed)
-            cum = pl.col(_Q).cum_sum().over([*per_example, _DRAW], order_by=CLASS_ROLE)
-            drawn = ((cum - pl.col(_Q) < u) & (u <= cum)).cast(pl.Float64)
-        else:
-            drawn = (_uniform([*per_example, CLASS_ROLE, _DRAW], seed) < pl.col(_Q)).cast(pl.Float64)
-        parts.append(
-            draws.select(*keys, EXAMPLE, CLASS_ROLE, drawn.alias(Y), P, pl.col(_DRAW).alias(kind_col))
+def _sizes(bt: BinTable, ent: Entries, source: Any) -> pl.DataFrame:
+    """Per group: n_examples and n_labelled (keys..., n_examples, n_labelled)."""
+    n, lab = pl.col("n"), pl.col(T).is_not_null()
+    if ent.binary or getattr(source, "decision", "threshold") in ("argmax", "top_k"):
+        # one row per example (binary) or k predicted entries per example (argmax, top-k)
+        per = 1.0 if ent.binary else float(source._k())
+        w = n if ent.binary else n * pl.col(D) / per
+        return bt.frame.group_by(ent.keys).agg(
+            w.sum().round(0).cast(pl.Int64).alias("n_examples"),
+            (w * lab).sum().round(0).cast(pl.Int64).alias("n_labelled"),
         )
-    frame = pl.concat(parts, how="vertical_relaxed")
-    private = {k: f"k{i}" for i, k in enumerate(keys)}
-    long = frame.rename({**private, EXAMPLE: "example", CLASS_ROLE: "class", Y: "y", P: "p"})
-    # the long frame is derived from `data`: a read error names data's source
-    pr = Predictions(
-        replace(from_long(long, tnorm="product", task="multilabel").source, origin=source.origin)
+    per_example = ent.frame.group_by([*ent.keys, EXAMPLE], drop_null_keys=False).agg(
+        nw.col(T).is_null().cast(nw.Int64).max().alias("_u")
+    )
+    counted = per_example.group_by(ent.keys, drop_null_keys=False).agg(
+        nw.len().cast(nw.Int64).alias("n_examples"),
+        (1 - nw.col("_u")).sum().cast(nw.Int64).alias("n_labelled"),
     )
     with reading(source.origin):
-        res = pr.evaluate(measures, operators, by=[*private.values(), kind_col], engine=engine)
-        checks, shares = pl.collect_all(
-            [
-                rows.join(ranges, on=CLASS_ROLE, how="left", nulls_equal=True)
-                .group_by(keys)
-                .agg(
-                    ((pl.col(_SCORE) < pl.col("low")) | (pl.col(_SCORE) > pl.col("high")))
-                    .sum()
-                    .alias("outside"),
-                    pl.len().alias("entries"),
-                ),
-                rows.group_by(per_example)
-                .agg(pl.col(_LAB).max())
-                .group_by(keys)
-                .agg(
-                    pl.len().cast(pl.Int64).alias("n_examples"), pl.col(_LAB).mean().alias("labelled_share")
-                ),
-            ],
-            engine=engine,
-        )
-    flagged = checks.filter(pl.col("outside") > OUTSIDE_SHARE * pl.col("entries"))
+        return collect_polars(counted)
+
+
+def _warn_outside(bt: BinTable, names: dict[str, str]) -> None:
+    """Warn for each group with more than OUTSIDE_SHARE of its entries outside the reference's range of their class."""
+    checks = bt.frame.group_by(bt.keys).agg(
+        pl.col("out").sum().cast(pl.Int64).alias("outside"), pl.col("n").sum().cast(pl.Int64).alias("entries")
+    )
+    flagged = checks.filter(pl.col("outside") > OUTSIDE_SHARE * pl.col("entries")).sort(
+        bt.keys, nulls_last=True
+    )
     if flagged.height:
         first = flagged.row(0, named=True)
-        where = ", ".join(f"{names[k]}={first[k]!r}" for k in keys) or "the data"
+        where = ", ".join(f"{names[k]}={first[k]!r}" for k in bt.keys if k in names) or "the data"
         warnings.warn(
             f"{flagged.height} group(s) of `data` have scores outside the reference's range "
             f"(e.g. {where}: {first['outside']} of {first['entries']} entries); the calibration map "
             "is extrapolated there and the estimate may be off",
             ShiftWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    out_keys = list(private.values())
-    value_cols = ["measure", "operator", "value"]
-    point = res.filter(pl.col(kind_col) < 0).select(
-        *out_keys,
-        pl.when(pl.col(kind_col) == -1).then(pl.lit("estimated")).otherwise(pl.lit("realized")).alias("kind"),
-        *value_cols,
-    )
-    if n_draws:
-        alpha = (1.0 - level) / 2.0
-        ci = (
-            res.filter(pl.col(kind_col) >= 0)
-            .group_by(*out_keys, "measure", "operator")
-            .agg(
-                pl.col("value").quantile(alpha, interpolation="linear").alias("ci_low"),
-                pl.col("value").quantile(1.0 - alpha, interpolation="linear").alias("ci_high"),
+
+
+def _report(
+    bt: BinTable,
+    ent: Entries,
+    sizes: pl.DataFrame,
+    request: ReportRequest,
+    *,
+    cmap: CalibrationMap,
+    source: Any,
+    **opts: Any,
+) -> pl.DataFrame:
+    """The point values and intervals of every measure x operator: keys..., kind, measure, operator, value, ci."""
+    engine = opts["engine"]
+    profiles = None
+    if "exemplar" in request.operators:
+        profiles = exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
+    parts = []
+    if request.measures or request.matrix_measures:
+        tables = cell_tables(bt, sizes, n_draws=opts["n_draws"], seed=opts["seed"], profiles=profiles)
+        with reading(source.origin):
+            parts.append(cell_report(tables, request, source.class_dtype(), engine))
+    if request.scores:
+        with reading(source.origin):
+            dtype = source.class_dtype()
+        parts.append(
+            score_report(
+                bt,
+                request,
+                n_draws=opts["n_draws"],
+                seed=opts["seed"],
+                pos_label=source.pos_label,
+                class_dtype=dtype,
             )
-            .with_columns(pl.lit("estimated").alias("kind"))
         )
-        point = point.join(ci, on=[*out_keys, "kind", "measure", "operator"], how="left", nulls_equal=True)
+    res = pl.concat(parts, how="vertical_relaxed")
+    point = res.filter(pl.col(KIND) < 0)
+    if opts["n_draws"]:
+        ci = intervals(res.filter(pl.col("operator") != "exemplar"), ent.keys, opts["level"])
+        point = point.join(ci, on=[*ent.keys, "measure", "operator"], how="left", nulls_equal=True)
+        point = point.with_columns(
+            pl.when(pl.col(KIND) == ESTIMATED).then(pl.col(c)).alias(c) for c in ("ci_low", "ci_high")
+        )
     else:
         point = point.with_columns(
             pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")
         )
-    shares = shares.rename(private)
-    if out_keys:
-        point = point.join(shares, on=out_keys, how="left", nulls_equal=True)
-    else:
-        point = point.join(shares, how="cross")
-    point = point.sort([*out_keys, "kind", "measure", "operator"], nulls_last=False, maintain_order=True)
-    point = point.rename({v: names[k] for k, v in private.items()})
     return point
+
+
+def _finish(out: pl.DataFrame, sizes: pl.DataFrame, keys: list[str], by_cols: list[str]) -> pl.DataFrame:
+    """The tidy result in the user's names: by..., kind, measure, operator, value, ci_low, ci_high, n_examples, labelled_share."""
+    share = pl.when(pl.col("n_examples") > 0).then(pl.col("n_labelled") / pl.col("n_examples"))
+    sized = sizes.select(*keys, "n_examples", share.alias("labelled_share"))
+    kind = pl.when(pl.col(KIND) == ESTIMATED).then(pl.lit("estimated")).otherwise(pl.lit("realized"))
+    joined = out.join(sized, on=keys, how="left", nulls_equal=True).with_columns(kind.alias("kind"))
+    joined = joined.sort([*keys, "kind", "measure", "operator"], nulls_last=False, maintain_order=True)
+    result = joined.select(*keys, *RESULT).rename(dict(zip(keys, by_cols, strict=False)))
+    return result.drop(KEY_ALL) if KEY_ALL in result.columns else result

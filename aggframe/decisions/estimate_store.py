@@ -18,7 +18,6 @@ is accepted as the reference: next month's expected cells use the same map.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from os import PathLike
@@ -27,19 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE, P, free_name
+from aggframe._columns import CLASS_ROLE, EXAMPLE, KEY_ALL, free_name
 from aggframe._options import Calibration, Engine, listify, parse_engine
-from aggframe.decisions.estimate import (
-    _BIN,
-    _Q,
-    _SCORE,
-    GRID,
-    CalibrationMap,
-    _binned,
-    _check_source,
-    _entries,
-    fit_calibration,
-)
+from aggframe.decisions.estimate import CalibrationMap, _check_source, fit_calibration
+from aggframe.decisions.estimate_cells import D, Q, entries, with_q
+from aggframe.decisions.estimate_mapfile import MAP_FORMAT
 from aggframe.exceptions import OptionError, StoreError
 from aggframe.intake.read_errors import reading
 
@@ -52,28 +43,11 @@ __all__ = ["MAP_FILE", "MAP_FORMAT", "as_map", "expected_cells", "load_map", "sa
 
 #: The file of a store of expected cells that holds its calibration map.
 MAP_FILE = "calibration.parquet"
-#: A saved map: one Parquet file, one row per (class, bin) with ``q`` and the class's calibration
-#: error; the method, ``renormalize`` and the grid in its key-value metadata (key ``aggframe``).
-MAP_FORMAT = "aggframe-calibration-map/1"
-_ECE = ("n", "low", "high", "ece_raw", "ece_calibrated")
 
 
 def save_map(cmap: CalibrationMap, path: Path, *, overwrite: bool) -> Path:
-    """Write ``cmap`` to the Parquet file ``path`` (refused if it exists, unless ``overwrite``).
-
-    The file is the one ``CalibrationMap.write`` writes (the same format), so that the two
-    read each other's maps.
-    """
-    if path.is_dir():
-        msg = f"cannot write a calibration map to {str(path)!r}: it is a folder (a map is one Parquet file)"
-        raise StoreError(msg)
-    if path.exists() and not overwrite:
-        msg = f"cannot write a calibration map to {str(path)!r}: the file exists (pass overwrite=True to replace it)"
-        raise StoreError(msg)
-    rows = cmap.table.join(cmap.ece, on="class", how="left", nulls_equal=True, maintain_order="left")
-    meta = {"format": MAP_FORMAT, "method": cmap.method, "renormalize": cmap.renormalize, "grid": GRID}
-    rows.select("class", "bin", "q", *_ECE).write_parquet(path, metadata={"aggframe": json.dumps(meta)})
-    return path
+    """Write ``cmap`` to the Parquet file ``path``: :meth:`CalibrationMap.write`."""
+    return cmap.write(path, overwrite=overwrite)
 
 
 def load_map(path: str | PathLike[str]) -> CalibrationMap:
@@ -87,20 +61,7 @@ def load_map(path: str | PathLike[str]) -> CalibrationMap:
             f"expected cells (which holds one as {MAP_FILE})"
         )
         raise StoreError(msg)
-    try:
-        meta = json.loads(pl.read_parquet_metadata(where).get("aggframe") or "{}")
-        rows = pl.read_parquet(where)
-    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
-        msg = f"cannot read the calibration map {str(where)!r}: not a Parquet file ({type(exc).__name__})"
-        raise StoreError(msg) from exc
-    missing = [c for c in ("class", "bin", "q", *_ECE) if c not in rows.columns]
-    good = isinstance(meta, dict) and meta.get("format") == MAP_FORMAT and meta.get("grid") == GRID
-    if missing or not good or meta.get("method") not in ("isotonic", "platt", "none"):
-        msg = f"{str(where)!r} is not a calibration map of this version (format {MAP_FORMAT!r}, {GRID} bins)"
-        raise StoreError(msg)
-    table = rows.select("class", pl.col("bin").cast(pl.Int64), pl.col("q").cast(pl.Float64))
-    ece = rows.select("class", *_ECE).unique("class", maintain_order=True)
-    return CalibrationMap(meta["method"], table, ece, bool(meta.get("renormalize")))
+    return CalibrationMap.read(where)
 
 
 def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
@@ -116,29 +77,20 @@ def _expected_long(
     cmap: CalibrationMap, data: Predictions, by: list[str]
 ) -> tuple[pl.LazyFrame, dict[str, str]]:
     """One row per (example, class) of ``data``: the by-columns (user names), the calibrated ``q`` as the
-    truth and the decision, under role names that no by-column takes."""
+    truth and the decision, under role names that no by-column takes (the rows of :func:`estimate`)."""
     source = _check_source(data, "data")
-    lf, keys = _entries(source, by)
-    dtype = lf.collect_schema()[CLASS_ROLE]
-    table = cmap.table.lazy().select(
-        pl.col("class").cast(dtype).alias(CLASS_ROLE), pl.col("bin").alias(_BIN), pl.col("q").alias(_Q)
-    )
-    rows = lf.with_columns(_binned(pl.col(_SCORE)).alias(_BIN))
-    if cmap.method == "none":
-        rows = rows.with_columns(pl.lit(None, pl.Float64).alias(_Q))
-    else:
-        rows = rows.join(table, on=[CLASS_ROLE, _BIN], how="left", nulls_equal=True)
-    q = pl.col(_Q).fill_null(pl.col(_SCORE))  # as estimate: an unseen class keeps its score
-    if cmap.renormalize:
-        total = q.sum().over([*keys, EXAMPLE])
-        q = pl.when(total > 0).then(q / total).otherwise(q)
+    ent = entries(source, by, None)
+    rows = with_q(ent, cmap)
+    if ent.binary:  # one entry per row: the row is the example
+        rows = rows.with_row_index(EXAMPLE)
+    keys = [k for k in ent.keys if k != KEY_ALL]
     roles = {r: free_name(f"__af_est_{r}", by) for r in ("example", "class", "y", "p")}
     long = rows.select(
         *(pl.col(k).alias(name) for k, name in zip(keys, by, strict=True)),
         pl.col(EXAMPLE).alias(roles["example"]),
         pl.col(CLASS_ROLE).alias(roles["class"]),
-        q.clip(0.0, 1.0).alias(roles["y"]),
-        pl.col(P).alias(roles["p"]),
+        pl.col(Q).alias(roles["y"]),
+        pl.col(D).alias(roles["p"]),
     )
     return long, roles
 

@@ -47,6 +47,9 @@ class BinaryScoreSource(LabelSource, Scored):
     cut: float = 0.5
     outside: int = 0
     outside_row: str = ""
+    unlabelled: int = 0
+    unlabelled_row: str = ""
+    truth_column: str = ""
 
     def role_columns(self) -> dict[str, str]:
         return {Y_TRUE: self.label_roles.y_true, SCORE: self.score}
@@ -64,6 +67,7 @@ class BinaryScoreSource(LabelSource, Scored):
         return Projection(frame=frame, by_keys=proj.by_keys, keys=proj.keys, names=proj.names)
 
     def score_frame(self, by: Sequence[str]) -> ScoreFrame:
+        self.check_truth()
         proj = Source.project(self, by)
         frame = proj.frame.select(
             *proj.by_keys,

@@ -49,7 +49,7 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, MASK, PREFIX, P, Y, free_name
 from aggframe._options import Decision
-from aggframe.exceptions import DuplicateEntryError, InvalidValueError, OptionError
+from aggframe.exceptions import DuplicateEntryError, InvalidValueError, NullValueError, OptionError
 from aggframe.intake.base import Projection, Source
 from aggframe.intake.input_checks import enum_categories
 from aggframe.intake.long import LongSource
@@ -85,6 +85,10 @@ class Scored:
     #: scores outside [0, 1] found at construction (probability measures need none), and one row
     outside: int
     outside_row: str
+    #: entries with a null truth found at construction (unlabelled: only af.estimate reads them), and one row
+    unlabelled: int
+    unlabelled_row: str
+    truth_column: str
 
     def score_frame(self, by: Sequence[str]) -> ScoreFrame:  # pragma: no cover - an interface
         raise NotImplementedError
@@ -93,6 +97,15 @@ class Scored:
         """The score as a probability: as given, or the sigmoid of a logit."""
         s = score.cast(nw.Float64)
         return 1.0 / (1.0 + (-s).exp()) if self.logits else s
+
+    def check_truth(self) -> None:
+        """Refuse a null truth: every measure reads it, only :func:`~aggframe.estimate` takes such rows (as unlabelled)."""
+        if self.unlabelled:
+            msg = (
+                f"column {self.truth_column!r}: {self.unlabelled} null value(s) (e.g. row {self.unlabelled_row}); "
+                "the truth must not be null (af.estimate reads such rows as unlabelled)"
+            )
+            raise NullValueError(msg)
 
     def check_threshold(self) -> None:
         """Refuse the threshold decision (``score > threshold``, a probability) when scores lie outside [0, 1]."""
@@ -141,6 +154,9 @@ class ScoreSource(LongSource, Scored):
     cut: float = 0.5
     outside: int = 0
     outside_row: str = ""
+    unlabelled: int = 0
+    unlabelled_row: str = ""
+    truth_column: str = ""
     #: the truth is 0/1 (soft truth only with keep_soft; measures on scores refuse it)
     crisp_truth: bool = True
 
@@ -282,6 +298,7 @@ class ScoreSource(LongSource, Scored):
         return cast("pl.DataFrame", out.rename(names))
 
     def score_frame(self, by: Sequence[str]) -> ScoreFrame:
+        self.check_truth()
         if not self.crisp_truth:
             msg = (
                 f"measures on scores need a crisp truth (0/1); column {self.long_roles.y!r} holds soft values "

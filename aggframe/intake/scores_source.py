@@ -411,11 +411,8 @@ def _check_role_nulls(found: _Found) -> None:
 
 
 def _check_truth(found: _Found, options: _Options) -> None:
-    """Null truth, and truth other than 0/1 (soft truth only with keep_soft)."""
+    """Truth other than 0/1 (soft truth only with keep_soft); a null truth is an unlabelled entry."""
     count, row, y = found.count, found.row, found.roles.y
-    if count("null_y"):
-        msg = f"column {y!r}: {count('null_y')} null value(s) (e.g. row {row(nw.col(Y).is_null())}); the truth must not be null"
-        raise NullValueError(msg)
     if count("bad_y") or (count("soft_y") and options.soft_fn is None):
         yf = nw.col(Y).cast(nw.Float64)
         bad = ~((yf == 0.0) | (yf == 1.0))
@@ -555,6 +552,9 @@ def scores_source(  # noqa: PLR0913 -- the constructor's options, passed through
     _check_role_nulls(found)
     _check_truth(found, options)
     _check_decision(found, options, cuts)
+    # a null truth is an unlabelled entry: kept, refused by every measure (lazily), read by af.estimate
+    n_unlabelled = found.count("null_y")
+    unlabelled_row = found.row(nw.col(Y).is_null()) if n_unlabelled else ""
     if binary:
         return BinaryScoreSource(
             frame=lf,
@@ -569,6 +569,9 @@ def scores_source(  # noqa: PLR0913 -- the constructor's options, passed through
             cut=cut,
             outside=found.count("outside"),
             outside_row=outside_row,
+            unlabelled=n_unlabelled,
+            unlabelled_row=unlabelled_row,
+            truth_column=str(y),
         )
     assert class_ is not None
     source = ScoreSource(
@@ -588,6 +591,9 @@ def scores_source(  # noqa: PLR0913 -- the constructor's options, passed through
         outside=found.count("outside"),
         outside_row=outside_row,
         crisp_truth=not found.count("soft_y"),
+        unlabelled=n_unlabelled,
+        unlabelled_row=unlabelled_row,
+        truth_column=str(y),
     )
     _check_k_universe(options, universe, class_, found)
     _check_cut_classes(cuts, universe, class_, rows, origin)

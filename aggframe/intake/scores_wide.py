@@ -376,9 +376,7 @@ def _check_missing(found: dict[str, Any], wide: _Probs, y_true: str) -> None:
     if not found["n"]:
         msg = "the scores frame has no rows"
         raise EmptyInputError(msg)
-    if found["null_y"]:
-        msg = f"column {y_true!r}: {found['null_y']} null value(s) (e.g. row {row(nw.col(y_true).is_null())}); the truth must not be null"
-        raise NullValueError(msg)
+    # a null truth is an unlabelled example: its entries' truth is null (checked as the long layout's)
     if found["null_p"]:
         pred = wide.any_of(lambda p: p.is_null())
         msg = f"{what}: {found['null_p']} row(s) with a null probability (e.g. row {row(pred)}); scores must not be null"

@@ -79,8 +79,8 @@ def test_realized_values_are_evaluate_on_the_labelled_rows() -> None:
     assert joined.height == 3  # the null key is a group
     assert (joined["labelled_share"] == joined["labelled_share_right"]).all()
     assert (joined["n_examples"] == joined["n"]).all()
-    # without `labelled`, nothing is realized
-    assert set(af.estimate(ref, data, "f1", "binary")["kind"]) == {"estimated"}
+    # without `labelled`, a row is labelled when its truth is not null
+    assert set(af.estimate(ref, data, "f1", "binary")["kind"]) == {"estimated", "realized"}
 
 
 def test_multiclass_wide_estimate_matches_realized() -> None:
@@ -195,10 +195,12 @@ def test_bad_options(kwargs: dict[str, object], match: str) -> None:
         af.estimate(data, data, "f1", "binary", **kwargs)  # type: ignore[arg-type]
 
 
-def test_measures_on_scores_and_label_predictions_are_refused() -> None:
+def test_unsupported_measures_and_label_predictions_are_refused() -> None:
     data = af.from_scores(_binary(18, 50), class_=None)
-    with pytest.raises(OptionError, match="reads scores"):
-        af.estimate(data, data, "auroc", "binary")
+    with pytest.raises(OptionError, match="does not estimate the measure on scores 'average_precision'"):
+        af.estimate(data, data, "average_precision", "binary")
+    with pytest.raises(OptionError, match="operator 'exemplar' does not apply"):
+        af.estimate(data, data, "auroc", "exemplar")
     labels = af.from_labels(pl.DataFrame({"y_true": [0, 1], "y_pred": [1, 1]}))
     with pytest.raises(OptionError, match="predictions with scores"):
         af.estimate(labels, data, "f1", "binary")  # type: ignore[arg-type]
@@ -232,12 +234,3 @@ def test_multilabel_long_layout_is_not_renormalised() -> None:
     assert ((wide["estimated"] - wide["realized"]).abs() < 0.03).all(), wide
     argmax = af.fit_calibration(af.from_scores(frame(50), decision="argmax"))
     assert argmax.renormalize
-
-
-def test_a_duckdb_source_is_refused_clearly() -> None:
-    duckdb = pytest.importorskip("duckdb")
-    rel = duckdb.connect().sql("select * from (values (0.2, 0), (0.8, 1), (0.6, 1)) t(score, y)")
-    data = af.from_scores(rel, class_=None)
-    polars_ref = af.from_scores(_binary(20, 50), class_=None)
-    with pytest.raises(OptionError, match="Polars sources"):
-        af.estimate(polars_ref, data, "f1", "binary")

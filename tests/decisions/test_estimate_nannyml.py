@@ -196,7 +196,6 @@ def test_binary_f1_precision_recall_agree_with_cbpe(
     assert realized["diff"].max() < EXACT, realized
 
 
-@pytest.mark.xfail(raises=OptionError, strict=True, reason="needs estcore's auroc")
 def test_binary_auroc_agrees_with_cbpe(
     miscalibrated: tuple[pl.DataFrame, pl.DataFrame, Any, pl.DataFrame],
 ) -> None:
@@ -350,7 +349,6 @@ def test_multiclass_macro_f1_precision_recall_agree_with_cbpe(nml: Any) -> None:
 MULTICLASS_AUROC = 1e-5
 
 
-@pytest.mark.xfail(raises=OptionError, strict=True, reason="needs estcore's auroc")
 def test_multiclass_macro_auroc_agrees_with_cbpe(nml: Any) -> None:
     # softmax scores read as they are on both sides (CBPE with its no-op calibrator): the macro
     # AUROC is the mean over classes of the one-vs-rest expected AUROC, on both sides

@@ -530,7 +530,8 @@ def test_a_score_column_of_nothing_but_nulls(role: str) -> None:
     ).with_columns(pl.lit(None).alias(role))
     assert frame.schema[role] == pl.Null
     with pytest.raises(af.errors.NullValueError, match=rf"column '{role}': 4 null"):
-        af.from_scores(frame, example="example", decision="argmax")
+        # a null truth is unlabelled (af.estimate reads it): refused when a measure reads it
+        af.from_scores(frame, example="example", decision="argmax").evaluate("auroc", "macro")
 
 
 def test_masked_scores_with_a_null_key_and_internal_names() -> None:
