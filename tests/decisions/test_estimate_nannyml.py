@@ -27,7 +27,6 @@ import polars as pl
 import pytest
 
 import aggframe as af
-from aggframe.exceptions import OptionError
 
 if sys.version_info >= (3, 13):  # pragma: no cover - the oracle extra is marked python_version < '3.13'
     pytest.skip("nannyml 0.13.1 supports Python < 3.13 only", allow_module_level=True)

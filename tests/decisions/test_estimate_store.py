@@ -119,7 +119,7 @@ def test_stores_and_maps_refuse_what_they_should(tmp_path: Path) -> None:
     af.expected_cells(ref, data, store=store, overwrite=True)  # the broken map replaced
     assert_frame_equal(load_map(store).table, af.fit_calibration(ref).table)
     pl.DataFrame({"class": [1], "bin": [0], "q": [0.5]}).write_parquet(store / "calibration.parquet")
-    with pytest.raises(StoreError, match="not a calibration map of this version"):
+    with pytest.raises(StoreError, match="not a calibration map"):
         load_map(store)
     with pytest.raises(StoreError):  # the same cells twice are refused, as any cells
         _ = again + again
