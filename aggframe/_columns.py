@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
 from aggframe.exceptions import OptionError
 
@@ -202,3 +203,9 @@ def fmt_row(row: Mapping[str, Any], names: Mapping[str, str] | None = None) -> s
     """One row for an error message, in the user's column names."""
     names = names or {}
     return ", ".join(f"{names.get(k, k)}={v!r}" for k, v in row.items() if k != KEY_ALL)
+
+
+def named(name: str) -> pl.Expr:
+    """The column called ``name``, literally: ``pl.col("*")`` is every column and ``pl.col("^x$")``
+    a pattern, so a user's column name (a group key) is never handed to ``pl.col``."""
+    return cs.by_name(name).as_expr()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import PREFIX, REP, check_result_names, free_name, restore
+from aggframe._columns import PREFIX, REP, check_result_names, free_name, named, restore
 from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
 from aggframe.decisions.check_slices import check_slice_rule
 from aggframe.decisions.rules import (
@@ -389,6 +389,26 @@ def _grouping_id(cols: Sequence[str], by_all: Sequence[str]) -> int:
     return sum(1 << (n - 1 - i) for i, c in enumerate(by_all) if c not in cols)
 
 
+def _check_keys(rules: Sequence[Rule]) -> None:
+    """Refuse by-columns named like a column of the result, a private column or a column pattern."""
+    keys = unique_in_order(c for r in rules for c in r.by)
+    clash = [k for k in keys if k in RESULT_COLUMNS]
+    if clash:
+        msg = (
+            f"by column {clash[0]!r} has the name of a column of the check's result ({', '.join(RESULT_COLUMNS)}); "
+            "rename it"
+        )
+        raise OptionError(msg)
+    private = next((c for r in rules for c in r.by if c in _PRIVATE or c.startswith("__af_in")), None)
+    if private is not None:
+        msg = f"by column {private!r} has the name of a private column of checks; rename it"
+        raise OptionError(msg)
+    pattern = next((k for k in keys if k == "*" or (k.startswith("^") and k.endswith("$"))), None)
+    if pattern is not None:  # Polars reads such a name as every column or a regex in joins and filters
+        msg = f"by column {pattern!r} reads as a column pattern in checks; rename it (evaluate takes it)"
+        raise OptionError(msg)
+
+
 def rule_values(
     predictions: Predictions,
     rules: Sequence[Rule],
@@ -406,18 +426,7 @@ def rule_values(
     interval of rules whose baseline is another group; and the by-key names.
     """
     _check_columns(predictions, rules)
-    keys = unique_in_order(c for r in rules for c in r.by)
-    clash = [k for k in keys if k in RESULT_COLUMNS]
-    if clash:
-        msg = (
-            f"by column {clash[0]!r} has the name of a column of the check's result ({', '.join(RESULT_COLUMNS)}); "
-            "rename it"
-        )
-        raise OptionError(msg)
-    private = next((c for r in rules for c in r.by if c in _PRIVATE or c.startswith("__af_in")), None)
-    if private is not None:
-        msg = f"by column {private!r} has the name of a private column of checks; rename it"
-        raise OptionError(msg)
+    _check_keys(rules)
     pr, where_names = _with_where(predictions, rules)
     by_keys = unique_in_order(c for r in rules for c in r.by)
     by_all = [*by_keys, *where_names.values()]
@@ -469,7 +478,9 @@ def rule_values(
         joined = joined.filter((pl.col("__af_where") != name).fill_null(value=True) | pl.col(name))
     joined = joined.drop("__af_where", "n_entries", *where_names.values())
     n_examples = _examples(pr, by_all, distinct, counted, engine)
-    n_examples = n_examples.select(*by_all, _GID, pl.col("n_entries").cast(pl.Int64).alias("n_examples"))
+    n_examples = n_examples.select(
+        *[named(k) for k in by_all], _GID, pl.col("n_entries").cast(pl.Int64).alias("n_examples")
+    )
     for name in where_names.values():  # the rows of a filter's groups (true), or not filtered (null)
         n_examples = n_examples.filter(pl.col(name).is_null() | pl.col(name))
     n_examples = n_examples.drop(*where_names.values())
@@ -526,7 +537,9 @@ def _evaluated(
         out = out.with_columns(pl.lit(-1, dtype=pl.Int64).alias(REP))
     out = _marked(out, sets)
     keep = [*by_all, _GID, REP, "measure", "operator", "value", "n_entries"]
-    return out.select(*keep).with_columns(pl.col(_GID).cast(pl.Int64), pl.col(REP).cast(pl.Int64))
+    return out.select(*[named(k) for k in keep]).with_columns(
+        pl.col(_GID).cast(pl.Int64), pl.col(REP).cast(pl.Int64)
+    )
 
 
 def _marked(out: pl.DataFrame, sets: list[list[str]]) -> pl.DataFrame:
@@ -563,7 +576,7 @@ def _examples(
     a set's rules asked for it, evaluated for the other sets."""
     wanted = distinct or [by_all]
     missing = [s for s in wanted if _grouping_id(s, by_all) not in counted]
-    parts = [c.select(*by_all, _GID, "n_entries") for c in counted.values()]
+    parts = [c.select(*[named(k) for k in by_all], _GID, "n_entries") for c in counted.values()]
     if missing:
         parts.append(_n_examples(pr, by_all, missing if distinct else [], engine))
     return pl.concat(parts, how="vertical_relaxed")
@@ -574,22 +587,22 @@ def _n_examples(pr: Predictions, by_all: list[str], sets: list[list[str]], engin
     request = pr.extend.request(["precision"], ["exemplar"], by=by_all or None, grouping_sets=sets or None)
     report, names = pr.extend.report(request, engine=engine)
     out: pl.DataFrame = restore(report, names).collect()
-    return _marked(out, sets).select(*by_all, pl.col(_GID).cast(pl.Int64), "n_entries")
+    return _marked(out, sets).select(*[named(k) for k in by_all], pl.col(_GID).cast(pl.Int64), "n_entries")
 
 
 def _paired(joined: pl.DataFrame, rules: Sequence[Rule], by_keys: list[str]) -> pl.DataFrame:
     """The value of the baseline group (``_REF``) beside each group's, replicate by replicate."""
-    named = [(i, r.baseline) for i, r in enumerate(rules, 1) if isinstance(r.baseline, Mapping)]
-    if not named:
+    baselines = [(i, r.baseline) for i, r in enumerate(rules, 1) if isinstance(r.baseline, Mapping)]
+    if not baselines:
         return joined.with_columns(pl.lit(None, dtype=pl.Float64).alias(_REF))
     refs = []
-    for key_cols in unique_in_order(tuple(b) for _, b in named):
-        ids = [i for i, b in named if tuple(b) == key_cols]
+    for key_cols in unique_in_order(tuple(b) for _, b in baselines):
+        ids = [i for i, b in baselines if tuple(b) == key_cols]
         matched = [c for c in by_keys if c not in key_cols]
-        for i, b in named:
+        for i, b in baselines:
             if i not in ids:
                 continue
-            ref = joined.filter(pl.col(_RULE) == i, *[pl.col(k).eq_missing(pl.lit(v)) for k, v in b.items()])
+            ref = joined.filter(pl.col(_RULE) == i, *[named(k).eq_missing(pl.lit(v)) for k, v in b.items()])
             if ref.height == 0:
                 r = rules[i - 1]
                 msg = f"{r.origin}: key 'baseline': the baseline group {dict(b)!r} is not in the data"
@@ -618,7 +631,9 @@ def _summarize(joined: pl.DataFrame, by_keys: list[str], *, level: float, paired
     if joined.filter(pl.col(REP) >= 0).height == 0:  # no replicates: a row per (rule, group) already
         nulls = ["ci_low", "ci_high", *(["__af_dlow", "__af_dhigh"] if paired else [])]
         cols = [_RULE, _GID, *by_keys, "measure", "operator", "value", *([_REF] if paired else [])]
-        return joined.select(*cols, *[pl.lit(None, dtype=pl.Float64).alias(c) for c in nulls])
+        return joined.select(
+            *[named(c) for c in cols], *[pl.lit(None, dtype=pl.Float64).alias(c) for c in nulls]
+        )
     diff = pl.col("value") - pl.col(_REF)
     aggs = [
         pl.col("measure").first(),
@@ -633,7 +648,7 @@ def _summarize(joined: pl.DataFrame, by_keys: list[str], *, level: float, paired
             reps(diff).quantile(alpha, interpolation="linear").alias("__af_dlow"),
             reps(diff).quantile(1 - alpha, interpolation="linear").alias("__af_dhigh"),
         ]
-    return joined.group_by([_RULE, _GID, *by_keys], maintain_order=True).agg(*aggs)
+    return joined.group_by([_RULE, _GID, *[named(k) for k in by_keys]], maintain_order=True).agg(*aggs)
 
 
 # --- baselines ----------------------------------------------------------------------------------
@@ -858,7 +873,7 @@ def _groups(keys: list[str]) -> pl.Expr:
     """The group as text, ``model=gnb, day=3`` (``(all)`` for a rule without by): the keys the rule
     groups by (``__af_in<j>``), a null key shown as ``(null)``."""
     parts = [
-        pl.when(pl.col(f"__af_in{j}")).then(pl.lit(f"{k}=") + pl.col(k).cast(pl.String).fill_null("(null)"))
+        pl.when(pl.col(f"__af_in{j}")).then(pl.lit(f"{k}=") + named(k).cast(pl.String).fill_null("(null)"))
         for j, k in enumerate(keys)
     ]
     if not parts:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import polars as pl
-import polars.selectors as cs
 
-from aggframe._columns import PREFIX, group_label, key_label
+from aggframe._columns import PREFIX, group_label, key_label, named
 from aggframe.exceptions import ColumnNotFoundError, DuplicateEntryError, OptionError
 from aggframe.operators.grouping import GROUPING_COLUMN, GROUPING_ID
 
@@ -37,12 +36,6 @@ GROUPING_MARKS: tuple[str, ...] = (GROUPING_COLUMN, GROUPING_ID)
 _INDEX = f"{PREFIX}row"
 #: The number of examples of each group of a tidy result, kept beside the keys of a wide one.
 EXAMPLES_COLUMN = "n_examples"
-
-
-def named(name: str) -> pl.Expr:
-    """The column called ``name``, literally: ``pl.col("*")`` is every column and ``pl.col("^x$")``
-    a pattern, so a user's column name (a group key) is never handed to ``pl.col``."""
-    return cs.by_name(name).as_expr()
 
 
 def _rolled_up(df: pl.DataFrame, column: str) -> pl.Expr | None:
