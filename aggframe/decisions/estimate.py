@@ -75,6 +75,10 @@ __all__ = ["CalibrationMap", "ShiftWarning", "estimate", "fit_calibration"]
 
 #: The share of a group's entries outside the reference's score range above which it is flagged.
 OUTSIDE_SHARE = 0.05
+#: A group's mean score of a class this many reference standard deviations from the reference's
+#: mean (a medium effect), and at least SHIFT_Z standard errors of the group's mean from it, is flagged.
+SHIFT_EFFECT = 0.5
+SHIFT_Z = 4.0
 #: Bins of the expected calibration error.
 ECE_BINS = 10
 
@@ -99,8 +103,9 @@ class CalibrationMap:
         in ``[bin/1000, (bin+1)/1000)``) and ``q``, the calibrated probability.
     ece
         Per class: ``n`` (the reference's entries), ``low`` and ``high`` (its score range),
-        ``ece_raw`` and ``ece_calibrated`` (its expected calibration error on ten equal-width
-        bins, before the map and after it, in-sample).
+        ``mean`` and ``sd`` (its scores' mean and standard deviation: the distribution check of
+        :func:`estimate`), ``ece_raw`` and ``ece_calibrated`` (its expected calibration error on
+        ten equal-width bins, before the map and after it, in-sample).
     renormalize
         Whether :func:`estimate` divides the calibrated probabilities of an example by their sum.
 
@@ -115,7 +120,7 @@ class CalibrationMap:
     >>> import aggframe as af
     >>> ref = af.from_scores(pl.DataFrame({"y": [0, 1, 1], "score": [0.2, 0.5, 0.8]}), class_=None)
     >>> af.fit_calibration(ref).ece.columns
-    ['class', 'n', 'low', 'high', 'ece_raw', 'ece_calibrated']
+    ['class', 'n', 'low', 'high', 'mean', 'sd', 'ece_raw', 'ece_calibrated']
     """
 
     method: Calibration
@@ -323,6 +328,7 @@ def _reference_bins(source: Any) -> pl.DataFrame:
             nw.len().cast(nw.Float64).alias("n"),
             t.sum().alias("pos"),
             s.sum().alias("s_sum"),
+            (s * s).sum().alias("s2_sum"),
             s.min().alias("lo"),
             s.max().alias("hi"),
         )
@@ -359,11 +365,15 @@ def _fit_class(part: pl.DataFrame, calibration: str) -> tuple[np.ndarray, np.nda
 def _class_ece(cls: Any, part: pl.DataFrame, q_bins: np.ndarray) -> dict[str, Any]:
     n, pos, s_sum = (part[c].to_numpy() for c in ("n", "pos", "s_sum"))
     mean_s = s_sum / n
+    mean = float(s_sum.sum() / n.sum())
+    var = float(part["s2_sum"].to_numpy().sum() / n.sum()) - mean * mean
     return {
         "class": cls,
         "n": int(n.sum()),
         "low": float(part["lo"].min()),  # type: ignore[arg-type]
         "high": float(part["hi"].max()),  # type: ignore[arg-type]
+        "mean": mean,
+        "sd": max(var, 0.0) ** 0.5,
         "ece_raw": _ece(s_sum, pos, n, mean_s),
         "ece_calibrated": _ece(q_bins * n, pos, n, mean_s),
     }
@@ -514,6 +524,7 @@ def estimate(
     bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     sizes = _sizes(bt, ent, source)
     _warn_outside(bt, dict(zip(ent.keys, by_cols, strict=False)))
+    _warn_distribution(bt, cmap, dict(zip(ent.keys, by_cols, strict=False)))
     out = _report(
         bt,
         ent,
@@ -549,6 +560,44 @@ def _sizes(bt: BinTable, ent: Entries, source: Any) -> pl.DataFrame:
     )
     with reading(source.origin):
         return collect_polars(counted)
+
+
+def _warn_distribution(bt: BinTable, cmap: CalibrationMap, names: dict[str, str]) -> None:
+    """Warn for each group whose mean score of a class is far from the reference's (a shifted distribution).
+
+    Far: at least :data:`SHIFT_EFFECT` reference standard deviations away (an effect size,
+    whatever the group's size) and at least :data:`SHIFT_Z` standard errors of the group's
+    mean (not the noise of a small group).
+    """
+    dtype = bt.frame.schema[CLASS_ROLE]
+    ref = cmap.ece.select(
+        pl.col("class").cast(dtype).alias(CLASS_ROLE), pl.col("mean").alias("_m"), pl.col("sd").alias("_sd")
+    )
+    per = bt.frame.group_by([*bt.keys, CLASS_ROLE]).agg(pl.col("n", "s1").sum())
+    per = per.join(ref, on=CLASS_ROLE, how="inner", nulls_equal=True).filter(pl.col("n") > 0)
+    gap = (pl.col("s1") / pl.col("n") - pl.col("_m")).abs()
+    far = (
+        pl.when(pl.col("_sd") > 0)
+        .then(gap / pl.col("_sd"))
+        .otherwise(pl.when(gap > 1e-12).then(float("inf")))
+    )
+    per = per.with_columns(gap.alias("_gap"), far.fill_null(0.0).alias("_effect"))
+    flagged = per.filter(
+        (pl.col("_effect") >= SHIFT_EFFECT) & (pl.col("_effect") * pl.col("n").sqrt() >= SHIFT_Z)
+    ).sort([*bt.keys, CLASS_ROLE], nulls_last=True)
+    if flagged.height == 0:
+        return
+    first = flagged.row(0, named=True)
+    where = ", ".join(f"{names[k]}={first[k]!r}" for k in bt.keys if k in names) or "the data"
+    groups = flagged.select(bt.keys).unique().height
+    warnings.warn(
+        f"{groups} group(s) of `data` have a score distribution far from the reference's (e.g. {where}, "
+        f"class {first[CLASS_ROLE]!r}: mean score {first['s1'] / first['n']:.3g} against {first['_m']:.3g} "
+        f"in the reference, {first['_effect']:.2g} of its standard deviations); the estimate holds only if "
+        "the calibration does (no concept shift)",
+        ShiftWarning,
+        stacklevel=3,
+    )
 
 
 def _warn_outside(bt: BinTable, names: dict[str, str]) -> None:

@@ -127,7 +127,7 @@ def check_labelled(ent: Entries, labelled: str | None, origin: Any) -> None:
 
 @dataclass(frozen=True)
 class BinTable:
-    """The small table of the scan: keys..., [pred], class, d, t, n, q_sum, v_sum, [losses], out (collected)."""
+    """The small table of the scan: keys..., [pred], class, d, t, n, q_sum, v_sum, [losses], out, s1 (collected)."""
 
     frame: pl.DataFrame
     #: keys..., class, bin, t, n, q_sum, v_sum: the score bins (AUROC), None when not asked for
@@ -188,6 +188,7 @@ def _row_sums(*, losses: bool) -> list[pl.Expr]:
         pl.len().cast(pl.Float64).alias("n"),
         q.sum().alias("q_sum"),
         (q * (1.0 - q)).sum().alias("v_sum"),
+        s.sum().alias("s1"),
     ]
     if losses:
         sums += [
@@ -215,6 +216,7 @@ def _keyed_sums(*, losses: bool) -> list[pl.Expr]:
         (q * d).sum().alias("q_d"),
         v.sum().alias("v"),
         (v * d).sum().alias("v_d"),
+        pl.col(S).sum().alias("s1"),
     ]
     if losses:
         sums += [e.sum().alias(name) for e, name in zip(_loss_exprs(), LOSSES, strict=True)]
@@ -259,6 +261,7 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
                 realized = [c("ll_r"), c("br_r")] if (t == 1.0 and d) else [zero, zero]
                 extra = [e.alias(name) for e, name in zip([*expected, *realized], LOSSES, strict=True)]
             out = c("out") if (t is None and not d) else zero
+            s1 = c("s1") if (t is None and not d) else zero  # the scores' sum, on one row
             parts.append(
                 sums.select(
                     *keys,
@@ -269,6 +272,7 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
                     vv.alias("v_sum"),
                     *extra,
                     out.alias("out"),
+                    s1.alias("s1"),
                 )
             )
     return pl.concat(parts, how="vertical_relaxed")
@@ -347,7 +351,7 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
     frame = frame.join(ranges, on=CLASS_ROLE, how="left", nulls_equal=True)
     outside = ((pl.col(BIN) < pl.col("_lo")) | (pl.col(BIN) > pl.col("_hi"))).fill_null(value=False)
     frame = frame.with_columns(*([*expected, *realized] if losses else []), (n * outside).alias("out"))
-    frame = frame.select(*group, "n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out")
+    frame = frame.select(*group, "n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out", "s1")
     bins = frame.group_by([*ent.keys, CLASS_ROLE, BIN, T]).agg(pl.col("n", "q_sum", "v_sum").sum())
     return BinTable(frame, bins, ent.keys, single_label=False)
 

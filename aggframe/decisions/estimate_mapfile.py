@@ -28,7 +28,7 @@ __all__ = ["MAP_FORMAT", "read_map", "write_map"]
 #: The ``format`` of a map file's metadata.
 MAP_FORMAT = "aggframe-calibration-map/1"
 _KEY = "aggframe"
-_ECE = ("n", "low", "high", "ece_raw", "ece_calibrated")
+_ECE = ("n", "low", "high", "mean", "sd", "ece_raw", "ece_calibrated")
 _METHODS = ("isotonic", "platt", "none")
 
 
