@@ -57,6 +57,7 @@ from aggframe.decisions.estimate_mapfile import read_map, write_map
 from aggframe.decisions.estimate_report import (
     ESTIMATED,
     KIND,
+    REALIZED,
     cell_report,
     cell_tables,
     exemplar_profiles,
@@ -585,7 +586,7 @@ def _report(
     engine = opts["engine"]
     profiles = None
     if "exemplar" in request.operators:
-        profiles = exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
+        profiles = _profiles(ent, cmap, source.origin, engine=engine)
     parts = []
     if request.measures or request.matrix_measures:
         tables = cell_tables(bt, sizes, n_draws=opts["n_draws"], seed=opts["seed"], profiles=profiles)
@@ -617,6 +618,15 @@ def _report(
             pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")
         )
     return point
+
+
+def _profiles(ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any) -> pl.DataFrame:
+    """The exemplar operator's per-example cell profiles: Polars per row, DuckDB and Spark on the engine."""
+    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        return exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
+    from aggframe.decisions.estimate_engines import engine_profiles
+
+    return engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
 
 
 def _finish(out: pl.DataFrame, sizes: pl.DataFrame, keys: list[str], by_cols: list[str]) -> pl.DataFrame:

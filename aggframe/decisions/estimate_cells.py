@@ -172,11 +172,10 @@ def bin_table(
     if isinstance(native, pl.LazyFrame):
         return _polars_table(ent, cmap, origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     if cmap.renormalize and not ent.binary:
-        msg = (
-            "estimation with renormalised probabilities (argmax or top-k decisions) runs on Polars sources; "
-            "on DuckDB or Spark use the threshold decision, or read the data with Polars"
-        )
-        raise OptionError(msg)
+        # the map applied per row on the engine (a join), renormalised by a window per example
+        from aggframe.decisions.estimate_engines import engine_table
+
+        return engine_table(ent, cmap, origin, losses=losses, pred=pred)
     return _engine_table(ent, cmap, origin, losses=losses)
 
 
