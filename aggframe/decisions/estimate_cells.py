@@ -16,9 +16,10 @@ same aggregation. ``v = sum q (1 - q)`` per cell is the Poisson-binomial
 variance the interval draws from (:mod:`aggframe.decisions.estimate_draws`).
 
 When the map renormalises (single-label truth: argmax or top-k decisions) ``q``
-depends on every class of an example, so the lookup is a join on the entries
-(Polars) and the row's ``q`` (and its example's predicted class, for the
-interval) are computed before the same group-by.
+depends on every class of an example, so the lookup is per row (Polars: a
+gather; DuckDB and Spark: a join on the engine,
+:mod:`aggframe.decisions.estimate_engines`) and the row's ``q`` (and its
+example's predicted class, for the interval) are computed before the same group-by.
 """
 
 from __future__ import annotations

@@ -33,12 +33,12 @@ from aggframe.decisions.estimate_cells import (
     EPS,
     LOSSES,
     PRED,
-    Q,
+    BinTable,
     D,
     Entries,
+    Q,
     S,
     T,
-    BinTable,
     binned,
 )
 from aggframe.intake.read_errors import reading
@@ -62,12 +62,14 @@ def _map_frame(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
     else:
         small = _spark_frame(native, table)
     dtype = ent.frame.collect_schema()[CLASS_ROLE]
-    return nw.from_native(small).with_columns(nw.col(CLASS_ROLE).cast(dtype))
+    frame: nw.LazyFrame[Any] = nw.from_native(small)
+    return frame.with_columns(nw.col(CLASS_ROLE).cast(dtype))
 
 
 def _duckdb_frame(native: Any, table: pl.DataFrame) -> Any:
     """A relation on the source's connection (relations of two connections do not join)."""
-    __af_est_map = table.to_arrow()  # noqa: F841 - read by name by DuckDB's replacement scan below
+    # read by its name by DuckDB's replacement scan (a local of this frame) in the query below
+    __af_est_map = table.to_arrow()
     return native.query("__af_est_src", "SELECT * FROM __af_est_map")
 
 
@@ -154,39 +156,52 @@ def _outside(small: pl.DataFrame, cmap: Any) -> pl.Series:
 def engine_profiles(ent: Entries, cmap: Any, origin: Any, *, kinds: tuple[int, int]) -> pl.DataFrame:
     """Per-example cell profiles (keys..., kind, tp, fp, fn, tn, n) of the estimated and realized kinds.
 
-    ``kinds``: the codes of the estimated and realized kinds. Two group-bys on the engine, one query.
+    ``kinds``: the codes of the estimated and realized kinds. One query on the engine: the
+    cells per example (estimated, realized, and whether it is labelled), then the count of
+    each joint profile; the two kinds' counts are sums over that small table in Polars.
     """
     lf = engine_with_q(ent, cmap)
     keys = list(ent.keys)
     q, d, t = nw.col(Q), nw.col(D), nw.col(T)
     est = [q * d, (1.0 - q) * d, q * (1.0 - d), (1.0 - q) * (1.0 - d)]
     real = [t * d, (1.0 - t) * d, t * (1.0 - d), (1.0 - t) * (1.0 - d)]
+    e_names, r_names = [f"_e{c}" for c in _CELLS], [f"_r{c}" for c in _CELLS]
+    unlabelled = t.is_null().cast(nw.Int64)
     if ent.binary:
-        per_est = lf.select(*keys, *[e.alias(c) for e, c in zip(est, _CELLS, strict=True)])
-        per_real = lf.filter(t.is_not_null()).select(
-            *keys, *[e.alias(c) for e, c in zip(real, _CELLS, strict=True)]
+        per = lf.select(
+            *keys,
+            *[e.alias(c) for e, c in zip(est, e_names, strict=True)],
+            *[e.fill_null(0.0).alias(c) for e, c in zip(real, r_names, strict=True)],
+            unlabelled.alias("_u"),
         )
     else:
-        ex = [*keys, EXAMPLE]
-        per_est = lf.group_by(ex, drop_null_keys=False).agg(
-            *[e.sum().alias(c) for e, c in zip(est, _CELLS, strict=True)]
+        per = lf.group_by([*keys, EXAMPLE], drop_null_keys=False).agg(
+            *[e.sum().alias(c) for e, c in zip(est, e_names, strict=True)],
+            *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, r_names, strict=True)],
+            unlabelled.max().alias("_u"),
         )
-        per_real = (
-            lf.group_by(ex, drop_null_keys=False)
-            .agg(
-                t.is_null().cast(nw.Int64).max().alias("_u"),
-                *[e.sum().alias(c) for e, c in zip(real, _CELLS, strict=True)],
-            )
-            .filter(nw.col("_u") == 0)
-            .drop("_u")
-        )
-    count = [*keys, *_CELLS]
-    parts = [
-        part.group_by(count, drop_null_keys=False)
-        .agg(nw.len().cast(nw.Float64).alias("n"))
-        .with_columns(nw.lit(kind).cast(nw.Int64).alias("_kind"))
-        for part, kind in zip((per_est, per_real), kinds, strict=True)
-    ]
+    joint = per.group_by([*keys, *e_names, *r_names, "_u"], drop_null_keys=False).agg(
+        nw.len().cast(nw.Float64).alias("n")
+    )
     with reading(origin):
-        got = collect_polars(nw.concat(parts))
-    return got.select(*keys, "_kind", *_CELLS, "n")
+        got = collect_polars(joint)
+    parts = [
+        got.group_by([*keys, *e_names])
+        .agg(pl.col("n").sum())
+        .select(
+            *keys,
+            pl.lit(kinds[0], pl.Int64).alias("_kind"),
+            *[pl.col(e).alias(c) for e, c in zip(e_names, _CELLS, strict=True)],
+            "n",
+        ),
+        got.filter(pl.col("_u") == 0)
+        .group_by([*keys, *r_names])
+        .agg(pl.col("n").sum())
+        .select(
+            *keys,
+            pl.lit(kinds[1], pl.Int64).alias("_kind"),
+            *[pl.col(r).alias(c) for r, c in zip(r_names, _CELLS, strict=True)],
+            "n",
+        ),
+    ]
+    return pl.concat(parts, how="vertical_relaxed")
