@@ -53,6 +53,7 @@ from aggframe.decisions.estimate_cells import (
     entries,
     with_q,
 )
+from aggframe.decisions.estimate_engines import engine_profiles, engine_table
 from aggframe.decisions.estimate_mapfile import read_map, write_map
 from aggframe.decisions.estimate_report import (
     ESTIMATED,
@@ -512,7 +513,11 @@ def estimate(
     losses = bool({"log_loss", "brier"} & set(request.scores))
     pred = bool(n_draws) and cmap.renormalize and getattr(source, "decision", None) == "argmax"
     ranking = "auroc" in request.scores
-    bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
+    if cmap.renormalize and not ent.binary and not isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        # DuckDB, Spark: the map joined on the engine, renormalised by a window per example
+        bt = engine_table(ent, cmap, source.origin, losses=losses, pred=pred)
+    else:
+        bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     sizes = _sizes(bt, ent, source)
     _warn_outside(bt, dict(zip(ent.keys, by_cols, strict=False)))
     out = _report(
@@ -624,8 +629,6 @@ def _profiles(ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any) -
     """The exemplar operator's per-example cell profiles: Polars per row, DuckDB and Spark on the engine."""
     if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
         return exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
-    from aggframe.decisions.estimate_engines import engine_profiles
-
     return engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
 
 

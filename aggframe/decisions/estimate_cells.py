@@ -173,10 +173,11 @@ def bin_table(
     if isinstance(native, pl.LazyFrame):
         return _polars_table(ent, cmap, origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     if cmap.renormalize and not ent.binary:
-        # the map applied per row on the engine (a join), renormalised by a window per example
-        from aggframe.decisions.estimate_engines import engine_table
-
-        return engine_table(ent, cmap, origin, losses=losses, pred=pred)
+        msg = (
+            "a renormalised map (argmax or top-k decisions) on DuckDB or Spark is applied per row: "
+            "aggframe.decisions.estimate_engines.engine_table"
+        )
+        raise OptionError(msg)
     return _engine_table(ent, cmap, origin, losses=losses)
 
 
