@@ -53,10 +53,12 @@ from aggframe.decisions.estimate_cells import (
     entries,
     with_q,
 )
+from aggframe.decisions.estimate_engines import engine_profiles, engine_table
 from aggframe.decisions.estimate_mapfile import read_map, write_map
 from aggframe.decisions.estimate_report import (
     ESTIMATED,
     KIND,
+    REALIZED,
     cell_report,
     cell_tables,
     exemplar_profiles,
@@ -521,7 +523,11 @@ def estimate(
     losses = bool({"log_loss", "brier"} & set(request.scores))
     pred = bool(n_draws) and cmap.renormalize and getattr(source, "decision", None) == "argmax"
     ranking = "auroc" in request.scores
-    bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
+    if cmap.renormalize and not ent.binary and not isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        # DuckDB, Spark: the map joined on the engine, renormalised by a window per example
+        bt = engine_table(ent, cmap, source.origin, losses=losses, pred=pred)
+    else:
+        bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     sizes = _sizes(bt, ent, source)
     _warn_outside(bt, dict(zip(ent.keys, by_cols, strict=False)))
     _warn_distribution(bt, cmap, dict(zip(ent.keys, by_cols, strict=False)))
@@ -634,7 +640,7 @@ def _report(
     engine = opts["engine"]
     profiles = None
     if "exemplar" in request.operators:
-        profiles = exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
+        profiles = _profiles(ent, cmap, source.origin, engine=engine)
     parts = []
     if request.measures or request.matrix_measures:
         tables = cell_tables(bt, sizes, n_draws=opts["n_draws"], seed=opts["seed"], profiles=profiles)
@@ -666,6 +672,13 @@ def _report(
             pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")
         )
     return point
+
+
+def _profiles(ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any) -> pl.DataFrame:
+    """The exemplar operator's per-example cell profiles: Polars per row, DuckDB and Spark on the engine."""
+    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        return exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
+    return engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
 
 
 def _finish(out: pl.DataFrame, sizes: pl.DataFrame, keys: list[str], by_cols: list[str]) -> pl.DataFrame:

@@ -16,9 +16,10 @@ same aggregation. ``v = sum q (1 - q)`` per cell is the Poisson-binomial
 variance the interval draws from (:mod:`aggframe.decisions.estimate_draws`).
 
 When the map renormalises (single-label truth: argmax or top-k decisions) ``q``
-depends on every class of an example, so the lookup is a join on the entries
-(Polars) and the row's ``q`` (and its example's predicted class, for the
-interval) are computed before the same group-by.
+depends on every class of an example, so the lookup is per row (Polars: a
+gather; DuckDB and Spark: a join on the engine,
+:mod:`aggframe.decisions.estimate_engines`) and the row's ``q`` (and its
+example's predicted class, for the interval) are computed before the same group-by.
 """
 
 from __future__ import annotations
@@ -173,8 +174,8 @@ def bin_table(
         return _polars_table(ent, cmap, origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     if cmap.renormalize and not ent.binary:
         msg = (
-            "estimation with renormalised probabilities (argmax or top-k decisions) runs on Polars sources; "
-            "on DuckDB or Spark use the threshold decision, or read the data with Polars"
+            "a renormalised map (argmax or top-k decisions) on DuckDB or Spark is applied per row: "
+            "aggframe.decisions.estimate_engines.engine_table"
         )
         raise OptionError(msg)
     return _engine_table(ent, cmap, origin, losses=losses)

@@ -194,15 +194,6 @@ def test_spark_source_equals_polars(spark: Any) -> None:
     assert_frame_equal(polars_out, spark_out, abs_tol=1e-9, check_dtypes=False)
 
 
-def test_renormalised_estimates_refuse_other_engines_clearly() -> None:
-    duckdb = pytest.importorskip("duckdb")
-    rel = duckdb.connect().sql("select * from (values (0, 0.7, 0.3), (1, 0.2, 0.8)) t(y_true, p_0, p_1)")
-    read = {"y_true": "y_true", "scores": ["p_0", "p_1"], "decision": "argmax"}
-    ref = af.from_scores(pl.DataFrame({"y_true": [0, 1], "p_0": [0.7, 0.2], "p_1": [0.3, 0.8]}), **read)
-    with pytest.raises(af.errors.OptionError, match=r"renormalised probabilities .* runs on Polars"):
-        af.estimate(ref, af.from_scores(rel, **read), "f1", "macro")
-
-
 # -- stored maps ------------------------------------------------------------------------------------
 
 

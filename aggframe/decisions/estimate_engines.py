@@ -1,0 +1,207 @@
+"""Renormalised estimates and the ``exemplar`` operator on DuckDB and Spark (one query on the engine).
+
+With argmax or top-k decisions the calibrated probability of an entry is
+renormalised over its example's classes, so ``q`` depends on every class of the
+example and the map must be applied per row before the group-by. On DuckDB and
+Spark that is done by the engine, in one query over the source:
+
+1. the collected map (a row per class and score bin) becomes a small frame on the
+   source's own engine (DuckDB: a relation on the source's connection; Spark: a
+   DataFrame of the source's session) and is joined to the entries on
+   ``(class, bin)``, a lookup;
+2. the sum of ``q`` over each example's classes is a window (``over`` the
+   by-keys and the example), and ``q`` is divided by it (a null key partitions
+   like any value);
+3. one group-by over ``(by-keys, [predicted class], class, bin, d, t)`` sums the
+   entries, ``q``, ``q (1 - q)`` and the losses; the small result is collected and
+   the bin table (and the score bins of AUROC) are sums over it in Polars.
+
+The ``exemplar`` operator reads per-example cell profiles: two group-bys on the
+engine (per example, then per profile), one query.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import narwhals as nw
+import polars as pl
+
+from aggframe._columns import CLASS_ROLE, EXAMPLE
+from aggframe.decisions.estimate_cells import (
+    BIN,
+    EPS,
+    LOSSES,
+    PRED,
+    BinTable,
+    D,
+    Entries,
+    Q,
+    S,
+    T,
+    binned,
+)
+from aggframe.intake.read_errors import reading
+from aggframe.wide.engines import collect_polars, engine_of
+
+__all__ = ["engine_profiles", "engine_table", "engine_with_q"]
+
+_CELLS = ("tp", "fp", "fn", "tn")
+
+
+def _map_frame(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
+    """The map (class, bin, q) as a frame on the entries' own engine, the class in the entries' type."""
+    table = cmap.table.select(
+        pl.col("class").alias(CLASS_ROLE),
+        pl.col("bin").cast(pl.Int64).alias(BIN),
+        pl.col("q").cast(pl.Float64).alias(Q),
+    )
+    native = nw.to_native(ent.frame)
+    if engine_of(ent.frame) is nw.Implementation.DUCKDB:
+        small = _duckdb_frame(native, table)
+    else:
+        small = _spark_frame(native, table)
+    dtype = ent.frame.collect_schema()[CLASS_ROLE]
+    frame: nw.LazyFrame[Any] = nw.from_native(small)
+    return frame.with_columns(nw.col(CLASS_ROLE).cast(dtype))
+
+
+def _duckdb_frame(native: Any, table: pl.DataFrame) -> Any:
+    """A relation on the source's connection (relations of two connections do not join)."""
+    # read by its name by DuckDB's replacement scan (a local of this frame) in the query below
+    __af_est_map = table.to_arrow()
+    return native.query("__af_est_src", "SELECT * FROM __af_est_map")
+
+
+def _spark_frame(native: Any, table: pl.DataFrame) -> Any:
+    """A DataFrame of the source's session (classic or Connect), the class as a string until cast."""
+    spark = native.sparkSession
+    rows = [(str(c), int(b), float(q)) for c, b, q in table.iter_rows()]
+    schema = f"`{CLASS_ROLE}` string, `{BIN}` bigint, `{Q}` double"
+    return spark.createDataFrame(rows, schema=schema)
+
+
+def engine_with_q(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
+    """The entries (DuckDB, Spark) with ``BIN`` and ``Q`` (renormalised over an example if the map says so)."""
+    lf = ent.frame.with_columns(binned(nw.col(S)).alias(BIN))
+    if cmap.method == "none":
+        lf = lf.with_columns(nw.col(S).clip(0.0, 1.0).alias(Q))
+    else:
+        # a class or bin the map never saw: its score
+        lf = lf.join(_map_frame(ent, cmap), on=[CLASS_ROLE, BIN], how="left")
+        lf = lf.with_columns(nw.col(Q).fill_null(nw.col(S)).clip(0.0, 1.0).alias(Q))
+    if cmap.renormalize and not ent.binary:
+        total = nw.col(Q).sum().over(*ent.keys, EXAMPLE)
+        lf = lf.with_columns(nw.when(total > 0).then(nw.col(Q) / total).otherwise(nw.col(Q)).alias(Q))
+        lf = lf.with_columns(nw.col(Q).clip(0.0, 1.0).alias(Q))
+    return lf
+
+
+def _row_sums(*, losses: bool) -> list[Any]:
+    """Per group: entries, sum q, sum q (1 - q), and the expected and realized losses (:data:`LOSSES`)."""
+    q, s, t = nw.col(Q), nw.col(S), nw.col(T)
+    p = s.clip(EPS, 1.0 - EPS)
+    sums = [
+        nw.len().cast(nw.Float64).alias("n"),
+        q.sum().alias("q_sum"),
+        (q * (1.0 - q)).sum().alias("v_sum"),
+    ]
+    if losses:
+        parts = [
+            -(q * p.log() + (1.0 - q) * (1.0 - p).log()),
+            q - 2.0 * q * s + s * s,
+            (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
+            ((t - s) ** 2).fill_null(0.0),
+        ]
+        sums += [e.sum().alias(name) for e, name in zip(parts, LOSSES, strict=True)]
+    return sums
+
+
+def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: bool, pred: bool) -> BinTable:
+    """The bin table of a renormalising map on DuckDB or Spark: one query, its small result summed in Polars.
+
+    ``pred``: the example's predicted class as a key too (the single-label interval; argmax).
+    """
+    lf = engine_with_q(ent, cmap)
+    group = [*ent.keys, CLASS_ROLE, BIN, D, T]
+    if pred:
+        chosen = nw.when(nw.col(D) == 1.0).then(nw.col(CLASS_ROLE)).max().over(*ent.keys, EXAMPLE)
+        lf = lf.with_columns(chosen.alias(PRED))
+        group.insert(len(ent.keys), PRED)
+    agg = lf.group_by(group, drop_null_keys=False).agg(*_row_sums(losses=losses))
+    with reading(origin):
+        small = collect_polars(agg)
+    small = small.with_columns(pl.col(D).cast(pl.Float64), pl.col(T).cast(pl.Float64))
+    small = small.with_columns(_outside(small, cmap).alias("out"))
+    sums = ["n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out"]
+    frame = small.group_by([c for c in group if c != BIN]).agg(pl.col(sums).sum())
+    bins = small.group_by([*ent.keys, CLASS_ROLE, BIN, T]).agg(pl.col("n", "q_sum", "v_sum").sum())
+    return BinTable(frame, bins, ent.keys, single_label=pred)
+
+
+def _outside(small: pl.DataFrame, cmap: Any) -> pl.Series:
+    """Entries outside the reference's range of their class, at the grid's resolution."""
+    ranges = cmap.ece.select(
+        pl.col("class").cast(small.schema[CLASS_ROLE]).alias(CLASS_ROLE),
+        binned(pl.col("low")).alias("_lo"),
+        binned(pl.col("high")).alias("_hi"),
+    )
+    got = small.select(CLASS_ROLE, BIN, "n").join(
+        ranges, on=CLASS_ROLE, how="left", nulls_equal=True, maintain_order="left"
+    )
+    outside = ((pl.col(BIN) < pl.col("_lo")) | (pl.col(BIN) > pl.col("_hi"))).fill_null(value=False)
+    return got.select((pl.col("n") * outside).alias("out")).to_series()
+
+
+def engine_profiles(ent: Entries, cmap: Any, origin: Any, *, kinds: tuple[int, int]) -> pl.DataFrame:
+    """Per-example cell profiles (keys..., kind, tp, fp, fn, tn, n) of the estimated and realized kinds.
+
+    ``kinds``: the codes of the estimated and realized kinds. One query on the engine: the
+    cells per example (estimated, realized, and whether it is labelled), then the count of
+    each joint profile; the two kinds' counts are sums over that small table in Polars.
+    """
+    lf = engine_with_q(ent, cmap)
+    keys = list(ent.keys)
+    q, d, t = nw.col(Q), nw.col(D), nw.col(T)
+    est = [q * d, (1.0 - q) * d, q * (1.0 - d), (1.0 - q) * (1.0 - d)]
+    real = [t * d, (1.0 - t) * d, t * (1.0 - d), (1.0 - t) * (1.0 - d)]
+    e_names, r_names = [f"_e{c}" for c in _CELLS], [f"_r{c}" for c in _CELLS]
+    unlabelled = t.is_null().cast(nw.Int64)
+    if ent.binary:
+        per = lf.select(
+            *keys,
+            *[e.alias(c) for e, c in zip(est, e_names, strict=True)],
+            *[e.fill_null(0.0).alias(c) for e, c in zip(real, r_names, strict=True)],
+            unlabelled.alias("_u"),
+        )
+    else:
+        per = lf.group_by([*keys, EXAMPLE], drop_null_keys=False).agg(
+            *[e.sum().alias(c) for e, c in zip(est, e_names, strict=True)],
+            *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, r_names, strict=True)],
+            unlabelled.max().alias("_u"),
+        )
+    joint = per.group_by([*keys, *e_names, *r_names, "_u"], drop_null_keys=False).agg(
+        nw.len().cast(nw.Float64).alias("n")
+    )
+    with reading(origin):
+        got = collect_polars(joint)
+    parts = [
+        got.group_by([*keys, *e_names])
+        .agg(pl.col("n").sum())
+        .select(
+            *keys,
+            pl.lit(kinds[0], pl.Int64).alias("_kind"),
+            *[pl.col(e).alias(c) for e, c in zip(e_names, _CELLS, strict=True)],
+            "n",
+        ),
+        got.filter(pl.col("_u") == 0)
+        .group_by([*keys, *r_names])
+        .agg(pl.col("n").sum())
+        .select(
+            *keys,
+            pl.lit(kinds[1], pl.Int64).alias("_kind"),
+            *[pl.col(r).alias(c) for r, c in zip(r_names, _CELLS, strict=True)],
+            "n",
+        ),
+    ]
+    return pl.concat(parts, how="vertical_relaxed")
