@@ -117,7 +117,7 @@ def finish_labels(  # noqa: PLR0913 -- the constructor's options, passed through
         pl.len().cast(int64).alias("_present"),
     )
     classes_lf, occurring, ukeys = _class_universe(
-        margins, universe, ukeys, task, pos_label, names.get(yt, yt)
+        margins, universe, ukeys, task, pos_label=pos_label, label=names.get(yt, yt)
     )
     sized = _with_class_counts(sizes, classes_lf, ukeys)
     f64 = pl.Float64
@@ -167,6 +167,7 @@ def _class_universe(
     universe: pl.LazyFrame | None,
     ukeys: list[str],
     task: str,
+    *,
     pos_label: Any,
     label: str,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, list[str]]:
@@ -288,11 +289,11 @@ def _check_labels(  # noqa: PLR0913 -- finish_labels' options, passed through
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [c for c in (*keys, roles.example, roles.y_true, roles.y_pred) if c and c != KEY_ALL]
-    _check_null_labels(audit, source, roles, cols, names, unfit)
+    _check_null_labels(audit, source, roles, cols, names=names, unfit=unfit)
     if roles.example is not None:
-        _check_examples(audit, source, roles.example, keys, cols, names)
+        _check_examples(audit, source, roles.example, keys, cols, names=names)
     if declared is not None:
-        _check_declared(audit, source, roles, declared, target, names)
+        _check_declared(audit, source, roles, declared, target, names=names)
     if task == "binary":
         _check_binary(audit, declared, pos_label)
 
@@ -302,6 +303,7 @@ def _check_null_labels(
     source: nw.LazyFrame[Any],
     roles: LabelRoles,
     cols: list[str],
+    *,
     names: Mapping[str, str],
     unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]] | None,
 ) -> None:
@@ -350,6 +352,7 @@ def _check_examples(
     example: str,
     keys: list[str],
     cols: list[str],
+    *,
     names: Mapping[str, str],
 ) -> None:
     """Null examples, and examples with more than one row per group."""
@@ -375,6 +378,7 @@ def _check_declared(
     roles: LabelRoles,
     declared: pl.DataFrame,
     target: str | None,
+    *,
     names: Mapping[str, str],
 ) -> None:
     """Labels outside the declared universe (of their target, with a target)."""

@@ -386,7 +386,7 @@ def _check_groups(  # noqa: PLR0913 -- finish_long's options, passed through
 
     undeclared = total("undeclared")
     if undeclared and isinstance(examples, pl.LazyFrame):
-        _raise_undeclared(source, examples, keys, roles.example, undeclared, names)
+        _raise_undeclared(source, examples, keys, roles.example, undeclared, names=names)
     if total("dup_entries"):
         _check_duplicates(source, keys, roles, names)
 
@@ -431,6 +431,7 @@ def _raise_undeclared(
     keys: list[str],
     example: str,
     count: int,
+    *,
     names: Mapping[str, str],
 ) -> None:
     """``count`` examples with rows are not among the declared ``examples``: name the first."""
