@@ -194,7 +194,7 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
     ) -> pl.LazyFrame: ...
 
     @tracked("evaluate")
-    def evaluate(
+    def evaluate(  # noqa: PLR0913 -- the user's options, keyword-only
         self,
         measures: MeasureLike | Sequence[MeasureLike] | None = None,
         operators: ReportOperator | Sequence[ReportOperator] | None = None,

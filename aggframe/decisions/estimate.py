@@ -394,7 +394,7 @@ def _check_draws(n_draws: Any, level: Any, seed: Any) -> tuple[int, float, int]:
     return int(n_draws), float(level), int(seed)
 
 
-def estimate(
+def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     reference: Predictions | CalibrationMap,
     data: Predictions,
     measures: str | Sequence[str] = "f1",

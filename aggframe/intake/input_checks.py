@@ -111,46 +111,67 @@ def resolve_universe(
     target: str | None = None,
 ) -> Universe | None:
     if isinstance(n_classes, dict) or isinstance(classes, dict):
-        if target is None:
-            msg = "classes/n_classes given per target (a dict) need a target column: pass target='<column>'"
-            raise OptionError(msg)
-        if n_classes is not None and classes is not None:
-            msg = "give either `n_classes` or `classes` per target, not both"
-            raise OptionError(msg)
-        out: dict[Any, list[Any]] = {}
-        if isinstance(n_classes, dict):
-            for t, size in n_classes.items():
-                out[t] = resolve_universe(size, None, None)  # type: ignore[assignment]
-        elif isinstance(classes, dict):
-            for t, values in classes.items():
-                out[t] = resolve_universe(None, values, None)  # type: ignore[assignment]
-        return out
+        return _universe_per_target(n_classes, classes, target)
     if n_classes is not None:
-        if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
-            msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
-            raise OptionError(msg)
-        from_n = list(range(int(n_classes)))
-        if classes is not None and list(classes) != from_n:
-            msg = f"`n_classes={n_classes}` and `classes` disagree; give one of them"
-            raise OptionError(msg)
-        return from_n
+        return _universe_from_n(n_classes, classes)
     if classes is not None:
-        if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
-            # classes="012" read as the classes '0', '1', '2'; classes=3 as a raw TypeError
-            msg = (
-                f"`classes` takes a list of classes, got {type(classes).__name__} {classes!r}; e.g. "
-                "classes=['cat', 'dog'] (or n_classes=3 for the classes 0, 1, 2)"
-            )
-            raise OptionError(msg)
-        values = list(classes)
-        if not values:
-            msg = "Expected `classes` to hold at least one class"
-            raise OptionError(msg)
-        if any(v is None for v in values):
-            msg = f"`classes` {values[:5]!r} name a null class; a class is a value, not null"
-            raise OptionError(msg)
-        return values
+        return _universe_from_classes(classes)
     return enum_categories
+
+
+def _universe_per_target(
+    n_classes: int | dict[Any, int] | None,
+    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None,
+    target: str | None,
+) -> Universe:
+    """The universe of each target, from ``n_classes`` or ``classes`` given as a dict."""
+    if target is None:
+        msg = "classes/n_classes given per target (a dict) need a target column: pass target='<column>'"
+        raise OptionError(msg)
+    if n_classes is not None and classes is not None:
+        msg = "give either `n_classes` or `classes` per target, not both"
+        raise OptionError(msg)
+    out: dict[Any, list[Any]] = {}
+    if isinstance(n_classes, dict):
+        for t, size in n_classes.items():
+            out[t] = resolve_universe(size, None, None)  # type: ignore[assignment]
+    elif isinstance(classes, dict):
+        for t, values in classes.items():
+            out[t] = resolve_universe(None, values, None)  # type: ignore[assignment]
+    return out
+
+
+def _universe_from_n(
+    n_classes: object, classes: Sequence[Any] | dict[Any, Sequence[Any]] | None
+) -> list[Any]:
+    """The classes 0, ..., n_classes - 1 (``classes``, if given too, must name the same)."""
+    if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
+        msg = f"Expected `n_classes` to be a positive integer, got {n_classes!r}"
+        raise OptionError(msg)
+    from_n = list(range(int(n_classes)))
+    if classes is not None and list(classes) != from_n:
+        msg = f"`n_classes={n_classes}` and `classes` disagree; give one of them"
+        raise OptionError(msg)
+    return from_n
+
+
+def _universe_from_classes(classes: object) -> list[Any]:
+    """The declared classes as a list: a non-empty iterable of non-null values."""
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+        # classes="012" read as the classes '0', '1', '2'; classes=3 as a raw TypeError
+        msg = (
+            f"`classes` takes a list of classes, got {type(classes).__name__} {classes!r}; e.g. "
+            "classes=['cat', 'dog'] (or n_classes=3 for the classes 0, 1, 2)"
+        )
+        raise OptionError(msg)
+    values = list(classes)
+    if not values:
+        msg = "Expected `classes` to hold at least one class"
+        raise OptionError(msg)
+    if any(v is None for v in values):
+        msg = f"`classes` {values[:5]!r} name a null class; a class is a value, not null"
+        raise OptionError(msg)
+    return values
 
 
 def enum_categories(lf: nw.LazyFrame[Any], column: str) -> list[Any] | None:

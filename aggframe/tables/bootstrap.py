@@ -135,7 +135,7 @@ def _col(prefix: str) -> Any:
     return lambda b: pl.col(f"{prefix}{b}")
 
 
-def finish_label_boot(
+def finish_label_boot(  # noqa: PLR0913 -- the constructor's options, passed through
     raw: dict[str, nw.LazyFrame[Any]],
     base: CellTables,
     *,

@@ -40,7 +40,7 @@ from aggframe.wide.long import block_grain, class_refused
 __all__ = ["finish_labels", "row_cells"]
 
 
-def finish_labels(
+def finish_labels(  # noqa: PLR0913 -- the constructor's options, passed through
     raw: dict[str, nw.LazyFrame[Any]],
     *,
     source: nw.LazyFrame[Any],
@@ -116,96 +116,32 @@ def finish_labels(
         pl.col("tp").sum().alias("_right"),
         pl.len().cast(int64).alias("_present"),
     )
-    if task == "binary":
-        ukeys = []  # one universe: the positive class
-        dtype = margins.collect_schema()[CLASS]
-        classes_lf = universe_frame([pos_label], dtype, names.get(yt, yt))
-        occurring = margins.filter(pl.col(CLASS) == pl.lit(pos_label).cast(dtype))
-    else:
-        classes_lf = universe if universe is not None else margins.select(*ukeys, CLASS).unique()
-        occurring = margins
-    m = (
-        classes_lf.group_by(ukeys).agg(pl.len().cast(int64).alias("n_classes"))
-        if ukeys
-        else classes_lf.select(pl.len().cast(int64).alias("n_classes"))
+    classes_lf, occurring, ukeys = _class_universe(
+        margins, universe, ukeys, task, pos_label=pos_label, label=names.get(yt, yt)
     )
-    sized = sizes.join(m, on=ukeys, how="left", nulls_equal=True) if ukeys else sizes.join(m, how="cross")
+    sized = _with_class_counts(sizes, classes_lf, ukeys)
     f64 = pl.Float64
     tp, t, p, n = (pl.col(c).cast(f64) for c in ("tp", "_t", "_p", "n_examples"))
     classes = occurring.join(sizes.select(*k, "n_examples"), on=k, how="inner", nulls_equal=True).select(
         *k, CLASS, tp.alias("tp"), (p - tp).alias("fp"), (t - tp).alias("fn"), (n - t - p + tp).alias("tn")
     )
     if task == "binary":
-        # the positive class alone: the pooled cells are its cells, the profiles one-hot cells
-        pos = classes.select(*k, *CELLS, pl.lit(1, dtype=int64).alias("_present"))
-        groups = (
-            sized.drop("_present")
-            .join(pos, on=k, how="left", nulls_equal=True)
-            .with_columns(
-                pl.col("tp", "fp", "fn").fill_null(0.0),
-                pl.col("tn").fill_null(pl.col("n_examples").cast(f64)),
-                (1 - pl.col("_present").fill_null(0)).alias("n_absent"),
-            )
-        )
-        one_hot = [
-            groups.select(
-                *k,
-                *[pl.lit(1.0 if c == cell else 0.0).alias(c) for c in CELLS],
-                pl.col(cell).round().cast(int64).alias("n"),
-            )
-            for cell in CELLS
-        ]
-        profiles = pl.concat(one_hot).filter(pl.col("n") > 0)
+        groups, profiles = _binary_groups(sized, classes, k)
     else:
-        right, mm = pl.col("_right").cast(f64), pl.col("n_classes").cast(f64)
-        groups = sized.with_columns(
-            (pl.col("n_classes") - pl.col("_present")).alias("n_absent"),
-            right.alias("tp"),
-            (n - right).alias("fp"),
-            (n - right).alias("fn"),
-            (mm * n - 2 * n + right).alias("tn"),
-        )
-        # an example is right (tp = 1, tn = m - 1) or wrong (fp = fn = 1, tn = m - 2)
-        right_rows = groups.select(
-            *k,
-            *[pl.lit(v).alias(c) for c, v in zip(CELLS, (1.0, 0.0, 0.0), strict=False)],
-            (mm - 1).alias("tn"),
-            pl.col("_right").alias("n"),
-        )
-        wrong_rows = groups.select(
-            *k,
-            pl.lit(0.0).alias("tp"),
-            pl.lit(1.0).alias("fp"),
-            pl.lit(1.0).alias("fn"),
-            (mm - 2).alias("tn"),
-            (pl.col("n_examples") - pl.col("_right")).alias("n"),
-        )
-        profiles = pl.concat([right_rows, wrong_rows]).filter(pl.col("n") > 0)
+        groups, profiles = _multiclass_groups(sized, k)
     groups = groups.select(*k, *GROUP_COLUMNS).cache()
     block = None
     if target is not None:
-        bk = [c for c in k if c != target]
         assert roles.example is not None  # checked above
+        bk = [c for c in k if c != target]
         # the group's number of targets comes from the margins, which carry the checks:
         # the block is read after validation
         # per group over its folds: a target absent from a whole fold is missing from its examples
         per_group = [c for c in bk if c not in (FOLD, REPEAT)]
-        block = block_profiles(
-            more[-1],
-            block_detail,
-            targets_per_group(margins, per_group, target),
-            bk,
-            roles.example,
-            target,
-            names,
-        )
+        targets = targets_per_group(margins, per_group, target)
+        block = block_profiles(more[-1], block_detail, targets, bk, roles.example, target, names)
         if task != "binary":
-            # every example has a row in each target of its group (checked), so its tn sums
-            # the m of those targets: add the group's total class count
-            total_m = groups.group_by(bk).agg(pl.col("n_classes").sum().cast(f64).alias("_m"))
-            block = block.join(total_m, on=bk, nulls_equal=True).select(
-                *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
-            )
+            block = _with_class_count(block, groups, bk)
     if pairs is not None:
         # asked for, single-label data: the whole-matrix measures' input, from the same scan;
         # read after validation (the groups come from the checked margins)
@@ -226,6 +162,102 @@ def finish_labels(
     )
 
 
+def _class_universe(
+    margins: pl.LazyFrame,
+    universe: pl.LazyFrame | None,
+    ukeys: list[str],
+    task: str,
+    *,
+    pos_label: Any,
+    label: str,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, list[str]]:
+    """The classes of each universe, the margins of the classes kept, and the universe keys.
+
+    The binary task has one universe, the positive class; otherwise the declared
+    universe or the classes that occur.
+    """
+    if task == "binary":
+        dtype = margins.collect_schema()[CLASS]
+        occurring = margins.filter(pl.col(CLASS) == pl.lit(pos_label).cast(dtype))
+        return universe_frame([pos_label], dtype, label), occurring, []
+    classes_lf = universe if universe is not None else margins.select(*ukeys, CLASS).unique()
+    return classes_lf, margins, ukeys
+
+
+def _with_class_counts(sizes: pl.LazyFrame, classes_lf: pl.LazyFrame, ukeys: list[str]) -> pl.LazyFrame:
+    """Each group's sizes with its universe's class count ``n_classes``."""
+    count = pl.len().cast(pl.Int64).alias("n_classes")
+    if not ukeys:
+        return sizes.join(classes_lf.select(count), how="cross")
+    return sizes.join(classes_lf.group_by(ukeys).agg(count), on=ukeys, how="left", nulls_equal=True)
+
+
+def _binary_groups(
+    sized: pl.LazyFrame, classes: pl.LazyFrame, k: list[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The groups and profiles of the binary task: the positive class alone, its cells the
+    pooled cells, the profiles one-hot cells."""
+    int64, f64 = pl.Int64, pl.Float64
+    pos = classes.select(*k, *CELLS, pl.lit(1, dtype=int64).alias("_present"))
+    groups = (
+        sized.drop("_present")
+        .join(pos, on=k, how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("tp", "fp", "fn").fill_null(0.0),
+            pl.col("tn").fill_null(pl.col("n_examples").cast(f64)),
+            (1 - pl.col("_present").fill_null(0)).alias("n_absent"),
+        )
+    )
+    one_hot = [
+        groups.select(
+            *k,
+            *[pl.lit(1.0 if c == cell else 0.0).alias(c) for c in CELLS],
+            pl.col(cell).round().cast(int64).alias("n"),
+        )
+        for cell in CELLS
+    ]
+    return groups, pl.concat(one_hot).filter(pl.col("n") > 0)
+
+
+def _multiclass_groups(sized: pl.LazyFrame, k: list[str]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The groups and profiles of single-label data: an example is right (tp = 1, tn = m - 1)
+    or wrong (fp = fn = 1, tn = m - 2)."""
+    f64 = pl.Float64
+    n = pl.col("n_examples").cast(f64)
+    right, mm = pl.col("_right").cast(f64), pl.col("n_classes").cast(f64)
+    groups = sized.with_columns(
+        (pl.col("n_classes") - pl.col("_present")).alias("n_absent"),
+        right.alias("tp"),
+        (n - right).alias("fp"),
+        (n - right).alias("fn"),
+        (mm * n - 2 * n + right).alias("tn"),
+    )
+    right_rows = groups.select(
+        *k,
+        *[pl.lit(v).alias(c) for c, v in zip(CELLS, (1.0, 0.0, 0.0), strict=False)],
+        (mm - 1).alias("tn"),
+        pl.col("_right").alias("n"),
+    )
+    wrong_rows = groups.select(
+        *k,
+        pl.lit(0.0).alias("tp"),
+        pl.lit(1.0).alias("fp"),
+        pl.lit(1.0).alias("fn"),
+        (mm - 2).alias("tn"),
+        (pl.col("n_examples") - pl.col("_right")).alias("n"),
+    )
+    return groups, pl.concat([right_rows, wrong_rows]).filter(pl.col("n") > 0)
+
+
+def _with_class_count(block: pl.LazyFrame, groups: pl.LazyFrame, bk: list[str]) -> pl.LazyFrame:
+    """Single-label block profiles: every example has a row in each target of its group
+    (checked), so its tn sums the m of those targets: add the group's total class count."""
+    total_m = groups.group_by(bk).agg(pl.col("n_classes").sum().cast(pl.Float64).alias("_m"))
+    return block.join(total_m, on=bk, nulls_equal=True).select(
+        *bk, "tp", "fp", "fn", (pl.col("tn") + pl.col("_m")).alias("tn"), "n"
+    )
+
+
 def row_cells(
     rows: pl.LazyFrame, task: str, pos_label: Any, m: pl.LazyFrame | None, ukeys: list[str]
 ) -> pl.LazyFrame:
@@ -238,7 +270,7 @@ def row_cells(
     return cast("pl.LazyFrame", with_m.with_columns(pl.col("tn") + pl.col("_m")))
 
 
-def _check_labels(
+def _check_labels(  # noqa: PLR0913 -- finish_labels' options, passed through
     audit: pl.DataFrame,
     *,
     source: nw.LazyFrame[Any],
@@ -251,67 +283,124 @@ def _check_labels(
     target: str | None = None,
     unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]] | None = None,
 ) -> None:
-    def show(col: str) -> str:
-        return names.get(col, col)
-
+    """The checks on the per-class margins, in the order they report: empty input, null
+    labels, null and repeated examples, labels outside a declared universe, the binary task."""
     if audit.height == 0:
         msg = "the predictions frame has no rows"
         raise EmptyInputError(msg)
     cols = [c for c in (*keys, roles.example, roles.y_true, roles.y_pred) if c and c != KEY_ALL]
+    _check_null_labels(audit, source, roles, cols, names=names, unfit=unfit)
+    if roles.example is not None:
+        _check_examples(audit, source, roles.example, keys, cols, names=names)
+    if declared is not None:
+        _check_declared(audit, source, roles, declared, target, names=names)
+    if task == "binary":
+        _check_binary(audit, declared, pos_label)
+
+
+def _check_null_labels(
+    audit: pl.DataFrame,
+    source: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    cols: list[str],
+    *,
+    names: Mapping[str, str],
+    unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]] | None,
+) -> None:
+    """Null (or NaN) labels; those the one label type could not hold are named as such."""
     missing = pl.col(CLASS).is_null()
     if audit[CLASS].dtype.is_float():
         missing = missing | pl.col(CLASS).is_nan()
     for col, internal in ((roles.y_true, "_t"), (roles.y_pred, "_p")):
+        count = int(audit.filter(missing)[internal].sum())
+        if not count:
+            continue
+        if unfit is not None and col in unfit[1]:
+            _check_unfit(unfit, col, roles, cols, names)
         source_missing = nw.col(col).is_null()
         if audit[CLASS].dtype.is_float():
             source_missing = source_missing | nw.col(col).is_nan()
-        count = int(audit.filter(missing)[internal].sum())
-        if count and unfit is not None and col in unfit[1]:
-            raw, (flag, what) = unfit[0], unfit[1][col]
-            lost = count_rows(raw, flag)
-            if lost:
-                row = first_row(raw, flag, cols, names)
-                msg = (
-                    f"column {show(col)!r}: {lost} {what} (e.g. row {row}); cast "
-                    f"{show(roles.y_true)!r} and {show(roles.y_pred)!r} to one type first"
-                )
-                raise InvalidValueError(msg)
-        if count:
-            row = first_row(source, source_missing, cols, names)
-            what = "null or NaN" if audit[CLASS].dtype.is_float() else "null"
-            msg = f"column {show(col)!r}: {count} {what} value(s) (e.g. row {row}); labels must not be {what}"
-            raise NullValueError(msg)
-    if roles.example is not None:
-        group_level = audit.unique(keys)
-        count = int(group_level["null_example"].sum())
-        if count:
-            row = first_row(source, nw.col(roles.example).is_null(), cols, names)
-            msg = f"column {show(roles.example)!r}: {count} null value(s) (e.g. row {row})"
-            raise NullValueError(msg)
-        dups = int(group_level["dup_examples"].sum())
-        if dups:
-            row = first_group(source, [*keys, roles.example], "copies", lambda n: n > 1, names) or "?"
-            msg = (
-                f"column {show(roles.example)!r}: {dups} repeated example row(s) (e.g. {row}); "
-                "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
-            )
-            raise DuplicateEntryError(msg)
-    if declared is not None:
-        ukeys = [target] if target is not None else []
-        refused = class_refused(CLASS, declared_lists(declared, ukeys), target)
-        outside = nw.from_native(audit).filter(refused).to_native()
-        if outside.height:
-            first = outside.row(0, named=True)
-            where = f" of target {first[target]!r}" if target is not None else ""
-            count = _rows_outside(source, roles, declared, target)
-            listed = declared_text(declared, ukeys, first[target] if target is not None else None)
-            msg = (
-                f"columns ({show(roles.y_true)!r}, {show(roles.y_pred)!r}): {count} row(s) with a "
-                f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); {listed}"
-            )
-            raise UnknownClassError(msg)
-    if task != "binary":
+        row = first_row(source, source_missing, cols, names)
+        what = "null or NaN" if audit[CLASS].dtype.is_float() else "null"
+        msg = f"column {names.get(col, col)!r}: {count} {what} value(s) (e.g. row {row}); labels must not be {what}"
+        raise NullValueError(msg)
+
+
+def _check_unfit(
+    unfit: tuple[nw.LazyFrame[Any], Mapping[str, tuple[Any, str]]],
+    col: str,
+    roles: LabelRoles,
+    cols: list[str],
+    names: Mapping[str, str],
+) -> None:
+    """Labels of ``col`` the one type of y_true and y_pred cannot hold (read as null)."""
+    raw, (flag, what) = unfit[0], unfit[1][col]
+    lost = count_rows(raw, flag)
+    if lost:
+        row = first_row(raw, flag, cols, names)
+        y_true, y_pred = (names.get(c, c) for c in (roles.y_true, roles.y_pred))
+        msg = (
+            f"column {names.get(col, col)!r}: {lost} {what} (e.g. row {row}); cast "
+            f"{y_true!r} and {y_pred!r} to one type first"
+        )
+        raise InvalidValueError(msg)
+
+
+def _check_examples(
+    audit: pl.DataFrame,
+    source: nw.LazyFrame[Any],
+    example: str,
+    keys: list[str],
+    cols: list[str],
+    *,
+    names: Mapping[str, str],
+) -> None:
+    """Null examples, and examples with more than one row per group."""
+    group_level = audit.unique(keys)
+    count = int(group_level["null_example"].sum())
+    if count:
+        row = first_row(source, nw.col(example).is_null(), cols, names)
+        msg = f"column {names.get(example, example)!r}: {count} null value(s) (e.g. row {row})"
+        raise NullValueError(msg)
+    dups = int(group_level["dup_examples"].sum())
+    if dups:
+        row = first_group(source, [*keys, example], "copies", lambda n: n > 1, names) or "?"
+        msg = (
+            f"column {names.get(example, example)!r}: {dups} repeated example row(s) (e.g. {row}); "
+            "the label form takes one row per example" + (" per by-group" if keys != [KEY_ALL] else "")
+        )
+        raise DuplicateEntryError(msg)
+
+
+def _check_declared(
+    audit: pl.DataFrame,
+    source: nw.LazyFrame[Any],
+    roles: LabelRoles,
+    declared: pl.DataFrame,
+    target: str | None,
+    *,
+    names: Mapping[str, str],
+) -> None:
+    """Labels outside the declared universe (of their target, with a target)."""
+    ukeys = [target] if target is not None else []
+    refused = class_refused(CLASS, declared_lists(declared, ukeys), target)
+    outside = nw.from_native(audit).filter(refused).to_native()
+    if not outside.height:
         return
+    first = outside.row(0, named=True)
+    where = f" of target {first[target]!r}" if target is not None else ""
+    count = _rows_outside(source, roles, declared, target)
+    listed = declared_text(declared, ukeys, first[target] if target is not None else None)
+    y_true, y_pred = (names.get(c, c) for c in (roles.y_true, roles.y_pred))
+    msg = (
+        f"columns ({y_true!r}, {y_pred!r}): {count} row(s) with a "
+        f"label outside the declared universe{where} (e.g. {first[CLASS]!r}); {listed}"
+    )
+    raise UnknownClassError(msg)
+
+
+def _check_binary(audit: pl.DataFrame, declared: pl.DataFrame | None, pos_label: Any) -> None:
+    """The binary task: the positive class occurs (of two labels), and at most two labels do."""
     values = audit[CLASS].unique()
     if declared is None and values.len() == 2 and pos_label not in values.to_list():
         # two labels and neither is the positive class: the caller meant another pos_label

@@ -32,7 +32,7 @@ from aggframe.wide.long import BAD_VALUES, LongRoles, block_grain, class_refused
 __all__ = ["block_profiles", "finish_long", "value_stats"]
 
 
-def finish_long(
+def finish_long(  # noqa: PLR0913 -- the constructor's options, passed through
     raw: dict[str, nw.LazyFrame[Any]],
     *,
     source: nw.LazyFrame[Any],
@@ -330,7 +330,7 @@ def value_stats(
     return {name: int(value or 0) for name, value in row.items()}
 
 
-def _check_groups(
+def _check_groups(  # noqa: PLR0913 -- finish_long's options, passed through
     counts: pl.DataFrame,
     *,
     source: nw.LazyFrame[Any],
@@ -386,30 +386,9 @@ def _check_groups(
 
     undeclared = total("undeclared")
     if undeclared and isinstance(examples, pl.LazyFrame):
-        rk = [c for c in keys if c != KEY_ALL]
-        unknown = to_polars(source).join(examples, on=[*rk, roles.example], how="anti", nulls_equal=True)
-        first = unknown.select(*rk, roles.example).head(1).collect()
-        row = fmt_row(first.row(0, named=True), names) if first.height else "?"
-        msg = (
-            f"column {show(roles.example)!r}: {undeclared} example(s) with rows are not among the "
-            f"declared examples= (e.g. {row}); declare every example of the predictions"
-        )
-        raise InvalidValueError(msg)
-
-    dups = total("dup_entries")
-    if dups:
-        # the wide step's count can be a suspicion (see _cells._distinct_classes): recount
-        dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
-    if dups:
-        row = (
-            first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1, names) or "?"
-        )
-        msg = (
-            f"columns ({show(roles.example)!r}, {show(roles.class_)!r}): {dups} duplicate entr(y/ies) "
-            f"(e.g. {row}); each (example, class) must appear at most once"
-            + (" per by-group" if keys != [KEY_ALL] else "")
-        )
-        raise DuplicateEntryError(msg)
+        _raise_undeclared(source, examples, keys, roles.example, undeclared, names=names)
+    if total("dup_entries"):
+        _check_duplicates(source, keys, roles, names)
 
     for role, col in roles_of.items():
         count = flagged(f"range_{role}")
@@ -444,6 +423,45 @@ def _check_groups(
             .to_native()
         )
         raise_outside(first, declared, show(roles.class_), ukeys, count=flagged("outside"))
+
+
+def _raise_undeclared(
+    source: nw.LazyFrame[Any],
+    examples: pl.LazyFrame,
+    keys: list[str],
+    example: str,
+    count: int,
+    *,
+    names: Mapping[str, str],
+) -> None:
+    """``count`` examples with rows are not among the declared ``examples``: name the first."""
+    rk = [c for c in keys if c != KEY_ALL]
+    unknown = to_polars(source).join(examples, on=[*rk, example], how="anti", nulls_equal=True)
+    first = unknown.select(*rk, example).head(1).collect()
+    row = fmt_row(first.row(0, named=True), names) if first.height else "?"
+    msg = (
+        f"column {names.get(example, example)!r}: {count} example(s) with rows are not among the "
+        f"declared examples= (e.g. {row}); declare every example of the predictions"
+    )
+    raise InvalidValueError(msg)
+
+
+def _check_duplicates(
+    source: nw.LazyFrame[Any], keys: list[str], roles: LongRoles, names: Mapping[str, str]
+) -> None:
+    """Duplicate (example, class) entries, recounted exactly on the source (the wide step's
+    count can be a suspicion, see _cells._distinct_classes)."""
+    dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
+    if not dups:
+        return
+    row = first_group(source, [*keys, roles.example, roles.class_], "copies", lambda n: n > 1, names) or "?"
+    example, class_ = (names.get(c, c) for c in (roles.example, roles.class_))
+    msg = (
+        f"columns ({example!r}, {class_!r}): {dups} duplicate entr(y/ies) "
+        f"(e.g. {row}); each (example, class) must appear at most once"
+        + (" per by-group" if keys != [KEY_ALL] else "")
+    )
+    raise DuplicateEntryError(msg)
 
 
 def _check_dense(
