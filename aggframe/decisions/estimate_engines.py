@@ -105,6 +105,7 @@ def _row_sums(*, losses: bool) -> list[Any]:
         nw.len().cast(nw.Float64).alias("n"),
         q.sum().alias("q_sum"),
         (q * (1.0 - q)).sum().alias("v_sum"),
+        s.sum().alias("s1"),  # the scores' sum: the distribution check
     ]
     if losses:
         parts = [
@@ -133,7 +134,7 @@ def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: bool, pred: bo
         small = collect_polars(agg)
     small = small.with_columns(pl.col(D).cast(pl.Float64), pl.col(T).cast(pl.Float64))
     small = small.with_columns(_outside(small, cmap).alias("out"))
-    sums = ["n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out"]
+    sums = ["n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out", "s1"]
     frame = small.group_by([c for c in group if c != BIN]).agg(pl.col(sums).sum())
     bins = small.group_by([*ent.keys, CLASS_ROLE, BIN, T]).agg(pl.col("n", "q_sum", "v_sum").sum())
     return BinTable(frame, bins, ent.keys, single_label=pred)
