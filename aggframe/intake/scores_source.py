@@ -252,7 +252,7 @@ def _check_roles(lf: nw.LazyFrame[Any], roles: _Roles) -> None:
 
 
 def _prepare_roles(
-    example: str | None, class_: str | None, score: str, y: str, mask: str | None, over: tuple[str, ...]
+    example: str | None, class_: str | None, score: str, y: str, mask: str | None, *, over: tuple[str, ...]
 ) -> _Roles:
     """The role columns and their private names (nothing below reads a user's name as a pattern)."""
     example_col = "example" if example is None else example
@@ -527,7 +527,7 @@ def scores_source(  # noqa: PLR0913 -- the constructor's options, passed through
     origin = origin_of(lf)
     binary = class_ is None
     options = _check_options(decision, threshold, k, keep_soft, logits=logits, bins=bins, binary=binary)
-    roles = _prepare_roles(example, class_, score, y, mask, tuple(listify(over)))
+    roles = _prepare_roles(example, class_, score, y, mask, over=tuple(listify(over)))
     if binary:
         given = {
             "mask": mask is not None,

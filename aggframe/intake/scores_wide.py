@@ -434,6 +434,7 @@ def _compute_long(
     columns: list[str],
     roles: tuple[str, str | None, nw.Expr],
     labels: list[Any],
+    *,
     options: _Options,
 ) -> WideScores:
     """The long layout, lazily: one row per (example, class)."""
@@ -517,7 +518,7 @@ def wide_scores(  # noqa: PLR0913 -- the constructor's options, passed through
     found = _compute_checks(wide, y_true, truth, labels, options)
     _check_missing(found, wide, y_true)
     _check_values(found, wide, (y_true, truth), labels, options, classes_given=classes is not None)
-    out = _compute_long(wide, schema, columns, (y_true, example, truth), labels, options)
+    out = _compute_long(wide, schema, columns, (y_true, example, truth), labels, options=options)
     if isinstance(out.frame, pl.LazyFrame):
         return replace(out, frame=keep_origin(out.frame, nw.to_native(lf)))
     return out
