@@ -78,6 +78,13 @@ PROPERTY_MEASURES = ("precision", "recall", "f1", "specificity", "mcc", "balance
 #: RESULT_NAMES where they are column names too. test_names.py rescans the package
 #: and fails when a new name is missing here.
 INTERNAL_NAMES: tuple[str, ...] = (
+    # estimation's small tables and its distribution check (aggframe/decisions/estimate*.py)
+    "_G",
+    "_effect",
+    "_g0",
+    "_gap",
+    "_kind",
+    "_out",
     # time windows and monitoring (aggframe/decisions/monitor.py, the windowed reports)
     "__af_j",
     "__af_n",

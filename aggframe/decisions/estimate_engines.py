@@ -87,8 +87,10 @@ def engine_with_q(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
     if cmap.method == "none":
         lf = lf.with_columns(nw.col(S).clip(0.0, 1.0).alias(Q))
     else:
-        # a class or bin the map never saw: its score
-        lf = lf.join(_map_frame(ent, cmap), on=[CLASS_ROLE, BIN], how="left")
+        # a class or bin the map never saw: its score. Narwhals joins have no nulls_equal; these
+        # keys cannot be null (the intake refuses null classes and scores; the bin is of the score)
+        on = [CLASS_ROLE, BIN]
+        lf = lf.join(_map_frame(ent, cmap), on=on, how="left")  # keys never null: class, score bin
         lf = lf.with_columns(nw.col(Q).fill_null(nw.col(S)).clip(0.0, 1.0).alias(Q))
     if cmap.renormalize and not ent.binary:
         total = nw.col(Q).sum().over(*ent.keys, EXAMPLE)
