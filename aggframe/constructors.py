@@ -15,6 +15,7 @@ from aggframe.cells import Cells
 from aggframe.exceptions import OptionError
 from aggframe.intake.labels import label_source
 from aggframe.intake.long import indicator_frame, long_source
+from aggframe.intake.options import LabelOptions, LongOptions, OrdinalOptions, ScoreOptions, WideOptions
 from aggframe.intake.ordinal import ordinal_sources
 from aggframe.intake.paths import scan
 from aggframe.intake.scores_source import scores_source
@@ -128,20 +129,23 @@ def from_long(  # noqa: PLR0913 -- the user's options, keyword-only
     return Predictions(
         long_source(
             frame,
-            example=example,
-            class_=class_,
-            y=y,
-            p=p,
-            mask=mask,
-            fold=fold,
-            repeat=repeat,
-            target=target,
-            n_classes=n_classes,
-            classes=classes,
-            tnorm=tnorm,
-            class_universe=class_universe,
-            task=task,
-            examples=examples,
+            LongOptions(
+                example=example,
+                class_=class_,
+                y=y,
+                p=p,
+                mask=mask,
+                fold=fold,
+                repeat=repeat,
+                target=target,
+                n_classes=n_classes,
+                classes=classes,
+                tnorm=tnorm,
+                class_universe=class_universe,
+                task=task,
+                examples=examples,
+                derived_from=None,
+            ),
         )
     )
 
@@ -236,17 +240,20 @@ def from_labels(  # noqa: PLR0913 -- the user's options, keyword-only
         label_source(
             data,
             y_pred_values,
-            y_true=y_true,
-            y_pred=y_pred,
-            example=example,
-            fold=fold,
-            repeat=repeat,
-            target=target,
-            n_classes=n_classes,
-            classes=classes,
-            task=task,
-            pos_label=pos_label,
-            class_universe=class_universe,
+            LabelOptions(
+                y_true=y_true,
+                y_pred=y_pred,
+                example=example,
+                fold=fold,
+                repeat=repeat,
+                target=target,
+                n_classes=n_classes,
+                classes=classes,
+                task=task,
+                pos_label=pos_label,
+                class_universe=class_universe,
+                derived_from=None,
+            ),
         )
     )
 
@@ -552,68 +559,47 @@ def from_scores(  # noqa: PLR0913 -- the user's options, keyword-only
     >>> pr.accuracy(), pr.compute("auroc", "macro")
     (0.75, 1.0)
     """
+    options = ScoreOptions(
+        example=example,
+        class_=class_,
+        score=score,
+        y=y,
+        decision=decision,
+        threshold=threshold,
+        k=k,
+        logits=logits,
+        n_classes=n_classes,
+        classes=classes,
+        mask=mask,
+        keep_soft=keep_soft,
+        over=over,
+        bins=bins,
+    )
     if scores is not None or y_true is not None:
-        return _from_wide_scores(
-            frame,
+        if scores is None or y_true is None:
+            msg = f"the wide layout needs both y_true= and scores= (got {'y_true' if scores is None else 'scores'} only)"
+            raise OptionError(msg)
+        long_roles = {"class_": class_ != "class", "score": score != "score", "y": y != "y", "mask": mask}
+        wide = WideOptions(
             y_true=y_true,
             scores=scores,
-            example=example,
-            long_roles={"class_": class_ != "class", "score": score != "score", "y": y != "y", "mask": mask},
-            decision=decision,
-            threshold=threshold,
-            k=k,
-            logits=logits,
-            n_classes=n_classes,
             classes=classes,
-            keep_soft=keep_soft,
-            over=over,
-            bins=bins,
+            example=example,
             normalize=normalize,
             tolerance=tolerance,
+            logits=logits,
         )
+        return _from_wide_scores(frame, wide, options, long_roles)
     if normalize or tolerance != WIDE_TOLERANCE:
         msg = "normalize= and tolerance= apply to the wide layout (scores=[...] and y_true=...)"
         raise OptionError(msg)
-    return Predictions(
-        scores_source(
-            frame,
-            example=example,
-            class_=class_,
-            score=score,
-            y=y,
-            decision=decision,
-            threshold=threshold,
-            k=k,
-            logits=logits,
-            n_classes=n_classes,
-            classes=classes,
-            mask=mask,
-            keep_soft=keep_soft,
-            over=over,
-            bins=bins,
-        )
-    )
+    return Predictions(scores_source(frame, options))
 
 
-def _from_wide_scores(  # noqa: PLR0913 -- the constructor's options, passed through
-    frame: Any,
-    *,
-    y_true: str | None,
-    scores: Any,
-    long_roles: Mapping[str, Any],
-    decision: str | None,
-    threshold: float | Mapping[Any, float],
-    k: int | None,
-    n_classes: int | None,
-    classes: Sequence[Any] | None,
-    normalize: bool,
-    tolerance: float,
-    **rest: Any,
+def _from_wide_scores(
+    frame: Any, wide_options: WideOptions, options: ScoreOptions, long_roles: Mapping[str, Any]
 ) -> Predictions:
     """``from_scores`` on the wide layout: checked, unpivoted lazily, read as the long layout."""
-    if scores is None or y_true is None:
-        msg = f"the wide layout needs both y_true= and scores= (got {'y_true' if scores is None else 'scores'} only)"
-        raise OptionError(msg)
     given = [name for name, on in long_roles.items() if on]
     if given:
         msg = (
@@ -621,44 +607,31 @@ def _from_wide_scores(  # noqa: PLR0913 -- the constructor's options, passed thr
             "column of the long layout and does not apply to it"
         )
         raise OptionError(msg)
-    wide = wide_scores(
-        frame,
-        y_true=y_true,
-        scores=scores,
-        classes=classes,
-        example=rest["example"],
-        normalize=normalize,
-        tolerance=tolerance,
-        logits=rest["logits"],
-    )
-    if n_classes is not None and n_classes != len(wide.classes):
-        msg = f"n_classes={n_classes} but the scores name {len(wide.classes)} classes"
+    wide = wide_scores(frame, wide_options)
+    if options.n_classes is not None and options.n_classes != len(wide.classes):
+        msg = f"n_classes={options.n_classes} but the scores name {len(wide.classes)} classes"
         raise OptionError(msg)
+    threshold = options.threshold
     stated = (
-        decision is not None
+        options.decision is not None
         or isinstance(threshold, Mapping)
         or threshold != 0.5
-        or k is not None
-        or rest["keep_soft"] is not None
+        or options.k is not None
+        or options.keep_soft is not None
     )
-    pr = Predictions(
-        scores_source(
-            wide.frame,
-            example=wide.example,
-            class_=wide.class_,
-            score=wide.score,
-            y=wide.y,
-            decision=decision if stated else "argmax",
-            threshold=threshold,
-            k=k,
-            classes=wide.classes,
-            logits=rest["logits"],
-            keep_soft=rest["keep_soft"],
-            over=rest["over"],
-            bins=rest["bins"],
-        )
+    long_options = dataclasses.replace(
+        options,
+        example=wide.example,
+        class_=wide.class_,
+        score=wide.score,
+        y=wide.y,
+        decision=options.decision if stated else "argmax",
+        n_classes=None,
+        classes=wide.classes,
+        mask=None,
     )
-    return _truth_named(pr, y_true, len(wide.classes))
+    pr = Predictions(scores_source(wide.frame, long_options))
+    return _truth_named(pr, wide_options.y_true, len(wide.classes))
 
 
 def _truth_named(pr: Predictions, y_true: str, n_classes: int) -> Predictions:
@@ -746,12 +719,14 @@ def from_ordinal(  # noqa: PLR0913 -- the user's options, keyword-only
     base, labels, ordered = ordinal_sources(
         data,
         y_pred_values,
-        y_true=y_true,
-        y_pred=y_pred,
-        example=example,
-        order=order,
-        n_classes=n_classes,
-        fold=fold,
-        repeat=repeat,
+        OrdinalOptions(
+            y_true=y_true,
+            y_pred=y_pred,
+            example=example,
+            order=order,
+            n_classes=n_classes,
+            fold=fold,
+            repeat=repeat,
+        ),
     )
     return OrdinalPredictions(source=base, order=ordered, labels=Predictions(labels))

@@ -15,7 +15,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, EXAMPLE, KEY_ALL, Y_PRED, Y_TRUE
-from aggframe._options import Bootstrap, ClassUniverse, LabelTask
+from aggframe._options import Bootstrap, LabelTask
 from aggframe.exceptions import OptionError
 from aggframe.intake.base import Projection, Source
 from aggframe.intake.frame_input import as_lazy, is_frame
@@ -29,6 +29,7 @@ from aggframe.intake.input_checks import (
     resolve_universe,
     unfit_labels,
 )
+from aggframe.intake.options import LabelOptions
 from aggframe.intake.origin import FRAME, origin_of
 from aggframe.tables.bootstrap import finish_label_boot
 from aggframe.tables.cells import CellTables, group_table
@@ -186,25 +187,11 @@ class LabelSource(Source):
         return {**super().store_meta(), "task": self.task, "pos_label": self.pos_label}
 
 
-def label_source(  # noqa: PLR0913 -- the constructor's options, passed through
-    data: Any,
-    y_pred_values: Any = None,
-    /,
-    *,
-    y_true: str = "y_true",
-    y_pred: str = "y_pred",
-    example: str | None = None,
-    fold: str | None = None,
-    repeat: str | None = None,
-    target: str | None = None,
-    n_classes: int | dict[Any, int] | None = None,
-    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
-    task: LabelTask | None = None,
-    pos_label: Any = 1,
-    class_universe: ClassUniverse = "global",
-    derived_from: dict[str, str] | None = None,
-) -> LabelSource:
+def label_source(data: Any, y_pred_values: Any, opts: LabelOptions) -> LabelSource:
     """A checked :class:`LabelSource` (the options of :func:`~aggframe.from_labels`); reads no rows."""
+    y_true, y_pred, example, target = opts.y_true, opts.y_pred, opts.example, opts.target
+    fold, repeat, pos_label = opts.fold, opts.repeat, opts.pos_label
+    task = opts.task
     task = task.strip().lower() if isinstance(task, str) else task  # type: ignore[assignment]  # any case
     if task not in (None, "multiclass", "binary"):
         msg = f"Expected `task` to be None, 'multiclass' or 'binary', got {task!r}"
@@ -241,8 +228,8 @@ def label_source(  # noqa: PLR0913 -- the constructor's options, passed through
         lf = nw.from_native(label_frame(data, y_pred_values, "y_true", "y_pred")).lazy()
         roles = LabelRoles()
     cast = align_label_dtypes(lf.collect_schema(), roles.y_true, roles.y_pred, null_columns(lf))
-    universe = resolve_universe(n_classes, classes, enum_categories(lf, roles.y_true), target)
-    mode = check_class_universe(class_universe, universe)
+    universe = resolve_universe(opts.n_classes, opts.classes, enum_categories(lf, roles.y_true), target)
+    mode = check_class_universe(opts.class_universe, universe)
     label_task: LabelTask = task or "multiclass"
     if label_task == "binary" and isinstance(universe, list) and pos_label not in universe:
         msg = f"pos_label {pos_label!r} is not among the declared classes {universe[:10]!r}"
@@ -259,7 +246,7 @@ def label_source(  # noqa: PLR0913 -- the constructor's options, passed through
         repeat=repeat,
         target=target,
         class_universe=mode,
-        derived_from=derived_from or {},
+        derived_from=opts.derived_from or {},
     )
     if label_task == "binary":
         # the positive class exactly (1.5 is no class 1), before the universe that holds it

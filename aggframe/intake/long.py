@@ -16,7 +16,7 @@ import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CELLS, CLASS_ROLE, EXAMPLE, KEY_ALL, MASK, P, Y
-from aggframe._options import Bootstrap, ClassUniverse, LongTask
+from aggframe._options import Bootstrap, LongTask
 from aggframe.exceptions import (
     ColumnNotFoundError,
     EmptyInputError,
@@ -37,6 +37,7 @@ from aggframe.intake.input_checks import (
     require_columns,
     resolve_universe,
 )
+from aggframe.intake.options import LongOptions
 from aggframe.intake.origin import origin_of
 from aggframe.tables.bootstrap import finish_long_boot
 from aggframe.tables.cells import CellTables, group_table
@@ -262,26 +263,11 @@ class LongSource(Source):
         return {**super().store_meta(), "task": "long"}
 
 
-def long_source(  # noqa: PLR0913 -- the constructor's options, passed through
-    frame: Any,
-    *,
-    example: str = "example",
-    class_: str = "class",
-    y: str = "y",
-    p: str = "p",
-    mask: str | None = None,
-    fold: str | None = None,
-    repeat: str | None = None,
-    target: str | None = None,
-    n_classes: int | dict[Any, int] | None = None,
-    classes: Sequence[Any] | dict[Any, Sequence[Any]] | None = None,
-    tnorm: Any = None,
-    class_universe: ClassUniverse = "global",
-    task: LongTask | None = None,
-    examples: Any = None,
-    derived_from: dict[str, str] | None = None,
-) -> LongSource:
+def long_source(frame: Any, opts: LongOptions) -> LongSource:
     """A checked :class:`LongSource` (the options of :func:`~aggframe.from_long`); reads no rows."""
+    example, class_, y, p, mask = opts.example, opts.class_, opts.y, opts.p, opts.mask
+    fold, repeat, target, tnorm = opts.fold, opts.repeat, opts.target, opts.tnorm
+    task = opts.task
     task = task.strip().lower() if isinstance(task, str) else task  # type: ignore[assignment]  # any case
     if task not in (None, "multiclass", "multilabel"):
         msg = f"Expected `task` to be None, 'multiclass' or 'multilabel', got {task!r}"
@@ -306,9 +292,9 @@ def long_source(  # noqa: PLR0913 -- the constructor's options, passed through
     )
     check_numeric(schema, {"y": y, "p": p, "mask": mask}, null_columns(lf))
     fn, _ = resolve_tnorm(tnorm)
-    universe = resolve_universe(n_classes, classes, enum_categories(lf, class_), target)
-    mode = check_class_universe(class_universe, universe)
-    declared = declared_examples(examples, lf, target=target, class_universe=mode)
+    universe = resolve_universe(opts.n_classes, opts.classes, enum_categories(lf, class_), target)
+    mode = check_class_universe(opts.class_universe, universe)
+    declared = declared_examples(opts.examples, lf, target=target, class_universe=mode)
     source = LongSource(
         frame=lf,
         origin=origin_of(lf),
@@ -321,7 +307,7 @@ def long_source(  # noqa: PLR0913 -- the constructor's options, passed through
         class_universe=mode,
         task=task,
         examples=declared,
-        derived_from=derived_from or {},
+        derived_from=opts.derived_from or {},
     )
     if universe is not None:
         source.universe_table()  # the declared classes (and per-target keys), checked now

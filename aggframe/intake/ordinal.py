@@ -28,6 +28,7 @@ from aggframe.intake.frame_input import as_lazy, is_frame
 from aggframe.intake.input_checks import enum_categories, label_frame, require_columns
 from aggframe.intake.labels import LabelSource, label_source
 from aggframe.intake.long import LongSource, long_source
+from aggframe.intake.options import LabelOptions, LongOptions, OrdinalOptions
 from aggframe.intake.origin import FRAME, Origin, origin_of
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import to_polars
@@ -252,24 +253,15 @@ def _compute_long(
     return long, role
 
 
-def ordinal_sources(  # noqa: PLR0913 -- the constructor's options, passed through
-    data: Any,
-    y_pred_values: Any = None,
-    /,
-    *,
-    y_true: str = "y_true",
-    y_pred: str = "y_pred",
-    example: str | None = None,
-    order: Sequence[Any] | None = None,
-    n_classes: int | None = None,
-    fold: str | None = None,
-    repeat: str | None = None,
+def ordinal_sources(
+    data: Any, y_pred_values: Any, opts: OrdinalOptions
 ) -> tuple[LongSource, LabelSource, list[Any]]:
     """The threshold (long) source, the single-label source and the order (see :func:`~aggframe.from_ordinal`)."""
+    y_true, y_pred, example, fold, repeat = opts.y_true, opts.y_pred, opts.example, opts.fold, opts.repeat
     lf, origin, columns = _prepare_input(data, y_pred_values, _Columns(y_true, y_pred, example, fold, repeat))
     y_true, y_pred = columns.y_true, columns.y_pred
     schema = lf.collect_schema()
-    given, label_dtype = _prepare_labels(schema, columns, _check_order(order, n_classes))
+    given, label_dtype = _prepare_labels(schema, columns, _check_order(opts.order, opts.n_classes))
     position = {c: i for i, c in enumerate(schema.names())}
     # the user's columns by position: a name is never read as a pattern ("*", "^x$")
     cols = {c: pl.nth(position[c]).cast(label_dtype).alias(c) for c in (y_true, y_pred)}
@@ -293,24 +285,42 @@ def ordinal_sources(  # noqa: PLR0913 -- the constructor's options, passed throu
     long, role = _compute_long(lf, columns, (rank_true, rank_pred), threshold_values)
     base = long_source(
         long,
-        example=role["example"],
-        class_=role["class_"],
-        y=role["y"],
-        p=role["p"],
-        fold=fold,
-        repeat=repeat,
-        classes=threshold_values.to_list(),
-        derived_from={y_true: "y_true", y_pred: "y_pred"},
+        LongOptions(
+            example=role["example"],
+            class_=role["class_"],
+            y=role["y"],
+            p=role["p"],
+            mask=None,
+            fold=fold,
+            repeat=repeat,
+            target=None,
+            n_classes=None,
+            classes=threshold_values.to_list(),
+            tnorm=None,
+            class_universe="global",
+            task=None,
+            examples=None,
+            derived_from={y_true: "y_true", y_pred: "y_pred"},
+        ),
     )
     base.origin = origin
     labels = label_source(
         lf.with_columns(cols[y_true], cols[y_pred]),
-        y_true=y_true,
-        y_pred=y_pred,
-        example=example,
-        fold=fold,
-        repeat=repeat,
-        classes=order_series.to_list(),
+        None,
+        LabelOptions(
+            y_true=y_true,
+            y_pred=y_pred,
+            example=example,
+            fold=fold,
+            repeat=repeat,
+            target=None,
+            n_classes=None,
+            classes=order_series.to_list(),
+            task=None,
+            pos_label=1,
+            class_universe="global",
+            derived_from=None,
+        ),
     )
     labels.origin = origin
     return base, labels, order_series.to_list()

@@ -53,6 +53,7 @@ from aggframe.intake.input_checks import (
     require_columns,
     resolve_universe,
 )
+from aggframe.intake.options import ScoreOptions
 from aggframe.intake.origin import origin_of
 from aggframe.intake.read_errors import reading
 from aggframe.intake.scores_long import SCORE, ScoreSource, polars_dtype
@@ -504,30 +505,17 @@ def _check_cut_classes(
         raise UnknownClassError(msg)
 
 
-def scores_source(  # noqa: PLR0913 -- the constructor's options, passed through
-    frame: Any,
-    *,
-    example: str | None = None,
-    class_: str | None = "class",
-    score: str = "score",
-    y: str = "y",
-    decision: str | None = None,
-    threshold: float | Mapping[Any, float] = 0.5,
-    k: int | None = None,
-    logits: bool = False,
-    n_classes: int | None = None,
-    classes: Sequence[Any] | None = None,
-    mask: str | None = None,
-    keep_soft: str | TNorm | None = None,
-    over: str | Sequence[str] | None = None,
-    bins: int | None = None,
-) -> ScoreSource | BinaryScoreSource:
+def scores_source(frame: Any, opts: ScoreOptions) -> ScoreSource | BinaryScoreSource:
     """A checked source of predictions with scores (the options of :func:`~aggframe.from_scores`)."""
+    example, class_, score, y, mask = opts.example, opts.class_, opts.score, opts.y, opts.mask
+    threshold, n_classes, classes = opts.threshold, opts.n_classes, opts.classes
     lf = as_lazy(frame, "frame")
     origin = origin_of(lf)
     binary = class_ is None
-    options = _check_options(decision, threshold, k, keep_soft, logits=logits, bins=bins, binary=binary)
-    roles = _prepare_roles(example, class_, score, y, mask, over=tuple(listify(over)))
+    options = _check_options(
+        opts.decision, threshold, opts.k, opts.keep_soft, logits=opts.logits, bins=opts.bins, binary=binary
+    )
+    roles = _prepare_roles(example, class_, score, y, mask, over=tuple(listify(opts.over)))
     if binary:
         given = {
             "mask": mask is not None,

@@ -58,6 +58,7 @@ from aggframe.exceptions import (
     UnknownClassError,
 )
 from aggframe.intake.frame_input import as_lazy
+from aggframe.intake.options import WideOptions
 from aggframe.intake.origin import keep_origin, origin_of
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
@@ -484,19 +485,10 @@ def _compute_long(
     )
 
 
-def wide_scores(  # noqa: PLR0913 -- the constructor's options, passed through
-    frame: Any,
-    *,
-    y_true: str,
-    scores: Any,
-    classes: Sequence[Any] | None = None,
-    example: str | None = None,
-    normalize: bool = False,
-    tolerance: float = WIDE_TOLERANCE,
-    logits: bool = False,
-) -> WideScores:
+def wide_scores(frame: Any, opts: WideOptions) -> WideScores:
     """The wide layout checked and unpivoted lazily to the long layout (see the module's docstring)."""
-    options = _check_options(normalize, tolerance, logits=logits)
+    y_true, scores, classes, example = opts.y_true, opts.scores, opts.classes, opts.example
+    options = _check_options(opts.normalize, opts.tolerance, logits=opts.logits)
     lf = as_lazy(frame, "frame")
     origin = origin_of(lf)
     schema = _polars_schema(lf)
