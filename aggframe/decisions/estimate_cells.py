@@ -147,8 +147,11 @@ def _lookup(cmap: CalibrationMap, dtype: pl.DataType) -> pl.DataFrame:
 
 #: float64's machine epsilon: probabilities are clipped to [EPS, 1 - EPS] in the log loss (as scikit-learn)
 EPS = float(np.finfo(np.float64).eps)
-#: The per-row sums of the losses: expected (over every entry) and realized (labelled entries).
-LOSSES = ("ll_e", "br_e", "ll_r", "br_r")
+#: The per-row sums of the losses: expected (over every entry), realized (labelled entries) and
+#: the variance of the realized loss under the calibrated probabilities (the losses' interval):
+#: an entry's loss is l1 (truth 1) with probability q, l0 otherwise, so its variance is
+#: ``q (1 - q) (l1 - l0)^2``; log loss: ``l1 - l0 = log((1 - p) / p)``; Brier: ``1 - 2 s``.
+LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v")
 
 
 def bin_table(
@@ -197,6 +200,8 @@ def _row_sums(*, losses: bool) -> list[pl.Expr]:
             (q - 2.0 * q * s + s * s).sum().alias("br_e"),
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0).sum().alias("ll_r"),
             ((t - s) ** 2).fill_null(0.0).sum().alias("br_r"),
+            (q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2).sum().alias("ll_v"),
+            (q * (1.0 - q) * (1.0 - 2.0 * s) ** 2).sum().alias("br_v"),
         ]
     return sums
 
@@ -232,6 +237,8 @@ def _loss_exprs() -> list[pl.Expr]:
         q - 2.0 * q * s + s * s,
         (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
         ((t - s) ** 2).fill_null(0.0),
+        q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2,
+        q * (1.0 - q) * (1.0 - 2.0 * s) ** 2,
     ]
 
 
@@ -260,7 +267,10 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
             if losses:
                 expected = [c("ll_e"), c("br_e")] if (t is None and d) else [zero, zero]
                 realized = [c("ll_r"), c("br_r")] if (t == 1.0 and d) else [zero, zero]
-                extra = [e.alias(name) for e, name in zip([*expected, *realized], LOSSES, strict=True)]
+                spread = [c("ll_v"), c("br_v")] if (t is None and d) else [zero, zero]
+                extra = [
+                    e.alias(name) for e, name in zip([*expected, *realized, *spread], LOSSES, strict=True)
+                ]
             out = c("out") if (t is None and not d) else zero
             s1 = c("s1") if (t is None and not d) else zero  # the scores' sum, on one row
             parts.append(
@@ -322,6 +332,10 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             c.log().sum().alias("l1"),
             (1.0 - c).log().sum().alias("l0"),
             (-(c * c.log() + (1.0 - c) * (1.0 - c).log())).sum().alias("h"),
+            (((1.0 - c).log() - c.log()) ** 2).sum().alias("l2"),
+            # the scores read as probabilities (calibration "none"): the variances per row
+            (s * (1.0 - s) * ((1.0 - c).log() - c.log()) ** 2).sum().alias("hv"),
+            (s * (1.0 - s) * (1.0 - 2.0 * s) ** 2).sum().alias("bv"),
         ]
     agg = ent.frame.with_columns(binned(s).alias(BIN)).group_by(group, drop_null_keys=False).agg(*sums)
     with reading(origin):
@@ -333,12 +347,18 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
         # the scores are the probabilities: their own sums, exactly
         frame = joined.with_columns(s1.alias("q_sum"), (s1 - s2).alias("v_sum"))
         expected = [pl.col("h").alias("ll_e"), (s1 - s2).alias("br_e")]
+        spread = [pl.col("hv").alias("ll_v"), pl.col("bv").alias("br_v")]
     else:
         q = pl.col(Q).fill_null(s1 / n)  # a class the map never saw: its scores
         frame = joined.with_columns((q * n).alias("q_sum"), (q * (1.0 - q) * n).alias("v_sum"))
         expected = [
             (-(q * pl.col("l1") + (1.0 - q) * pl.col("l0"))).alias("ll_e"),
             (q * n - 2.0 * q * s1 + s2).alias("br_e"),
+        ]
+        # q is constant within the (class, bin) row: sum (1 - 2 s)^2 = n - 4 s1 + 4 s2
+        spread = [
+            (q * (1.0 - q) * pl.col("l2")).alias("ll_v"),
+            (q * (1.0 - q) * (n - 4.0 * s1 + 4.0 * s2)).alias("br_v"),
         ]
     t = pl.col(T).fill_null(0.0)
     realized = [
@@ -351,7 +371,9 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
     )
     frame = frame.join(ranges, on=CLASS_ROLE, how="left", nulls_equal=True)
     outside = ((pl.col(BIN) < pl.col("_lo")) | (pl.col(BIN) > pl.col("_hi"))).fill_null(value=False)
-    frame = frame.with_columns(*([*expected, *realized] if losses else []), (n * outside).alias("out"))
+    frame = frame.with_columns(
+        *([*expected, *realized, *spread] if losses else []), (n * outside).alias("out")
+    )
     frame = frame.select(*group, "n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out", "s1")
     bins = frame.group_by([*ent.keys, CLASS_ROLE, BIN, T]).agg(pl.col("n", "q_sum", "v_sum").sum())
     return BinTable(frame, bins, ent.keys, single_label=False)

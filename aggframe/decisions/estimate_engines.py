@@ -113,6 +113,8 @@ def _row_sums(*, losses: bool) -> list[Any]:
             q - 2.0 * q * s + s * s,
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
             ((t - s) ** 2).fill_null(0.0),
+            q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2,  # the variances (the interval)
+            q * (1.0 - q) * (1.0 - 2.0 * s) ** 2,
         ]
         sums += [e.sum().alias(name) for e, name in zip(parts, LOSSES, strict=True)]
     return sums

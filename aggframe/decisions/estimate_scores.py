@@ -188,6 +188,7 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
         n.sum().alias("size"),
         pl.col("q_sum").sum().alias("weight"),
         *([pl.col("ll_e").sum().alias("ll"), pl.col("br_e").sum().alias("br")] if losses else []),
+        *([pl.col("ll_v").sum().alias("llv"), pl.col("br_v").sum().alias("brv")] if losses else []),
     )
     real = (
         f.filter(t.is_not_null())
@@ -196,6 +197,7 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
             n.sum().alias("size"),
             (n * t).sum().alias("weight"),
             *([pl.col("ll_r").sum().alias("ll"), pl.col("br_r").sum().alias("br")] if losses else []),
+            *([pl.lit(0.0).alias("llv"), pl.lit(0.0).alias("brv")] if losses else []),
         )
     )
     return pl.concat(
@@ -221,6 +223,35 @@ def _loss_values(sums: pl.DataFrame, keys: list[str], names: list[str]) -> tuple
     return per_class, pooled
 
 
+def _drawn_losses(
+    sums: pl.DataFrame, keys: list[str], n_draws: int, seed: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per draw, class and pooled (micro): the log loss and Brier sums drawn from normals.
+
+    Per (group, class) the realized loss sum is a sum of independent two-point variables
+    (``l1`` with probability ``q``, ``l0`` otherwise) with mean ``ll`` and variance ``llv``
+    (Brier: ``br``, ``brv``), drawn as a normal clipped to its range; the pooled value of a
+    draw sums its classes. Returns (keys..., kind, class, weight, size, ll, br) per class and
+    (keys..., kind, size, ll, br) pooled.
+    """
+    est = sums.filter(pl.col(KIND) == ESTIMATED).sort([*keys, CLASS_ROLE], nulls_last=True)
+    size = est["size"].to_numpy()
+    z = np.random.default_rng(seed + 2).standard_normal((2, n_draws, est.height))
+
+    def drawn(mean: str, var: str, high: np.ndarray) -> np.ndarray:
+        sd = np.sqrt(np.maximum(est[var].to_numpy(), 0.0))
+        return np.clip(est[mean].to_numpy() + sd * z[0 if mean == "ll" else 1], 0.0, high).reshape(-1)
+
+    base = est.select(*keys, CLASS_ROLE, "weight", "size")
+    per_class = pl.concat([base] * n_draws).with_columns(
+        pl.Series(KIND, np.repeat(np.arange(n_draws, dtype=np.int64), est.height)),
+        pl.Series("ll", drawn("ll", "llv", np.full(size.shape, np.inf))),
+        pl.Series("br", drawn("br", "brv", size)),
+    )
+    pooled = per_class.group_by([*keys, KIND]).agg(pl.col("size", "ll", "br").sum())
+    return per_class, pooled
+
+
 def score_report(
     bt: BinTable, request: Any, *, n_draws: int, seed: int, pos_label: Any, class_dtype: pl.DataType
 ) -> pl.DataFrame:
@@ -230,8 +261,16 @@ def score_report(
     names = list(request.scores)
     sums = _class_sums(bt)
     per_class, micro = _loss_values(sums, keys, names)
-    per_class = per_class.select(*keys, CLASS_ROLE, "weight", *(m for m in names if m != "auroc"))
-    micro = micro.select(*keys, *(m for m in names if m != "auroc"))
+    losses = [m for m in names if m != "auroc"]
+    per_class = per_class.select(*keys, CLASS_ROLE, "weight", *losses)
+    micro = micro.select(*keys, *losses)
+    if n_draws and losses:
+        drawn_class, drawn_micro = _drawn_losses(sums, bt.keys, n_draws, seed)
+        means = [(pl.col(c) / pl.col("size")).alias(m) for c, m in (("ll", "log_loss"), ("br", "brier"))]
+        drawn_class = drawn_class.with_columns(*means).select(per_class.columns)
+        drawn_micro = drawn_micro.with_columns(*means).select(micro.columns)
+        per_class = pl.concat([per_class, drawn_class], how="vertical_relaxed")
+        micro = pl.concat([micro, drawn_micro], how="vertical_relaxed")
     if "auroc" in names:
         kinds = _ranking_kinds(bt)
         auc = _auroc(kinds, [*keys, CLASS_ROLE])
@@ -255,8 +294,7 @@ def score_report(
     res = pl.concat(out, how="vertical_relaxed").select(
         *keys, "measure", "operator", pl.col("value").cast(pl.Float64)
     )
-    # the draws are of the positives only: no interval for the losses
-    return res.filter((pl.col(KIND) < 0) | (pl.col("measure") == "auroc")).drop_nulls("value")
+    return res.drop_nulls("value")
 
 
 def _operator(
