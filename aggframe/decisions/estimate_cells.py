@@ -151,7 +151,38 @@ EPS = float(np.finfo(np.float64).eps)
 #: the variance of the realized loss under the calibrated probabilities (the losses' interval):
 #: an entry's loss is l1 (truth 1) with probability q, l0 otherwise, so its variance is
 #: ``q (1 - q) (l1 - l0)^2``; log loss: ``l1 - l0 = log((1 - p) / p)``; Brier: ``1 - 2 s``.
-LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v")
+#: ``ll_m``, ``br_m``: the same over whole examples, whose entries move together under
+#: single-label truth (one true class c of the example with probability q_c): per example
+#: ``sum_c q_c delta_c^2 - (sum_c q_c delta_c)^2``, spread over its rows as
+#: ``q delta^2 - q delta M`` with ``M`` the example's ``sum q delta`` (:data:`MOMENTS`);
+#: with independent entries ``M = q delta`` and they equal ``ll_v``, ``br_v``.
+LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v", "ll_m", "br_m")
+#: Per row: ``sum q delta`` over the row's example (single-label) or the row alone (log loss, Brier).
+MOMENTS = (f"{PREFIX}est_mll", f"{PREFIX}est_mbr")
+
+
+def with_moments(lf: Any, keys: Sequence[str], *, single_label: bool) -> Any:
+    """``lf`` (Polars or Narwhals) with :data:`MOMENTS`: ``sum q delta`` per example (single-label) or row."""
+    f: Any = pl if isinstance(lf, pl.LazyFrame) else nw
+    q, s = f.col(Q), f.col(S)
+    p = s.clip(EPS, 1.0 - EPS)
+    moments = [q * ((1.0 - p).log() - p.log()), q * (1.0 - 2.0 * s)]
+    if single_label:
+        moments = [m.sum().over(*keys, EXAMPLE) for m in moments]
+    return lf.with_columns(*[m.alias(name) for m, name in zip(moments, MOMENTS, strict=True)])
+
+
+def spread_exprs(f: Any) -> list[Any]:
+    """The variance terms of :data:`LOSSES` (``ll_v``, ``br_v``, ``ll_m``, ``br_m``) per row (Polars or Narwhals)."""
+    q, s = f.col(Q), f.col(S)
+    p = s.clip(EPS, 1.0 - EPS)
+    d_ll, d_br = (1.0 - p).log() - p.log(), 1.0 - 2.0 * s
+    return [
+        q * (1.0 - q) * d_ll**2,
+        q * (1.0 - q) * d_br**2,
+        q * d_ll * (d_ll - f.col(MOMENTS[0])),
+        q * d_br * (d_br - f.col(MOMENTS[1])),
+    ]
 
 
 def bin_table(
@@ -200,9 +231,8 @@ def _row_sums(*, losses: bool) -> list[pl.Expr]:
             (q - 2.0 * q * s + s * s).sum().alias("br_e"),
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0).sum().alias("ll_r"),
             ((t - s) ** 2).fill_null(0.0).sum().alias("br_r"),
-            (q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2).sum().alias("ll_v"),
-            (q * (1.0 - q) * (1.0 - 2.0 * s) ** 2).sum().alias("br_v"),
         ]
+        sums += [e.sum().alias(name) for e, name in zip(spread_exprs(pl), LOSSES[4:], strict=True)]
     return sums
 
 
@@ -237,8 +267,7 @@ def _loss_exprs() -> list[pl.Expr]:
         q - 2.0 * q * s + s * s,
         (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
         ((t - s) ** 2).fill_null(0.0),
-        q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2,
-        q * (1.0 - q) * (1.0 - 2.0 * s) ** 2,
+        *spread_exprs(pl),
     ]
 
 
@@ -267,7 +296,7 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
             if losses:
                 expected = [c("ll_e"), c("br_e")] if (t is None and d) else [zero, zero]
                 realized = [c("ll_r"), c("br_r")] if (t == 1.0 and d) else [zero, zero]
-                spread = [c("ll_v"), c("br_v")] if (t is None and d) else [zero, zero]
+                spread = [c(v) for v in LOSSES[4:]] if (t is None and d) else [zero] * 4
                 extra = [
                     e.alias(name) for e, name in zip([*expected, *realized, *spread], LOSSES, strict=True)
                 ]
@@ -296,6 +325,8 @@ def _polars_table(
     if pred:
         # small integer keys hash faster than floats
         lf = lf.with_columns(pl.col(D).cast(pl.Int8), pl.col(T).cast(pl.Int8))
+    if losses:
+        lf = with_moments(lf, ent.keys, single_label=cmap.renormalize and not ent.binary)
     group = [*ent.keys, D, T] if ent.binary else [*ent.keys, CLASS_ROLE, D, T]
     if pred:
         # argmax: the example's one predicted class (top-k: its first; the interval is then approximate)
@@ -348,6 +379,7 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
         frame = joined.with_columns(s1.alias("q_sum"), (s1 - s2).alias("v_sum"))
         expected = [pl.col("h").alias("ll_e"), (s1 - s2).alias("br_e")]
         spread = [pl.col("hv").alias("ll_v"), pl.col("bv").alias("br_v")]
+        spread += [pl.col("hv").alias("ll_m"), pl.col("bv").alias("br_m")]  # independent entries
     else:
         q = pl.col(Q).fill_null(s1 / n)  # a class the map never saw: its scores
         frame = joined.with_columns((q * n).alias("q_sum"), (q * (1.0 - q) * n).alias("v_sum"))
@@ -360,6 +392,7 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             (q * (1.0 - q) * pl.col("l2")).alias("ll_v"),
             (q * (1.0 - q) * (n - 4.0 * s1 + 4.0 * s2)).alias("br_v"),
         ]
+        spread += [spread[0].alias("ll_m"), spread[1].alias("br_m")]  # independent entries
     t = pl.col(T).fill_null(0.0)
     realized = [
         (-(t * pl.col("l1") + (1.0 - t) * pl.col("l0"))).alias("ll_r"),

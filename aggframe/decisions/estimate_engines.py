@@ -40,6 +40,8 @@ from aggframe.decisions.estimate_cells import (
     S,
     T,
     binned,
+    spread_exprs,
+    with_moments,
 )
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars, engine_of
@@ -113,8 +115,7 @@ def _row_sums(*, losses: bool) -> list[Any]:
             q - 2.0 * q * s + s * s,
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
             ((t - s) ** 2).fill_null(0.0),
-            q * (1.0 - q) * ((1.0 - p).log() - p.log()) ** 2,  # the variances (the interval)
-            q * (1.0 - q) * (1.0 - 2.0 * s) ** 2,
+            *spread_exprs(nw),  # the variances (the interval)
         ]
         sums += [e.sum().alias(name) for e, name in zip(parts, LOSSES, strict=True)]
     return sums
@@ -126,6 +127,8 @@ def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: bool, pred: bo
     ``pred``: the example's predicted class as a key too (the single-label interval; argmax).
     """
     lf = engine_with_q(ent, cmap)
+    if losses:
+        lf = with_moments(lf, ent.keys, single_label=True)
     group = [*ent.keys, CLASS_ROLE, BIN, D, T]
     if pred:
         chosen = nw.when(nw.col(D) == 1.0).then(nw.col(CLASS_ROLE)).max().over(*ent.keys, EXAMPLE)
