@@ -461,7 +461,7 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     polars.DataFrame
         The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
         (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
-        ``ci_high`` (null without draws, for realized rows, log loss, Brier and exemplar),
+        ``ci_high`` (null without draws, for realized rows and for exemplar),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises

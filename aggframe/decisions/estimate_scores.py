@@ -30,7 +30,9 @@ Operators: ``binary`` (the positive class), ``micro``, ``macro``, ``weighted``.
 The interval (``n_draws``) covers AUROC: the positives of each bin are drawn
 from a binomial with the bin's entries and mean calibrated probability (the
 Poisson-binomial count exactly when ``q`` is constant within the bin, as with a
-fitted map; slightly wider otherwise); log loss and Brier get no interval.
+fitted map; slightly wider otherwise). Log loss and Brier: each class's loss sum is
+drawn from a normal with its variance ``sum q (1 - q) (l1 - l0)^2`` (with the
+example's covariance under single-label truth: :func:`_drawn_losses`).
 """
 
 from __future__ import annotations

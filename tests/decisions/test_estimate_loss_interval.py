@@ -131,3 +131,22 @@ def test_loss_interval_without_draws_is_null_and_with_draws_brackets_the_estimat
     assert est.height == 12
     assert est["ci_low"].null_count() == 0
     assert ((est["ci_low"] < est["value"]) & (est["value"] < est["ci_high"])).all()
+
+
+@pytest.mark.parametrize("layout", ["binary", "single_label"])
+def test_loss_interval_duckdb_matches_polars(layout: str) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    if layout == "binary":
+        df, read = _binary(np.random.default_rng(15), 40, 4), {"class_": None}
+    else:
+        read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
+        df = _multiclass(np.random.default_rng(15), 40, 4)
+    ref = af.from_scores(df, **read)
+    rel = af.from_scores(duckdb.connect().from_arrow(df.to_arrow()), **read)
+    args = {"by": "run", "calibration": "isotonic", "n_draws": 40}
+    order = ["run", "kind", "measure", "operator"]
+    want = af.estimate(ref, ref, ["log_loss", "brier"], ["micro", "macro"], **args).sort(order)
+    got = af.estimate(ref, rel, ["log_loss", "brier"], ["micro", "macro"], **args).sort(order)
+    assert want.filter(pl.col("kind") == "estimated")["ci_low"].null_count() == 0
+    for c in ("value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-9, atol=1e-12)
