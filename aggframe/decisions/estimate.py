@@ -45,6 +45,7 @@ from aggframe.decisions.estimate_cells import (
     BinTable,
     D,
     Entries,
+    Losses,
     S,
     T,
     bin_table,
@@ -520,7 +521,9 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     ent = entries(source, by_cols, labelled)
     check_labelled(ent, labelled, source.origin)
     check_score_request(request.scores, request.operators)
-    losses = bool({"log_loss", "brier"} & set(request.scores))
+    losses: Losses = bool({"log_loss", "brier"} & set(request.scores))
+    if losses and n_draws:
+        losses = "interval"  # the example's moments too (a window per example, single-label)
     pred = bool(n_draws) and cmap.renormalize and getattr(source, "decision", None) == "argmax"
     ranking = "auroc" in request.scores
     if cmap.renormalize and not ent.binary and not isinstance(nw.to_native(ent.frame), pl.LazyFrame):

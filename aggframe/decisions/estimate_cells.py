@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import narwhals as nw
 import numpy as np
@@ -157,6 +157,9 @@ EPS = float(np.finfo(np.float64).eps)
 #: ``q delta^2 - q delta M`` with ``M`` the example's ``sum q delta`` (:data:`MOMENTS`);
 #: with independent entries ``M = q delta`` and they equal ``ll_v``, ``br_v``.
 LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v", "ll_m", "br_m")
+#: The loss sums a scan takes: none (False), the point values (True) or also the example's
+#: moments of the interval under single-label truth ("interval": a window per example).
+Losses = bool | Literal["interval"]
 #: Per row: ``sum q delta`` over the row's example (single-label) or the row alone (log loss, Brier).
 MOMENTS = (f"{PREFIX}est_mll", f"{PREFIX}est_mbr")
 
@@ -191,14 +194,14 @@ def bin_table(
     origin: Any,
     *,
     engine: Any,
-    losses: bool = False,
+    losses: Losses = False,
     ranking: bool = False,
     pred: bool = False,
 ) -> BinTable:
     """One group-by of the entries over (keys, class, d, t): entries, expected positives and variance.
 
     ``losses``: also the sums of the expected and realized log loss and Brier score
-    (:data:`LOSSES`); ``ranking``: also the score bins (AUROC); ``pred``: also the
+    and their variances (:data:`LOSSES`; ``"interval"``: exact under single-label truth); ``ranking``: also the score bins (AUROC); ``pred``: also the
     example's predicted class as a key (the single-label interval). Polars sources
     look the map up per row (a gather, no join); other engines group by the score
     bin too and the map is joined to that small table.
@@ -212,7 +215,7 @@ def bin_table(
             "aggframe.decisions.estimate_engines.engine_table"
         )
         raise OptionError(msg)
-    return _engine_table(ent, cmap, origin, losses=losses)
+    return _engine_table(ent, cmap, origin, losses=bool(losses))
 
 
 def _row_sums(*, losses: bool) -> list[pl.Expr]:
@@ -319,14 +322,16 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
 
 
 def _polars_table(
-    ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any, losses: bool, ranking: bool, pred: bool
+    ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any, losses: Losses, ranking: bool, pred: bool
 ) -> BinTable:
     lf = with_q(ent, cmap)
     if pred:
         # small integer keys hash faster than floats
         lf = lf.with_columns(pl.col(D).cast(pl.Int8), pl.col(T).cast(pl.Int8))
     if losses:
-        lf = with_moments(lf, ent.keys, single_label=cmap.renormalize and not ent.binary)
+        single = losses == "interval" and cmap.renormalize and not ent.binary
+        lf = with_moments(lf, ent.keys, single_label=single)
+        losses = True
     group = [*ent.keys, D, T] if ent.binary else [*ent.keys, CLASS_ROLE, D, T]
     if pred:
         # argmax: the example's one predicted class (top-k: its first; the interval is then approximate)

@@ -36,6 +36,7 @@ from aggframe.decisions.estimate_cells import (
     BinTable,
     D,
     Entries,
+    Losses,
     Q,
     S,
     T,
@@ -121,14 +122,15 @@ def _row_sums(*, losses: bool) -> list[Any]:
     return sums
 
 
-def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: bool, pred: bool) -> BinTable:
+def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: Losses, pred: bool) -> BinTable:
     """The bin table of a renormalising map on DuckDB or Spark: one query, its small result summed in Polars.
 
     ``pred``: the example's predicted class as a key too (the single-label interval; argmax).
     """
     lf = engine_with_q(ent, cmap)
     if losses:
-        lf = with_moments(lf, ent.keys, single_label=True)
+        lf = with_moments(lf, ent.keys, single_label=losses == "interval")
+        losses = True
     group = [*ent.keys, CLASS_ROLE, BIN, D, T]
     if pred:
         chosen = nw.when(nw.col(D) == 1.0).then(nw.col(CLASS_ROLE)).max().over(*ent.keys, EXAMPLE)
