@@ -81,10 +81,11 @@ def test_binary_loss_interval_covers() -> None:
 
 def test_multilabel_loss_interval_covers() -> None:
     data = af.from_scores(_multilabel(np.random.default_rng(12), 40, RUNS))
-    out = _estimate(data, ["micro", "macro"])
+    out = _estimate(data, ["micro", "macro", "weighted"])
     for m in ("log_loss", "brier"):
         _check(out, m, "micro")
         _check(out, m, "macro")
+        _check(out, m, "weighted")
 
 
 def _multiclass(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
