@@ -45,6 +45,7 @@ from aggframe.decisions.estimate_cells import (
     BinTable,
     D,
     Entries,
+    Losses,
     S,
     T,
     bin_table,
@@ -461,7 +462,7 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     polars.DataFrame
         The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
         (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
-        ``ci_high`` (null without draws, for realized rows, log loss, Brier and exemplar),
+        ``ci_high`` (null without draws, for realized rows and for exemplar),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises
@@ -520,7 +521,9 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     ent = entries(source, by_cols, labelled)
     check_labelled(ent, labelled, source.origin)
     check_score_request(request.scores, request.operators)
-    losses = bool({"log_loss", "brier"} & set(request.scores))
+    losses: Losses = bool({"log_loss", "brier"} & set(request.scores))
+    if losses and n_draws:
+        losses = "interval"  # the example's moments too (a window per example, single-label)
     pred = bool(n_draws) and cmap.renormalize and getattr(source, "decision", None) == "argmax"
     ranking = "auroc" in request.scores
     if cmap.renormalize and not ent.binary and not isinstance(nw.to_native(ent.frame), pl.LazyFrame):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import narwhals as nw
 import numpy as np
@@ -147,8 +147,45 @@ def _lookup(cmap: CalibrationMap, dtype: pl.DataType) -> pl.DataFrame:
 
 #: float64's machine epsilon: probabilities are clipped to [EPS, 1 - EPS] in the log loss (as scikit-learn)
 EPS = float(np.finfo(np.float64).eps)
-#: The per-row sums of the losses: expected (over every entry) and realized (labelled entries).
-LOSSES = ("ll_e", "br_e", "ll_r", "br_r")
+#: The per-row sums of the losses: expected (over every entry), realized (labelled entries) and
+#: the variance of the realized loss under the calibrated probabilities (the losses' interval):
+#: an entry's loss is l1 (truth 1) with probability q, l0 otherwise, so its variance is
+#: ``q (1 - q) (l1 - l0)^2``; log loss: ``l1 - l0 = log((1 - p) / p)``; Brier: ``1 - 2 s``.
+#: ``ll_m``, ``br_m``: the same over whole examples, whose entries move together under
+#: single-label truth (one true class c of the example with probability q_c): per example
+#: ``sum_c q_c delta_c^2 - (sum_c q_c delta_c)^2``, spread over its rows as
+#: ``q delta^2 - q delta M`` with ``M`` the example's ``sum q delta`` (:data:`MOMENTS`);
+#: with independent entries ``M = q delta`` and they equal ``ll_v``, ``br_v``.
+LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v", "ll_m", "br_m")
+#: The loss sums a scan takes: none (False), the point values (True) or also the example's
+#: moments of the interval under single-label truth ("interval": a window per example).
+Losses = bool | Literal["interval"]
+#: Per row: ``sum q delta`` over the row's example (single-label) or the row alone (log loss, Brier).
+MOMENTS = (f"{PREFIX}est_mll", f"{PREFIX}est_mbr")
+
+
+def with_moments(lf: Any, keys: Sequence[str], *, single_label: bool) -> Any:
+    """``lf`` (Polars or Narwhals) with :data:`MOMENTS`: ``sum q delta`` per example (single-label) or row."""
+    f: Any = pl if isinstance(lf, pl.LazyFrame) else nw
+    q, s = f.col(Q), f.col(S)
+    p = s.clip(EPS, 1.0 - EPS)
+    moments = [q * ((1.0 - p).log() - p.log()), q * (1.0 - 2.0 * s)]
+    if single_label:
+        moments = [m.sum().over(*keys, EXAMPLE) for m in moments]
+    return lf.with_columns(*[m.alias(name) for m, name in zip(moments, MOMENTS, strict=True)])
+
+
+def spread_exprs(f: Any) -> list[Any]:
+    """The variance terms of :data:`LOSSES` (``ll_v``, ``br_v``, ``ll_m``, ``br_m``) per row (Polars or Narwhals)."""
+    q, s = f.col(Q), f.col(S)
+    p = s.clip(EPS, 1.0 - EPS)
+    d_ll, d_br = (1.0 - p).log() - p.log(), 1.0 - 2.0 * s
+    return [
+        q * (1.0 - q) * d_ll**2,
+        q * (1.0 - q) * d_br**2,
+        q * d_ll * (d_ll - f.col(MOMENTS[0])),
+        q * d_br * (d_br - f.col(MOMENTS[1])),
+    ]
 
 
 def bin_table(
@@ -157,14 +194,14 @@ def bin_table(
     origin: Any,
     *,
     engine: Any,
-    losses: bool = False,
+    losses: Losses = False,
     ranking: bool = False,
     pred: bool = False,
 ) -> BinTable:
     """One group-by of the entries over (keys, class, d, t): entries, expected positives and variance.
 
     ``losses``: also the sums of the expected and realized log loss and Brier score
-    (:data:`LOSSES`); ``ranking``: also the score bins (AUROC); ``pred``: also the
+    and their variances (:data:`LOSSES`; ``"interval"``: exact under single-label truth); ``ranking``: also the score bins (AUROC); ``pred``: also the
     example's predicted class as a key (the single-label interval). Polars sources
     look the map up per row (a gather, no join); other engines group by the score
     bin too and the map is joined to that small table.
@@ -178,7 +215,7 @@ def bin_table(
             "aggframe.decisions.estimate_engines.engine_table"
         )
         raise OptionError(msg)
-    return _engine_table(ent, cmap, origin, losses=losses)
+    return _engine_table(ent, cmap, origin, losses=bool(losses))
 
 
 def _row_sums(*, losses: bool) -> list[pl.Expr]:
@@ -198,6 +235,7 @@ def _row_sums(*, losses: bool) -> list[pl.Expr]:
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0).sum().alias("ll_r"),
             ((t - s) ** 2).fill_null(0.0).sum().alias("br_r"),
         ]
+        sums += [e.sum().alias(name) for e, name in zip(spread_exprs(pl), LOSSES[4:], strict=True)]
     return sums
 
 
@@ -232,6 +270,7 @@ def _loss_exprs() -> list[pl.Expr]:
         q - 2.0 * q * s + s * s,
         (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
         ((t - s) ** 2).fill_null(0.0),
+        *spread_exprs(pl),
     ]
 
 
@@ -260,7 +299,10 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
             if losses:
                 expected = [c("ll_e"), c("br_e")] if (t is None and d) else [zero, zero]
                 realized = [c("ll_r"), c("br_r")] if (t == 1.0 and d) else [zero, zero]
-                extra = [e.alias(name) for e, name in zip([*expected, *realized], LOSSES, strict=True)]
+                spread = [c(v) for v in LOSSES[4:]] if (t is None and d) else [zero] * 4
+                extra = [
+                    e.alias(name) for e, name in zip([*expected, *realized, *spread], LOSSES, strict=True)
+                ]
             out = c("out") if (t is None and not d) else zero
             s1 = c("s1") if (t is None and not d) else zero  # the scores' sum, on one row
             parts.append(
@@ -280,12 +322,16 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
 
 
 def _polars_table(
-    ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any, losses: bool, ranking: bool, pred: bool
+    ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any, losses: Losses, ranking: bool, pred: bool
 ) -> BinTable:
     lf = with_q(ent, cmap)
     if pred:
         # small integer keys hash faster than floats
         lf = lf.with_columns(pl.col(D).cast(pl.Int8), pl.col(T).cast(pl.Int8))
+    if losses:
+        single = losses == "interval" and cmap.renormalize and not ent.binary
+        lf = with_moments(lf, ent.keys, single_label=single)
+        losses = True
     group = [*ent.keys, D, T] if ent.binary else [*ent.keys, CLASS_ROLE, D, T]
     if pred:
         # argmax: the example's one predicted class (top-k: its first; the interval is then approximate)
@@ -322,6 +368,10 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             c.log().sum().alias("l1"),
             (1.0 - c).log().sum().alias("l0"),
             (-(c * c.log() + (1.0 - c) * (1.0 - c).log())).sum().alias("h"),
+            (((1.0 - c).log() - c.log()) ** 2).sum().alias("l2"),
+            # the scores read as probabilities (calibration "none"): the variances per row
+            (s * (1.0 - s) * ((1.0 - c).log() - c.log()) ** 2).sum().alias("hv"),
+            (s * (1.0 - s) * (1.0 - 2.0 * s) ** 2).sum().alias("bv"),
         ]
     agg = ent.frame.with_columns(binned(s).alias(BIN)).group_by(group, drop_null_keys=False).agg(*sums)
     with reading(origin):
@@ -333,6 +383,8 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
         # the scores are the probabilities: their own sums, exactly
         frame = joined.with_columns(s1.alias("q_sum"), (s1 - s2).alias("v_sum"))
         expected = [pl.col("h").alias("ll_e"), (s1 - s2).alias("br_e")]
+        spread = [pl.col("hv").alias("ll_v"), pl.col("bv").alias("br_v")]
+        spread += [pl.col("hv").alias("ll_m"), pl.col("bv").alias("br_m")]  # independent entries
     else:
         q = pl.col(Q).fill_null(s1 / n)  # a class the map never saw: its scores
         frame = joined.with_columns((q * n).alias("q_sum"), (q * (1.0 - q) * n).alias("v_sum"))
@@ -340,6 +392,12 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             (-(q * pl.col("l1") + (1.0 - q) * pl.col("l0"))).alias("ll_e"),
             (q * n - 2.0 * q * s1 + s2).alias("br_e"),
         ]
+        # q is constant within the (class, bin) row: sum (1 - 2 s)^2 = n - 4 s1 + 4 s2
+        spread = [
+            (q * (1.0 - q) * pl.col("l2")).alias("ll_v"),
+            (q * (1.0 - q) * (n - 4.0 * s1 + 4.0 * s2)).alias("br_v"),
+        ]
+        spread += [spread[0].alias("ll_m"), spread[1].alias("br_m")]  # independent entries
     t = pl.col(T).fill_null(0.0)
     realized = [
         (-(t * pl.col("l1") + (1.0 - t) * pl.col("l0"))).alias("ll_r"),
@@ -351,7 +409,9 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
     )
     frame = frame.join(ranges, on=CLASS_ROLE, how="left", nulls_equal=True)
     outside = ((pl.col(BIN) < pl.col("_lo")) | (pl.col(BIN) > pl.col("_hi"))).fill_null(value=False)
-    frame = frame.with_columns(*([*expected, *realized] if losses else []), (n * outside).alias("out"))
+    frame = frame.with_columns(
+        *([*expected, *realized, *spread] if losses else []), (n * outside).alias("out")
+    )
     frame = frame.select(*group, "n", "q_sum", "v_sum", *(LOSSES if losses else ()), "out", "s1")
     bins = frame.group_by([*ent.keys, CLASS_ROLE, BIN, T]).agg(pl.col("n", "q_sum", "v_sum").sum())
     return BinTable(frame, bins, ent.keys, single_label=False)

@@ -36,10 +36,13 @@ from aggframe.decisions.estimate_cells import (
     BinTable,
     D,
     Entries,
+    Losses,
     Q,
     S,
     T,
     binned,
+    spread_exprs,
+    with_moments,
 )
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars, engine_of
@@ -115,17 +118,21 @@ def _row_sums(*, losses: bool) -> list[Any]:
             q - 2.0 * q * s + s * s,
             (-(t * p.log() + (1.0 - t) * (1.0 - p).log())).fill_null(0.0),
             ((t - s) ** 2).fill_null(0.0),
+            *spread_exprs(nw),  # the variances (the interval)
         ]
         sums += [e.sum().alias(name) for e, name in zip(parts, LOSSES, strict=True)]
     return sums
 
 
-def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: bool, pred: bool) -> BinTable:
+def engine_table(ent: Entries, cmap: Any, origin: Any, *, losses: Losses, pred: bool) -> BinTable:
     """The bin table of a renormalising map on DuckDB or Spark: one query, its small result summed in Polars.
 
     ``pred``: the example's predicted class as a key too (the single-label interval; argmax).
     """
     lf = engine_with_q(ent, cmap)
+    if losses:
+        lf = with_moments(lf, ent.keys, single_label=losses == "interval")
+        losses = True
     group = [*ent.keys, CLASS_ROLE, BIN, D, T]
     if pred:
         chosen = nw.when(nw.col(D) == 1.0).then(nw.col(CLASS_ROLE)).max().over(*ent.keys, EXAMPLE)

@@ -30,7 +30,9 @@ Operators: ``binary`` (the positive class), ``micro``, ``macro``, ``weighted``.
 The interval (``n_draws``) covers AUROC: the positives of each bin are drawn
 from a binomial with the bin's entries and mean calibrated probability (the
 Poisson-binomial count exactly when ``q`` is constant within the bin, as with a
-fitted map; slightly wider otherwise); log loss and Brier get no interval.
+fitted map; slightly wider otherwise). Log loss and Brier: each class's loss sum is
+drawn from a normal with its variance ``sum q (1 - q) (l1 - l0)^2`` (with the
+example's covariance under single-label truth: :func:`_drawn_losses`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ __all__ = ["SCORE_MEASURES", "score_report"]
 #: The measures on scores that :func:`~aggframe.estimate` estimates.
 SCORE_MEASURES = ("auroc", "log_loss", "brier")
 _OPERATORS = ("binary", "micro", "macro", "weighted")
+#: Prefix of the classes' loss values whose draws move together over an example (macro, weighted).
+JOINT = "_joint_"
 
 
 def check_score_request(scores: Sequence[str], operators: Sequence[str]) -> None:
@@ -188,6 +192,11 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
         n.sum().alias("size"),
         pl.col("q_sum").sum().alias("weight"),
         *([pl.col("ll_e").sum().alias("ll"), pl.col("br_e").sum().alias("br")] if losses else []),
+        *(
+            [pl.col(c).sum().alias(c.replace("_", "")) for c in ("ll_v", "br_v", "ll_m", "br_m")]
+            if losses
+            else []
+        ),
     )
     real = (
         f.filter(t.is_not_null())
@@ -196,6 +205,7 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
             n.sum().alias("size"),
             (n * t).sum().alias("weight"),
             *([pl.col("ll_r").sum().alias("ll"), pl.col("br_r").sum().alias("br")] if losses else []),
+            *([pl.lit(0.0).alias(c) for c in ("llv", "brv", "llm", "brm")] if losses else []),
         )
     )
     return pl.concat(
@@ -221,6 +231,44 @@ def _loss_values(sums: pl.DataFrame, keys: list[str], names: list[str]) -> tuple
     return per_class, pooled
 
 
+def _drawn_losses(
+    sums: pl.DataFrame, keys: list[str], n_draws: int, seed: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per draw, class and pooled (micro): the log loss and Brier sums drawn from normals.
+
+    Per (group, class) the realized loss sum is a sum of independent two-point variables
+    (``l1`` with probability ``q``, ``l0`` otherwise) with mean ``ll`` and variance ``llv``
+    (Brier: ``br``, ``brv``), drawn as a normal clipped to its range. The classes of a
+    single-label example move together: over a group the sum's variance is ``llm`` summed
+    (``brm``), so the pooled draw and the classes' draws for macro and weighted
+    (``ll_j``, ``br_j``) scale the class deviations by ``sqrt(sum llm / sum llv)`` per group
+    (1 with independent entries). Returns (keys..., kind, class, weight, size, ll, br, ll_j,
+    br_j) per class and (keys..., kind, size, ll, br) pooled.
+    """
+    est = sums.filter(pl.col(KIND) == ESTIMATED).sort([*keys, CLASS_ROLE], nulls_last=True)
+    v = pl.col("llv", "brv", "llm", "brm").clip(lower_bound=0.0)
+    ratio = est.select(v.sum().over(keys).name.suffix("_g"))  # keys: never empty (a stand-in)
+    size = est["size"].to_numpy()
+    z = np.random.default_rng(seed + 2).standard_normal((2, n_draws, est.height))
+    base = est.select(*keys, CLASS_ROLE, "weight", "size")
+    cols: dict[str, np.ndarray] = {}
+    for i, (c, high) in enumerate((("ll", np.full(size.shape, np.inf)), ("br", size))):
+        total_v, total_m = ratio[f"{c}v_g"].to_numpy(), ratio[f"{c}m_g"].to_numpy()
+        scale = np.sqrt(np.divide(total_m, total_v, out=np.ones_like(total_v), where=total_v > 0))
+        dev = np.sqrt(np.maximum(est[f"{c}v"].to_numpy(), 0.0)) * z[i]
+        mean = est[c].to_numpy()
+        cols[c] = np.clip(mean + dev, 0.0, high).reshape(-1)
+        cols[f"{c}_j"] = np.clip(mean + scale * dev, 0.0, high).reshape(-1)
+    per_class = pl.concat([base] * n_draws).with_columns(
+        pl.Series(KIND, np.repeat(np.arange(n_draws, dtype=np.int64), est.height)),
+        *[pl.Series(name, values) for name, values in cols.items()],
+    )
+    pooled = per_class.group_by([*keys, KIND]).agg(
+        pl.col("size").sum(), pl.col("ll_j").sum().alias("ll"), pl.col("br_j").sum().alias("br")
+    )
+    return per_class, pooled
+
+
 def score_report(
     bt: BinTable, request: Any, *, n_draws: int, seed: int, pos_label: Any, class_dtype: pl.DataType
 ) -> pl.DataFrame:
@@ -230,8 +278,20 @@ def score_report(
     names = list(request.scores)
     sums = _class_sums(bt)
     per_class, micro = _loss_values(sums, keys, names)
-    per_class = per_class.select(*keys, CLASS_ROLE, "weight", *(m for m in names if m != "auroc"))
-    micro = micro.select(*keys, *(m for m in names if m != "auroc"))
+    losses = [m for m in names if m != "auroc"]
+    per_class = per_class.select(*keys, CLASS_ROLE, "weight", *losses)
+    micro = micro.select(*keys, *losses)
+    # the classes' values for macro and weighted: the same but for draws of single-label examples
+    per_class = per_class.with_columns(pl.col(m).alias(JOINT + m) for m in losses)
+    if n_draws and losses:
+        drawn_class, drawn_micro = _drawn_losses(sums, bt.keys, n_draws, seed)
+        pairs = (("ll", "log_loss"), ("br", "brier"))
+        means = [(pl.col(c) / pl.col("size")).alias(m) for c, m in pairs]
+        means += [(pl.col(f"{c}_j") / pl.col("size")).alias(JOINT + m) for c, m in pairs]
+        drawn_class = drawn_class.with_columns(*means).select(per_class.columns)
+        drawn_micro = drawn_micro.with_columns(*means[:2]).select(micro.columns)
+        per_class = pl.concat([per_class, drawn_class], how="vertical_relaxed")
+        micro = pl.concat([micro, drawn_micro], how="vertical_relaxed")
     if "auroc" in names:
         kinds = _ranking_kinds(bt)
         auc = _auroc(kinds, [*keys, CLASS_ROLE])
@@ -248,15 +308,23 @@ def score_report(
         per_class = per_class.join(expected, on=[*bt.keys, CLASS_ROLE], how="left", nulls_equal=True)
         per_class = per_class.with_columns(pl.col("weight").fill_null(pl.col("_w")).fill_null(0.0)).drop("_w")
         micro = pooled.join(micro, on=keys, how="left", nulls_equal=True)
+    joint = per_class.with_columns(pl.col(JOINT + m).alias(m) for m in losses)
     out = [
-        _operator(op, per_class, micro, keys, names=names, pos_label=pos_label, dtype=class_dtype)
+        _operator(
+            op,
+            per_class if op == "binary" else joint,
+            micro,
+            keys,
+            names=names,
+            pos_label=pos_label,
+            dtype=class_dtype,
+        )
         for op in request.operators
     ]
     res = pl.concat(out, how="vertical_relaxed").select(
         *keys, "measure", "operator", pl.col("value").cast(pl.Float64)
     )
-    # the draws are of the positives only: no interval for the losses
-    return res.filter((pl.col(KIND) < 0) | (pl.col("measure") == "auroc")).drop_nulls("value")
+    return res.drop_nulls("value")
 
 
 def _operator(
