@@ -136,7 +136,7 @@ def windowed_estimate(
     >>> import aggframe as af
     >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
     >>> days = [dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 9)]
-    >>> new = af.from_scores(pl.DataFrame({"y": [0, 0, 0], "score": [0.2, 0.5, 0.85], "day": days}), class_=None)
+    >>> new = af.from_scores(pl.DataFrame({"y": [None, None, None], "score": [0.2, 0.5, 0.85], "day": days}), class_=None)
     >>> af.estimate(ref, new, "recall", "binary", time="day", every="1w")["window_start"].to_list()
     [datetime.date(2023, 12, 28), datetime.date(2024, 1, 4)]
     """
