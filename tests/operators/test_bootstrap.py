@@ -760,7 +760,16 @@ def test_null_keys_and_hostile_names(case: Any, names: list[str], seed: int) -> 
         measures, ops, by=case.by, cluster="cl", **kw
     )
     mapping = dict(zip(frame.columns, names, strict=False))
-    result_columns = {"measure", "operator", "convention", "value", "n_entries", "n_undefined", *BOOT}
+    result_columns = {
+        "measure",
+        "operator",
+        "convention",
+        "value",
+        "n_entries",
+        "n_undefined",
+        "n_examples",
+        *BOOT,
+    }
     if any(mapping[b] in result_columns for b in case.by):
         return  # refused (a key named like a result column): test_interval_columns_are_refused_as_keys
     pr = af.from_labels(
