@@ -205,6 +205,11 @@ def fmt_row(row: Mapping[str, Any], names: Mapping[str, str] | None = None) -> s
     return ", ".join(f"{names.get(k, k)}={v!r}" for k, v in row.items() if k != KEY_ALL)
 
 
+def reads_as_pattern(name: str) -> bool:
+    """Whether ``pl.col(name)`` would read the column name as a pattern (``*``, ``^...$``)."""
+    return name == "*" or (name.startswith("^") and name.endswith("$"))
+
+
 def named(name: str) -> pl.Expr:
     """The column called ``name``, literally: ``pl.col("*")`` is every column and ``pl.col("^x$")``
     a pattern, so a user's column name (a group key) is never handed to ``pl.col``."""

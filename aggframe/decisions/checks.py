@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from aggframe._columns import PREFIX, REP, check_result_names, free_name, named, restore
+from aggframe._columns import PREFIX, REP, check_result_names, free_name, named, reads_as_pattern, restore
 from aggframe._options import Engine, parse_bootstrap, parse_engine, unique_in_order
 from aggframe.decisions.check_slices import check_slice_rule
 from aggframe.decisions.rules import (
@@ -403,7 +403,7 @@ def _check_keys(rules: Sequence[Rule]) -> None:
     if private is not None:
         msg = f"by column {private!r} has the name of a private column of checks; rename it"
         raise OptionError(msg)
-    pattern = next((k for k in keys if k == "*" or (k.startswith("^") and k.endswith("$"))), None)
+    pattern = next((k for k in keys if reads_as_pattern(k)), None)
     if pattern is not None:  # Polars reads such a name as every column or a regex in joins and filters
         msg = f"by column {pattern!r} reads as a column pattern in checks; rename it (evaluate takes it)"
         raise OptionError(msg)

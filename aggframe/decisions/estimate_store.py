@@ -10,7 +10,7 @@ both months, and ``cells.evaluate(...)`` gives the estimate over both (with the
 same map: the calibration of a month is a function of that month's map).
 
 ``store=`` writes them as a cell store (:meth:`~aggframe.Cells.write`) with the
-map beside the tables as ``calibration.parquet`` (:func:`save_map`: one Parquet file, one
+map beside the tables as ``calibration.parquet`` (:meth:`~aggframe.CalibrationMap.write`: one Parquet file, one
 row per (class, bin) with ``q`` and the class's calibration error, the method in its
 metadata), and a path to such a store (or to a map file, ``aggframe estimate --map-out``)
 is accepted as the reference: next month's expected cells use the same map.
@@ -38,16 +38,11 @@ if TYPE_CHECKING:
     from aggframe import Cells  # (its module moves: the public name stays)
     from aggframe.predictions import Predictions
 
-__all__ = ["MAP_FILE", "MAP_FORMAT", "as_map", "expected_cells", "load_map", "save_map"]
+__all__ = ["MAP_FILE", "MAP_FORMAT", "as_map", "expected_cells", "load_map"]
 
 
 #: The file of a store of expected cells that holds its calibration map.
 MAP_FILE = "calibration.parquet"
-
-
-def save_map(cmap: CalibrationMap, path: Path, *, overwrite: bool) -> Path:
-    """Write ``cmap`` to the Parquet file ``path``: :meth:`CalibrationMap.write`."""
-    return cmap.write(path, overwrite=overwrite)
 
 
 def load_map(path: str | PathLike[str]) -> CalibrationMap:
@@ -182,5 +177,5 @@ def expected_cells(
         cells = pr.to_cells(by_cols, engine=engine)
     if store is not None:
         cells.write(Path(store), overwrite=overwrite)
-        save_map(cmap, Path(store) / MAP_FILE, overwrite=True)
+        cmap.write(Path(store) / MAP_FILE, overwrite=True)
     return cells

@@ -174,7 +174,6 @@ def _reference(args: argparse.Namespace) -> Any:
 
 def _estimate(args: argparse.Namespace) -> pl.DataFrame:
     from aggframe.decisions.estimate import estimate, fit_calibration
-    from aggframe.decisions.estimate_store import save_map
 
     reference = _reference(args)
     data = _predictions(args, None)
@@ -185,7 +184,7 @@ def _estimate(args: argparse.Namespace) -> pl.DataFrame:
     if args.map_out is not None:
         reference = fit_calibration(reference, calibration=args.calibration or "isotonic")
         try:
-            save_map(reference, Path(args.map_out), overwrite=args.overwrite)
+            reference.write(Path(args.map_out), overwrite=args.overwrite)
         except (StoreError, OSError) as exc:
             raise _OutputError(cli_words(" ".join(str(exc).split()))) from exc
     return estimate(

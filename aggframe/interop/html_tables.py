@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from aggframe._columns import PREFIX
+from aggframe._columns import PREFIX, reads_as_pattern
 from aggframe.interop.charts.frames import _displayable, _text
 from aggframe.interop.layout import named
 
@@ -47,7 +47,7 @@ def gt_table(
         if c not in values and c not in counts and t != pl.String
     ).with_columns(named(c).fill_null("null") for c, t in shown.schema.items() if t == pl.String)
     # great_tables reads column names with pl.col: "*" and "^x$" go in under stand-in names
-    stand_in = {c: f"{PREFIX}col{i}" for i, c in enumerate(shown.columns) if _pattern_like(c)}
+    stand_in = {c: f"{PREFIX}col{i}" for i, c in enumerate(shown.columns) if reads_as_pattern(c)}
     shown = shown.rename(stand_in)
     values = [stand_in.get(c, c) for c in values]
     counts = [stand_in.get(c, c) for c in counts]
@@ -70,8 +70,3 @@ def gt_table(
     if title:
         table = table.tab_header(title=title)
     return str(table.as_raw_html())
-
-
-def _pattern_like(name: str) -> bool:
-    """A column name ``pl.col`` would read as a pattern (``*``, ``^...$``)."""
-    return name == "*" or (name.startswith("^") and name.endswith("$"))
