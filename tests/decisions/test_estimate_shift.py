@@ -92,3 +92,19 @@ def test_the_map_keeps_the_reference_mean_and_sd(tmp_path: pytest.TempPathFactor
     assert row["sd"] == pytest.approx(float(s.std()), abs=1e-9)
     back = af.CalibrationMap.read(cmap.write(tmp_path / "m.parquet"))  # type: ignore[operator]
     assert back.ece["sd"].to_list() == pytest.approx(cmap.ece["sd"].to_list(), abs=1e-12)
+
+
+def test_duckdb_flags_the_same_groups() -> None:
+    """The check reads the scan's sums: DuckDB (grouped by score bin) names the same groups as Polars."""
+    duckdb = pytest.importorskip("duckdb")
+    rng = np.random.default_rng(13)
+    ref = _reference(rng)
+    groups = {"same": rng.uniform(0.0, 1.0, 1000), None: np.sqrt(rng.uniform(0.0, 1.0, 1000))}
+    frame = pl.concat(
+        [pl.DataFrame({KEY: [g] * len(s), "score": s, "y": [None] * len(s)}) for g, s in groups.items()]
+    ).with_columns(pl.col(KEY).cast(pl.String), pl.col("y").cast(pl.Int64))
+    rel = duckdb.connect().from_arrow(frame.to_arrow())
+    on_polars = _messages(ref, af.from_scores(frame, class_=None))
+    on_duckdb = _messages(ref, af.from_scores(rel, class_=None))
+    assert _flagged(on_polars) == _flagged(on_duckdb) == 1
+    assert f"{KEY}=None" in on_duckdb[0]
