@@ -52,17 +52,15 @@ from aggframe.decisions.estimate_cells import (
     binned,
     check_labelled,
     entries,
-    with_q,
 )
-from aggframe.decisions.estimate_engines import engine_profiles, engine_table
+from aggframe.decisions.estimate_engines import engine_table
+from aggframe.decisions.estimate_exemplar import exemplar_tables
 from aggframe.decisions.estimate_mapfile import read_map, write_map
 from aggframe.decisions.estimate_report import (
     ESTIMATED,
     KIND,
-    REALIZED,
     cell_report,
     cell_tables,
-    exemplar_profiles,
     intervals,
 )
 from aggframe.decisions.estimate_scores import check_score_request, score_report
@@ -643,7 +641,9 @@ def _report(
     engine = opts["engine"]
     profiles = None
     if "exemplar" in request.operators:
-        profiles = _profiles(ent, cmap, source.origin, engine=engine)
+        profiles = exemplar_tables(
+            ent, cmap, source.origin, n_draws=opts["n_draws"], seed=opts["seed"], engine=engine
+        )
     parts = []
     if request.measures or request.matrix_measures:
         tables = cell_tables(bt, sizes, n_draws=opts["n_draws"], seed=opts["seed"], profiles=profiles)
@@ -665,7 +665,7 @@ def _report(
     res = pl.concat(parts, how="vertical_relaxed")
     point = res.filter(pl.col(KIND) < 0)
     if opts["n_draws"]:
-        ci = intervals(res.filter(pl.col("operator") != "exemplar"), ent.keys, opts["level"])
+        ci = intervals(res, ent.keys, opts["level"])
         point = point.join(ci, on=[*ent.keys, "measure", "operator"], how="left", nulls_equal=True)
         point = point.with_columns(
             pl.when(pl.col(KIND) == ESTIMATED).then(pl.col(c)).alias(c) for c in ("ci_low", "ci_high")
@@ -675,13 +675,6 @@ def _report(
             pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")
         )
     return point
-
-
-def _profiles(ent: Entries, cmap: CalibrationMap, origin: Any, *, engine: Any) -> pl.DataFrame:
-    """The exemplar operator's per-example cell profiles: Polars per row, DuckDB and Spark on the engine."""
-    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
-        return exemplar_profiles(with_q(ent, cmap), ent, engine=engine)
-    return engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
 
 
 def _finish(out: pl.DataFrame, sizes: pl.DataFrame, keys: list[str], by_cols: list[str]) -> pl.DataFrame:

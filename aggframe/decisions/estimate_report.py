@@ -9,7 +9,7 @@ measure x operator of all of them in one plan over these small tables.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from aggframe.decisions.estimate_draws import draw_cells
 from aggframe.operators.report import ReportRequest, build_report
 from aggframe.tables.cells import GROUP_COLUMNS, CellTables
 
-__all__ = ["ESTIMATED", "KIND", "REALIZED", "Sizes", "cell_report", "expected_cells"]
+__all__ = ["ESTIMATED", "KIND", "REALIZED", "Sizes", "cell_report", "exemplar_plan", "expected_cells"]
 
 KIND = f"{PREFIX}est_kind"
 ESTIMATED, REALIZED = -1, -2
@@ -95,9 +95,13 @@ def cell_tables(
     *,
     n_draws: int,
     seed: int,
-    profiles: pl.DataFrame | None,
+    profiles: pl.DataFrame | Callable[[pl.DataFrame], pl.DataFrame] | None,
 ) -> CellTables:
-    """The cell tables of every kind (estimated, realized, the draws), keyed by (by-keys, kind)."""
+    """The cell tables of every kind (estimated, realized, the draws), keyed by (by-keys, kind).
+
+    ``profiles``: the exemplar operator's profiles of every kind, or a function of the
+    class cells of every kind that makes them (binary: the profile counts are the cells).
+    """
     keys = list(bt.keys)
     expected = expected_cells(bt)
     cells = list(_CELLS)
@@ -118,6 +122,8 @@ def cell_tables(
     classes = pl.concat(parts, how="vertical_relaxed").rename({CLASS_ROLE: CLASS})
     groups = _groups(classes, sizes, keys)
     k = (*keys, KIND)
+    if callable(profiles):
+        profiles = profiles(classes)
     if profiles is None:
         # nothing reads profiles unless the exemplar operator is asked: one neutral row per group
         profiles = groups.select(*k, *[pl.lit(0.0).alias(c) for c in cells], pl.col("n_examples").alias("n"))
@@ -131,8 +137,8 @@ def cell_tables(
     )
 
 
-def exemplar_profiles(lf: pl.LazyFrame, ent: Entries, *, engine: Any) -> pl.DataFrame:
-    """Per-example cell profiles of the estimated and realized kinds (only for the exemplar operator)."""
+def exemplar_plan(lf: pl.LazyFrame, ent: Entries) -> pl.LazyFrame:
+    """Per-example cell profiles of the estimated and realized kinds (keys..., kind, tp, fp, fn, tn, n; lazy)."""
     keys = list(ent.keys)
     q, d, t = pl.col(Q), pl.col(D), pl.col(T)
     est = [q * d, (1.0 - q) * d, q * (1.0 - d), (1.0 - q) * (1.0 - d)]
@@ -161,8 +167,7 @@ def exemplar_profiles(lf: pl.LazyFrame, ent: Entries, *, engine: Any) -> pl.Data
         .agg(pl.len().cast(pl.Float64).alias("n"))
         .with_columns(pl.lit(REALIZED, pl.Int64).alias(KIND)),
     ]
-    out = pl.concat(parts).collect(engine=engine)
-    return out.select(*keys, KIND, *_CELLS, "n")
+    return pl.concat(parts).select(*keys, KIND, *_CELLS, "n")
 
 
 def cell_report(
