@@ -641,8 +641,15 @@ def _report(
     engine = opts["engine"]
     profiles = None
     if "exemplar" in request.operators:
+        n_classes = bt.frame[CLASS_ROLE].n_unique()
         profiles = exemplar_tables(
-            ent, cmap, source.origin, n_draws=opts["n_draws"], seed=opts["seed"], engine=engine
+            ent,
+            cmap,
+            source.origin,
+            n_classes=n_classes,
+            n_draws=opts["n_draws"],
+            seed=opts["seed"],
+            engine=engine,
         )
     parts = []
     if request.measures or request.matrix_measures:

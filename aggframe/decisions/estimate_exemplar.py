@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from math import comb
 from typing import Any
 
 import narwhals as nw
@@ -71,34 +72,48 @@ _H = f"{PREFIX}est_h"  # the hash of an entry (by-keys, example, class)
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
+#: Up to this many classes the multilabel estimate is exact (the Poisson-binomial distributions of an
+#: example's true predicted and true unpredicted classes, by Newton's identities: rounding errors
+#: below 1e-9); with more, each example's expected cells (the measure of the mean profile).
+EXACT_CLASSES = 16
+
 #: The profiles of every kind, or (binary) a function of the cell tables of every kind.
 Profiles = pl.DataFrame | Callable[[pl.DataFrame], pl.DataFrame]
 
 
 def exemplar_tables(
-    ent: Entries, cmap: Any, origin: Any, *, n_draws: int, seed: int, engine: Any
+    ent: Entries, cmap: Any, origin: Any, *, n_classes: int, n_draws: int, seed: int, engine: Any
 ) -> Profiles:
-    """The exemplar operator's profiles (keys..., kind, tp, fp, fn, tn, n) of every kind (see the module)."""
+    """The exemplar operator's profiles (keys..., kind, tp, fp, fn, tn, n) of every kind (see the module).
+
+    ``n_classes``: the classes of the data (an example has at most that many entries).
+    """
     keys = list(ent.keys)
     if ent.binary:
         return partial(binary_profiles, keys=keys)
     polars = isinstance(nw.to_native(ent.frame), pl.LazyFrame)
-    if cmap.renormalize:
-        lf = nw.from_native(with_q(ent, cmap)) if polars else engine_with_q(ent, cmap)
-        return single_label_profiles(lf, keys, origin, n_draws=n_draws, seed=seed)
-    if polars:
-        plan = exemplar_plan(with_q(ent, cmap), ent)
-        if n_draws:
-            plan = pl.concat([plan, multilabel_draws(with_q(ent, cmap), keys, n_draws=n_draws, seed=seed)])
-        with reading(origin):
-            return plan.collect(engine=engine)
-    if n_draws:
+    if not polars and n_draws and not cmap.renormalize:
         msg = (
             "the exemplar operator's interval under multilabel truth draws every entry's truth, "
             "on Polars sources only; read the data with Polars, or ask for exemplar without n_draws"
         )
         raise OptionError(msg)
-    return engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
+    lf = nw.from_native(with_q(ent, cmap)) if polars else engine_with_q(ent, cmap)
+    if cmap.renormalize:
+        return single_label_profiles(lf, keys, origin, n_draws=n_draws, seed=seed)
+    if n_classes <= EXACT_CLASSES:
+        got = multilabel_profiles(lf, keys, origin, n_classes=n_classes)
+    elif polars:
+        with reading(origin):
+            got = exemplar_plan(with_q(ent, cmap), ent).collect(engine=engine)
+    else:
+        got = engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
+    if not n_draws:
+        return got
+    plan = multilabel_draws(with_q(ent, cmap), keys, n_draws=n_draws, seed=seed)
+    with reading(origin):
+        drawn = plan.collect(engine=engine)
+    return pl.concat([got, drawn], how="vertical_relaxed")
 
 
 def binary_profiles(classes: pl.DataFrame, *, keys: Sequence[str]) -> pl.DataFrame:
@@ -115,6 +130,51 @@ def binary_profiles(classes: pl.DataFrame, *, keys: Sequence[str]) -> pl.DataFra
     return pl.concat(parts).filter(pl.col("n") > 0.0)
 
 
+# -- per example: one query on any engine --------------------------------------------------------
+
+_R = [f"_r{c}" for c in _CELLS]
+
+
+def _joint(
+    lf: nw.LazyFrame[Any],
+    keys: Sequence[str],
+    origin: Any,
+    *,
+    per: Sequence[Any],
+    then: Callable[[nw.LazyFrame[Any]], nw.LazyFrame[Any]],
+    joint: Sequence[Any],
+) -> pl.DataFrame:
+    """Per example its realized cells and ``per``, ``then`` its columns, and per (group, k, C,
+    realized profile, labelled) the examples ``n`` and ``joint``: one query, a small result."""
+    d, t = nw.col(D), nw.col(T)
+    real = [t * d, (1.0 - t) * d, t * (1.0 - d), (1.0 - t) * (1.0 - d)]
+    examples = lf.group_by([*keys, EXAMPLE], drop_null_keys=False).agg(
+        d.sum().alias("_k"),
+        nw.len().cast(nw.Float64).alias("_c"),
+        *per,
+        *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, _R, strict=True)],
+        t.is_null().cast(nw.Int64).max().alias("_u"),
+    )
+    counted = then(examples).group_by([*keys, "_k", "_c", *_R, "_u"], drop_null_keys=False)
+    with reading(origin):
+        return collect_polars(counted.agg(nw.len().cast(nw.Float64).alias("n"), *joint))
+
+
+def _realized(got: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """The realized kind: the labelled examples (every entry's truth known) per realized profile."""
+    return (
+        got.filter(pl.col("_u") == 0)
+        .group_by([*keys, *_R])
+        .agg(pl.col("n").sum())
+        .select(
+            *keys,
+            pl.lit(REALIZED, pl.Int64).alias(KIND),
+            *[pl.col(r).alias(c) for r, c in zip(_R, _CELLS, strict=True)],
+            "n",
+        )
+    )
+
+
 # -- single-label -----------------------------------------------------------------------------------
 
 
@@ -122,39 +182,24 @@ def single_label_profiles(
     lf: nw.LazyFrame[Any], keys: Sequence[str], origin: Any, *, n_draws: int, seed: int
 ) -> pl.DataFrame:
     """Single-label truth: hit and miss profiles per (group, k, C), realized profiles, drawn hits."""
-    q, d, t = nw.col(Q), nw.col(D), nw.col(T)
-    real = [t * d, (1.0 - t) * d, t * (1.0 - d), (1.0 - t) * (1.0 - d)]
-    r_names = [f"_r{c}" for c in _CELLS]
-    per = lf.group_by([*keys, EXAMPLE], drop_null_keys=False).agg(
-        (q * d).sum().alias("_a"),
-        d.sum().alias("_k"),
-        nw.len().cast(nw.Float64).alias("_c"),
-        *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, r_names, strict=True)],
-        t.is_null().cast(nw.Int64).max().alias("_u"),
-    )
     a = nw.col("_a")
-    joint = per.group_by([*keys, "_k", "_c", *r_names, "_u"], drop_null_keys=False).agg(
-        nw.len().cast(nw.Float64).alias("n"), a.sum().alias("_a"), (a * (1.0 - a)).sum().alias("_v")
+    got = _joint(
+        lf,
+        keys,
+        origin,
+        per=[(nw.col(Q) * nw.col(D)).sum().alias("_a")],
+        then=lambda frame: frame,
+        joint=[a.sum().alias("_a"), (a * (1.0 - a)).sum().alias("_v")],
     )
-    with reading(origin):
-        got = collect_polars(joint)
     sums = (
         got.group_by([*keys, "_k", "_c"])
         .agg(pl.col("n", "_a", "_v").sum())
         .sort([*keys, "_k", "_c"], nulls_last=True)
     )
-    realized = (
-        got.filter(pl.col("_u") == 0)
-        .group_by([*keys, *r_names])
-        .agg(pl.col("n").sum())
-        .select(
-            *keys,
-            pl.lit(REALIZED, pl.Int64).alias(KIND),
-            *[pl.col(r).alias(c) for r, c in zip(r_names, _CELLS, strict=True)],
-            "n",
-        )
-    )
-    parts = [_hit_miss(sums.with_columns(pl.lit(ESTIMATED, pl.Int64).alias(KIND)), keys), realized]
+    parts = [
+        _hit_miss(sums.with_columns(pl.lit(ESTIMATED, pl.Int64).alias(KIND)), keys),
+        _realized(got, keys),
+    ]
     if n_draws:
         parts.append(_hit_miss(_drawn_hits(sums, n_draws=n_draws, seed=seed), keys))
     return pl.concat(parts, how="vertical_relaxed").filter(pl.col("n") > 0.0)
@@ -196,6 +241,71 @@ def _drawn_hits(sums: pl.DataFrame, *, n_draws: int, seed: int) -> pl.DataFrame:
 
 
 # -- multilabel -------------------------------------------------------------------------------------
+
+
+def _pmf_columns(frame: nw.LazyFrame[Any], side: str, n: int) -> nw.LazyFrame[Any]:
+    """The distribution of a sum of independent Bernoulli(q) from its power sums ``side1 .. side{n}``.
+
+    Newton's identities give the elementary symmetric polynomials ``e_j`` of the q's
+    (``j e_j = sum_i (-1)^(i-1) e_(j-i) p_i``); the count's generating function
+    ``prod (1 - q + q x) = sum_i e_i (x - 1)^i`` then gives ``P(j) = sum_(i>=j) (-1)^(i-j) C(i, j) e_i``.
+    """
+    e = [nw.lit(1.0)]
+    for j in range(1, n + 1):
+        terms = [e[j - i] * nw.col(f"{side}{i}") * float((-1) ** (i - 1)) for i in range(1, j + 1)]
+        frame = frame.with_columns((nw.sum_horizontal(*terms) / float(j)).alias(f"{side}e{j}"))
+        e.append(nw.col(f"{side}e{j}"))
+    pmf = [
+        nw.sum_horizontal(*[e[i] * float((-1) ** (i - j) * comb(i, j)) for i in range(j, n + 1)])
+        .clip(0.0, 1.0)
+        .alias(f"{side}P{j}")
+        for j in range(n + 1)
+    ]
+    return frame.with_columns(*pmf)
+
+
+def multilabel_profiles(
+    lf: nw.LazyFrame[Any], keys: Sequence[str], origin: Any, *, n_classes: int
+) -> pl.DataFrame:
+    """Multilabel: the expected count of every profile (exact) and the realized profiles.
+
+    Per example the true predicted classes (``tp``) and the true unpredicted ones (``fn``) are
+    independent Poisson-binomial counts; their distributions come from the power sums of
+    ``q`` over the predicted and the unpredicted entries (sums of one group-by per example),
+    and the expected count of the profile ``(j, k - j, l, C - k - l)`` in a group is the sum
+    over its examples of ``P(tp = j) P(fn = l)``.
+    """
+    q, d = nw.col(Q), nw.col(D)
+    per, power = [], q
+    for s in range(1, n_classes + 1):
+        per += [(power * d).sum().alias(f"_a{s}"), (power * (1.0 - d)).sum().alias(f"_b{s}")]
+        power = power * q
+    pairs = [(j, m) for j in range(n_classes + 1) for m in range(n_classes + 1 - j)]
+    got = _joint(
+        lf,
+        keys,
+        origin,
+        per=per,
+        then=lambda frame: _pmf_columns(_pmf_columns(frame, "_a", n_classes), "_b", n_classes),
+        joint=[(nw.col(f"_aP{j}") * nw.col(f"_bP{m}")).sum().alias(f"_p{j}_{m}") for j, m in pairs],
+    )
+    sums = got.group_by([*keys, "_k", "_c"]).agg(pl.col(f"_p{j}_{m}" for j, m in pairs).sum())
+    k, c = pl.col("_k"), pl.col("_c")
+    estimated = pl.concat(
+        [
+            sums.filter((k >= j) & (c - k >= m)).select(
+                *keys,
+                pl.lit(ESTIMATED, pl.Int64).alias(KIND),
+                pl.lit(float(j)).alias("tp"),
+                (k - j).alias("fp"),
+                pl.lit(float(m)).alias("fn"),
+                (c - k - m).alias("tn"),
+                pl.col(f"_p{j}_{m}").alias("n"),
+            )
+            for j, m in pairs
+        ]
+    )
+    return pl.concat([estimated, _realized(got, keys)], how="vertical_relaxed").filter(pl.col("n") > 0.0)
 
 
 def _u64(value: int) -> pl.Expr:

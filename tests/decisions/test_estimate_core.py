@@ -161,7 +161,11 @@ def test_exemplar_reads_per_example_cells() -> None:
     for m in ("f1", "precision"):
         assert _pick(out, "realized", m, "exemplar") == pytest.approx(data.compute(m, "exemplar"))
         assert abs(_pick(out, "estimated", m, "exemplar") - _pick(out, "realized", m, "exemplar")) < 0.03
-    assert out["ci_low"].null_count() == out.height  # no interval for exemplar (documented)
+    # the interval of exemplar (draws of the entries' truth): estimated rows only
+    est = out.filter(pl.col("kind") == "estimated")
+    assert est["ci_low"].null_count() == 0
+    assert (est["ci_low"] < est["ci_high"]).all()
+    assert out.filter(pl.col("kind") == "realized")["ci_low"].null_count() == 2
 
 
 def test_duckdb_source_equals_polars() -> None:
