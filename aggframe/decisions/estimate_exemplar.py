@@ -77,6 +77,10 @@ _GOLDEN = 0x9E3779B97F4A7C15
 #: below 1e-9); with more, each example's expected cells (the measure of the mean profile).
 EXACT_CLASSES = 16
 
+#: Multilabel draws are made this many at a time (one pass over the rows each): the drawn codes of
+#: a block are held per example, 4 bytes per example and draw.
+DRAW_BLOCK = 50
+
 #: The profiles of every kind, or (binary) a function of the cell tables of every kind.
 Profiles = pl.DataFrame | Callable[[pl.DataFrame], pl.DataFrame]
 
@@ -110,10 +114,15 @@ def exemplar_tables(
         got = engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
     if not n_draws:
         return got
-    plan = multilabel_draws(with_q(ent, cmap), keys, n_draws=n_draws, seed=seed)
+    # in blocks of draws: the codes of a block are held per example (examples x DRAW_BLOCK x 4 bytes)
+    blocks = [range(lo, min(lo + DRAW_BLOCK, n_draws)) for lo in range(0, n_draws, DRAW_BLOCK)]
+    lf_q = with_q(ent, cmap)
     with reading(origin):
-        drawn = plan.collect(engine=engine)
-    return pl.concat([got, drawn], how="vertical_relaxed")
+        drawn = [
+            multilabel_draws(lf_q, keys, n_classes=n_classes, draws=b, seed=seed, engine=engine)
+            for b in blocks
+        ]
+    return pl.concat([got, *drawn], how="vertical_relaxed")
 
 
 def binary_profiles(classes: pl.DataFrame, *, keys: Sequence[str]) -> pl.DataFrame:
@@ -321,41 +330,50 @@ def uniform(h: pl.Expr, draw: int) -> pl.Expr:
     return (x // _u64(1 << 11)).cast(pl.Float64) * (1.0 / (1 << 53))
 
 
-def multilabel_draws(lf: pl.LazyFrame, keys: Sequence[str], *, n_draws: int, seed: int) -> pl.LazyFrame:
-    """Draws of every entry's truth (``u < q``) and the drawn profiles: keys..., kind (the draw), tp, fp, fn, tn, n."""
+def multilabel_draws(
+    lf: pl.LazyFrame, keys: Sequence[str], *, n_classes: int, draws: range, seed: int, engine: Any
+) -> pl.DataFrame:
+    """Draws of every entry's truth (``u < q``) and the drawn profiles: keys..., kind (the draw), tp, fp, fn, tn, n.
+
+    Per entry and draw the drawn truth adds ``base`` (a predicted entry: a true positive) or 1
+    (an unpredicted one: a false negative) to its example's code, ``base`` above the entries of
+    an example, so one sum per draw holds both counts: ``tp = code // base``, ``fn = code % base``.
+    The codes per example are collected (examples x draws, 4 bytes each), then counted per
+    (group, k, C, draw, code) by one group-by of their long form.
+    """
+    base = n_classes + 1
     predicted = pl.col(D) == 1.0
-    h = pl.struct(*keys, EXAMPLE, CLASS_ROLE).hash(seed)
-    base = lf.select(*keys, EXAMPLE, predicted.alias(D), pl.col(Q), h.alias(_H))
-    truth = [uniform(pl.col(_H), j) < pl.col(Q) for j in range(n_draws)]
-    # the drawn truths as columns before the group-by: its aggregations are then plain sums
-    flags = base.select(
-        *keys,
-        EXAMPLE,
-        pl.col(D),
-        *[(tj & pl.col(D)).alias(f"_tp{j}") for j, tj in enumerate(truth)],
-        *[(tj & ~pl.col(D)).alias(f"_fn{j}") for j, tj in enumerate(truth)],
-    )
-    counted = [pl.col(f"_tp{j}").sum() for j in range(n_draws)] + [
-        pl.col(f"_fn{j}").sum() for j in range(n_draws)
+    h = pl.struct(*keys, EXAMPLE, CLASS_ROLE).hash(seed).alias(_H)
+    step = pl.when(predicted).then(pl.lit(base, pl.UInt32)).otherwise(pl.lit(1, pl.UInt32))
+    rows = lf.select(*keys, EXAMPLE, predicted.alias(D), pl.col(Q), h, step.alias("_w"))
+    zero = pl.lit(0, pl.UInt32)
+    codes = [
+        pl.when(uniform(pl.col(_H), j) < pl.col(Q)).then(pl.col("_w")).otherwise(zero).alias(str(j))
+        for j in draws
     ]
-    per = flags.group_by([*keys, EXAMPLE]).agg(
-        pl.col(D).sum().cast(pl.Float64).alias("_k"), pl.len().cast(pl.Float64).alias("_c"), *counted
+    # the drawn codes as columns before the group-by: its aggregations are then plain sums
+    per = (
+        rows.select(*keys, EXAMPLE, D, *codes)
+        .group_by([*keys, EXAMPLE])
+        .agg(
+            pl.col(D).sum().cast(pl.Float64).alias("_k"),
+            pl.len().cast(pl.Float64).alias("_c"),
+            *[pl.col(str(j)).sum() for j in draws],
+        )
+        .drop(EXAMPLE)
+        .collect(engine=engine)
     )
-    long = per.select(
-        *keys,
-        "_k",
-        "_c",
-        pl.concat_list([f"_tp{j}" for j in range(n_draws)]).alias("_tp"),
-        pl.concat_list([f"_fn{j}" for j in range(n_draws)]).alias("_fn"),
-        pl.int_ranges(0, n_draws).alias(KIND),
-    ).explode(["_tp", "_fn", KIND])
-    k, c, tp, fn = pl.col("_k"), pl.col("_c"), pl.col("_tp").cast(pl.Float64), pl.col("_fn").cast(pl.Float64)
-    profiles = long.select(
+    long = per.lazy().unpivot(index=[*keys, "_k", "_c"], variable_name=KIND, value_name="_x")
+    counted = long.group_by([*keys, "_k", "_c", KIND, "_x"]).agg(pl.len().cast(pl.Float64).alias("n"))
+    k, c = pl.col("_k"), pl.col("_c")
+    tp, fn = (pl.col("_x") // base).cast(pl.Float64), (pl.col("_x") % base).cast(pl.Float64)
+    profiles = counted.select(
         *keys,
         pl.col(KIND).cast(pl.Int64),
         tp.alias("tp"),
         (k - tp).alias("fp"),
         fn.alias("fn"),
         (c - k - fn).alias("tn"),
+        "n",
     )
-    return profiles.group_by([*keys, KIND, *_CELLS]).agg(pl.len().cast(pl.Float64).alias("n"))
+    return profiles.collect(engine=engine)

@@ -1,0 +1,146 @@
+"""The cost of the ``exemplar`` operator's interval in ``af.estimate``.
+
+Run from the repository root::
+
+    python benchmarks/bench_estimate_exemplar.py [n_rows ...]       # times and ratios (default 300k and 1M)
+    python benchmarks/bench_estimate_exemplar.py --memory [n_rows]  # peak memory of each call, one process each
+
+Three forms, each read from a Parquet file (a lazy scan) and grouped by a 20-value key:
+binary scores (one row per example), wide 3-class scores with argmax (single-label,
+``n_rows / 3`` examples) and long multilabel scores (5 classes, ``n_rows / 5`` examples).
+For each: ``estimate(f1, micro)`` with ``n_draws`` draws (the interval of the other operators,
+the baseline), the same with ``exemplar`` added and no draws (its estimate), and with ``exemplar``
+and the draws (its interval). Binary and single-label draws come from small tables (the cells;
+the hits per group), so their interval costs little; multilabel draws draw every entry's truth
+``n_draws`` times, a cost proportional to rows x draws. Timings are on a shared machine (2 cores,
+other jobs running): the ratios are what count.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import best
+
+import aggframe as af
+
+READ_WIDE = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
+CLASSES = 5
+DRAWS = 200
+
+
+def binary(n: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < s**2).astype(np.int64)
+    return pl.DataFrame({"score": s, "y": y, "g": rng.integers(0, 20, size=n)})
+
+
+def wide(n: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
+    y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
+    return pl.DataFrame(
+        {"y_true": y, "p_0": p[:, 0], "p_1": p[:, 1], "p_2": p[:, 2], "g": rng.integers(0, 20, size=n)}
+    )
+
+
+def multilabel(n_examples: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = rng.beta(1.5, 2.5, size=(n_examples, CLASSES))
+    y = (rng.uniform(size=s.shape) < s).astype(np.int64)
+    return pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n_examples), CLASSES),
+            "class": np.tile(np.arange(CLASSES), n_examples),
+            "score": s.ravel(),
+            "y": y.ravel(),
+            "g": np.repeat(rng.integers(0, 20, size=n_examples), CLASSES),
+        }
+    )
+
+
+def _files(n: int, where: Path) -> dict[str, Path]:
+    paths = {form: where / f"{form}_{n}.parquet" for form in ("binary", "wide", "multilabel")}
+    if not paths["binary"].exists():
+        binary(n, 1).write_parquet(paths["binary"])
+        wide(n // 3, 3).write_parquet(paths["wide"])
+        multilabel(n // CLASSES, 5).write_parquet(paths["multilabel"])
+    return paths
+
+
+def _calls(n: int, where: Path) -> dict[str, object]:
+    """The calls measured: "form: variant" -> a function of no arguments."""
+    paths = _files(n, where)
+    maps = {
+        "binary": af.fit_calibration(af.from_scores(binary(20_000, 2), class_=None)),
+        "wide": af.fit_calibration(af.from_scores(wide(20_000, 4), **READ_WIDE)),  # type: ignore[arg-type]
+        "multilabel": af.fit_calibration(af.from_scores(multilabel(4_000, 6))),
+    }
+    reads: dict[str, dict[str, object]] = {"binary": {"class_": None}, "wide": READ_WIDE, "multilabel": {}}
+    variants = {
+        "micro, draws": (["micro"], DRAWS),
+        "+exemplar, no draws": (["micro", "exemplar"], 0),
+        "+exemplar, draws": (["micro", "exemplar"], DRAWS),
+    }
+    calls: dict[str, object] = {}
+    for form, path in paths.items():
+        for name, (ops, draws) in variants.items():
+
+            def call(form: str = form, path: Path = path, ops: list[str] = ops, draws: int = draws) -> object:
+                data = af.from_scores(pl.scan_parquet(path), **reads[form])  # type: ignore[arg-type]
+                return af.estimate(maps[form], data, "f1", ops, by="g", n_draws=draws)  # type: ignore[arg-type]
+
+            calls[f"{form}: {name}"] = call
+    return calls
+
+
+def times(sizes: list[int], where: Path) -> None:
+    for n in sizes:
+        calls = _calls(n, where)
+        t = {name: best(fn, reps=2) for name, fn in calls.items()}  # type: ignore[arg-type]
+        for form in ("binary", "wide", "multilabel"):
+            base = t[f"{form}: micro, draws"]
+            point, drawn = t[f"{form}: +exemplar, no draws"], t[f"{form}: +exemplar, draws"]
+            print(
+                f"n_rows={n:>10,}  {form:10}  micro+{DRAWS} draws {base:.3f}s  +exemplar {point:.3f}s "
+                f"({point / base:.2f}x)  +exemplar+{DRAWS} draws {drawn:.3f}s ({drawn / base:.2f}x)"
+            )
+
+
+def memory(n: int, where: Path) -> None:
+    _files(n, where)
+    for name in _calls(n, where):
+        cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", name, str(n), str(where)]
+        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+        found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
+        peak = int(found.group(1)) / 1024 if found else float("nan")
+        print(f"n_rows={n:>10,}  {name:32}  peak RSS {peak:,.0f} MB")
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    args = sys.argv[1:]
+    if args[:1] == ["--one"]:  # one call, for /usr/bin/time
+        _calls(int(args[2]), Path(args[3]))[args[1]]()  # type: ignore[operator]
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        if args[:1] == ["--memory"]:
+            memory(int(args[1]) if len(args) > 1 else 1_000_000, where)
+            return
+        print("shared machine (2 cores, other jobs running): read the ratios")
+        times([int(a) for a in args] or [300_000, 1_000_000], where)
+
+
+if __name__ == "__main__":
+    main()
