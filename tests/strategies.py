@@ -80,6 +80,7 @@ PROPERTY_MEASURES = ("precision", "recall", "f1", "specificity", "mcc", "balance
 INTERNAL_NAMES: tuple[str, ...] = (
     # estimation's small tables and its distribution check (aggframe/decisions/estimate*.py)
     "_G",
+    "__af_est_h",  # the exemplar interval's hash of an entry (aggframe/decisions/estimate_exemplar.py)
     "_joint_",
     "_effect",
     "_g0",

@@ -442,8 +442,9 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
         labelled rows also give the realized values (``kind="realized"``).
     n_draws
         Parametric draws of the cells (normal approximations of their Poisson-binomial
-        counts, per group; binomial positives per score bin for AUROC) for the interval
-        (0: none).
+        counts, per group; binomial positives per score bin for AUROC; for ``exemplar`` the
+        examples' profile counts, and under multilabel truth every entry's truth, Polars only:
+        :mod:`aggframe.decisions.estimate_exemplar`) for the interval (0: none).
     level
         The interval's level.
     seed
@@ -460,14 +461,15 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     polars.DataFrame
         The by-columns (then ``window_start`` and ``window_end`` with windows), ``kind``
         (``"estimated"`` or ``"realized"``), ``measure``, ``operator``, ``value``, ``ci_low``,
-        ``ci_high`` (null without draws, for realized rows and for exemplar),
+        ``ci_high`` (null without draws and for realized rows),
         ``n_examples`` (examples of the group) and ``labelled_share``.
 
     Raises
     ------
     OptionError
-        Bad options, a measure or operator that is not estimated, or a source that is not
-        predictions with scores.
+        Bad options, a measure or operator that is not estimated, a source that is not
+        predictions with scores, or ``exemplar`` with ``n_draws`` under multilabel truth on
+        DuckDB or Spark.
     InvalidValueError
         A ``labelled`` column holding values other than 0 and 1.
     NullValueError

@@ -19,6 +19,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from aggframe.decisions.estimate_cells import entries
+from aggframe.decisions.estimate_exemplar import exemplar_tables
+from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
 from aggframe.exceptions import OptionError
 
 RUNS = 400
@@ -294,12 +297,18 @@ def test_duckdb_exemplar_equals_polars_and_refuses_multilabel_draws() -> None:
 @pytest.mark.slow
 @pytest.mark.engines
 def test_spark_multilabel_exemplar_equals_polars(spark: object) -> None:
+    """The exact multilabel profiles as one Spark query (the rest of estimate's Spark path is tested elsewhere)."""
     frame = _small_multilabel()
     sdf = spark.createDataFrame(frame.to_pandas())  # type: ignore[attr-defined]
     cmap = _none_map(frame)
-    assert_frame_equal(
-        af.estimate(cmap, af.from_scores(frame), ["f1", "recall"], "exemplar", by="g"),
-        af.estimate(cmap, af.from_scores(sdf), ["f1", "recall"], "exemplar", by="g"),
-        abs_tol=1e-9,
-        check_dtypes=False,
-    )
+
+    def profiles(src: object) -> pl.DataFrame:
+        source = af.from_scores(src).source  # type: ignore[arg-type]
+        ent = entries(source, ["g"], None)
+        got = exemplar_tables(ent, cmap, source.origin, n_classes=3, n_draws=0, seed=0, engine="auto")
+        assert isinstance(got, pl.DataFrame)
+        return got.sort(pl.all(), nulls_last=True)
+
+    polars_profiles = profiles(frame)
+    assert set(polars_profiles[KIND]) == {ESTIMATED, REALIZED}
+    assert_frame_equal(polars_profiles, profiles(sdf), abs_tol=1e-9, check_dtypes=False)
