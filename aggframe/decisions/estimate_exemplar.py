@@ -25,19 +25,22 @@ The truth of an example is drawn from its calibrated probabilities ``q``:
   (group, k, C) as a normal with that mean and variance (a Poisson-binomial count,
   exact in its first two moments), in NumPy on that small table. The same query
   runs on DuckDB and Spark.
-* **multilabel** (independent entries): an example's profile depends on the
-  Poisson-binomial counts of its true predicted and true unpredicted classes, up to
-  ``(k + 1)(C - k + 1)`` profiles each; the estimated kind keeps the example's
-  expected cells, and the draws draw every entry's truth, ``u < q`` with a uniform
-  ``u`` made by hashing (by-keys, example, class, draw) with the seed (a splitmix64
-  finaliser over Polars' hash: lazy, reproducible for one Polars version, the same
-  on every Polars engine). Per example the drawn cells of every draw are sums of one
-  group-by (``2 n_draws`` columns), then counted per (group, draw, profile). This
-  costs about ``n_draws`` times the rows (Polars only; DuckDB and Spark refuse it).
+* **multilabel** (independent entries): an example's true predicted classes (``tp``)
+  and true unpredicted ones (``fn``) are independent Poisson-binomial counts, so its
+  profile is one of up to ``(k + 1)(C - k + 1)``. Their distributions come from the
+  power sums of ``q`` over its predicted and unpredicted entries (one group-by per
+  example; Newton's identities, up to :data:`EXACT_CLASSES` classes), and the estimated
+  kind sums ``P(tp = j) P(fn = l)`` per (group, profile): one query, on any engine (with
+  more classes, each example's expected cells). The draws draw every entry's truth,
+  ``u < q`` with a uniform ``u`` made by hashing (by-keys, example, class) with the seed
+  and mixing in the draw (splitmix64's finaliser over Polars' hash: lazy, reproducible for
+  one Polars version, the same on every Polars engine); per example one sum per draw
+  codes the drawn tp and fn, then the examples are counted per (group, draw, profile).
+  This costs about ``n_draws`` times the rows (Polars only; DuckDB and Spark refuse it).
 
-In the binary and single-label cases the estimated kind is the measure of the
-*expected profile counts*, the exemplar analogue of the measure of the expected
-cells: its target is the realized value, whose mean it matches to ``O(1/n)``.
+So the estimated kind is the measure of the *expected profile counts*, the exemplar
+analogue of the measure of the expected cells: its target is the realized value, whose
+mean it matches to ``O(1/n)``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe.decisions.estimate_cells import entries
-from aggframe.decisions.estimate_exemplar import exemplar_tables
+from aggframe.decisions.estimate_exemplar import EXACT_CLASSES, exemplar_tables
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
 from aggframe.exceptions import OptionError
 
@@ -182,6 +182,30 @@ def test_single_label_estimate_is_the_expected_profile_counts_by_enumeration() -
     for m in measures:
         got = out.filter(pl.col("kind") == "estimated", pl.col("measure") == m)["value"].item()
         assert got == pytest.approx(_expected_exemplar(profiles, m), abs=1e-9), m
+
+
+def test_many_classes_fall_back_to_the_examples_expected_cells_and_still_draw() -> None:
+    rng = np.random.default_rng(14)
+    n, c = 30, EXACT_CLASSES + 1
+    q = rng.uniform(size=(n, c))
+    frame = pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), c),
+            "class": np.tile(np.arange(c), n),
+            "score": q.ravel(),
+            "y": (rng.uniform(size=n * c) < q.ravel()).astype(np.int64),
+        }
+    )
+    data = af.from_scores(frame)
+    out = af.estimate(data, data, "precision", "exemplar", calibration="none", n_draws=20)
+    est = out.filter(pl.col("kind") == "estimated").row(0, named=True)
+    d = q >= 0.5
+    with np.errstate(invalid="ignore"):
+        soft = (q * d).sum(axis=1) / d.sum(axis=1)  # each example's expected cells
+    assert est["value"] == pytest.approx(np.nanmean(soft), abs=1e-9)
+    assert est["ci_low"] <= est["ci_high"]
+    real = out.filter(pl.col("kind") == "realized")["value"].item()
+    assert real == pytest.approx(data.compute("precision", "exemplar"))
 
 
 # -- seeds, engines, names ---------------------------------------------------------------------
