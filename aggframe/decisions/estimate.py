@@ -660,6 +660,7 @@ def _report(
                 seed=opts["seed"],
                 pos_label=source.pos_label,
                 class_dtype=dtype,
+                single_label=cmap.renormalize and not ent.binary,
             )
         )
     res = pl.concat(parts, how="vertical_relaxed")

@@ -123,7 +123,7 @@ def test_duckdb_map_is_built_from_values_not_found_by_name(method: str) -> None:
     con.execute("SET python_enable_replacements = false")
     # a wrong map the old query would have read from the catalog
     con.execute('CREATE TABLE "__af_est_map" AS SELECT \'a\' AS "__af_class", 0::BIGINT AS b, 0.5 AS q')
-    __af_est_map = pl.DataFrame({"x": [1]}).to_arrow()  # noqa: F841 -- a wrong variable in reach
+    __af_est_map = pl.DataFrame({"x": [1]}).to_arrow()  # a wrong variable in reach (unused)
     rel = con.from_arrow(data.to_arrow())
     ops = ["micro", "macro", "exemplar"]
     want = _report(af.expected_cells(cmap, af.from_scores(data, **read), by=BY), ops, BY)
