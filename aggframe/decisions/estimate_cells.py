@@ -396,7 +396,12 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
         spread += [pl.col("hv").alias("ll_m"), pl.col("bv").alias("br_m")]  # independent entries
         # sum s (1 - s) (1 - 2 s) = s1 - 3 s2 + 2 s3; independent entries: ll_b = ll_a (M = q delta)
         br_a = s1 - 3.0 * s2 + 2.0 * pl.col("s3")
-        spread += [pl.col("ha").alias("ll_a"), br_a.alias("br_a"), pl.col("ha").alias("ll_b"), br_a.alias("br_b")]
+        spread += [
+            pl.col("ha").alias("ll_a"),
+            br_a.alias("br_a"),
+            pl.col("ha").alias("ll_b"),
+            br_a.alias("br_b"),
+        ]
     else:
         q = pl.col(Q).fill_null(s1 / n)  # a class the map never saw: its scores
         frame = joined.with_columns((q * n).alias("q_sum"), (q * (1.0 - q) * n).alias("v_sum"))

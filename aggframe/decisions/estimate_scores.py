@@ -378,6 +378,7 @@ def _operator(
     elif op == "binary":
         vals = per_class.filter(pl.col(CLASS_ROLE) == pl.lit(pos_label).cast(dtype)).select(*keys, *names)
     else:
+
         def mean(m: str) -> pl.Expr:
             # the losses' own weights (drawn with them under single-label truth); AUROC's: expected
             lw = LOSS_WEIGHT + m

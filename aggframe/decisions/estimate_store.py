@@ -154,8 +154,7 @@ def expected_cells(
 
     Examples
     --------
-    >>> import narwhals as nw
-import polars as pl
+    >>> import polars as pl
     >>> import aggframe as af
     >>> ref = af.from_scores(pl.DataFrame({"y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]}), class_=None)
     >>> a = af.from_scores(pl.DataFrame({"y": [0, 0], "score": [0.2, 0.5]}), class_=None)

@@ -48,7 +48,14 @@ def _check_weighted(alpha: list[float], seed: int, n: int) -> None:
     read = {"y_true": "y_true", "scores": [f"p_{c}" for c in range(len(alpha))], "decision": "argmax"}
     data = af.from_scores(_multiclass(np.random.default_rng(seed), n, alpha), **read)  # type: ignore[arg-type]
     out = af.estimate(
-        data, data, ["log_loss", "brier"], ["weighted"], by="run", calibration="none", n_draws=200, level=LEVEL
+        data,
+        data,
+        ["log_loss", "brier"],
+        ["weighted"],
+        by="run",
+        calibration="none",
+        n_draws=200,
+        level=LEVEL,
     )
     sd = math.sqrt(LEVEL * (1 - LEVEL) / RUNS)
     for m in ("log_loss", "brier"):
