@@ -82,8 +82,8 @@ def _duckdb_frame(native: Any, table: pl.DataFrame) -> Any:
     new_run = c.ne_missing(c.shift(1)) | (b != b.shift(1) + 1) | q.ne_missing(q.shift(1))
     runs = (
         table.sort(CLASS_ROLE, BIN)
-        .with_columns(new_run.fill_null(value=True).cum_sum().alias("_run"))
-        .group_by("_run", maintain_order=True)
+        .with_columns(new_run.fill_null(value=True).cum_sum().alias("_r"))
+        .group_by("_r", maintain_order=True)
         .agg(c.first(), b.min().alias("_lo"), b.max().alias("_hi"), q.first())
     )
     rows = ", ".join(
