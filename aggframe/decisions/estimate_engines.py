@@ -74,26 +74,25 @@ def _duckdb_frame(native: Any, table: pl.DataFrame) -> Any:
 
     The map travels in the query's text, not by a name: a Python variable read by DuckDB's
     replacement scan would lose to a table of that name on the connection and fail where the
-    connection disables replacement scans. Each class's map is kept as runs of bins with one
-    ``q`` (an isotonic map is a step function: few runs), expanded on the engine with ``range``;
-    the class is text until cast (as on Spark), ``q`` a double written with 17 digits (exact).
+    connection disables replacement scans. One row per class holds its bins and ``q`` as two
+    comma-separated texts (the shortest text that reads back as the same double), split and
+    unnested on the engine: a few short literals to parse, whatever the map (a row per bin
+    would cost DuckDB seconds to plan for tens of classes). The class is text until cast (as on Spark).
     """
-    c, b, q = pl.col(CLASS_ROLE), pl.col(BIN), pl.col(Q)
-    new_run = c.ne_missing(c.shift(1)) | (b != b.shift(1) + 1) | q.ne_missing(q.shift(1))
-    runs = (
+    per_class = (
         table.sort(CLASS_ROLE, BIN)
-        .with_columns(new_run.fill_null(value=True).cum_sum().alias("_r"))
-        .group_by("_r", maintain_order=True)
-        .agg(c.first(), b.min().alias("_lo"), b.max().alias("_hi"), q.first())
+        .group_by(CLASS_ROLE, maintain_order=True)
+        .agg(pl.col(BIN).cast(pl.String).str.join(","), pl.col(Q).cast(pl.Float64))
     )
     rows = ", ".join(
-        f"({_sql_text(cls)}, {int(lo)}, {int(hi)}, CAST('{float(value):.17e}' AS DOUBLE))"
-        for cls, lo, hi, value in runs.select(CLASS_ROLE, "_lo", "_hi", Q).iter_rows()
+        f"({_sql_text(cls)}, '{bins}', '{','.join(repr(float(v)) for v in values)}')"
+        for cls, bins, values in per_class.iter_rows()
     )
-    values = f"(VALUES {rows}) AS _m(_c, _lo, _hi, _q)"
     sql = (
-        f"SELECT _c AS {_sql_name(CLASS_ROLE)}, CAST(unnest(range(_lo, _hi + 1)) AS BIGINT) AS {_sql_name(BIN)}, "
-        f"_q AS {_sql_name(Q)} FROM {values}"
+        f"SELECT _c AS {_sql_name(CLASS_ROLE)}, "
+        f"unnest(CAST(string_split(_b, ',') AS BIGINT[])) AS {_sql_name(BIN)}, "
+        f"unnest(CAST(string_split(_q, ',') AS DOUBLE[])) AS {_sql_name(Q)} "
+        f"FROM (VALUES {rows}) AS _m(_c, _b, _q)"
     )
     return native.query(f"{PREFIX}est_src", sql)
 

@@ -138,17 +138,11 @@ def test_duckdb_map_is_built_from_values_not_found_by_name(method: str) -> None:
 @pytest.mark.slow
 @pytest.mark.engines
 def test_spark_expected_cells_equal_polars(spark: Any) -> None:
-    """Argmax (the map joined and renormalised on Spark) and the binary layout (each row its own
-    example: an id made on the engine), exemplar too."""
-    read = _read("argmax")
-    cmap = af.fit_calibration(af.from_scores(_frame(1, 900), **read))
-    data = _frame(2, 120)
-    ops = ["macro", "exemplar"]
-    want = _report(af.expected_cells(cmap, af.from_scores(data, **read), by=BY), ops, BY)
-    sdf = spark.createDataFrame(data.to_pandas())
-    got = _report(af.expected_cells(cmap, af.from_scores(sdf, **read), by=BY), ops, BY)
-    assert want[BY[1]].null_count() > 0
-    assert_frame_equal(got, want, abs_tol=1e-9, check_dtypes=False)  # pandas made the int key a float
+    """The binary layout on Spark: each row its own example (an id made on the engine), exemplar too.
+
+    (The map joined and renormalised on Spark is ``af.estimate``'s path, tested with it in
+    ``test_estimate_engines.py``; the long form's wide step on Spark in ``tests/engines``.)
+    """
     by = ["__af_est_y"]
     binary = _binary(8, 300)
     bmap = af.fit_calibration(af.from_scores(_binary(9, 900), class_=None))
