@@ -6,8 +6,10 @@ times and the ratios of
 
 - ``estimate(..., time="day", every="1d")`` and ``every="1w"`` to ``estimate(..., by=["day", "g"])``
   (the same plan with the day as a plain key: the windows' own cost is the bucket column);
-- ``every="1d", period="7d"`` (each row in 7 windows) to the same, and the same windows summed
-  from daily expected cells (``expected_cells(by=["day", "g"])``, then the windows of stored cells);
+- ``every="1d", period="7d"`` (no draws: the daily sums of the scan summed into the 7-day windows;
+  before, each row joined its 7 windows: 8.6x at 500k rows) to the same, and the same windows
+  summed from daily expected cells (``expected_cells(by=["day", "g"])``, then the windows of stored
+  cells);
 - ``expected_cells(...)`` (the cells collected) to ``estimate(..., by="g")``;
 - each to a bare Polars group-by of the thresholded score per (day, g).
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -496,9 +496,29 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
         window = {"time": time, "every": every, "period": period, "offset": offset}
         options: dict[str, Any] = {"calibration": calibration, "labelled": labelled, "n_draws": n_draws}
         options |= {"by": by, "level": level, "seed": seed, "engine": engine}
-        return windowed_estimate(
-            estimate, reference, data, measures, operators, window=window, options=options
-        )
+        return windowed_estimate(_run, reference, data, measures, operators, window=window, options=options)
+    options = {"by": by, "calibration": calibration, "labelled": labelled, "n_draws": n_draws}
+    options |= {"level": level, "seed": seed, "engine": engine}
+    return _run(reference, data, measures, operators, options)
+
+
+#: Sums the small tables of a scan keyed by time slot into windows of several slots
+#: (:mod:`aggframe.decisions.estimate_time`): (bin table, sizes) -> the same keyed by window.
+Roll = Callable[[BinTable, pl.DataFrame], tuple[BinTable, pl.DataFrame]]
+
+
+def _run(
+    reference: Predictions | CalibrationMap,
+    data: Predictions,
+    measures: str | Sequence[str],
+    operators: ReportOperator | Sequence[ReportOperator],
+    options: dict[str, Any],
+    roll: Roll | None = None,
+) -> pl.DataFrame:
+    """:func:`estimate` without windows (``options``: its keyword arguments); ``roll`` sums the scan's
+    small tables into windows before the report (rolling windows of point estimates)."""
+    by, calibration, labelled = options["by"], options["calibration"], options["labelled"]
+    n_draws, level, seed, engine = options["n_draws"], options["level"], options["seed"], options["engine"]
     by_cols = listify(by)
     check_result_names(by_cols, RESULT, "estimate")
     engine = parse_engine(engine)
@@ -532,6 +552,8 @@ def estimate(  # noqa: PLR0913 -- the user's options, keyword-only
     else:
         bt = bin_table(ent, cmap, source.origin, engine=engine, losses=losses, ranking=ranking, pred=pred)
     sizes = _sizes(bt, ent, source)
+    if roll is not None:
+        bt, sizes = roll(bt, sizes)
     _warn_outside(bt, dict(zip(ent.keys, by_cols, strict=False)))
     _warn_distribution(bt, cmap, dict(zip(ent.keys, by_cols, strict=False)))
     out = _report(
@@ -669,6 +691,7 @@ def _report(
                 seed=opts["seed"],
                 pos_label=source.pos_label,
                 class_dtype=dtype,
+                single_label=cmap.renormalize and not ent.binary,
             )
         )
     res = pl.concat(parts, how="vertical_relaxed")

@@ -156,7 +156,10 @@ EPS = float(np.finfo(np.float64).eps)
 #: ``sum_c q_c delta_c^2 - (sum_c q_c delta_c)^2``, spread over its rows as
 #: ``q delta^2 - q delta M`` with ``M`` the example's ``sum q delta`` (:data:`MOMENTS`);
 #: with independent entries ``M = q delta`` and they equal ``ll_v``, ``br_v``.
-LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v", "ll_m", "br_m")
+#: ``ll_a``, ``br_a``: ``sum q (1 - q) delta``, the covariance of a class's loss sum with its count of
+#: positives; ``ll_b``, ``br_b``: ``sum q (delta - M)``, the covariance of the example's loss over its
+#: classes with the class's positives (single-label; :mod:`aggframe.decisions.estimate_loss_draws`).
+LOSSES = ("ll_e", "br_e", "ll_r", "br_r", "ll_v", "br_v", "ll_m", "br_m", "ll_a", "br_a", "ll_b", "br_b")
 #: The loss sums a scan takes: none (False), the point values (True) or also the example's
 #: moments of the interval under single-label truth ("interval": a window per example).
 Losses = bool | Literal["interval"]
@@ -176,7 +179,7 @@ def with_moments(lf: Any, keys: Sequence[str], *, single_label: bool) -> Any:
 
 
 def spread_exprs(f: Any) -> list[Any]:
-    """The variance terms of :data:`LOSSES` (``ll_v``, ``br_v``, ``ll_m``, ``br_m``) per row (Polars or Narwhals)."""
+    """The variance terms of :data:`LOSSES` (``ll_v``, ``br_v``, ``ll_m``, ``br_m``, ``ll_a``, ...) per row (Polars or Narwhals)."""
     q, s = f.col(Q), f.col(S)
     p = s.clip(EPS, 1.0 - EPS)
     d_ll, d_br = (1.0 - p).log() - p.log(), 1.0 - 2.0 * s
@@ -185,6 +188,10 @@ def spread_exprs(f: Any) -> list[Any]:
         q * (1.0 - q) * d_br**2,
         q * d_ll * (d_ll - f.col(MOMENTS[0])),
         q * d_br * (d_br - f.col(MOMENTS[1])),
+        q * (1.0 - q) * d_ll,
+        q * (1.0 - q) * d_br,
+        q * (d_ll - f.col(MOMENTS[0])),
+        q * (d_br - f.col(MOMENTS[1])),
     ]
 
 
@@ -299,7 +306,7 @@ def _unkeyed(sums: pl.DataFrame, keys: list[str], *, losses: bool) -> pl.DataFra
             if losses:
                 expected = [c("ll_e"), c("br_e")] if (t is None and d) else [zero, zero]
                 realized = [c("ll_r"), c("br_r")] if (t == 1.0 and d) else [zero, zero]
-                spread = [c(v) for v in LOSSES[4:]] if (t is None and d) else [zero] * 4
+                spread = [c(v) for v in LOSSES[4:]] if (t is None and d) else [zero] * len(LOSSES[4:])
                 extra = [
                     e.alias(name) for e, name in zip([*expected, *realized, *spread], LOSSES, strict=True)
                 ]
@@ -372,6 +379,8 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             # the scores read as probabilities (calibration "none"): the variances per row
             (s * (1.0 - s) * ((1.0 - c).log() - c.log()) ** 2).sum().alias("hv"),
             (s * (1.0 - s) * (1.0 - 2.0 * s) ** 2).sum().alias("bv"),
+            (s * (1.0 - s) * ((1.0 - c).log() - c.log())).sum().alias("ha"),
+            (s * s * s).sum().alias("s3"),
         ]
     agg = ent.frame.with_columns(binned(s).alias(BIN)).group_by(group, drop_null_keys=False).agg(*sums)
     with reading(origin):
@@ -385,6 +394,14 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
         expected = [pl.col("h").alias("ll_e"), (s1 - s2).alias("br_e")]
         spread = [pl.col("hv").alias("ll_v"), pl.col("bv").alias("br_v")]
         spread += [pl.col("hv").alias("ll_m"), pl.col("bv").alias("br_m")]  # independent entries
+        # sum s (1 - s) (1 - 2 s) = s1 - 3 s2 + 2 s3; independent entries: ll_b = ll_a (M = q delta)
+        br_a = s1 - 3.0 * s2 + 2.0 * pl.col("s3")
+        spread += [
+            pl.col("ha").alias("ll_a"),
+            br_a.alias("br_a"),
+            pl.col("ha").alias("ll_b"),
+            br_a.alias("br_b"),
+        ]
     else:
         q = pl.col(Q).fill_null(s1 / n)  # a class the map never saw: its scores
         frame = joined.with_columns((q * n).alias("q_sum"), (q * (1.0 - q) * n).alias("v_sum"))
@@ -398,6 +415,8 @@ def _engine_table(ent: Entries, cmap: CalibrationMap, origin: Any, *, losses: bo
             (q * (1.0 - q) * (n - 4.0 * s1 + 4.0 * s2)).alias("br_v"),
         ]
         spread += [spread[0].alias("ll_m"), spread[1].alias("br_m")]  # independent entries
+        ll_a, br_a = q * (1.0 - q) * (pl.col("l0") - pl.col("l1")), q * (1.0 - q) * (n - 2.0 * s1)
+        spread += [ll_a.alias("ll_a"), br_a.alias("br_a"), ll_a.alias("ll_b"), br_a.alias("br_b")]
     t = pl.col(T).fill_null(0.0)
     realized = [
         (-(t * pl.col("l1") + (1.0 - t) * pl.col("l0"))).alias("ll_r"),

@@ -27,7 +27,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE
+from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX
 from aggframe.decisions.estimate_cells import (
     BIN,
     EPS,
@@ -47,7 +47,7 @@ from aggframe.decisions.estimate_cells import (
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars, engine_of
 
-__all__ = ["engine_profiles", "engine_table", "engine_with_q"]
+__all__ = ["engine_profiles", "engine_row_ids", "engine_table", "engine_with_q"]
 
 _CELLS = ("tp", "fp", "fn", "tn")
 
@@ -70,10 +70,42 @@ def _map_frame(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
 
 
 def _duckdb_frame(native: Any, table: pl.DataFrame) -> Any:
-    """A relation on the source's connection (relations of two connections do not join)."""
-    # read by its name by DuckDB's replacement scan (a local of this frame) in the query below
-    __af_est_map = table.to_arrow()
-    return native.query("__af_est_src", "SELECT * FROM __af_est_map")
+    """A relation on the source's connection (relations of two connections do not join), built from values.
+
+    The map travels in the query's text, not by a name: a Python variable read by DuckDB's
+    replacement scan would lose to a table of that name on the connection and fail where the
+    connection disables replacement scans. One row per class holds its bins and ``q`` as two
+    comma-separated texts (the shortest text that reads back as the same double), split and
+    unnested on the engine: a few short literals to parse, whatever the map (a row per bin
+    would cost DuckDB seconds to plan for tens of classes). The class is text until cast (as on Spark).
+    """
+    per_class = (
+        table.sort(CLASS_ROLE, BIN)
+        .group_by(CLASS_ROLE, maintain_order=True)
+        .agg(pl.col(BIN).cast(pl.String).str.join(","), pl.col(Q).cast(pl.Float64))
+    )
+    rows = ", ".join(
+        f"({_sql_text(cls)}, '{bins}', '{','.join(repr(float(v)) for v in values)}')"
+        for cls, bins, values in per_class.iter_rows()
+    )
+    sql = (
+        f"SELECT _c AS {_sql_name(CLASS_ROLE)}, "
+        f"unnest(CAST(string_split(_b, ',') AS BIGINT[])) AS {_sql_name(BIN)}, "
+        f"unnest(CAST(string_split(_q, ',') AS DOUBLE[])) AS {_sql_name(Q)} "
+        f"FROM (VALUES {rows}) AS _m(_c, _b, _q)"
+    )
+    return native.query(f"{PREFIX}est_src", sql)
+
+
+def _sql_name(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _sql_text(value: Any) -> str:
+    """A class as SQL text (null: NULL), cast to the entries' class type after the relation is made."""
+    if value is None:
+        return "CAST(NULL AS VARCHAR)"
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 def _spark_frame(native: Any, table: pl.DataFrame) -> Any:
@@ -215,3 +247,23 @@ def engine_profiles(ent: Entries, cmap: Any, origin: Any, *, kinds: tuple[int, i
         ),
     ]
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def engine_row_ids(lf: nw.LazyFrame[Any], name: str) -> nw.LazyFrame[Any]:
+    """``lf`` (DuckDB, Spark) with a column ``name`` unique per row: the example of a binary layout.
+
+    No sort and no shuffle: DuckDB numbers the rows as they stream (``row_number() OVER ()``),
+    Spark with ``monotonically_increasing_id`` (unique, not consecutive: an id, not a position).
+    """
+    native = nw.to_native(lf)
+    if engine_of(lf) is nw.Implementation.DUCKDB:
+        view = f"{PREFIX}est_rows"
+        sql = f"SELECT *, row_number() OVER () AS {_sql_name(name)} FROM {_sql_name(view)}"
+        numbered: nw.LazyFrame[Any] = nw.from_native(native.query(view, sql))
+        return numbered
+    if engine_of(lf) is nw.Implementation.PYSPARK_CONNECT:
+        from pyspark.sql.connect import functions as F
+    else:
+        from pyspark.sql import functions as F  # type: ignore[no-redef]
+    with_ids: nw.LazyFrame[Any] = nw.from_native(native.withColumn(name, F.monotonically_increasing_id()))
+    return with_ids

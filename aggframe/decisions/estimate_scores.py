@@ -45,6 +45,7 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE
 from aggframe.decisions.estimate_cells import BIN, BinTable, T
+from aggframe.decisions.estimate_loss_draws import joint_weighted
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
 from aggframe.exceptions import OptionError
 
@@ -55,6 +56,11 @@ SCORE_MEASURES = ("auroc", "log_loss", "brier")
 _OPERATORS = ("binary", "micro", "macro", "weighted")
 #: Prefix of the classes' loss values whose draws move together over an example (macro, weighted).
 JOINT = "_joint_"
+#: Prefixes of the classes' loss values and weights in the weighted operator's draws (single-label
+#: truth: the loss sums drawn jointly with the class counts that weigh them, :mod:`.estimate_loss_draws`).
+WEIGHTED, LOSS_WEIGHT = "_weighted_", "_lossweight_"
+#: The variance sums of the bin table a class's draws read (:data:`~aggframe.decisions.estimate_cells.LOSSES`).
+_SPREADS = ("ll_v", "br_v", "ll_m", "br_m", "ll_a", "br_a", "ll_b", "br_b")
 
 
 def check_score_request(scores: Sequence[str], operators: Sequence[str]) -> None:
@@ -192,11 +198,8 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
         n.sum().alias("size"),
         pl.col("q_sum").sum().alias("weight"),
         *([pl.col("ll_e").sum().alias("ll"), pl.col("br_e").sum().alias("br")] if losses else []),
-        *(
-            [pl.col(c).sum().alias(c.replace("_", "")) for c in ("ll_v", "br_v", "ll_m", "br_m")]
-            if losses
-            else []
-        ),
+        *([pl.col(c).sum().alias(c.replace("_", "")) for c in _SPREADS] if losses else []),
+        pl.col("v_sum").sum().alias("v"),
     )
     real = (
         f.filter(t.is_not_null())
@@ -205,7 +208,8 @@ def _class_sums(bt: BinTable) -> pl.DataFrame:
             n.sum().alias("size"),
             (n * t).sum().alias("weight"),
             *([pl.col("ll_r").sum().alias("ll"), pl.col("br_r").sum().alias("br")] if losses else []),
-            *([pl.lit(0.0).alias(c) for c in ("llv", "brv", "llm", "brm")] if losses else []),
+            *([pl.lit(0.0).alias(c.replace("_", "")) for c in _SPREADS] if losses else []),
+            pl.lit(0.0).alias("v"),
         )
     )
     return pl.concat(
@@ -232,7 +236,7 @@ def _loss_values(sums: pl.DataFrame, keys: list[str], names: list[str]) -> tuple
 
 
 def _drawn_losses(
-    sums: pl.DataFrame, keys: list[str], n_draws: int, seed: int
+    sums: pl.DataFrame, keys: list[str], n_draws: int, seed: int, *, single_label: bool
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per draw, class and pooled (micro): the log loss and Brier sums drawn from normals.
 
@@ -240,17 +244,23 @@ def _drawn_losses(
     (``l1`` with probability ``q``, ``l0`` otherwise) with mean ``ll`` and variance ``llv``
     (Brier: ``br``, ``brv``), drawn as a normal clipped to its range. The classes of a
     single-label example move together: over a group the sum's variance is ``llm`` summed
-    (``brm``), so the pooled draw and the classes' draws for macro and weighted
-    (``ll_j``, ``br_j``) scale the class deviations by ``sqrt(sum llm / sum llv)`` per group
-    (1 with independent entries). Returns (keys..., kind, class, weight, size, ll, br, ll_j,
-    br_j) per class and (keys..., kind, size, ll, br) pooled.
+    (``brm``), so the pooled draw and the classes' draws for macro (``ll_j``, ``br_j``) scale
+    the class deviations by ``sqrt(sum llm / sum llv)`` per group (1 with independent
+    entries). The weighted operator's draws (``ll_w``, ``br_w`` and the class weights ``ll_lw``,
+    ``br_lw``): under single-label truth the loss sums drawn jointly with the class counts
+    (:func:`~aggframe.decisions.estimate_loss_draws.joint_weighted`), else ``ll_j`` with the
+    expected weights. Returns (keys..., kind,
+    class, weight, size, ll, br, ll_j, br_j, ll_w, br_w, ll_lw, br_lw) per class and (keys...,
+    kind, size, ll, br) pooled.
     """
     est = sums.filter(pl.col(KIND) == ESTIMATED).sort([*keys, CLASS_ROLE], nulls_last=True)
     v = pl.col("llv", "brv", "llm", "brm").clip(lower_bound=0.0)
     ratio = est.select(v.sum().over(keys).name.suffix("_g"))  # keys: never empty (a stand-in)
     size = est["size"].to_numpy()
     z = np.random.default_rng(seed + 2).standard_normal((2, n_draws, est.height))
+    joint_rng = np.random.default_rng(seed + 3)
     base = est.select(*keys, CLASS_ROLE, "weight", "size")
+    weight = np.broadcast_to(est["weight"].to_numpy(), (n_draws, est.height))
     cols: dict[str, np.ndarray] = {}
     for i, (c, high) in enumerate((("ll", np.full(size.shape, np.inf)), ("br", size))):
         total_v, total_m = ratio[f"{c}v_g"].to_numpy(), ratio[f"{c}m_g"].to_numpy()
@@ -259,6 +269,12 @@ def _drawn_losses(
         mean = est[c].to_numpy()
         cols[c] = np.clip(mean + dev, 0.0, high).reshape(-1)
         cols[f"{c}_j"] = np.clip(mean + scale * dev, 0.0, high).reshape(-1)
+        if single_label:
+            drawn_w, drawn_l = joint_weighted(est, keys, c, n_draws, joint_rng)
+            cols[f"{c}_w"] = np.clip(drawn_l, 0.0, high).reshape(-1)
+            cols[f"{c}_lw"] = np.clip(drawn_w, 0.0, size).reshape(-1)
+        else:
+            cols[f"{c}_w"], cols[f"{c}_lw"] = cols[f"{c}_j"], weight.reshape(-1)
     per_class = pl.concat([base] * n_draws).with_columns(
         pl.Series(KIND, np.repeat(np.arange(n_draws, dtype=np.int64), est.height)),
         *[pl.Series(name, values) for name, values in cols.items()],
@@ -270,9 +286,20 @@ def _drawn_losses(
 
 
 def score_report(
-    bt: BinTable, request: Any, *, n_draws: int, seed: int, pos_label: Any, class_dtype: pl.DataType
+    bt: BinTable,
+    request: Any,
+    *,
+    n_draws: int,
+    seed: int,
+    pos_label: Any,
+    class_dtype: pl.DataType,
+    single_label: bool = False,
 ) -> pl.DataFrame:
-    """keys..., kind, measure, operator, value of the measures on scores asked for (every kind)."""
+    """keys..., kind, measure, operator, value of the measures on scores asked for (every kind).
+
+    ``single_label``: the truth is single-label (renormalised probabilities): the weighted
+    operator's draws of the losses draw the class weights too (:mod:`.estimate_loss_draws`).
+    """
     check_score_request(request.scores, request.operators)
     keys = [*bt.keys, KIND]
     names = list(request.scores)
@@ -282,12 +309,18 @@ def score_report(
     per_class = per_class.select(*keys, CLASS_ROLE, "weight", *losses)
     micro = micro.select(*keys, *losses)
     # the classes' values for macro and weighted: the same but for draws of single-label examples
-    per_class = per_class.with_columns(pl.col(m).alias(JOINT + m) for m in losses)
+    per_class = per_class.with_columns(
+        *[pl.col(m).alias(JOINT + m) for m in losses],
+        *[pl.col(m).alias(WEIGHTED + m) for m in losses],
+        *[pl.col("weight").alias(LOSS_WEIGHT + m) for m in losses],
+    )
     if n_draws and losses:
-        drawn_class, drawn_micro = _drawn_losses(sums, bt.keys, n_draws, seed)
+        drawn_class, drawn_micro = _drawn_losses(sums, bt.keys, n_draws, seed, single_label=single_label)
         pairs = (("ll", "log_loss"), ("br", "brier"))
         means = [(pl.col(c) / pl.col("size")).alias(m) for c, m in pairs]
         means += [(pl.col(f"{c}_j") / pl.col("size")).alias(JOINT + m) for c, m in pairs]
+        means += [(pl.col(f"{c}_w") / pl.col("size")).alias(WEIGHTED + m) for c, m in pairs]
+        means += [pl.col(f"{c}_lw").alias(LOSS_WEIGHT + m) for c, m in pairs]
         drawn_class = drawn_class.with_columns(*means).select(per_class.columns)
         drawn_micro = drawn_micro.with_columns(*means[:2]).select(micro.columns)
         per_class = pl.concat([per_class, drawn_class], how="vertical_relaxed")
@@ -309,10 +342,12 @@ def score_report(
         per_class = per_class.with_columns(pl.col("weight").fill_null(pl.col("_w")).fill_null(0.0)).drop("_w")
         micro = pooled.join(micro, on=keys, how="left", nulls_equal=True)
     joint = per_class.with_columns(pl.col(JOINT + m).alias(m) for m in losses)
+    weighted = per_class.with_columns(pl.col(WEIGHTED + m).alias(m) for m in losses)
+    frames = {"binary": per_class, "weighted": weighted}
     out = [
         _operator(
             op,
-            per_class if op == "binary" else joint,
+            frames.get(op, joint),
             micro,
             keys,
             names=names,
@@ -343,9 +378,11 @@ def _operator(
     elif op == "binary":
         vals = per_class.filter(pl.col(CLASS_ROLE) == pl.lit(pos_label).cast(dtype)).select(*keys, *names)
     else:
-        w = pl.col("weight") if op == "weighted" else pl.lit(1.0)
 
         def mean(m: str) -> pl.Expr:
+            # the losses' own weights (drawn with them under single-label truth); AUROC's: expected
+            lw = LOSS_WEIGHT + m
+            w = pl.col(lw if lw in per_class.columns else "weight") if op == "weighted" else pl.lit(1.0)
             ok = pl.col(m).is_finite()
             return ((pl.col(m) * w).filter(ok).sum() / w.filter(ok).sum()).alias(m)
 

@@ -24,12 +24,14 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import narwhals as nw
 import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, KEY_ALL, free_name
 from aggframe._options import Calibration, Engine, listify, parse_engine
 from aggframe.decisions.estimate import CalibrationMap, _check_source, fit_calibration
 from aggframe.decisions.estimate_cells import D, Q, entries, with_q
+from aggframe.decisions.estimate_engines import engine_row_ids, engine_with_q
 from aggframe.decisions.estimate_mapfile import MAP_FORMAT
 from aggframe.exceptions import OptionError, StoreError
 from aggframe.intake.read_errors import reading
@@ -68,26 +70,35 @@ def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
     return fit_calibration(reference, calibration=calibration)
 
 
-def _expected_long(
-    cmap: CalibrationMap, data: Predictions, by: list[str]
-) -> tuple[pl.LazyFrame, dict[str, str]]:
+def _expected_long(cmap: CalibrationMap, data: Predictions, by: list[str]) -> tuple[Any, dict[str, str]]:
     """One row per (example, class) of ``data``: the by-columns (user names), the calibrated ``q`` as the
-    truth and the decision, under role names that no by-column takes (the rows of :func:`estimate`)."""
+    truth and the decision, under role names that no by-column takes (the rows of :func:`estimate`).
+
+    On the source's own engine: Polars looks the map up per row (a gather); DuckDB and Spark join
+    it on (class, score bin) and renormalise by a window per example
+    (:func:`~aggframe.decisions.estimate_engines.engine_with_q`). A lazy frame of that engine.
+    """
     source = _check_source(data, "data")
     ent = entries(source, by, None)
-    rows = with_q(ent, cmap)
-    if ent.binary:  # one entry per row: the row is the example
-        rows = rows.with_row_index(EXAMPLE)
+    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        native = with_q(ent, cmap)
+        if ent.binary:  # one entry per row: the row is the example
+            native = native.with_row_index(EXAMPLE)
+        rows: nw.LazyFrame[Any] = nw.from_native(native)
+    else:
+        rows = engine_with_q(ent, cmap)
+        if ent.binary:
+            rows = engine_row_ids(rows, EXAMPLE)
     keys = [k for k in ent.keys if k != KEY_ALL]
     roles = {r: free_name(f"__af_est_{r}", by) for r in ("example", "class", "y", "p")}
     long = rows.select(
-        *(pl.col(k).alias(name) for k, name in zip(keys, by, strict=True)),
-        pl.col(EXAMPLE).alias(roles["example"]),
-        pl.col(CLASS_ROLE).alias(roles["class"]),
-        pl.col(Q).alias(roles["y"]),
-        pl.col(D).alias(roles["p"]),
+        *(nw.col(k).alias(name) for k, name in zip(keys, by, strict=True)),
+        nw.col(EXAMPLE).alias(roles["example"]),
+        nw.col(CLASS_ROLE).alias(roles["class"]),
+        nw.col(Q).alias(roles["y"]),
+        nw.col(D).alias(roles["p"]),
     )
-    return long, roles
+    return nw.to_native(long), roles
 
 
 def expected_cells(

@@ -5,10 +5,13 @@ same bucketing code, :mod:`aggframe.facade.windows`): each row of ``data`` gets
 the index of its ``every``-long slot, computed on the engine, and that index is
 one more ``by`` key of the one estimate plan (calibration lookup, expected cells,
 realized cells, draws). No loop over windows. A window longer than ``every``
-(``period = k * every``) holds ``k`` slots: each row joins the ``k`` windows that
-hold it (a cross join with ``0 .. k-1``, as the windows of the measures on scores
-do), so the cost is ``rows x k``; windows that would start before the data's
-first slot are dropped.
+(``period = k * every``) holds ``k`` slots. Without draws and without the
+``exemplar`` operator the scan stays keyed by slot and its small tables (the bin
+table and the group sizes: sums) are summed into the windows before the report
+(:func:`_roller`): the cost of one tumbling window, on any engine. Otherwise each
+row joins the ``k`` windows that hold it (a cross join with ``0 .. k-1``, as the
+windows of the measures on scores do; Polars frames), so the cost is ``rows x k``.
+Windows that would start before the data's first slot are dropped.
 
 The result is :func:`~aggframe.estimate`'s frame with ``window_start`` and
 ``window_end`` after the by-columns: per (group, window) the ``estimated`` rows
@@ -28,8 +31,9 @@ from typing import TYPE_CHECKING, Any, cast
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import check_result_names
+from aggframe._columns import CLASS_ROLE, check_result_names
 from aggframe._options import listify
+from aggframe.decisions.estimate_cells import BIN, PRED, BinTable, D, T
 from aggframe.exceptions import InvalidValueError, OptionError
 from aggframe.facade.windows import (
     WINDOW_COLUMNS,
@@ -44,6 +48,7 @@ from aggframe.facade.windows import (
 )
 
 if TYPE_CHECKING:
+    from aggframe.decisions.estimate import Roll
     from aggframe.predictions import Predictions
 
 __all__ = ["windowed_estimate"]
@@ -61,8 +66,11 @@ def _check_window(window: dict[str, str | None], by: list[str]) -> Window:
     return w
 
 
-def _windowed_data(data: Predictions, w: Window) -> tuple[Predictions, str, pl.DataType]:
-    """``data`` with the window index of each row as a column (each row ``k`` times when ``period > every``).
+def _windowed_data(
+    data: Predictions, w: Window, *, spread_rows: bool
+) -> tuple[Predictions, str, pl.DataType]:
+    """``data`` with the window index of each row as a column (each row ``k`` times when ``period > every``
+    and ``spread_rows``; else the slot's index, the tables summed into windows by :func:`_roller`).
 
     The index is computed on the source's engine (:func:`~aggframe.facade.windows._with_bucket`);
     the spread over ``k`` windows needs a Polars frame, as it does for ``evaluate``'s windows.
@@ -79,7 +87,7 @@ def _windowed_data(data: Predictions, w: Window) -> tuple[Predictions, str, pl.D
     tdtype = _polars_dtype(frame, w.time)
     index = _fresh(list(frame.collect_schema().names()), _WINDOW)
     bucketed = _with_bucket(frame, w, index)
-    if w.k > 1:
+    if w.k > 1 and spread_rows:
         native = nw.to_native(bucketed)
         if not isinstance(native, pl.LazyFrame):
             msg = "estimate over windows with period > every needs a Polars frame (each row joins k windows)"
@@ -126,8 +134,9 @@ def windowed_estimate(
     """:func:`~aggframe.estimate` per time window (see the module docstring).
 
     ``estimate`` is the function to run with the window index as the first by-key
-    (passed in, so that this module does not import the one that calls it);
-    ``options`` are its other keyword arguments (``by`` among them).
+    (passed in, so that this module does not import the one that calls it), called
+    as ``estimate(reference, data, measures, operators, options, roll)``;
+    ``options`` are :func:`~aggframe.estimate`'s keyword arguments (``by`` among them).
 
     Examples
     --------
@@ -140,13 +149,17 @@ def windowed_estimate(
     >>> af.estimate(ref, new, "recall", "binary", time="day", every="1w")["window_start"].to_list()
     [datetime.date(2023, 12, 28), datetime.date(2024, 1, 4)]
     """
-    options = dict(options)
-    by_cols = listify(options.pop("by", None))
+    by_cols = listify(options.get("by"))
     w = _check_window(window, by_cols)
-    windowed, index, tdtype = _windowed_data(data, w)
+    # point estimates (no draws) from sums: the slots' tables summed into windows (not the exemplar's profiles)
+    rolled = w.k > 1 and options.get("n_draws") == 0 and "exemplar" not in listify(operators)
+    windowed, index, tdtype = _windowed_data(data, w, spread_rows=not rolled)
+    run_options = {**options, "by": [index, *by_cols]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = estimate(reference, windowed, measures, operators, by=[index, *by_cols], **options)
+        out = estimate(
+            reference, windowed, measures, operators, run_options, _roller(w.k) if rolled else None
+        )
     _rewarn(caught, index, w, tdtype)
     return _finish(out, by_cols, w, index, tdtype)
 
@@ -161,3 +174,35 @@ def _rewarn(caught: list[warnings.WarningMessage], index: str, w: Window, dtype:
 
     for item in caught:
         warnings.warn(pattern.sub(start, str(item.message)), item.category, stacklevel=4)
+
+
+#: The key columns of the scan's small tables (the rest are sums).
+_TABLE_KEYS = (PRED, CLASS_ROLE, D, T, BIN)
+
+
+def _roller(k: int) -> Roll:
+    """Sum the slot-keyed tables of the scan into windows of ``k`` slots (see the module docstring).
+
+    A slot ``s`` is in the windows ``s - k + 1 .. s`` (the labels of the row spread), so each
+    table row is copied ``k`` times with its slot shifted by ``0 .. k-1`` and the copies are
+    summed per key: the sums of a window's rows, as the row spread gives them. A null slot
+    (a row without a time) is kept once, for the error that names it.
+    """
+
+    def roll(bt: BinTable, sizes: pl.DataFrame) -> tuple[BinTable, pl.DataFrame]:
+        slot = bt.keys[0]  # the window index is the first by-key
+        bins = None if bt.bins is None else _rolled(bt.bins, bt.keys, slot, k)
+        return replace(bt, frame=_rolled(bt.frame, bt.keys, slot, k), bins=bins), _rolled(
+            sizes, bt.keys, slot, k
+        )
+
+    return roll
+
+
+def _rolled(table: pl.DataFrame, keys: Sequence[str], slot: str, k: int) -> pl.DataFrame:
+    group = [c for c in table.columns if c in keys or c in _TABLE_KEYS]
+    sums = [c for c in table.columns if c not in group]
+    shifts = pl.DataFrame({"_j": pl.Series(range(k), dtype=table.schema[slot])})
+    spread = table.join(shifts, how="cross").with_columns((pl.col(slot) - pl.col("_j")).alias(slot))
+    spread = spread.filter(pl.col(slot).is_not_null() | (pl.col("_j") == 0))
+    return spread.group_by(group).agg(pl.col(sums).sum()).select(table.columns)
