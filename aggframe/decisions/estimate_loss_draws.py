@@ -24,7 +24,8 @@ diagonal of a symmetric block, ``r_c + s_d`` in the cross block, solved per grou
 closed form. With three classes the symmetric blocks are exact (three unknowns, three
 row sums), and the micro and macro variances (sums of whole rows) are exact whatever the
 number of classes. The matrix is made positive semi-definite (negative eigenvalues set
-to 0) and the draws are normal. All in NumPy on the small per-(group, class) table,
+to 0) and the draws are normal, through its symmetric square root (unique: the same sums
+give the same draws on every engine). All in NumPy on the small per-(group, class) table,
 vectorised over groups (``groups x 2K x 2K``).
 """
 
@@ -119,7 +120,9 @@ def joint_weighted(
         [np.concatenate([ll, lp], axis=2), np.concatenate([lp.transpose(0, 2, 1), pp], axis=2)], axis=1
     )
     values, vectors = np.linalg.eigh(cov)
-    root = vectors * np.sqrt(np.maximum(values, 0.0))[:, None, :]  # cov ~ root root^T
+    # the symmetric square root V sqrt(L) V^T: unique, so the draws do not depend on how eigh picks
+    # the basis of a repeated eigenvalue (sums that differ in the last digit draw the same)
+    root = (vectors * np.sqrt(np.maximum(values, 0.0))[:, None, :]) @ vectors.transpose(0, 2, 1)
     z = rng.standard_normal((n_draws, n_g, 2 * n_c))
     x = np.einsum("gij,dgj->dgi", root, z)  # draws x groups x (L..., P...)
     drawn_l = est[loss].to_numpy()[None, :] + x[:, g, c]

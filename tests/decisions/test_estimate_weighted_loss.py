@@ -12,10 +12,12 @@ The covariance the draws use is also checked against the exact one, computed per
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe._columns import CLASS_ROLE
@@ -140,3 +142,26 @@ def test_the_drawn_covariance_keeps_every_sum_the_scan_knows(k: int, monkeypatch
         scale = np.sqrt(np.outer(np.diag(got), np.diag(got))) + 1e-12
         assert np.abs((np.cov(x.T) - got) / scale).max() < 0.1
         np.testing.assert_allclose(drawn_p[:, rows].sum(axis=1), q.sum(), atol=1e-6)
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("decision", ["argmax", "top_k"])
+def test_weighted_loss_interval_on_duckdb_equals_polars(decision: str) -> None:
+    """The new sums (``ll_a``, ``ll_b``, ...) come out of the engine's scan too: the same interval."""
+    duckdb = pytest.importorskip("duckdb")
+    frame = _multiclass(np.random.default_rng(7), 2, [3.0, 1.0, 0.3]).head(240)
+    frame = frame.with_columns(pl.when(pl.col("run") % 3 == 0).then(None).otherwise(pl.col("run")).alias("n"))
+    read: dict[str, Any] = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": decision}
+    if decision == "top_k":
+        read["k"] = 2
+    cmap = af.fit_calibration(af.from_scores(frame, **read))
+    rel = duckdb.connect().from_arrow(frame.to_arrow())
+    args: dict[str, Any] = {"by": "n", "n_draws": 30, "seed": 4}
+    want, got = (
+        af.estimate(cmap, af.from_scores(src, **read), ["log_loss", "brier"], ["weighted", "micro"], **args)
+        for src in (frame, rel)
+    )
+    est = want.filter(pl.col("kind") == "estimated")
+    assert est["ci_low"].null_count() == 0
+    assert est["n"].null_count() > 0  # a null key is a group
+    assert_frame_equal(got, want, abs_tol=1e-9, check_dtypes=False)
