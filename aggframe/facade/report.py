@@ -8,7 +8,10 @@ from typing import Any
 import polars as pl
 
 from aggframe._columns import (
+    KEY_ALL,
     by_key,
+    check_result_names,
+    restore,
 )
 from aggframe._options import (
     Bootstrap,
@@ -28,6 +31,33 @@ from aggframe.operators.bootstrap import compare_boot
 from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.compare_columns import compare_columns
 from aggframe.operators.report import ReportRequest, build_report
+
+
+def finished_report(
+    report: pl.LazyFrame, names: dict[str, str], *, lazy: bool, engine: Engine, in_memory: bool
+) -> pl.DataFrame | pl.LazyFrame:
+    """The report with the user's key names (checked against its columns), collected unless ``lazy``.
+
+    Eager, the report is a plan over the collected cell tables (the narrow step):
+    its columns are read from the collected frame, since a plan's schema costs
+    what planning it does (~7 ms of a ~40 ms narrow step of 21 measures x 4
+    operators), and with ``in_memory`` (nothing but collected tables in the plan)
+    ``engine="auto"`` runs it on the in-memory engine, ~10% faster on tables of a
+    few rows (benchmarks/NOTES_latency.md).
+    """
+    if lazy:
+        _check_report_names(report.collect_schema().names(), names)
+        out: pl.DataFrame | pl.LazyFrame = restore(report, names)
+        return out
+    frame = evaluating(report, engine="in-memory" if in_memory and engine == "auto" else engine)
+    _check_report_names(frame.columns, names)
+    collected: pl.DataFrame = restore(frame, names)
+    return collected
+
+
+def _check_report_names(columns: Sequence[str], names: dict[str, str]) -> None:
+    """Refuse a by-key whose user name is one of the report's other columns."""
+    check_result_names(names.values(), [c for c in columns if c not in names and c != KEY_ALL], "evaluate")
 
 
 class ReportMethods(ScoreMethods):
