@@ -407,7 +407,8 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         report, names = self._report(request, lazy=lazy, engine=engine, boot=boot)
         if boot is not None:
             report = summarize(report, boot)
-        return finished_report(report, names, lazy=lazy, engine=engine, in_memory=not request.scores)
+        small = not lazy and self._small_tables(request, boot)
+        return finished_report(report, names, lazy=lazy, engine=engine, small=small)
 
     def compute(
         self,

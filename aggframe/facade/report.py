@@ -23,7 +23,7 @@ from aggframe._options import (
     parse_bootstrap,
     parse_compare_columns,
 )
-from aggframe._progress import evaluating, tracked
+from aggframe._progress import evaluating, run_stage, tracked
 from aggframe.exceptions import OptionError
 from aggframe.facade.scores import ScoreMethods
 from aggframe.measures.measure import MeasureLike
@@ -32,24 +32,37 @@ from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.compare_columns import compare_columns
 from aggframe.operators.report import ReportRequest, build_report
 
+#: Cell tables of at most this many rows (classes and profiles) make the narrow step a
+#: fixed cost: planning and dispatching its ~150-node plan, not the arithmetic. Then it
+#: runs on the in-memory engine without the optimizer's passes (common subexpressions
+#: cost more to find than to recompute over a few rows): 11.5 against 20.6 ms CPU for 21
+#: measures x 4 operators over 100 classes, 28 against 42 ms at 10^4 class rows, even at
+#: 4 * 10^4. Above it, the engine asked for with every optimization
+#: (benchmarks/NOTES_latency.md).
+SMALL_TABLES = 50_000
+
 
 def finished_report(
-    report: pl.LazyFrame, names: dict[str, str], *, lazy: bool, engine: Engine, in_memory: bool
+    report: pl.LazyFrame, names: dict[str, str], *, lazy: bool, engine: Engine, small: bool
 ) -> pl.DataFrame | pl.LazyFrame:
     """The report with the user's key names (checked against its columns), collected unless ``lazy``.
 
     Eager, the report is a plan over the collected cell tables (the narrow step):
     its columns are read from the collected frame, since a plan's schema costs
     what planning it does (~7 ms of a ~40 ms narrow step of 21 measures x 4
-    operators), and with ``in_memory`` (nothing but collected tables in the plan)
-    ``engine="auto"`` runs it on the in-memory engine, ~10% faster on tables of a
-    few rows (benchmarks/NOTES_latency.md).
+    operators). ``small``: the plan reads collected tables of at most
+    :data:`SMALL_TABLES` rows, and ``engine="auto"`` runs it on the in-memory
+    engine without optimizations (the same results, sooner).
     """
     if lazy:
         _check_report_names(report.collect_schema().names(), names)
         out: pl.DataFrame | pl.LazyFrame = restore(report, names)
         return out
-    frame = evaluating(report, engine="in-memory" if in_memory and engine == "auto" else engine)
+    if small and engine == "auto":
+        fast = pl.QueryOptFlags.none()
+        frame = run_stage("evaluating", report.collect, engine="in-memory", optimizations=fast)
+    else:
+        frame = evaluating(report, engine=engine)
     _check_report_names(frame.columns, names)
     collected: pl.DataFrame = restore(frame, names)
     return collected
@@ -137,6 +150,18 @@ class ReportMethods(ScoreMethods):
         )
         keys = {*(by_key(i) for i in range(len(request.by))), *self.source.fold_keys()}
         return out, {k: v for k, v in tables.names.items() if k in keys}
+
+    def _small_tables(self, request: ReportRequest, boot: Bootstrap | None) -> bool:
+        """Whether the eager report of ``request`` reads kept cell tables of at most :data:`SMALL_TABLES` rows.
+
+        Not for measures on scores or the bootstrap (their plans read more than the kept tables).
+        """
+        tables = None if request.scores or boot is not None else self._cache.get(tuple(request.by))
+        if tables is None:
+            return False
+        sizes = [lf.select(pl.len()) for lf in (tables.classes, tables.profiles)]
+        counted = pl.collect_all(sizes, engine="in-memory", optimizations=pl.QueryOptFlags.none())
+        return sum(int(c.item()) for c in counted) <= SMALL_TABLES
 
     @tracked("compare")
     def compare(  # noqa: PLR0913 -- the user's options, keyword-only

@@ -426,7 +426,13 @@ def _entries(tables: CellTables, k: list[str], ms: list[Measure], sources: set[s
     if "profile" in sources:
         parts.append(tables.profiles.select(*k, *CELLS, "n", _kind(_PROFILE)))
     stacked = pl.concat(parts, how="diagonal_relaxed")
-    return stacked.with_columns(_expr(m).alias(f"_x{i}") for i, m in enumerate(ms)).cache()
+    return stacked.with_columns(_measure_columns(tuple(ms))).cache()
+
+
+@lru_cache(maxsize=64)
+def _measure_columns(ms: tuple[Measure, ...]) -> tuple[pl.Expr, ...]:
+    """Each measure's value over the cells, a column ``_x{i}`` (built once per list of measures)."""
+    return tuple(_expr(m).alias(f"_x{i}") for i, m in enumerate(ms))
 
 
 def _kind(kind: int) -> pl.Expr:
@@ -442,20 +448,10 @@ def _pooled_sums(
 ) -> pl.LazyFrame:
     """Per group, sorted by the keys: micro's values (``_pv{i}``), the absent classes' count and sums
     (``_a``, ``_ad{i}``, ``_as{i}``), and the classes that occur and their support (``_cn``, ``_cw``)."""
-    values = [pl.col(f"_x{i}") for i in range(len(ms))]
-    pooled = (
-        _of_kind(entries, _POOLED)
-        .select(*k, "_a", "_cn", "_cw", *[v.alias(f"_pv{i}") for i, v in enumerate(values)])
-        .sort(k, nulls_last=True)
-    )
+    micro, terms = _pooled_terms(len(ms))
+    pooled = _of_kind(entries, _POOLED).select(*k, "_a", "_cn", "_cw", *micro).sort(k, nulls_last=True)
     if not absent:
         return pooled
-    # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
-    a = pl.col("_a")
-    terms = [
-        *[pl.when(v.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, v in enumerate(values)],
-        *[(v * a).fill_null(0.0).alias(f"_as{i}") for i, v in enumerate(values)],
-    ]
     sums = _of_kind(entries, _ABSENT).select(*k, *terms)
     if block:
         sums = sums.group_by(k).agg(pl.all().exclude(k).sum())
@@ -463,6 +459,19 @@ def _pooled_sums(
     ordered = ["_a", *[f"_ad{i}" for i in range(len(ms))], *[f"_as{i}" for i in range(len(ms))], "_cn", "_cw"]
     both = pl.concat([pooled, sums.drop(k)], how="horizontal")
     return both.select(*k, *ordered, *[f"_pv{i}" for i in range(len(ms))])
+
+
+@lru_cache(maxsize=64)
+def _pooled_terms(n: int) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
+    """Micro's values ``_pv{i}``, and the absent classes' terms: one entry per group for its
+    absent classes, cells (0, 0, 0, N), multiplicity ``_a`` (built once per number of measures)."""
+    values = [pl.col(f"_x{i}") for i in range(n)]
+    a = pl.col("_a")
+    terms = (
+        *[pl.when(v.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, v in enumerate(values)],
+        *[(v * a).fill_null(0.0).alias(f"_as{i}") for i, v in enumerate(values)],
+    )
+    return tuple(v.alias(f"_pv{i}") for i, v in enumerate(values)), terms
 
 
 def _class_sums(
@@ -476,9 +485,17 @@ def _class_sums(
     per class and column): the counts of classes and their support come from the
     ``groups`` table instead (:func:`_pooled_sums`).
     """
-    f64 = pl.Float64
-    support = (pl.col("tp") + pl.col("fn")).cast(f64)
-    values = [pl.col(f"_x{i}") for i in range(len(ms))]
+    terms, counts = _class_terms(len(ms), weighted=weighted)
+    rows = _of_kind(entries, _CLASS).select(*k, *terms)
+    stacked = pl.concat([rows, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
+
+
+@lru_cache(maxsize=64)
+def _class_terms(n: int, *, weighted: bool) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
+    """The per-class terms of :func:`_class_sums` and the counts of defined values (built once per shape)."""
+    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
+    values = [pl.col(f"_x{i}") for i in range(n)]
     terms: list[pl.Expr] = [v.alias(f"_cs{i}") for i, v in enumerate(values)]
     if weighted:
         for i, v in enumerate(values):
@@ -486,25 +503,29 @@ def _class_sums(
                 pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
                 (v * support).alias(f"_cws{i}"),
             ]
-    rows = _of_kind(entries, _CLASS).select(*k, *terms)
-    stacked = pl.concat([rows, every], how="diagonal_relaxed")
     # the defined values are counted (a null value is undefined), the rest summed
-    counts = [pl.col(f"_cs{i}").count().alias(f"_cd{i}") for i in range(len(ms))]
-    return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
+    counts = tuple(pl.col(f"_cs{i}").count().alias(f"_cd{i}") for i in range(n))
+    return tuple(terms), counts
 
 
 def _profile_sums(
     entries: pl.LazyFrame, k: list[str], ms: list[Measure], every: pl.LazyFrame
 ) -> pl.LazyFrame:
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
-    n = pl.col("n").cast(pl.Float64)
-    terms = [n.alias("_en")]
-    for i in range(len(ms)):
-        v = pl.col(f"_x{i}")
-        terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
-    rows = _of_kind(entries, _PROFILE).select(*k, *terms)
+    rows = _of_kind(entries, _PROFILE).select(*k, *_profile_terms(len(ms)))
     stacked = pl.concat([rows, every], how="diagonal_relaxed")
     return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+
+
+@lru_cache(maxsize=64)
+def _profile_terms(n_measures: int) -> tuple[pl.Expr, ...]:
+    """The per-profile terms of :func:`_profile_sums` (built once per number of measures)."""
+    n = pl.col("n").cast(pl.Float64)
+    terms = [n.alias("_en")]
+    for i in range(n_measures):
+        v = pl.col(f"_x{i}")
+        terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
+    return tuple(terms)
 
 
 def _positive_values(
