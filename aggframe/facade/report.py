@@ -31,15 +31,7 @@ from aggframe.operators.bootstrap import compare_boot
 from aggframe.operators.compare import compare_keys, compare_report
 from aggframe.operators.compare_columns import compare_columns
 from aggframe.operators.report import ReportRequest, build_report
-
-#: Cell tables of at most this many rows (classes and profiles) make the narrow step a
-#: fixed cost: planning and dispatching its ~150-node plan, not the arithmetic. Then it
-#: runs on the in-memory engine without the optimizer's passes (common subexpressions
-#: cost more to find than to recompute over a few rows): 11.5 against 20.6 ms CPU for 21
-#: measures x 4 operators over 100 classes, 28 against 42 ms at 10^4 class rows, even at
-#: 4 * 10^4. Above it, the engine asked for with every optimization
-#: (benchmarks/NOTES_latency.md).
-SMALL_TABLES = 50_000
+from aggframe.tables.cells import small_tables
 
 
 def finished_report(
@@ -51,7 +43,7 @@ def finished_report(
     its columns are read from the collected frame, since a plan's schema costs
     what planning it does (~7 ms of a ~40 ms narrow step of 21 measures x 4
     operators). ``small``: the plan reads collected tables of at most
-    :data:`SMALL_TABLES` rows, and ``engine="auto"`` runs it on the in-memory
+    :data:`~aggframe.tables.cells.SMALL_TABLES` rows, and ``engine="auto"`` runs it on the in-memory
     engine without optimizations (the same results, sooner).
     """
     if lazy:
@@ -152,16 +144,11 @@ class ReportMethods(ScoreMethods):
         return out, {k: v for k, v in tables.names.items() if k in keys}
 
     def _small_tables(self, request: ReportRequest, boot: Bootstrap | None) -> bool:
-        """Whether the eager report of ``request`` reads kept cell tables of at most :data:`SMALL_TABLES` rows.
-
-        Not for measures on scores or the bootstrap (their plans read more than the kept tables).
-        """
+        """Whether the eager report of ``request`` reads kept cell tables of at most
+        :data:`~aggframe.tables.cells.SMALL_TABLES` rows (not for measures on scores or the
+        bootstrap: their plans read more than the kept tables)."""
         tables = None if request.scores or boot is not None else self._cache.get(tuple(request.by))
-        if tables is None:
-            return False
-        sizes = [lf.select(pl.len()) for lf in (tables.classes, tables.profiles)]
-        counted = pl.collect_all(sizes, engine="in-memory", optimizations=pl.QueryOptFlags.none())
-        return sum(int(c.item()) for c in counted) <= SMALL_TABLES
+        return tables is not None and small_tables(tables)
 
     @tracked("compare")
     def compare(  # noqa: PLR0913 -- the user's options, keyword-only

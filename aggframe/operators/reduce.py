@@ -58,7 +58,7 @@ from aggframe._options import Convention
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.operators.classes import exact_classes
-from aggframe.tables.cells import CellTables, group_keys, group_table
+from aggframe.tables.cells import CellTables, group_keys, group_table, small_tables
 
 __all__ = [
     "EXAMPLES",
@@ -283,7 +283,7 @@ def reduce_wide(
     ms = list(measures)
     ops = list(operators)
     sources = {_SOURCE[op] for op in ops}
-    # every entry of every kind in one table, each measure evaluated once over all of them
+    # every entry of every kind, each measure's value a column (over small tables: evaluated once)
     entries = _entries(tables, k, ms, sources)
     # one row per group, every group (the pooled cells and the absent classes' sums)
     pooled = _pooled_sums(entries, k, ms, absent="class" in sources, block=set(group_keys(tables)) != set(k))
@@ -391,17 +391,24 @@ _POOLED, _ABSENT, _CLASS, _PROFILE = 0, 1, 2, 3
 _KIND = "_kind"
 
 
-def _entries(tables: CellTables, k: list[str], ms: list[Measure], sources: set[str]) -> pl.LazyFrame:
-    """Every entry the operators read, one table, each measure's value a column ``_x{i}``.
+def _entries(
+    tables: CellTables, k: list[str], ms: list[Measure], sources: set[str]
+) -> dict[int, pl.LazyFrame]:
+    """Every entry the operators read, by kind, each measure's value a column ``_x{i}``.
 
-    Rows of kind (:data:`_KIND`) ``_POOLED``: each group's pooled cells, with its
-    absent classes' count and the classes that occur and their support (``_a``,
-    ``_cn``, ``_cw``); ``_ABSENT``: one per group (per group of the ``groups``
-    table: a block view keeps the target), its absent classes' cells ``(0, 0, 0,
-    N)``; ``_CLASS``: the class cells; ``_PROFILE``: the cell profiles and their
-    ``n``. Each measure is evaluated once over all of them: one expression per
-    measure in the plan, not one per kind of entry (a narrow step of 21 measures
-    x 4 operators planned and ran ~4 copies of each measure; benchmarks/NOTES_latency.md).
+    ``_POOLED``: each group's pooled cells, with its absent classes' count and the
+    classes that occur and their support (``_a``, ``_cn``, ``_cw``); ``_ABSENT``:
+    one per group (per group of the ``groups`` table: a block view keeps the
+    target), its absent classes' cells ``(0, 0, 0, N)``; ``_CLASS``: the class
+    cells; ``_PROFILE``: the cell profiles and their ``n``.
+
+    Over small kept tables (:attr:`~aggframe.tables.cells.CellTables.rows` at most
+    :data:`~aggframe.tables.cells.SMALL_TABLES`) the kinds are one table (a kind
+    column :data:`_KIND`) and each measure is evaluated once over all of them: one
+    expression per measure in the plan, not one per kind of entry (21 measures x 4
+    operators over 100 classes: 22 against 31 ms; planning is the cost there). Over
+    larger or lazy tables each kind is evaluated on its own: stacking copies the rows
+    (10^6 groups, 4 measures: +3% for the narrow step; benchmarks/NOTES_latency.md).
     """
     f64 = pl.Float64
     fine = group_keys(tables)
@@ -417,16 +424,20 @@ def _entries(tables: CellTables, k: list[str], ms: list[Measure], sources: set[s
     sums = ["_a", "_cn", "_cw"]
     # a block view: the targets' groups sum into one
     pooled = g.group_by(k).agg(pl.col(*CELLS, *sums).sum()) if set(fine) != set(k) else g
-    parts = [pooled.select(*k, *CELLS, *sums, _kind(_POOLED))]
+    parts = {_POOLED: pooled.select(*k, *CELLS, *sums)}
     if "class" in sources:
         zero = pl.lit(0.0, dtype=f64)
         absent = [zero.alias("tp"), zero.alias("fp"), zero.alias("fn"), pl.col("n_examples").alias("tn")]
-        parts.append(g.select(*fine, *absent, "_a", _kind(_ABSENT)))
-        parts.append(tables.classes.select(*k, *CELLS, _kind(_CLASS)))
+        parts[_ABSENT] = g.select(*fine, *absent, "_a")
+        parts[_CLASS] = tables.classes.select(*k, *CELLS)
     if "profile" in sources:
-        parts.append(tables.profiles.select(*k, *CELLS, "n", _kind(_PROFILE)))
-    stacked = pl.concat(parts, how="diagonal_relaxed")
-    return stacked.with_columns(_measure_columns(tuple(ms))).cache()
+        parts[_PROFILE] = tables.profiles.select(*k, *CELLS, "n")
+    measures = _measure_columns(tuple(ms))
+    if not small_tables(tables):
+        return {kind: part.with_columns(measures) for kind, part in parts.items()}
+    tagged = [part.with_columns(pl.lit(kind, dtype=pl.Int8).alias(_KIND)) for kind, part in parts.items()]
+    stacked = pl.concat(tagged, how="diagonal_relaxed").with_columns(measures).cache()
+    return {kind: stacked.filter(pl.col(_KIND) == kind) for kind in parts}
 
 
 @lru_cache(maxsize=64)
@@ -435,24 +446,16 @@ def _measure_columns(ms: tuple[Measure, ...]) -> tuple[pl.Expr, ...]:
     return tuple(_expr(m).alias(f"_x{i}") for i, m in enumerate(ms))
 
 
-def _kind(kind: int) -> pl.Expr:
-    return pl.lit(kind, dtype=pl.Int8).alias(_KIND)
-
-
-def _of_kind(entries: pl.LazyFrame, kind: int) -> pl.LazyFrame:
-    return entries.filter(pl.col(_KIND) == kind)
-
-
 def _pooled_sums(
-    entries: pl.LazyFrame, k: list[str], ms: list[Measure], *, absent: bool, block: bool
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], *, absent: bool, block: bool
 ) -> pl.LazyFrame:
     """Per group, sorted by the keys: micro's values (``_pv{i}``), the absent classes' count and sums
     (``_a``, ``_ad{i}``, ``_as{i}``), and the classes that occur and their support (``_cn``, ``_cw``)."""
     micro, terms = _pooled_terms(len(ms))
-    pooled = _of_kind(entries, _POOLED).select(*k, "_a", "_cn", "_cw", *micro).sort(k, nulls_last=True)
+    pooled = entries[_POOLED].select(*k, "_a", "_cn", "_cw", *micro).sort(k, nulls_last=True)
     if not absent:
         return pooled
-    sums = _of_kind(entries, _ABSENT).select(*k, *terms)
+    sums = entries[_ABSENT].select(*k, *terms)
     if block:
         sums = sums.group_by(k).agg(pl.all().exclude(k).sum())
     sums = sums.sort(k, nulls_last=True)
@@ -475,7 +478,7 @@ def _pooled_terms(n: int) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
 
 
 def _class_sums(
-    entries: pl.LazyFrame, k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
 ) -> pl.LazyFrame:
     """Per group, over the classes that occur: per measure the sums (their count and support are the groups').
 
@@ -486,7 +489,7 @@ def _class_sums(
     ``groups`` table instead (:func:`_pooled_sums`).
     """
     terms, counts = _class_terms(len(ms), weighted=weighted)
-    rows = _of_kind(entries, _CLASS).select(*k, *terms)
+    rows = entries[_CLASS].select(*k, *terms)
     stacked = pl.concat([rows, every], how="diagonal_relaxed")
     return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
 
@@ -509,10 +512,10 @@ def _class_terms(n: int, *, weighted: bool) -> tuple[tuple[pl.Expr, ...], tuple[
 
 
 def _profile_sums(
-    entries: pl.LazyFrame, k: list[str], ms: list[Measure], every: pl.LazyFrame
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], every: pl.LazyFrame
 ) -> pl.LazyFrame:
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
-    rows = _of_kind(entries, _PROFILE).select(*k, *_profile_terms(len(ms)))
+    rows = entries[_PROFILE].select(*k, *_profile_terms(len(ms)))
     stacked = pl.concat([rows, every], how="diagonal_relaxed")
     return stacked.group_by(k).agg(pl.all().exclude(k).sum())
 

@@ -15,6 +15,7 @@ from polars.testing import assert_frame_equal
 import aggframe as af
 from aggframe.exceptions import OptionError
 from aggframe.facade import report as facade_report
+from aggframe.tables import cells
 
 _RNG = np.random.default_rng(35)
 _N = 600
@@ -61,7 +62,7 @@ _CASES: dict[str, Callable[[], pl.DataFrame]] = {
 @pytest.mark.parametrize("case", list(_CASES))
 def test_small_tables_report_as_the_optimized_plan(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     small = _CASES[case]()
-    monkeypatch.setattr(facade_report, "SMALL_TABLES", -1)  # every table "large": the plan as asked
+    monkeypatch.setattr(cells, "SMALL_TABLES", -1)  # every table "large": per kind, the plan as asked
     large = _CASES[case]()
     # the same rows in the same order; values to the last bits (the engines sum in other orders)
     assert_frame_equal(small, large, abs_tol=1e-12, rel_tol=1e-12)
@@ -80,7 +81,7 @@ def test_small_tables_are_the_ones_kept(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr("aggframe.predictions.finished_report", spy)
     pr.evaluate("f1", "macro", by="tp")
     pr.evaluate("f1", "macro", by="tp", lazy=True).collect()
-    monkeypatch.setattr(facade_report, "SMALL_TABLES", 10)
+    monkeypatch.setattr(cells, "SMALL_TABLES", 10)
     pr.evaluate("f1", "macro", by="tp")
     assert seen == [True, False, False]
 
