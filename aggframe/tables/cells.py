@@ -370,6 +370,7 @@ def add_tables(parts: Sequence[CellTables]) -> CellTables:
         pairs=stacked("pairs"),
         universe=universe,
         keys=(PART, *first.keys),
+        rows=None,  # not the first part's count: the parts together, not counted
     )
     return sum_to(together, first.keys)
 
