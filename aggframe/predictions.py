@@ -310,6 +310,8 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             when it is collected) instead of collecting.
         engine
             Polars engine for the collect (``"streaming"`` for data larger than memory).
+            With ``"auto"``, the last step over small kept cell tables (at most 50,000
+            rows) runs on the in-memory engine, where it is fastest.
         time, every, period, offset
             Windows over time (Polars' ``group_by_dynamic`` words): a window
             ``[window_start, window_end)`` of length ``period`` (default ``every``)
