@@ -26,15 +26,10 @@ import importlib
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
 import polars as pl
 
-from aggframe._columns import (
-    KEY_ALL,
-    check_result_names,
-    restore,
-)
 from aggframe._options import (
     Convention,
     Engine,
@@ -46,13 +41,13 @@ from aggframe._options import (
     parse_engine,
     parse_pooling,
 )
-from aggframe._progress import evaluating, tracked
+from aggframe._progress import tracked
 from aggframe.exceptions import OptionError
 from aggframe.facade.base import class_subset, summary_html
 from aggframe.facade.extend import PredictionsExtension, moved_to_extend
 from aggframe.facade.matrix import MatrixMethods
 from aggframe.facade.parts import PER_CLASS_COLUMNS, PartsMethods
-from aggframe.facade.report import ReportMethods
+from aggframe.facade.report import ReportMethods, finished_report
 from aggframe.facade.stores import StoreMethods
 from aggframe.facade.windows import windowed_evaluate
 from aggframe.measures.measure import MeasureLike
@@ -315,6 +310,8 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
             when it is collected) instead of collecting.
         engine
             Polars engine for the collect (``"streaming"`` for data larger than memory).
+            With ``"auto"``, the last step over small kept cell tables (at most 50,000
+            rows) runs on the in-memory engine, where it is fastest.
         time, every, period, offset
             Windows over time (Polars' ``group_by_dynamic`` words): a window
             ``[window_start, window_end)`` of length ``period`` (default ``every``)
@@ -412,10 +409,8 @@ class Predictions(ReportMethods, PartsMethods, MatrixMethods, StoreMethods):
         report, names = self._report(request, lazy=lazy, engine=engine, boot=boot)
         if boot is not None:
             report = summarize(report, boot)
-        columns = [c for c in report.collect_schema().names() if c not in names and c != KEY_ALL]
-        check_result_names(names.values(), columns, "evaluate")
-        out = restore(report, names)
-        return cast("pl.DataFrame | pl.LazyFrame", out if lazy else evaluating(out, engine=engine))
+        small = not lazy and self._small_tables(request, boot)
+        return finished_report(report, names, lazy=lazy, engine=engine, small=small)
 
     def compute(
         self,

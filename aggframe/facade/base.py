@@ -267,6 +267,7 @@ class PredictionsBase:
             universe=more.get("universe"),
             pairs=more.get("pairs"),
             order=more.get("order"),
+            rows=got[0].height + got[1].height,
         )
         return got[len(parts) :]
 

@@ -58,7 +58,7 @@ from aggframe._options import Convention
 from aggframe.exceptions import OptionError
 from aggframe.measures.measure import Measure
 from aggframe.operators.classes import exact_classes
-from aggframe.tables.cells import CellTables, group_keys, group_table
+from aggframe.tables.cells import CellTables, group_keys, group_table, small_tables
 
 __all__ = [
     "EXAMPLES",
@@ -283,16 +283,19 @@ def reduce_wide(
     ms = list(measures)
     ops = list(operators)
     sources = {_SOURCE[op] for op in ops}
+    # every entry of every kind, each measure's value a column (over small tables: evaluated once)
+    entries = _entries(tables, k, ms, sources)
     # one row per group, every group (the pooled cells and the absent classes' sums)
-    pooled = _pooled_sums(tables, k, ms, absent="class" in sources).sort(k, nulls_last=True).cache()
+    pooled = _pooled_sums(entries, k, ms, absent="class" in sources, block=set(group_keys(tables)) != set(k))
+    pooled = pooled.cache()
     every = pooled.select(k)
     parts: list[pl.LazyFrame] = []
     if sources & {"pooled", "class"}:
         parts.append(pooled)
     if "class" in sources:
-        parts.append(_class_sums(tables, k, ms, every, weighted="weighted" in ops))
+        parts.append(_class_sums(entries, k, ms, every, weighted="weighted" in ops))
     if "profile" in sources:
-        parts.append(_profile_sums(tables, k, ms, every))
+        parts.append(_profile_sums(entries, k, ms, every))
     if "positive" in sources:
         if class_dtype is None:
             msg = "the binary operator needs the class dtype"
@@ -383,27 +386,35 @@ def _sums(op: str, i: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, tuple[pl.Expr, pl
     return n_tot, n_def, sv_n, (w_tot, w_def, sv_w)
 
 
-def _valued(
-    frame: pl.LazyFrame, ms: list[Measure], prefix: str, cells: tuple[str, str, str, str] = CELLS
-) -> tuple[pl.LazyFrame, list[pl.Expr]]:
-    """``frame`` with each measure's value over ``cells`` as a column ``{prefix}{i}``, and those columns.
+#: The kinds of entries in :func:`_entries` (column :data:`_KIND`).
+_POOLED, _ABSENT, _CLASS, _PROFILE = 0, 1, 2, 3
+_KIND = "_kind"
 
-    Each measure is evaluated once per entry; the sums that follow read its column
-    (an expression repeated in each term would grow the plan with terms x measures).
+
+def _entries(
+    tables: CellTables, k: list[str], ms: list[Measure], sources: set[str]
+) -> dict[int, pl.LazyFrame]:
+    """Every entry the operators read, by kind, each measure's value a column ``_x{i}``.
+
+    ``_POOLED``: each group's pooled cells, with its absent classes' count and the
+    classes that occur and their support (``_a``, ``_cn``, ``_cw``); ``_ABSENT``:
+    one per group (per group of the ``groups`` table: a block view keeps the
+    target), its absent classes' cells ``(0, 0, 0, N)``; ``_CLASS``: the class
+    cells; ``_PROFILE``: the cell profiles and their ``n``.
+
+    Over small kept tables (:attr:`~aggframe.tables.cells.CellTables.rows` at most
+    :data:`~aggframe.tables.cells.SMALL_TABLES`) the kinds are one table (a kind
+    column :data:`_KIND`) and each measure is evaluated once over all of them: one
+    expression per measure in the plan, not one per kind of entry (21 measures x 4
+    operators over 100 classes: 22 against 31 ms; planning is the cost there). Over
+    larger or lazy tables each kind is evaluated on its own: stacking copies the rows
+    (10^6 groups, 4 measures: +3% for the narrow step; benchmarks/NOTES_latency.md).
     """
-    valued = frame.with_columns(_expr(m, *cells).alias(f"{prefix}{i}") for i, m in enumerate(ms))
-    return valued, [pl.col(f"{prefix}{i}") for i in range(len(ms))]
-
-
-def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent: bool) -> pl.LazyFrame:
-    """Per group: micro's values (``_pv{i}``), the absent classes' count and sums (``_a``, ``_ad{i}``,
-    ``_as{i}``), and the classes that occur and their support (``_cn``, ``_cw``)."""
     f64 = pl.Float64
-    groups = group_table(tables)
     fine = group_keys(tables)
-    g = groups.select(
+    g = group_table(tables).select(
         *fine,
-        *CELLS,
+        *[pl.col(c).cast(f64) for c in CELLS],
         pl.col("n_absent").cast(f64).alias("_a"),
         pl.col("n_examples").cast(f64),
         # the classes that occur, and their support (an absent class has none)
@@ -411,24 +422,63 @@ def _pooled_sums(tables: CellTables, k: list[str], ms: list[Measure], *, absent:
         (pl.col("tp") + pl.col("fn")).cast(f64).alias("_cw"),
     )
     sums = ["_a", "_cn", "_cw"]
-    if absent:
-        # one entry per group for its absent classes: cells (0, 0, 0, N), multiplicity _a
-        g = g.with_columns(pl.lit(0.0).alias("_z"))
-        a = pl.col("_a")
-        g, exprs = _valued(g, ms, "_ax", ("_z", "_z", "_z", "n_examples"))
-        g = g.with_columns(
-            *[pl.when(e.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, e in enumerate(exprs)],
-            *[(e * a).fill_null(0.0).alias(f"_as{i}") for i, e in enumerate(exprs)],
-        )
-        sums += [f"_ad{i}" for i in range(len(ms))] + [f"_as{i}" for i in range(len(ms))]
-    if set(fine) != set(k):
-        # a block view: the targets' groups sum into one
-        g = g.group_by(k).agg(pl.col(*CELLS, *sums).sum())
-    return g.select(*k, *sums, *[_expr(m).alias(f"_pv{i}") for i, m in enumerate(ms)])
+    # a block view: the targets' groups sum into one
+    pooled = g.group_by(k).agg(pl.col(*CELLS, *sums).sum()) if set(fine) != set(k) else g
+    parts = {_POOLED: pooled.select(*k, *CELLS, *sums)}
+    if "class" in sources:
+        zero = pl.lit(0.0, dtype=f64)
+        absent = [zero.alias("tp"), zero.alias("fp"), zero.alias("fn"), pl.col("n_examples").alias("tn")]
+        parts[_ABSENT] = g.select(*fine, *absent, "_a")
+        parts[_CLASS] = tables.classes.select(*k, *CELLS)
+    if "profile" in sources:
+        parts[_PROFILE] = tables.profiles.select(*k, *CELLS, "n")
+    measures = _measure_columns(tuple(ms))
+    if not small_tables(tables):
+        return {kind: part.with_columns(measures) for kind, part in parts.items()}
+    tagged = [part.with_columns(pl.lit(kind, dtype=pl.Int8).alias(_KIND)) for kind, part in parts.items()]
+    stacked = pl.concat(tagged, how="diagonal_relaxed").with_columns(measures).cache()
+    return {kind: stacked.filter(pl.col(_KIND) == kind) for kind in parts}
+
+
+@lru_cache(maxsize=64)
+def _measure_columns(ms: tuple[Measure, ...]) -> tuple[pl.Expr, ...]:
+    """Each measure's value over the cells, a column ``_x{i}`` (built once per list of measures)."""
+    return tuple(_expr(m).alias(f"_x{i}") for i, m in enumerate(ms))
+
+
+def _pooled_sums(
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], *, absent: bool, block: bool
+) -> pl.LazyFrame:
+    """Per group, sorted by the keys: micro's values (``_pv{i}``), the absent classes' count and sums
+    (``_a``, ``_ad{i}``, ``_as{i}``), and the classes that occur and their support (``_cn``, ``_cw``)."""
+    micro, terms = _pooled_terms(len(ms))
+    pooled = entries[_POOLED].select(*k, "_a", "_cn", "_cw", *micro).sort(k, nulls_last=True)
+    if not absent:
+        return pooled
+    sums = entries[_ABSENT].select(*k, *terms)
+    if block:
+        sums = sums.group_by(k).agg(pl.all().exclude(k).sum())
+    sums = sums.sort(k, nulls_last=True)
+    ordered = ["_a", *[f"_ad{i}" for i in range(len(ms))], *[f"_as{i}" for i in range(len(ms))], "_cn", "_cw"]
+    both = pl.concat([pooled, sums.drop(k)], how="horizontal")
+    return both.select(*k, *ordered, *[f"_pv{i}" for i in range(len(ms))])
+
+
+@lru_cache(maxsize=64)
+def _pooled_terms(n: int) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
+    """Micro's values ``_pv{i}``, and the absent classes' terms: one entry per group for its
+    absent classes, cells (0, 0, 0, N), multiplicity ``_a`` (built once per number of measures)."""
+    values = [pl.col(f"_x{i}") for i in range(n)]
+    a = pl.col("_a")
+    terms = (
+        *[pl.when(v.is_not_null()).then(a).otherwise(0.0).alias(f"_ad{i}") for i, v in enumerate(values)],
+        *[(v * a).fill_null(0.0).alias(f"_as{i}") for i, v in enumerate(values)],
+    )
+    return tuple(v.alias(f"_pv{i}") for i, v in enumerate(values)), terms
 
 
 def _class_sums(
-    tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], every: pl.LazyFrame, *, weighted: bool
 ) -> pl.LazyFrame:
     """Per group, over the classes that occur: per measure the sums (their count and support are the groups').
 
@@ -438,9 +488,17 @@ def _class_sums(
     per class and column): the counts of classes and their support come from the
     ``groups`` table instead (:func:`_pooled_sums`).
     """
-    f64 = pl.Float64
-    support = (pl.col("tp") + pl.col("fn")).cast(f64)
-    classes, values = _valued(tables.classes.select(*k, *CELLS), ms, "_x")
+    terms, counts = _class_terms(len(ms), weighted=weighted)
+    rows = entries[_CLASS].select(*k, *terms)
+    stacked = pl.concat([rows, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
+
+
+@lru_cache(maxsize=64)
+def _class_terms(n: int, *, weighted: bool) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
+    """The per-class terms of :func:`_class_sums` and the counts of defined values (built once per shape)."""
+    support = (pl.col("tp") + pl.col("fn")).cast(pl.Float64)
+    values = [pl.col(f"_x{i}") for i in range(n)]
     terms: list[pl.Expr] = [v.alias(f"_cs{i}") for i, v in enumerate(values)]
     if weighted:
         for i, v in enumerate(values):
@@ -448,23 +506,29 @@ def _class_sums(
                 pl.when(v.is_not_null()).then(support).alias(f"_cwd{i}"),
                 (v * support).alias(f"_cws{i}"),
             ]
-    entries = classes.select(*k, *terms)
-    stacked = pl.concat([entries, every], how="diagonal_relaxed")
     # the defined values are counted (a null value is undefined), the rest summed
-    counts = [pl.col(f"_cs{i}").count().alias(f"_cd{i}") for i in range(len(ms))]
-    return stacked.group_by(k).agg(*counts, pl.all().exclude(k).sum())
+    counts = tuple(pl.col(f"_cs{i}").count().alias(f"_cd{i}") for i in range(n))
+    return tuple(terms), counts
 
 
-def _profile_sums(tables: CellTables, k: list[str], ms: list[Measure], every: pl.LazyFrame) -> pl.LazyFrame:
+def _profile_sums(
+    entries: dict[int, pl.LazyFrame], k: list[str], ms: list[Measure], every: pl.LazyFrame
+) -> pl.LazyFrame:
     """Per group, over the cell profiles: examples (``_en``), and per measure the sums weighted by ``n``."""
+    rows = entries[_PROFILE].select(*k, *_profile_terms(len(ms)))
+    stacked = pl.concat([rows, every], how="diagonal_relaxed")
+    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+
+
+@lru_cache(maxsize=64)
+def _profile_terms(n_measures: int) -> tuple[pl.Expr, ...]:
+    """The per-profile terms of :func:`_profile_sums` (built once per number of measures)."""
     n = pl.col("n").cast(pl.Float64)
     terms = [n.alias("_en")]
-    profiles, values = _valued(tables.profiles.select(*k, *CELLS, "n"), ms, "_x")
-    for i, v in enumerate(values):
+    for i in range(n_measures):
+        v = pl.col(f"_x{i}")
         terms += [pl.when(v.is_not_null()).then(n).alias(f"_ed{i}"), (v * n).alias(f"_es{i}")]
-    entries = profiles.select(*k, *terms)
-    stacked = pl.concat([entries, every], how="diagonal_relaxed")
-    return stacked.group_by(k).agg(pl.all().exclude(k).sum())
+    return tuple(terms)
 
 
 def _positive_values(

@@ -43,6 +43,7 @@ __all__ = [
     "GRAIN_COLUMNS",
     "GROUP_COLUMNS",
     "PART",
+    "SMALL_TABLES",
     "CellTables",
     "add_tables",
     "filled_classes",
@@ -51,6 +52,7 @@ __all__ = [
     "group_table",
     "renamed",
     "rollup_tables",
+    "small_tables",
     "sorted_table",
     "sum_to",
     "with_groups",
@@ -66,6 +68,15 @@ GRAIN_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 #: The key telling apart the parts added by :func:`add_tables` (summed away there).
 PART = "__af_part"
+#: Kept cell tables of at most this many rows (classes and profiles, :attr:`CellTables.rows`)
+#: make the narrow step a fixed cost: planning and dispatching its plan, not the arithmetic.
+#: Then each measure is evaluated once over every kind of entry stacked
+#: (:mod:`aggframe.operators.reduce`), and the eager report runs on the in-memory engine
+#: without the optimizer's passes (common subexpressions cost more to find than to
+#: recompute over a few rows): 11.5 against 20.6 ms CPU for 21 measures x 4 operators over
+#: 100 classes, 28 against 42 ms at 10^4 class rows, even at 4 * 10^4. Above it, each kind
+#: of entry on its own and the engine asked for with every pass (benchmarks/NOTES_latency.md).
+SMALL_TABLES = 50_000
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,14 @@ class CellTables:
     pairs: pl.LazyFrame | None = None
     #: a declared class universe's order: ``[target,] class, _pos`` (None: classes sort by value)
     order: pl.LazyFrame | None = None
+    #: the rows of ``classes`` and ``profiles`` when they are collected and kept (None: lazy,
+    #: or not counted); derived tables (roll-ups, subsets) keep the count of those they came from
+    rows: int | None = None
+
+
+def small_tables(tables: CellTables) -> bool:
+    """Whether the tables are kept (collected) and have at most :data:`SMALL_TABLES` rows."""
+    return tables.rows is not None and tables.rows <= SMALL_TABLES
 
 
 def group_keys(tables: CellTables) -> list[str]:
@@ -351,6 +370,7 @@ def add_tables(parts: Sequence[CellTables]) -> CellTables:
         pairs=stacked("pairs"),
         universe=universe,
         keys=(PART, *first.keys),
+        rows=None,  # not the first part's count: the parts together, not counted
     )
     return sum_to(together, first.keys)
 
