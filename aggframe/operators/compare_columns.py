@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from aggframe._columns import named
 from aggframe._options import CompareColumns
 
 __all__ = ["compare_columns"]
@@ -46,4 +47,5 @@ def compare_columns(
         "n_examples",
     ]
     present = set(frame.columns)
-    return frame.select([c for c in dict.fromkeys(wanted) if c in present])
+    # named(): a key may be called ``*`` or ``^x$``, which pl.col would read as a pattern
+    return frame.select([named(c) for c in dict.fromkeys(wanted) if c in present])

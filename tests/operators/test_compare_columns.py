@@ -76,3 +76,15 @@ def test_unknown_columns_option() -> None:
     pr = af.from_labels(_frame(), example="example")
     with pytest.raises(OptionError, match="'lean'"):
         pr.compare("f1", "macro", by="model", columns="some")
+
+
+@pytest.mark.parametrize("name", ["*", "^model$"])
+def test_a_key_polars_reads_as_a_pattern_is_one_column(name: str) -> None:
+    """A by-column called ``*`` or ``^x$`` is that column in the lean result (was a DuplicateError)."""
+    pr = af.from_labels(_frame().rename({"model": name}), y_true="y_true", y_pred="y_pred", example="example")
+    got = pr.compare("f1", "macro", by=name)
+    want = af.from_labels(_frame(), y_true="y_true", y_pred="y_pred", example="example").compare(
+        "f1", "macro", by="model"
+    )
+    assert got.columns[0] == name
+    assert_frame_equal(got.rename({name: "model"}), want)
