@@ -4,7 +4,9 @@
 with a fitted or saved map) exactly as :func:`~aggframe.estimate` does, and
 returns the *expected* confusion cells as :class:`~aggframe.Cells`: the sums
 ``E[tp] = sum q d``, ... of the product t-norm per (group, class), the group
-counts and the per-example profiles. Cells add up, so the expected cells of two
+counts and, for the exemplar operator, the expected count of each crisp
+per-example profile (fractional counts, exactly what :func:`estimate`'s exemplar
+reads: :mod:`~aggframe.decisions.estimate_exemplar`). Cells add up, so the expected cells of two
 months added (``a + b``, or their stores read together) are the expected cells of
 both months, and ``cells.evaluate(...)`` gives the estimate over both (with the
 same map: the calibration of a month is a function of that month's map).
@@ -150,7 +152,8 @@ def expected_cells(
     The scores of ``data`` are calibrated as :func:`~aggframe.estimate` calibrates
     them, and the expected cells (``E[tp] = sum q d``, ...) are kept per ``by``
     group. ``cells.evaluate(measures, operators, by=...)`` gives ``estimate``'s
-    ``estimated`` values; cells of several periods added (``a + b``, or their
+    ``estimated`` values (``exemplar`` included: the cells hold the expected count of
+    each per-example profile); cells of several periods added (``a + b``, or their
     stores read together) give the estimate over all of them.
 
     Parameters
@@ -176,7 +179,8 @@ def expected_cells(
     Returns
     -------
     Cells
-        The expected cells (soft: their per-example profiles hold about one row per example).
+        The expected cells (soft), their profiles the expected count of each crisp per-example
+        profile (a float ``n``): the ``exemplar`` operator on them is ``estimate``'s.
 
     Raises
     ------
