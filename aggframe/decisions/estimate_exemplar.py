@@ -56,9 +56,8 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX
 from aggframe.decisions.estimate_cells import D, Entries, Q, T, with_q
-from aggframe.decisions.estimate_engines import engine_profiles, engine_with_q
+from aggframe.decisions.estimate_engines import engine_drawn_codes, engine_profiles, engine_with_q
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED, exemplar_plan
-from aggframe.exceptions import OptionError
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
 
@@ -99,12 +98,6 @@ def exemplar_tables(
     if ent.binary:
         return partial(binary_profiles, keys=keys)
     polars = isinstance(nw.to_native(ent.frame), pl.LazyFrame)
-    if not polars and n_draws and not cmap.renormalize:
-        msg = (
-            "the exemplar operator's interval under multilabel truth draws every entry's truth, "
-            "on Polars sources only; read the data with Polars, or ask for exemplar without n_draws"
-        )
-        raise OptionError(msg)
     lf = nw.from_native(with_q(ent, cmap)) if polars else engine_with_q(ent, cmap)
     if cmap.renormalize:
         return single_label_profiles(lf, keys, origin, n_draws=n_draws, seed=seed)
@@ -119,6 +112,15 @@ def exemplar_tables(
         return got
     # in blocks of draws: the codes of a block are held per example (examples x DRAW_BLOCK x 4 bytes)
     blocks = [range(lo, min(lo + DRAW_BLOCK, n_draws)) for lo in range(0, n_draws, DRAW_BLOCK)]
+    if not polars:  # the same method with the engine's own hash (other draws, the same distribution)
+        base = n_classes + 1
+        drawn = [
+            drawn_profiles(
+                engine_drawn_codes(lf, keys, base=base, draws=b, seed=seed, origin=origin).lazy(), keys, base
+            ).collect()
+            for b in blocks
+        ]
+        return pl.concat([got, *drawn], how="vertical_relaxed")
     lf_q = with_q(ent, cmap)
     with reading(origin):
         drawn = [
@@ -439,17 +441,27 @@ def multilabel_draws(
         .drop(EXAMPLE)
         .collect(engine=engine)
     )
-    long = per.lazy().unpivot(index=[*keys, "_k", "_c"], variable_name=KIND, value_name="_x")
-    counted = long.group_by([*keys, "_k", "_c", KIND, "_x"]).agg(pl.len().cast(pl.Float64).alias("n"))
+    long = per.lazy().unpivot(index=[*keys, "_k", "_c"], variable_name="_draw", value_name="_x")
+    counted = long.group_by([*keys, "_k", "_c", "_draw", "_x"]).agg(pl.len().cast(pl.Float64).alias("n"))
+    return drawn_profiles(counted, keys, base).collect(engine=engine)
+
+
+def drawn_profiles(counted: pl.LazyFrame, keys: Sequence[str], base: int) -> pl.LazyFrame:
+    """The drawn profiles from the examples per (group, k, C, draw, code): keys..., kind, tp, fp, fn, tn, n.
+
+    ``_draw``: the draw's number, or its column's name (``_d12``: a draw of the engines);
+    ``_x``: the code, ``tp * base + fn``.
+    """
     k, c = pl.col("_k"), pl.col("_c")
-    tp, fn = (pl.col("_x") // base).cast(pl.Float64), (pl.col("_x") % base).cast(pl.Float64)
-    profiles = counted.select(
+    x = pl.col("_x").cast(pl.Int64)
+    tp, fn = (x // base).cast(pl.Float64), (x % base).cast(pl.Float64)
+    draw = pl.col("_draw").cast(pl.String).str.strip_prefix("_d").cast(pl.Int64)
+    return counted.select(
         *keys,
-        pl.col(KIND).cast(pl.Int64),
+        draw.alias(KIND),
         tp.alias("tp"),
         (k - tp).alias("fp"),
         fn.alias("fn"),
         (c - k - fn).alias("tn"),
         "n",
     )
-    return profiles.collect(engine=engine)
