@@ -36,7 +36,9 @@ The truth of an example is drawn from its calibrated probabilities ``q``:
   and mixing in the draw (splitmix64's finaliser over Polars' hash: lazy, reproducible for
   one Polars version, the same on every Polars engine); per example one sum per draw
   codes the drawn tp and fn, then the examples are counted per (group, draw, profile).
-  This costs about ``n_draws`` times the rows (Polars only; DuckDB and Spark refuse it).
+  This costs about ``n_draws`` times the rows. On DuckDB and Spark the same method runs on the
+  engine with its own hash (:func:`~aggframe.decisions.estimate_engines.engine_drawn_codes`):
+  other draws, the same distribution.
 
 So the estimated kind is the measure of the *expected profile counts*, the exemplar
 analogue of the measure of the expected cells: its target is the realized value, whose
