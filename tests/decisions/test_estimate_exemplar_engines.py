@@ -48,11 +48,11 @@ def _duckdb(frame: pl.DataFrame) -> Any:
     return duckdb.connect().from_arrow(frame.to_arrow())
 
 
-def _estimate(src: Any, measures: list[str], draws: int, seed: int = 0) -> pl.DataFrame:
+def _estimate(src: Any, measures: list[str], draws: int, seed: int = 0, by: str = "run") -> pl.DataFrame:
     data = af.from_scores(src)
     return af.estimate(
-        data, data, measures, "exemplar", by="run", calibration="none", n_draws=draws, level=LEVEL, seed=seed
-    ).sort("run", "measure", "kind", nulls_last=True)
+        data, data, measures, "exemplar", by=by, calibration="none", n_draws=draws, level=LEVEL, seed=seed
+    ).sort(by, "measure", "kind", nulls_last=True)
 
 
 def test_duckdb_draws_agree_with_polars_in_distribution() -> None:
@@ -72,11 +72,12 @@ def test_duckdb_draws_agree_with_polars_in_distribution() -> None:
     assert (np.abs((hi[1] - lo[1]) / width - 1.0) < 0.2).all(), (lo, hi)
 
 
-def test_duckdb_draws_are_seeded() -> None:
-    frame = _multilabel(2, 40, 3)
+@pytest.mark.parametrize("by", ["_draw", 'n "x"_é'])  # the engine query's own names, quotes, unicode
+def test_duckdb_draws_are_seeded(by: str) -> None:
+    frame = _multilabel(2, 40, 3).rename({"run": by})
     rel = _duckdb(frame)
-    a, b, c = (_estimate(rel, ["f1"], 60, seed=s) for s in (5, 5, 6))
-    assert a["run"].null_count() > 0  # the null group is drawn too
+    a, b, c = (_estimate(rel, ["f1"], 60, seed=s, by=by) for s in (5, 5, 6))
+    assert a[by].null_count() > 0  # the null group is drawn too
     assert a.filter(pl.col("kind") == "estimated")["ci_low"].null_count() == 0
     assert_frame_equal(a, b)
     assert not a.equals(c)

@@ -31,7 +31,7 @@ from aggframe.decisions.estimate_exemplar import EXACT_CLASSES
 BY = ["n", "a b'\"é"]
 #: measures that are not linear in an example's cells (the plug-in of the expected cells differs)
 MEASURES = ["f1", "precision", "recall", "specificity", "jaccard", "mcc"]
-OPS = ["exemplar", "micro"]
+OPS: list[Any] = ["exemplar", "micro"]
 
 
 def _keys(rng: np.random.Generator, n: int) -> dict[str, pl.Series]:
