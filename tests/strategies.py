@@ -81,6 +81,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     # estimation's small tables and its distribution check (aggframe/decisions/estimate*.py)
     "_G",
     "__af_est_h",  # the exemplar interval's hash of an entry (aggframe/decisions/estimate_exemplar.py)
+    "_draw",  # the exemplar interval's draw, per-example codes unpivoted (estimate_exemplar.py, estimate_engines.py)
     "_joint_",
     "_effect",
     "_g0",

@@ -47,7 +47,7 @@ from aggframe.decisions.estimate_cells import (
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars, engine_of
 
-__all__ = ["engine_profiles", "engine_row_ids", "engine_table", "engine_with_q"]
+__all__ = ["engine_drawn_codes", "engine_profiles", "engine_row_ids", "engine_table", "engine_with_q"]
 
 _CELLS = ("tp", "fp", "fn", "tn")
 
@@ -267,3 +267,106 @@ def engine_row_ids(lf: nw.LazyFrame[Any], name: str) -> nw.LazyFrame[Any]:
         from pyspark.sql import functions as F  # type: ignore[no-redef]
     with_ids: nw.LazyFrame[Any] = nw.from_native(native.withColumn(name, F.monotonically_increasing_id()))
     return with_ids
+
+
+# -- multilabel draws of the exemplar interval ---------------------------------------------------
+
+_H = f"{PREFIX}est_h"  # an entry's hash (by-keys, example, class, seed)
+_W = f"{PREFIX}est_w"  # what a drawn true entry adds to its example's code
+#: a draw's column in the per-example table (``DRAW_COLUMN.format(j)``), its name in the counts
+DRAW_COLUMN = "_d{}"
+_U53 = 1.0 / (1 << 53)
+
+
+def engine_drawn_codes(
+    lf: nw.LazyFrame[Any], keys: list[str], *, base: int, draws: range, seed: int, origin: Any
+) -> pl.DataFrame:
+    """Multilabel draws on DuckDB or Spark: per (group, k, C, draw, code) the examples ``n`` (collected).
+
+    The method of the Polars draws (:func:`~aggframe.decisions.estimate_exemplar.multilabel_draws`)
+    with the engine's own hash: an entry's hash of (by-keys, example, class, seed) (DuckDB
+    ``hash``, Spark ``xxhash64``), hashed again with the draw (DuckDB: the hash of the entry's
+    hash xor a constant of the draw; Spark: ``xxhash64`` of both); its top 53 bits are a uniform
+    ``u`` and the entry is true in that draw when ``u < q``. A drawn true entry adds ``base``
+    (predicted) or 1 (unpredicted) to its example's code; one group-by per example sums the
+    codes of every draw of the block (a column each), the per-example table is unpivoted and
+    counted per (group, k, C, draw, code) on the engine: one query, a small result. The engines'
+    hashes differ, so the draws differ from Polars' (equal in distribution).
+    """
+    native = nw.to_native(lf)
+    if engine_of(lf) is nw.Implementation.DUCKDB:
+        counted = _duckdb_draws(native, keys, base=base, draws=draws, seed=seed)
+    else:
+        counted = _spark_draws(native, keys, base=base, draws=draws, seed=seed, engine=engine_of(lf))
+    with reading(origin):
+        return collect_polars(nw.from_native(counted))
+
+
+def _draw_constant(draw: int) -> int:
+    """A 64-bit constant per draw (multiples of the golden ratio's): xor-ed into the entry's hash,
+    then hashed again. (DuckDB's ``hash(h, j)`` combines ``h`` and ``hash(j)`` by a xor, so the
+    uniforms of one entry in two draws shared their top bits: correlated draws, a narrow interval.)"""
+    return ((draw + 1) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
+
+
+def _duckdb_draws(native: Any, keys: list[str], *, base: int, draws: range, seed: int) -> Any:
+    view = f"{PREFIX}est_draw_src"
+    k = ", ".join(_sql_name(c) for c in keys)
+    q, d = _sql_name(Q), _sql_name(D)
+    h, w = _sql_name(_H), _sql_name(_W)
+    codes = ", ".join(
+        f"CAST(sum(CASE WHEN CAST(hash(xor({h}, CAST({_draw_constant(j)} AS UBIGINT))) >> 11 AS DOUBLE) "
+        f"* {_U53!r} < {q} THEN {w} ELSE 0 END) "
+        f"AS BIGINT) AS {_sql_name(DRAW_COLUMN.format(j))}"
+        for j in draws
+    )
+    names = ", ".join(_sql_name(DRAW_COLUMN.format(j)) for j in draws)
+    sql = (
+        f"WITH e AS (SELECT {k}, {_sql_name(EXAMPLE)}, {q}, {d}, "
+        f"hash({k}, {_sql_name(EXAMPLE)}, {_sql_name(CLASS_ROLE)}, {int(seed)}) AS {h}, "
+        f"CASE WHEN {d} = 1.0 THEN {int(base)} ELSE 1 END AS {w} FROM {_sql_name(view)}), "
+        f"per AS (SELECT {k}, CAST(sum({d}) AS DOUBLE) AS _k, CAST(count(*) AS DOUBLE) AS _c, {codes} "
+        f"FROM e GROUP BY {k}, {_sql_name(EXAMPLE)}) "
+        f"SELECT {k}, _k, _c, _draw, _x, CAST(count(*) AS DOUBLE) AS n "
+        f"FROM (UNPIVOT per ON {names} INTO NAME _draw VALUE _x) GROUP BY {k}, _k, _c, _draw, _x"
+    )
+    return native.query(view, sql)
+
+
+def _spark_draws(
+    native: Any, keys: list[str], *, base: int, draws: range, seed: int, engine: nw.Implementation
+) -> Any:
+    if engine is nw.Implementation.PYSPARK_CONNECT:
+        from pyspark.sql.connect import functions as F
+    else:
+        from pyspark.sql import functions as F  # type: ignore[no-redef]
+    cols = [F.col(c) for c in keys]
+    h = F.xxhash64(*cols, F.col(EXAMPLE), F.col(CLASS_ROLE), F.lit(int(seed)))
+    entries = native.select(
+        *cols,
+        F.col(EXAMPLE),
+        F.col(Q),
+        F.col(D),
+        h.alias(_H),
+        F.when(F.col(D) == 1.0, F.lit(int(base))).otherwise(F.lit(1)).alias(_W),
+    )
+    mask = F.lit((1 << 53) - 1)
+    codes = [
+        F.sum(
+            F.when(
+                F.xxhash64(F.col(_H), F.lit(j)).bitwiseAND(mask).cast("double") * F.lit(_U53) < F.col(Q),
+                F.col(_W),
+            ).otherwise(F.lit(0))
+        )
+        .cast("bigint")
+        .alias(DRAW_COLUMN.format(j))
+        for j in draws
+    ]
+    per = entries.groupBy(*cols, F.col(EXAMPLE)).agg(
+        F.sum(F.col(D)).cast("double").alias("_k"), F.count(F.lit(1)).cast("double").alias("_c"), *codes
+    )
+    ids = [*keys, "_k", "_c"]
+    long = per.unpivot(ids, [DRAW_COLUMN.format(j) for j in draws], "_draw", "_x")
+    return long.groupBy(*[F.col(c) for c in ids], F.col("_draw"), F.col("_x")).agg(
+        F.count(F.lit(1)).cast("double").alias("n")
+    )

@@ -36,7 +36,9 @@ The truth of an example is drawn from its calibrated probabilities ``q``:
   and mixing in the draw (splitmix64's finaliser over Polars' hash: lazy, reproducible for
   one Polars version, the same on every Polars engine); per example one sum per draw
   codes the drawn tp and fn, then the examples are counted per (group, draw, profile).
-  This costs about ``n_draws`` times the rows (Polars only; DuckDB and Spark refuse it).
+  This costs about ``n_draws`` times the rows. On DuckDB and Spark the same method runs on the
+  engine with its own hash (:func:`~aggframe.decisions.estimate_engines.engine_drawn_codes`):
+  other draws, the same distribution.
 
 So the estimated kind is the measure of the *expected profile counts*, the exemplar
 analogue of the measure of the expected cells: its target is the realized value, whose
@@ -56,13 +58,12 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX
 from aggframe.decisions.estimate_cells import D, Entries, Q, T, with_q
-from aggframe.decisions.estimate_engines import engine_profiles, engine_with_q
+from aggframe.decisions.estimate_engines import engine_drawn_codes, engine_profiles, engine_with_q
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED, exemplar_plan
-from aggframe.exceptions import OptionError
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
 
-__all__ = ["Profiles", "exemplar_tables"]
+__all__ = ["Profiles", "exemplar_tables", "expected_from_cells", "expected_multilabel"]
 
 _CELLS = ("tp", "fp", "fn", "tn")
 _UNIT = {
@@ -99,12 +100,6 @@ def exemplar_tables(
     if ent.binary:
         return partial(binary_profiles, keys=keys)
     polars = isinstance(nw.to_native(ent.frame), pl.LazyFrame)
-    if not polars and n_draws and not cmap.renormalize:
-        msg = (
-            "the exemplar operator's interval under multilabel truth draws every entry's truth, "
-            "on Polars sources only; read the data with Polars, or ask for exemplar without n_draws"
-        )
-        raise OptionError(msg)
     lf = nw.from_native(with_q(ent, cmap)) if polars else engine_with_q(ent, cmap)
     if cmap.renormalize:
         return single_label_profiles(lf, keys, origin, n_draws=n_draws, seed=seed)
@@ -119,6 +114,15 @@ def exemplar_tables(
         return got
     # in blocks of draws: the codes of a block are held per example (examples x DRAW_BLOCK x 4 bytes)
     blocks = [range(lo, min(lo + DRAW_BLOCK, n_draws)) for lo in range(0, n_draws, DRAW_BLOCK)]
+    if not polars:  # the same method with the engine's own hash (other draws, the same distribution)
+        base = n_classes + 1
+        drawn = [
+            drawn_profiles(
+                engine_drawn_codes(lf, keys, base=base, draws=b, seed=seed, origin=origin).lazy(), keys, base
+            ).collect()
+            for b in blocks
+        ]
+        return pl.concat([got, *drawn], how="vertical_relaxed")
     lf_q = with_q(ent, cmap)
     with reading(origin):
         drawn = [
@@ -155,19 +159,26 @@ def _joint(
     per: Sequence[Any],
     then: Callable[[nw.LazyFrame[Any]], nw.LazyFrame[Any]],
     joint: Sequence[Any],
+    realized: bool = True,
 ) -> pl.DataFrame:
     """Per example its realized cells and ``per``, ``then`` its columns, and per (group, k, C,
-    realized profile, labelled) the examples ``n`` and ``joint``: one query, a small result."""
+    realized profile, labelled) the examples ``n`` and ``joint``: one query, a small result.
+
+    ``realized=False``: the truth is not read (per (group, k, C) only)."""
     d, t = nw.col(D), nw.col(T)
     real = [t * d, (1.0 - t) * d, t * (1.0 - d), (1.0 - t) * (1.0 - d)]
+    truth = [
+        *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, _R, strict=True)],
+        t.is_null().cast(nw.Int64).max().alias("_u"),
+    ]
     examples = lf.group_by([*keys, EXAMPLE], drop_null_keys=False).agg(
         d.sum().alias("_k"),
         nw.len().cast(nw.Float64).alias("_c"),
         *per,
-        *[e.sum().fill_null(0.0).alias(c) for e, c in zip(real, _R, strict=True)],
-        t.is_null().cast(nw.Int64).max().alias("_u"),
+        *(truth if realized else []),
     )
-    counted = then(examples).group_by([*keys, "_k", "_c", *_R, "_u"], drop_null_keys=False)
+    by = [*keys, "_k", "_c", *([*_R, "_u"] if realized else [])]
+    counted = then(examples).group_by(by, drop_null_keys=False)
     with reading(origin):
         return collect_polars(counted.agg(nw.len().cast(nw.Float64).alias("n"), *joint))
 
@@ -287,23 +298,44 @@ def multilabel_profiles(
     and the expected count of the profile ``(j, k - j, l, C - k - l)`` in a group is the sum
     over its examples of ``P(tp = j) P(fn = l)``.
     """
+    got = _multilabel_joint(lf, keys, origin, n_classes=n_classes, realized=True)
+    estimated = _multilabel_estimated(got, keys, n_classes)
+    return pl.concat([estimated, _realized(got, keys)], how="vertical_relaxed").filter(pl.col("n") > 0.0)
+
+
+def _pairs(n_classes: int) -> list[tuple[int, int]]:
+    """The (tp, fn) counts an example of at most ``n_classes`` entries can have."""
+    return [(j, m) for j in range(n_classes + 1) for m in range(n_classes + 1 - j)]
+
+
+def _multilabel_joint(
+    lf: nw.LazyFrame[Any], keys: Sequence[str], origin: Any, *, n_classes: int, realized: bool
+) -> pl.DataFrame:
+    """Per (group, k, C[, realized profile, labelled]) the examples and ``sum P(tp = j) P(fn = l)``: one query."""
     q, d = nw.col(Q), nw.col(D)
     per, power = [], q
     for s in range(1, n_classes + 1):
         per += [(power * d).sum().alias(f"_a{s}"), (power * (1.0 - d)).sum().alias(f"_b{s}")]
         power = power * q
-    pairs = [(j, m) for j in range(n_classes + 1) for m in range(n_classes + 1 - j)]
-    got = _joint(
+    return _joint(
         lf,
         keys,
         origin,
         per=per,
         then=lambda frame: _pmf_columns(_pmf_columns(frame, "_a", n_classes), "_b", n_classes),
-        joint=[(nw.col(f"_aP{j}") * nw.col(f"_bP{m}")).sum().alias(f"_p{j}_{m}") for j, m in pairs],
+        joint=[
+            (nw.col(f"_aP{j}") * nw.col(f"_bP{m}")).sum().alias(f"_p{j}_{m}") for j, m in _pairs(n_classes)
+        ],
+        realized=realized,
     )
+
+
+def _multilabel_estimated(got: pl.DataFrame, keys: Sequence[str], n_classes: int) -> pl.DataFrame:
+    """The estimated kind's profiles from the joint table: ``(j, k - j, l, C - k - l)`` counted ``sum P P``."""
+    pairs = _pairs(n_classes)
     sums = got.group_by([*keys, "_k", "_c"]).agg(pl.col(f"_p{j}_{m}" for j, m in pairs).sum())
     k, c = pl.col("_k"), pl.col("_c")
-    estimated = pl.concat(
+    return pl.concat(
         [
             sums.filter((k >= j) & (c - k >= m)).select(
                 *keys,
@@ -317,7 +349,52 @@ def multilabel_profiles(
             for j, m in pairs
         ]
     )
-    return pl.concat([estimated, _realized(got, keys)], how="vertical_relaxed").filter(pl.col("n") > 0.0)
+
+
+# -- the expected profiles of stored expected cells (:func:`~aggframe.expected_cells`) ------------
+
+
+def expected_multilabel(
+    lf: nw.LazyFrame[Any], keys: Sequence[str], origin: Any, *, n_classes: int
+) -> pl.DataFrame:
+    """The estimated kind's multilabel profiles alone (keys..., tp, fp, fn, tn, n): one query, truth not read."""
+    got = _multilabel_joint(lf, keys, origin, n_classes=n_classes, realized=False)
+    return _canonical(_multilabel_estimated(got, keys, n_classes).drop(KIND), keys)
+
+
+def expected_from_cells(profiles: pl.DataFrame, keys: Sequence[str], *, binary: bool) -> pl.DataFrame:
+    """The estimated kind's profiles (keys..., tp, fp, fn, tn, n) from each example's expected cells.
+
+    ``profiles``: per-example expected cells (keys..., tp, fp, fn, tn, n: ``n`` examples share
+    them), the product t-norm of ``q`` and the decision. Binary (one entry per example): the four
+    crisp profiles counted by the group's expected cells. Single-label truth (``q`` renormalised):
+    an example's ``tp`` is ``a = sum q d``, ``tp + fp`` its predicted classes ``k`` and the four
+    cells its entries ``C``, so the hit and miss profiles per (group, k, C) are counted by
+    ``sum a`` and ``sum (1 - a)``, as :func:`single_label_profiles` counts them. No pass over rows.
+    """
+    n = pl.col("n").cast(pl.Float64)
+    if binary:
+        classes = profiles.group_by(keys).agg(*[(pl.col(c) * n).sum() for c in _CELLS])
+        got = binary_profiles(classes.with_columns(pl.lit(ESTIMATED, pl.Int64).alias(KIND)), keys=keys)
+    else:
+        tp, fp, fn, tn = (pl.col(c) for c in _CELLS)
+        sums = (
+            profiles.group_by(*keys, (tp + fp).round().alias("_k"), (tp + fp + fn + tn).round().alias("_c"))
+            .agg(n.sum().alias("n"), (tp * n).sum().alias("_a"))
+            .with_columns(pl.lit(ESTIMATED, pl.Int64).alias(KIND))
+        )
+        got = _hit_miss(sums, keys)
+    return _canonical(got.drop(KIND), keys)
+
+
+def _canonical(profiles: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """One row per (group, profile) with examples (``n``, a float: an expected count), sorted."""
+    return (
+        profiles.filter(pl.col("n") > 0.0)
+        .group_by([*keys, *_CELLS])
+        .agg(pl.col("n").cast(pl.Float64).sum())
+        .sort([*keys, *_CELLS], nulls_last=True)
+    )
 
 
 def _u64(value: int) -> pl.Expr:
@@ -366,17 +443,27 @@ def multilabel_draws(
         .drop(EXAMPLE)
         .collect(engine=engine)
     )
-    long = per.lazy().unpivot(index=[*keys, "_k", "_c"], variable_name=KIND, value_name="_x")
-    counted = long.group_by([*keys, "_k", "_c", KIND, "_x"]).agg(pl.len().cast(pl.Float64).alias("n"))
+    long = per.lazy().unpivot(index=[*keys, "_k", "_c"], variable_name="_draw", value_name="_x")
+    counted = long.group_by([*keys, "_k", "_c", "_draw", "_x"]).agg(pl.len().cast(pl.Float64).alias("n"))
+    return drawn_profiles(counted, keys, base).collect(engine=engine)
+
+
+def drawn_profiles(counted: pl.LazyFrame, keys: Sequence[str], base: int) -> pl.LazyFrame:
+    """The drawn profiles from the examples per (group, k, C, draw, code): keys..., kind, tp, fp, fn, tn, n.
+
+    ``_draw``: the draw's number, or its column's name (``_d12``: a draw of the engines);
+    ``_x``: the code, ``tp * base + fn``.
+    """
     k, c = pl.col("_k"), pl.col("_c")
-    tp, fn = (pl.col("_x") // base).cast(pl.Float64), (pl.col("_x") % base).cast(pl.Float64)
-    profiles = counted.select(
+    x = pl.col("_x").cast(pl.Int64)
+    tp, fn = (x // base).cast(pl.Float64), (x % base).cast(pl.Float64)
+    draw = pl.col("_draw").cast(pl.String).str.strip_prefix("_d").cast(pl.Int64)
+    return counted.select(
         *keys,
-        pl.col(KIND).cast(pl.Int64),
+        draw.alias(KIND),
         tp.alias("tp"),
         (k - tp).alias("fp"),
         fn.alias("fn"),
         (c - k - fn).alias("tn"),
         "n",
     )
-    return profiles.collect(engine=engine)

@@ -4,7 +4,9 @@
 with a fitted or saved map) exactly as :func:`~aggframe.estimate` does, and
 returns the *expected* confusion cells as :class:`~aggframe.Cells`: the sums
 ``E[tp] = sum q d``, ... of the product t-norm per (group, class), the group
-counts and the per-example profiles. Cells add up, so the expected cells of two
+counts and, for the exemplar operator, the expected count of each crisp
+per-example profile (fractional counts, exactly what :func:`estimate`'s exemplar
+reads: :mod:`~aggframe.decisions.estimate_exemplar`). Cells add up, so the expected cells of two
 months added (``a + b``, or their stores read together) are the expected cells of
 both months, and ``cells.evaluate(...)`` gives the estimate over both (with the
 same map: the calibration of a month is a function of that month's map).
@@ -27,11 +29,12 @@ from typing import TYPE_CHECKING, Any
 import narwhals as nw
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE, EXAMPLE, KEY_ALL, free_name
+from aggframe._columns import CELLS, CLASS, CLASS_ROLE, EXAMPLE, KEY_ALL, free_name
 from aggframe._options import Calibration, Engine, listify, parse_engine
 from aggframe.decisions.estimate import CalibrationMap, _check_source, fit_calibration
-from aggframe.decisions.estimate_cells import D, Q, entries, with_q
+from aggframe.decisions.estimate_cells import D, Entries, Q, entries, with_q
 from aggframe.decisions.estimate_engines import engine_row_ids, engine_with_q
+from aggframe.decisions.estimate_exemplar import EXACT_CLASSES, expected_from_cells, expected_multilabel
 from aggframe.decisions.estimate_mapfile import MAP_FORMAT
 from aggframe.exceptions import OptionError, StoreError
 from aggframe.intake.read_errors import reading
@@ -70,16 +73,13 @@ def as_map(reference: Any, calibration: Calibration) -> CalibrationMap:
     return fit_calibration(reference, calibration=calibration)
 
 
-def _expected_long(cmap: CalibrationMap, data: Predictions, by: list[str]) -> tuple[Any, dict[str, str]]:
-    """One row per (example, class) of ``data``: the by-columns (user names), the calibrated ``q`` as the
-    truth and the decision, under role names that no by-column takes (the rows of :func:`estimate`).
+def _expected_long(cmap: CalibrationMap, ent: Entries) -> nw.LazyFrame[Any]:
+    """The entries of ``data`` with the calibrated ``q`` (and a row id as the example of a binary layout).
 
     On the source's own engine: Polars looks the map up per row (a gather); DuckDB and Spark join
     it on (class, score bin) and renormalise by a window per example
     (:func:`~aggframe.decisions.estimate_engines.engine_with_q`). A lazy frame of that engine.
     """
-    source = _check_source(data, "data")
-    ent = entries(source, by, None)
     if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
         native = with_q(ent, cmap)
         if ent.binary:  # one entry per row: the row is the example
@@ -89,6 +89,12 @@ def _expected_long(cmap: CalibrationMap, data: Predictions, by: list[str]) -> tu
         rows = engine_with_q(ent, cmap)
         if ent.binary:
             rows = engine_row_ids(rows, EXAMPLE)
+    return rows
+
+
+def _long_form(rows: nw.LazyFrame[Any], ent: Entries, by: list[str]) -> tuple[Any, dict[str, str]]:
+    """One row per (example, class): the by-columns (user names), the calibrated ``q`` as the truth
+    and the decision, under role names that no by-column takes (the rows of :func:`estimate`)."""
     keys = [k for k in ent.keys if k != KEY_ALL]
     roles = {r: free_name(f"__af_est_{r}", by) for r in ("example", "class", "y", "p")}
     long = rows.select(
@@ -99,6 +105,36 @@ def _expected_long(cmap: CalibrationMap, data: Predictions, by: list[str]) -> tu
         nw.col(D).alias(roles["p"]),
     )
     return nw.to_native(long), roles
+
+
+def _exact_profiles(
+    cells: Cells, rows: nw.LazyFrame[Any], ent: Entries, cmap: CalibrationMap, origin: Any
+) -> Cells:
+    """``cells`` with the exact expected profile counts of the exemplar operator (as :func:`estimate`'s).
+
+    The cells' own profiles are each example's expected cells (the soft cells of the product
+    t-norm); the exemplar operator's estimate is the measure of the *expected counts of each
+    crisp profile* (:mod:`~aggframe.decisions.estimate_exemplar`). Binary and single-label truth:
+    from those per-example cells, no pass over the rows; multilabel truth (at most
+    :data:`~aggframe.decisions.estimate_exemplar.EXACT_CLASSES` classes): one more query on the
+    source's engine (per example the power sums of ``q``). With more classes the per-example
+    expected cells are the estimate's own fallback, and they stay. The counts are fractional
+    (``n`` a float): counts that add up, as the cells do.
+    """
+    keys = list(cells.keys)
+    table = cells.profile_table
+    if ent.binary or cmap.renormalize:
+        exact = expected_from_cells(table, keys, binary=ent.binary)
+    else:
+        n_classes = cells.class_table[CLASS].n_unique()
+        if n_classes > EXACT_CLASSES:
+            return cells
+        got = expected_multilabel(rows, ent.keys, origin, n_classes=n_classes)
+        # the entries' keys are the cells' keys, in the same order (the stand-in key's type may differ)
+        exact = got.rename(dict(zip(ent.keys, keys, strict=True))).with_columns(
+            *[pl.col(k).cast(table.schema[k]) for k in keys]
+        )
+    return replace(cells, profile_table=exact.select(*keys, *CELLS, "n"))
 
 
 def expected_cells(
@@ -116,7 +152,8 @@ def expected_cells(
     The scores of ``data`` are calibrated as :func:`~aggframe.estimate` calibrates
     them, and the expected cells (``E[tp] = sum q d``, ...) are kept per ``by``
     group. ``cells.evaluate(measures, operators, by=...)`` gives ``estimate``'s
-    ``estimated`` values; cells of several periods added (``a + b``, or their
+    ``estimated`` values (``exemplar`` included: the cells hold the expected count of
+    each per-example profile); cells of several periods added (``a + b``, or their
     stores read together) give the estimate over all of them.
 
     Parameters
@@ -142,7 +179,8 @@ def expected_cells(
     Returns
     -------
     Cells
-        The expected cells (soft: their per-example profiles hold about one row per example).
+        The expected cells (soft), their profiles the expected count of each crisp per-example
+        profile (a float ``n``): the ``exemplar`` operator on them is ``estimate``'s.
 
     Raises
     ------
@@ -172,8 +210,11 @@ def expected_cells(
         msg = f"Expected `store` to be a folder path, got {type(store).__name__}"
         raise OptionError(msg)
     cmap = as_map(reference, calibration)
-    long, roles = _expected_long(cmap, data, by_cols)
-    origin = _check_source(data, "data").origin
+    source = _check_source(data, "data")
+    origin = source.origin
+    ent = entries(source, by_cols, None)
+    rows = _expected_long(cmap, ent)
+    long, roles = _long_form(rows, ent, by_cols)
     read = from_long(
         long,
         example=roles["example"],
@@ -185,7 +226,7 @@ def expected_cells(
     )
     pr = Predictions(replace(read.source, origin=origin))
     with reading(origin):
-        cells = pr.to_cells(by_cols, engine=engine)
+        cells = _exact_profiles(pr.to_cells(by_cols, engine=engine), rows, ent, cmap, origin)
     if store is not None:
         cells.write(Path(store), overwrite=overwrite)
         cmap.write(Path(store) / MAP_FILE, overwrite=True)

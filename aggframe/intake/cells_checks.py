@@ -47,7 +47,9 @@ if TYPE_CHECKING:
 
 
 def sorted_profiles(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    return frame.with_columns(pl.col("n").cast(pl.Int64)).sort([*keys, *CELLS], nulls_last=True)
+    # counts of examples; expected counts (``af.expected_cells``) are fractional and stay floats
+    n = pl.col("n") if frame.schema["n"].is_float() else pl.col("n").cast(pl.Int64)
+    return frame.with_columns(n).sort([*keys, *CELLS], nulls_last=True)
 
 
 def universe_of(c: Cells) -> pl.DataFrame:

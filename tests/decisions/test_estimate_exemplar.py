@@ -22,7 +22,6 @@ import aggframe as af
 from aggframe.decisions.estimate_cells import entries
 from aggframe.decisions.estimate_exemplar import EXACT_CLASSES, exemplar_tables
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
-from aggframe.exceptions import OptionError
 
 RUNS = 400
 LEVEL = 0.95
@@ -281,7 +280,7 @@ def test_eager_lazy_streaming_null_keys_and_hostile_names_agree(form: str) -> No
 
 
 @pytest.mark.engines
-def test_duckdb_exemplar_equals_polars_and_refuses_multilabel_draws() -> None:
+def test_duckdb_exemplar_equals_polars_and_draws_multilabel_truth() -> None:
     duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect()
     frame = _small_multilabel()
@@ -294,8 +293,12 @@ def test_duckdb_exemplar_equals_polars_and_refuses_multilabel_draws() -> None:
         abs_tol=1e-9,
         check_dtypes=False,
     )
-    with pytest.raises(OptionError, match="multilabel truth draws every entry's truth"):
-        af.estimate(cmap, rel, "f1", "exemplar", by="g", n_draws=10)
+    # multilabel draws run on the engine with its own hash: other draws, the same distribution
+    # (test_estimate_exemplar_engines.py); the null group gets its interval too
+    drawn = af.estimate(cmap, rel, "f1", "exemplar", by="g", n_draws=10).filter(pl.col("kind") == "estimated")
+    assert drawn["g"].null_count() > 0
+    assert drawn["ci_low"].null_count() == 0
+    assert (drawn["ci_low"] <= drawn["ci_high"]).all()
     # binary and single-label draws are made from small tables: the same on DuckDB
     mc = _multiclass(np.random.default_rng(10), 30, 4).with_columns(
         pl.when(pl.col("run") == 0).then(None).otherwise(pl.col("run")).alias("run")
@@ -336,3 +339,29 @@ def test_spark_multilabel_exemplar_equals_polars(spark: object) -> None:
     polars_profiles = profiles(frame)
     assert set(polars_profiles[KIND]) == {ESTIMATED, REALIZED}
     assert_frame_equal(polars_profiles, profiles(sdf), abs_tol=1e-9, check_dtypes=False)
+    # the draws on Spark (xxhash64: other draws than Polars'): every example once per draw, with
+    # its own predicted classes k and entries C; only its drawn tp and fn differ
+    source = af.from_scores(sdf).source  # type: ignore[arg-type]
+    got = exemplar_tables(
+        entries(source, ["g"], None), cmap, source.origin, n_classes=3, n_draws=8, seed=1, engine="auto"
+    )
+    assert isinstance(got, pl.DataFrame)
+    drawn = got.filter(pl.col(KIND) >= 0)
+    assert sorted(set(drawn[KIND])) == list(range(8))
+    marginal = [
+        polars_profiles.columns[0],  # the group's key (private name)
+        KIND,
+        (pl.col("tp") + pl.col("fp")).alias("k"),
+        pl.sum_horizontal("tp", "fp", "fn", "tn").alias("c"),
+    ]
+    per_draw = drawn.group_by(marginal).agg(pl.col("n").sum()).sort(pl.all(), nulls_last=True)
+    one = (
+        polars_profiles.filter(pl.col(KIND) == ESTIMATED)
+        .group_by(marginal[0], *marginal[2:])
+        .agg(pl.col("n").sum())
+    )
+    want = pl.concat([one.with_columns(pl.lit(j, pl.Int64).alias(KIND)) for j in range(8)]).select(
+        per_draw.columns
+    )
+    assert_frame_equal(per_draw, want.sort(pl.all(), nulls_last=True), abs_tol=1e-9, check_dtypes=False)
+    assert drawn.select(pl.col("tp", "fp", "fn", "tn").min()).row(0) >= (0.0, 0.0, 0.0, 0.0)

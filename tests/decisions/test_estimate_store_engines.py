@@ -58,6 +58,20 @@ def _binary(seed: int, n: int) -> pl.DataFrame:
     )
 
 
+def _multilabel(seed: int, n: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = rng.beta(1.5, 2.0, size=(n, 3))
+    return pl.DataFrame(
+        {
+            "example": np.repeat(np.arange(n), 3),
+            "class": np.tile(["x", "y", "z"], n),
+            "score": s.ravel(),
+            "y": (rng.uniform(size=s.shape) < s).astype(np.int64).ravel(),
+            "__af_est_y": pl.Series(["u", None, "v"] * n).gather(np.repeat(np.arange(n), 3)),
+        }
+    )
+
+
 def _read(decision: str) -> dict[str, Any]:
     return {"y_true": "y_true", "scores": ["p_a", "p_b", "p_c"], **DECISIONS[decision]}
 
@@ -141,7 +155,8 @@ def test_duckdb_map_is_built_from_values_not_found_by_name(method: str) -> None:
 @pytest.mark.slow
 @pytest.mark.engines
 def test_spark_expected_cells_equal_polars(spark: Any) -> None:
-    """The binary layout on Spark: each row its own example (an id made on the engine), exemplar too.
+    """The binary layout on Spark: each row its own example (an id made on the engine), exemplar too;
+    and multilabel truth (long form), whose exact exemplar profiles are a query on Spark.
 
     (The map joined and renormalised on Spark is ``af.estimate``'s path, tested with it in
     ``test_estimate_engines.py``; the long form's wide step on Spark in ``tests/engines``.)
@@ -155,3 +170,12 @@ def test_spark_expected_cells_equal_polars(spark: Any) -> None:
     got = _report(af.expected_cells(bmap, af.from_scores(sdf, class_=None), by=by), ops, by)
     assert want[by[0]].null_count() > 0
     assert_frame_equal(got, want, abs_tol=1e-9, check_dtypes=False)
+    # multilabel truth (the long form): the exact expected profiles are one more query on Spark
+    ml, ops = _multilabel(10, 40), ["micro", "exemplar"]
+    mmap = af.fit_calibration(af.from_scores(_multilabel(11, 200)))
+    got = _report(
+        af.expected_cells(mmap, af.from_scores(spark.createDataFrame(ml.to_pandas())), by=by), ops, by
+    )
+    est = af.estimate(mmap, af.from_scores(ml), MEASURES, ops, by=by).filter(pl.col("kind") == "estimated")
+    want = est.select(*by, "measure", "operator", "value").sort([*by, "measure", "operator"], nulls_last=True)
+    assert_frame_equal(got.select(want.columns), want, abs_tol=1e-9, check_dtypes=False)
