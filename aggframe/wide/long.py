@@ -144,7 +144,9 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     ``groups``
         keys, n_examples, dup_entries, ``bad_values`` (how many rows hold a value
         or a class the checks refuse: :func:`invalid_values`, :func:`class_refused`
-        against the declared ``universe``), min_rows (an undeclared universe) (and
+        against the declared ``universe``; on the Polars bit words, which carry the
+        flag, both are the count of suspect rows, which the validation recounts
+        exactly on the source), min_rows (an undeclared universe) (and
         with ``examples``, the declared examples (keys, example) of a Polars source:
         ``undeclared``, how many examples with rows are not among them).
     """
@@ -166,7 +168,12 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
     distinct = distinct_classes(lf, roles.class_, declared, integer_range(universe))
-    lf = distinct.rows(lf)
+    # the flag can ride on the duplicate check's bit words (a flagged row sets no bit): no
+    # aggregate of its own, and the groups' count of refused rows is the suspicion's count
+    folded = distinct.fold is not None
+    if not folded:
+        lf = distinct.rows(lf)
+    kept = [] if folded else distinct.columns
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
@@ -184,8 +191,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     flag = invalid_values(
         validated, nw.col(roles.example), soft=tnorm is not None, integers=ints
     ) | class_refused(roles.class_, universe, target)
-    check_rows = [flag.cast(nw.Int64).alias("_bad")]
-    check_aggs = [nw.col("_bad").sum()]
+    check_rows = [flag.alias("_bad") if folded else flag.cast(nw.Int64).alias("_bad")]
+    check_aggs = [] if folded else [nw.col("_bad").sum()]
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
@@ -197,7 +204,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
-            *[nw.col(c) for c in distinct.columns],
+            *[nw.col(c) for c in kept],
             (yw * p).alias("_syp"),
             yw.alias("_sy"),
             pw.alias("_sp"),
@@ -228,7 +235,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
-            *[nw.col(c) for c in distinct.columns],
+            *[nw.col(c) for c in kept],
             (tnorm(y, p) * w).alias("tp"),
             (tnorm(one_y, p) * w).alias("fp"),
             (tnorm(y, one_p) * w).alias("fn"),
@@ -240,6 +247,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
+    if distinct.fold is not None:
+        rows = distinct.fold(rows, "_bad")
     per_class = keyed(cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"))), k)
     per_example = keyed(
         cells(
@@ -252,28 +261,37 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         ),
         k,
     )
-    per_example = distinct.finish(per_example)
-    if isinstance(n_classes, dict):
-        # one universe per target: m_t classes for the rows of target t
-        m_t: Any = nw.lit(None)
-        assert target is not None
-        for t, size in n_classes.items():
-            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
-        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
-    elif n_classes is not None:
-        # Absent (example, class) entries are observed true negatives.
-        per_example = per_example.with_columns(
-            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
-        )
+    per_example = _absent_negatives(distinct.finish(per_example), n_classes, target)
     checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
-    flags = {"_dup": "dup_entries", "_bad": BAD_VALUES}
+    flags = {"_dup": "dup_entries"} if folded else {"_dup": "dup_entries", "_bad": BAD_VALUES}
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
         checked = lookup_declared(checked, examples, rk, roles.example, "_undeclared")
         flags["_undeclared"] = "undeclared"
     profiles, groups = profiles_and_groups(checked, k, flags, min_rows=n_classes is None)
+    if folded:
+        # a suspicion of either kind: the validation counts duplicates and refused values
+        # exactly on the source (tables.long._check_groups), so each error is the one it was
+        groups = groups.with_columns(nw.col("dup_entries").alias(BAD_VALUES))
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+def _absent_negatives(
+    per_example: nw.LazyFrame[Any], n_classes: int | dict[Any, int] | None, target: str | None
+) -> nw.LazyFrame[Any]:
+    """Per-example cells with the absent (example, class) entries of a declared universe counted
+    as observed true negatives (``n_classes`` classes less the example's ``rows``; with one
+    universe per target, m_t classes for the rows of target t)."""
+    if isinstance(n_classes, dict):
+        m_t: Any = nw.lit(None)
+        assert target is not None
+        for t, size in n_classes.items():
+            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
+        return per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
+    if n_classes is not None:
+        return per_example.with_columns((nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn"))
+    return per_example
 
 
 def _integer_roles(lf: nw.LazyFrame[Any], roles: LongRoles) -> bool:
@@ -434,16 +452,7 @@ def long_boot_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-
         )
     )
     per_example = keyed(per_example, k)
-    if isinstance(n_classes, dict):
-        m_t: Any = nw.lit(None)
-        assert target is not None
-        for t, size in n_classes.items():
-            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
-        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
-    elif n_classes is not None:
-        per_example = per_example.with_columns(
-            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
-        )
+    per_example = _absent_negatives(per_example, n_classes, target)
     if target is not None:
         per_example = shared(per_example)
     out = {"class": keyed(per_class, k), "profiles": weighted_profiles(per_example, k, boot)}
