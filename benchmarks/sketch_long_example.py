@@ -131,6 +131,11 @@ def variants(m: int) -> dict[str, Variant]:
         "fold64": ([*three, pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64)).gather(
                     pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False))).alias("_b")],
                   [*s3, pl.len(), *sums("_b")]),
+        "foldcls": ([*three, word128_u8(pl.when(C.is_between(0, m - 1) & E.is_not_null()).then(
+                    C.cast(pl.UInt8, strict=False)))], [*s3, pl.len(), *sums("_b")]),
+        "foldnone": ([*three, word128_u8()], [*s3, pl.len(), *sums("_b")]),
+        "foldApk": ([packed(), word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
+                 [pl.len(), *sums("_cells", "_b")]),
         "noflag": ([*three, *words64()], [*s3, pl.len(), *sums("_b0", "_b1")]),
         "nobits": ([*three, bad64], [*s3, pl.len(), *sums("_bad")]),
     }

@@ -96,7 +96,7 @@ class DistinctCheck:
 def distinct_classes(
     lf: Frame, column: str, n_classes: int | None = None, value_range: tuple[int, int] | None = None
 ) -> DistinctCheck:
-    """Per-example aggregations giving ``n_cls``: the distinct classes, or a lower bound.
+    """Per-example aggregations giving ``n_cls``: the distinct classes, or a count short of the rows.
 
     The duplicate check compares it with the example's row count. An exact
     distinct count per group is the costliest aggregation of the wide step on
@@ -106,10 +106,10 @@ def distinct_classes(
     ``UInt64`` for ``b = 64``, else ``UInt128`` words: one sum where two 64-bit
     words took two, benchmarks/NOTES_scan.md), a gather from a ``b``-entry table
     (an integer power costs about 8x more), and the words are summed, wrapping: a
-    sum of distinct powers of two has as many one-bits as terms, and any repeat
-    carries and loses one, so ``popcount`` equals the number of distinct classes
-    when no two classes of the example are ``b`` apart, and is smaller otherwise.
-    A shortfall is therefore a suspicion, not a verdict: the validation recounts
+    sum of distinct powers of two has as many one-bits as terms, and a sum of k
+    powers of two with a repeat has fewer than k (a carry; a wrap only loses bits),
+    so ``popcount`` equals the example's rows when its classes are distinct and no
+    two of them are ``b`` apart, and falls short of them otherwise. A shortfall is therefore a suspicion, not a verdict: the validation recounts
     exactly (``_check_groups``) before it raises. ``b`` covers the declared class
     count (``n_classes``) when it is at most 512, is 128 when no count is declared,
     and with more classes than that the distinct count is exact from the start,
