@@ -92,6 +92,20 @@ def ok2(m: int) -> pl.Expr:
     return (Y | P).is_between(0, 1) & C.is_between(0, m - 1) & E.is_not_null()
 
 
+def ranged_table(m: int) -> pl.Expr:
+    """2^c for a declared class c (0 .. m - 1), 0 for any other value of 0 .. 255: the table
+    refuses the classes outside the universe itself (no bit: a suspicion)."""
+    return pl.lit(pl.Series([2**i if i < m else 0 for i in range(256)], dtype=pl.UInt128))
+
+
+def values_flag() -> pl.Expr:
+    """The flag without the class check: a null example, y or p null or outside [0, 1]."""
+    out = E.is_null()
+    for x in (Y, P):
+        out = out | x.is_null() | ~x.is_between(0, 1)
+    return out
+
+
 #: per variant: the row-level columns (computed before the group-by, as the package does) and
 #: the aggregates (plain column sums and len, the streaming engine's fast reductions)
 Variant = tuple[list[pl.Expr], list[pl.Expr]]
@@ -136,6 +150,18 @@ def variants(m: int) -> dict[str, Variant]:
         "foldnone": ([*three, word128_u8()], [*s3, pl.len(), *sums("_b")]),
         "foldApk": ([packed(), word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
                  [pl.len(), *sums("_cells", "_b")]),
+        "len": (three, [*s3, pl.len()]),
+        "pklen": ([packed()], [pl.len(), *sums("_cells")]),
+        "g64": ([*three, pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64)).gather(
+                    C.cast(pl.UInt8, strict=False)).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "c128": ([*three, C.cast(pl.UInt128).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "c64": ([*three, C.cast(pl.UInt64).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "c8": ([*three, C.alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "c8x": ([*three, (C % 100).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "tbl": ([*three, ranged_table(m).gather(pl.when(~values_flag()).then(C.cast(pl.UInt8, strict=False))).alias("_b")],
+                [*s3, pl.len(), *sums("_b")]),
+        "tbl2": ([*three, ranged_table(m).gather(pl.when((Y | P).is_between(0, 1) & E.is_not_null()).then(
+                    C.cast(pl.UInt8, strict=False))).alias("_b")], [*s3, pl.len(), *sums("_b")]),
         "noflag": ([*three, *words64()], [*s3, pl.len(), *sums("_b0", "_b1")]),
         "nobits": ([*three, bad64], [*s3, pl.len(), *sums("_bad")]),
     }

@@ -79,18 +79,18 @@ Frame = nw.LazyFrame[Any]
 class DistinctCheck:
     """How the per-example aggregation gets ``n_cls`` (see :func:`distinct_classes`).
 
-    ``fold``, when set, takes the place of ``rows``: it adds the bit words to a frame
-    that holds the row flag of refused values (a Boolean column, named by its second
-    argument, which it drops), and a flagged row sets no bit, so its example's
-    ``n_cls`` falls short of its rows: the duplicate check's suspicion then stands for
-    the flag as well, and the flag needs no aggregate of its own.
+    ``fold``, when set, can take the place of ``rows``: it adds the bit words to a
+    frame, given a Polars expression that accepts a row (true; false or null refuse
+    it) and the columns to drop after, and a refused row sets no bit, so its
+    example's ``n_cls`` falls short of its rows: the duplicate check's suspicion then
+    stands for the flag of refused values as well, which needs no aggregate of its own.
     """
 
     rows: Callable[[Frame], Frame]  # adds the row-level columns it aggregates
     aggs: list[nw.Expr]
     finish: Callable[[Frame], Frame]  # turns the aggregates into n_cls
     columns: list[str]  # the row-level columns it needs kept
-    fold: Callable[[Frame, str], Frame] | None = None
+    fold: Callable[[Frame, pl.Expr, Sequence[str]], Frame] | None = None
 
 
 def distinct_classes(
@@ -171,9 +171,9 @@ def _polars_bit_words(column: str, n_bits: int) -> DistinctCheck:
     def rows(frame: Frame) -> Frame:
         return cast("nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).with_columns(words(bit))))
 
-    def fold(frame: Frame, flag: str) -> Frame:
-        # a flagged row gathers at a null index: a null word, which the sums skip
-        native = nw.to_native(frame).with_columns(words(pl.when(~pl.col(flag)).then(bit))).drop(flag)
+    def fold(frame: Frame, accepted: pl.Expr, drop: Sequence[str]) -> Frame:
+        # a refused row gathers at a null index: a null word, which the sums skip
+        native = nw.to_native(frame).with_columns(words(pl.when(accepted).then(bit))).drop(drop)
         return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
     def popcount(frame: Frame) -> Frame:

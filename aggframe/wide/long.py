@@ -31,7 +31,7 @@ import polars as pl
 from aggframe._columns import CELLS
 from aggframe._options import Bootstrap
 from aggframe.wide.bootstrap import unit_hash, weight_columns
-from aggframe.wide.engines import distinct_classes, lookup_declared, shared, shared_small
+from aggframe.wide.engines import DistinctCheck, distinct_classes, lookup_declared, shared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.tnorms import TNorm
 
@@ -168,12 +168,6 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
     distinct = distinct_classes(lf, roles.class_, declared, integer_range(universe))
-    # the flag can ride on the duplicate check's bit words (a flagged row sets no bit): no
-    # aggregate of its own, and the groups' count of refused rows is the suspicion's count
-    folded = distinct.fold is not None
-    if not folded:
-        lf = distinct.rows(lf)
-    kept = [] if folded else distinct.columns
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
@@ -191,8 +185,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     flag = invalid_values(
         validated, nw.col(roles.example), soft=tnorm is not None, integers=ints
     ) | class_refused(roles.class_, universe, target)
-    check_rows = [flag.alias("_bad") if folded else flag.cast(nw.Int64).alias("_bad")]
-    check_aggs = [] if folded else [nw.col("_bad").sum()]
+    lf, check_rows, check_aggs = _row_checks(lf, roles, distinct, flag, ints=ints, universe=universe)
+    folded = not check_aggs
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
@@ -204,7 +198,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
-            *[nw.col(c) for c in kept],
+            *[nw.col(c) for c in distinct.columns],
             (yw * p).alias("_syp"),
             yw.alias("_sy"),
             pw.alias("_sp"),
@@ -235,7 +229,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *rk,
             nw.col(roles.example),
             nw.col(roles.class_),
-            *[nw.col(c) for c in kept],
+            *[nw.col(c) for c in distinct.columns],
             (tnorm(y, p) * w).alias("tp"),
             (tnorm(one_y, p) * w).alias("fp"),
             (tnorm(y, one_p) * w).alias("fn"),
@@ -247,8 +241,6 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             return frame
 
-    if distinct.fold is not None:
-        rows = distinct.fold(rows, "_bad")
     per_class = keyed(cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"))), k)
     per_example = keyed(
         cells(
@@ -275,6 +267,57 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # exactly on the source (tables.long._check_groups), so each error is the one it was
         groups = groups.with_columns(nw.col("dup_entries").alias(BAD_VALUES))
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+def _row_checks(
+    lf: nw.LazyFrame[Any],
+    roles: LongRoles,
+    distinct: DistinctCheck,
+    flag: Any,
+    *,
+    ints: bool,
+    universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None,
+) -> tuple[nw.LazyFrame[Any], list[Any], list[Any]]:
+    """The rows with the duplicate check's columns, and the flag's row column and aggregate.
+
+    Where the check's bit words can carry the flag (:attr:`DistinctCheck.fold`), a
+    refused row sets no bit and the flag has neither a column nor an aggregate (both
+    lists empty): its example's count falls short of its rows, a suspicion that the
+    validation resolves on the source. Integer roles on Polars are then accepted by
+    one native expression (:func:`_accepted_integers`; the flag's chain of null and
+    range tests costs ~8% of the bare pass at 10^9 rows, benchmarks/NOTES_scan.md).
+    """
+    if distinct.fold is None:
+        return distinct.rows(lf), [flag.cast(nw.Int64).alias("_bad")], [nw.col("_bad").sum()]
+    accepted = _accepted_integers(lf, roles, universe) if ints else None
+    if accepted is None:
+        return distinct.fold(lf.with_columns(flag.alias("_bad")), ~pl.col("_bad"), ["_bad"]), [], []
+    return distinct.fold(lf, accepted, []), [], []
+
+
+def _accepted_integers(
+    lf: nw.LazyFrame[Any], roles: LongRoles, universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None
+) -> pl.Expr | None:
+    """Whether a row of integer ``y`` and ``p`` is accepted, as one Polars expression (false or
+    null where :func:`invalid_values` or :func:`class_refused` flags it), or None (a universe
+    per target: the flag is used). Both values in {0, 1} is ``y | p`` in [0, 1] when they share
+    a dtype (a negative value has the sign bit, anything above 1 another bit)."""
+    if isinstance(universe, Mapping):
+        return None
+    schema = lf.collect_schema()
+    y, p, c = pl.col(roles.y), pl.col(roles.p), pl.col(roles.class_)
+    values = (
+        (y | p).is_between(0, 1)
+        if schema[roles.y] == schema[roles.p]
+        else y.is_between(0, 1) & p.is_between(0, 1)
+    )
+    if universe is None:
+        known = c.is_not_null()
+    else:
+        bounds = integer_range(universe)
+        consecutive = bounds is not None and bounds[1] - bounds[0] + 1 == len(set(universe))
+        known = c.is_between(*bounds) if bounds is not None and consecutive else c.is_in(list(universe))
+    return values & known & pl.col(roles.example).is_not_null()
 
 
 def _absent_negatives(

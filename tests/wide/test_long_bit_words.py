@@ -31,7 +31,7 @@ def _n_cls(frame: pl.DataFrame, n_classes: int | None, flag: str | None = None) 
     check = distinct_classes(nw.from_native(frame.lazy()), "class", n_classes)
     lf = nw.from_native(frame.lazy())
     assert check.fold is not None
-    rows = check.fold(lf, flag) if flag is not None else check.rows(lf)
+    rows = check.fold(lf, ~pl.col(flag), [flag]) if flag is not None else check.rows(lf)
     out = check.finish(rows.group_by("example").agg(*check.aggs))
     got = nw.to_native(out).collect()
     return dict(zip(got["example"].to_list(), got["n_cls"].to_list(), strict=True))
