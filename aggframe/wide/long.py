@@ -194,6 +194,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # instead of 0, which a square root turns into 1e-9).
         # without a mask, the values themselves (integers stay integers: ``ints``)
         yw, pw = (y, p) if m is None else (m * y, m * p)
+        pack = folded and ints and isinstance(n_classes, int) and n_classes < _FIELD
         rows = lf.select(
             *rk,
             nw.col(roles.example),
@@ -203,6 +204,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             yw.alias("_sy"),
             pw.alias("_sp"),
             *([m.alias("_sw")] if m is not None else []),
+            *([_packed(y, p)] if pack else []),
             *check_rows,
         )
         # without a mask the weight total is the row count, which the group-bys count anyway
@@ -212,6 +214,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *([nw.col("_sw").sum()] if m is not None else []),
         ]
         total = nw.col("_sw") if m is not None else nw.col("rows").cast(nw.Float64)
+        example_sums, unpack = ([nw.col(_PACKED).sum()], _unpacked) if pack else (sums, _same)
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             syp, sy, sp = (nw.col(c).cast(nw.Float64) for c in ("_syp", "_sy", "_sp"))
@@ -237,18 +240,15 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *check_rows,
         )
         sums = [nw.col(c).sum() for c in CELLS]
-
-        def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
-            return frame
+        example_sums, unpack, cells = sums, _same, _same
 
     per_class = keyed(cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"))), k)
     per_example = keyed(
         cells(
-            rows.group_by([*rk, roles.example]).agg(
-                *sums,
-                nw.len().alias("rows"),
-                *distinct.aggs,
-                *check_aggs,
+            unpack(
+                rows.group_by([*rk, roles.example]).agg(
+                    *example_sums, nw.len().alias("rows"), *distinct.aggs, *check_aggs
+                )
             )
         ),
         k,
@@ -267,6 +267,43 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # exactly on the source (tables.long._check_groups), so each error is the one it was
         groups = groups.with_columns(nw.col("dup_entries").alias(BAD_VALUES))
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+#: the per-example cell sums packed in one Int64 sum (:func:`_packed`): a field's width, its
+#: modulus, and the column's name
+_BITS_PER_FIELD = 21
+_FIELD = 2**_BITS_PER_FIELD
+_PACKED = "_cells"
+
+
+def _packed(y: Any, p: Any) -> Any:
+    """``y + p 2^21 + y p 2^42`` per row (integer ``y`` and ``p``), whose sum per example holds
+    ``sum(y)``, ``sum(p)`` and ``sum(y p)`` in three 21-bit fields: one sum for three.
+
+    Used where an error is certain unless every example has at most ``n_classes < 2^21``
+    rows (a declared universe, and the duplicate check's bit words carrying the flag of
+    refused values): an example without a repeated or refused entry holds distinct
+    declared classes, so each field is at most ``n_classes`` and never carries into the
+    next; an example with more rows has a repeat or a refused row, which the validation
+    raises before any cell is read (benchmarks/NOTES_scan.md: ~4% of the bare pass at
+    10^9 rows).
+    """
+    y64, p64 = y.cast(nw.Int64), p.cast(nw.Int64)
+    return (y64 + p64 * _FIELD + (y64 * p64) * _FIELD**2).alias(_PACKED)
+
+
+def _unpacked(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+    """The three cell sums (``_sy``, ``_sp``, ``_syp``) from the packed one (:func:`_packed`)."""
+    packed = nw.col(_PACKED)
+    return frame.with_columns(
+        (packed % _FIELD).alias("_sy"),
+        ((packed // _FIELD) % _FIELD).alias("_sp"),
+        (packed // _FIELD**2).alias("_syp"),
+    ).drop(_PACKED)
+
+
+def _same(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+    return frame
 
 
 def _row_checks(
