@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import narwhals as nw
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe.exceptions import DuplicateEntryError, InvalidValueError, NullValueError, UnknownClassError
@@ -162,6 +164,33 @@ def test_folded_checks_raise_the_errors_they_raised(how: str) -> None:
     with pytest.raises(NullValueError, match=r"column 'example': 1 null"):
         run(clean.with_columns(pl.when(at == 0).then(None).otherwise("example").alias("example")))
     run(clean)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    p_dtype=st.sampled_from([pl.Int8, pl.Int64, pl.UInt8]),
+    m=st.sampled_from([5, 64, 70]),
+)
+def test_folded_packed_results_equal_the_distinct_count_path(seed: int, p_dtype: Any, m: int) -> None:
+    # Integer roles and classes take the folded bit words and the packed cell sums; the same
+    # data with string classes takes an exact distinct count, a separate flag and three sums.
+    # Sparse examples (absent entries: true negatives), a by key with a null group.
+    rng = np.random.default_rng(seed)
+    frame = _clean(8, m).with_columns(
+        pl.Series("y", rng.integers(0, 2, 8 * m), dtype=pl.Int8),
+        pl.Series("p", rng.integers(0, 2, 8 * m)).cast(p_dtype),
+        pl.Series("model", rng.choice(["a", "b", ""], 8 * m)).replace("", None),
+    )
+    frame = frame.filter(pl.Series(rng.random(8 * m) < 0.8))
+    folded = af.from_long(frame, n_classes=m).evaluate(by="model", engine="streaming")
+    strings = frame.with_columns(pl.col("class").cast(pl.String))
+    counted = af.from_long(strings, classes=[str(c) for c in range(m)]).evaluate(
+        by="model", engine="streaming"
+    )
+    # the same values up to the order of parallel float sums (a last-place difference)
+    keys = ["model", "measure", "operator", "convention"]
+    assert_frame_equal(folded.sort(keys, nulls_last=True), counted.sort(keys, nulls_last=True), rel_tol=1e-12)
 
 
 def test_folded_results_equal_the_distinct_count_path() -> None:
