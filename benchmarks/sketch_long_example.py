@@ -12,17 +12,30 @@ Run from the repository root (the data directory as for ``bench_scale.py``)::
 
     AGGFRAME_BENCH_DATA=/tmp/data python benchmarks/sketch_long_example.py --rows 1e8 --reps 5
 
-Variants (per-example aggregation only unless ``--both``, which adds the per-class pass):
+Variants (per-example aggregation only unless ``--both``, which adds the per-class pass).
+Row-level columns are computed before the group-by (as the package does); the aggregates
+are plain column sums and ``len``:
 
 ``bare``      sum(y), sum(p), sum(y p)
+``len``       ``bare`` + len (the package's row count); ``pklen``: y, p, y p packed in one Int64 + len
+``c8`` / ``c8x`` / ``c64`` / ``c128``  ``len`` + a fourth sum: the class column itself (its Parquet
+              decode), ``class % 100``, the class as UInt64, as UInt128 (what any column costs)
 ``before``    the package before this round: sum(y p), sum(y), sum(p), len, two UInt64 bit words
               gathered from a 128-entry table, the flag cast to Int64 and summed (7 aggregates)
-``u128``      the two words as one UInt128 word (6 aggregates)
-``boolflag``  ``u128`` with the flag summed as a Boolean (6)
+``u128``      the two words as one UInt128 word (6); ``u8``: indexed by the class as UInt8;
+              ``pow``: 2^c by an integer power; ``g64``: one UInt64 word (not exact for 100)
+``boolflag``  ``u128`` with the flag summed as a Boolean; ``flag2``: one cheaper flag expression
 ``rowsflag``  ``u128`` with len and the flag as one sum, ``1 + flag`` per row (5)
-``packed``    ``rowsflag`` with sum(y), sum(p), sum(y p) packed into one Int64 sum, 21 bits a field (3)
-``packed2``   ``packed`` with the packed word computed as 2y + p gathered from a 4-entry table
-``noflag``    ``before`` without the flag; ``nobits`` ``before`` without the bit words
+``packed``    ``rowsflag`` with y, p, y p packed in one Int64 sum, 21 bits a field (3);
+              ``packed2``: the packed word gathered from a 4-entry table
+``fold*``     the flag folded into the bit word (a flagged row gathers at a null index: no bit,
+              no flag aggregate): ``foldA`` the package's flag expression, ``fold`` one cheaper
+              expression (``y | p`` in [0, 1]), ``foldmod*`` indexed by ``class % 128``,
+              ``fold64`` a UInt64 word, ``foldcls`` only the class and example checks,
+              ``foldnone`` no flag at all, ``foldpk`` / ``foldApk`` with packed cells
+``tbl`` / ``tbl2``  the class range check in the gathered table (0 for an undeclared class),
+              with the package's value flag / with ``y | p``
+``noflag`` / ``nobits``  ``before`` without the flag / without the bit words
 """
 
 from __future__ import annotations
@@ -130,38 +143,88 @@ def variants(m: int) -> dict[str, Variant]:
         "packed2": ([packed_gather(), word128(), rows1], sums("_cells", "_b", "_rows")),
         "u8": ([*three, word128_u8(), bad64], [*s3, pl.len(), *sums("_b", "_bad")]),
         "pow": ([*three, word128_pow(), bad64], [*s3, pl.len(), *sums("_b", "_bad")]),
-        "flag2": ([*three, word128_u8(), (~ok2(m)).fill_null(value=True).alias("_bad")],
-                  [*s3, pl.len(), *sums("_b", "_bad")]),
-        "fold": ([*three, word128_u8(pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False)))],
-                 [*s3, pl.len(), *sums("_b")]),
-        "foldpk": ([packed(), word128_u8(pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False)))],
-                 [pl.len(), *sums("_cells", "_b")]),
-        "foldA": ([*three, word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
-                  [*s3, pl.len(), *sums("_b")]),
-        "foldmod": ([*three, word128_u8(pl.when(~flag(m)).then((C % 128).cast(pl.Int64)))],
-                  [*s3, pl.len(), *sums("_b")]),
-        "foldmod2": ([*three, word128_u8(pl.when(ok2(m)).then((C % 128).cast(pl.Int64)))],
-                  [*s3, pl.len(), *sums("_b")]),
-        "fold64": ([*three, pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64)).gather(
-                    pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False))).alias("_b")],
-                  [*s3, pl.len(), *sums("_b")]),
-        "foldcls": ([*three, word128_u8(pl.when(C.is_between(0, m - 1) & E.is_not_null()).then(
-                    C.cast(pl.UInt8, strict=False)))], [*s3, pl.len(), *sums("_b")]),
+        "flag2": (
+            [*three, word128_u8(), (~ok2(m)).fill_null(value=True).alias("_bad")],
+            [*s3, pl.len(), *sums("_b", "_bad")],
+        ),
+        "fold": (
+            [*three, word128_u8(pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False)))],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "foldpk": (
+            [packed(), word128_u8(pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False)))],
+            [pl.len(), *sums("_cells", "_b")],
+        ),
+        "foldA": (
+            [*three, word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "foldmod": (
+            [*three, word128_u8(pl.when(~flag(m)).then((C % 128).cast(pl.Int64)))],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "foldmod2": (
+            [*three, word128_u8(pl.when(ok2(m)).then((C % 128).cast(pl.Int64)))],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "fold64": (
+            [
+                *three,
+                pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64))
+                .gather(pl.when(ok2(m)).then(C.cast(pl.UInt8, strict=False)))
+                .alias("_b"),
+            ],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "foldcls": (
+            [
+                *three,
+                word128_u8(
+                    pl.when(C.is_between(0, m - 1) & E.is_not_null()).then(C.cast(pl.UInt8, strict=False))
+                ),
+            ],
+            [*s3, pl.len(), *sums("_b")],
+        ),
         "foldnone": ([*three, word128_u8()], [*s3, pl.len(), *sums("_b")]),
-        "foldApk": ([packed(), word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
-                 [pl.len(), *sums("_cells", "_b")]),
+        "foldApk": (
+            [packed(), word128_u8(pl.when(~flag(m)).then(C.cast(pl.UInt8, strict=False)))],
+            [pl.len(), *sums("_cells", "_b")],
+        ),
         "len": (three, [*s3, pl.len()]),
         "pklen": ([packed()], [pl.len(), *sums("_cells")]),
-        "g64": ([*three, pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64)).gather(
-                    C.cast(pl.UInt8, strict=False)).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "g64": (
+            [
+                *three,
+                pl.lit(pl.Series([2 ** (i % 64) for i in range(256)], dtype=pl.UInt64))
+                .gather(C.cast(pl.UInt8, strict=False))
+                .alias("_b"),
+            ],
+            [*s3, pl.len(), *sums("_b")],
+        ),
         "c128": ([*three, C.cast(pl.UInt128).alias("_b")], [*s3, pl.len(), *sums("_b")]),
         "c64": ([*three, C.cast(pl.UInt64).alias("_b")], [*s3, pl.len(), *sums("_b")]),
         "c8": ([*three, C.alias("_b")], [*s3, pl.len(), *sums("_b")]),
         "c8x": ([*three, (C % 100).alias("_b")], [*s3, pl.len(), *sums("_b")]),
-        "tbl": ([*three, ranged_table(m).gather(pl.when(~values_flag()).then(C.cast(pl.UInt8, strict=False))).alias("_b")],
-                [*s3, pl.len(), *sums("_b")]),
-        "tbl2": ([*three, ranged_table(m).gather(pl.when((Y | P).is_between(0, 1) & E.is_not_null()).then(
-                    C.cast(pl.UInt8, strict=False))).alias("_b")], [*s3, pl.len(), *sums("_b")]),
+        "tbl": (
+            [
+                *three,
+                ranged_table(m)
+                .gather(pl.when(~values_flag()).then(C.cast(pl.UInt8, strict=False)))
+                .alias("_b"),
+            ],
+            [*s3, pl.len(), *sums("_b")],
+        ),
+        "tbl2": (
+            [
+                *three,
+                ranged_table(m)
+                .gather(
+                    pl.when((Y | P).is_between(0, 1) & E.is_not_null()).then(C.cast(pl.UInt8, strict=False))
+                )
+                .alias("_b"),
+            ],
+            [*s3, pl.len(), *sums("_b")],
+        ),
         "noflag": ([*three, *words64()], [*s3, pl.len(), *sums("_b0", "_b1")]),
         "nobits": ([*three, bad64], [*s3, pl.len(), *sums("_bad")]),
     }
