@@ -194,7 +194,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # instead of 0, which a square root turns into 1e-9).
         # without a mask, the values themselves (integers stay integers: ``ints``)
         yw, pw = (y, p) if m is None else (m * y, m * p)
-        pack = folded and ints and isinstance(n_classes, int) and n_classes < _FIELD
+        # a declared universe refuses any other class: a valid example has at most n_classes rows
+        pack = folded and ints and universe is not None and isinstance(n_classes, int) and n_classes < _FIELD
         rows = lf.select(
             *rk,
             nw.col(roles.example),
