@@ -209,6 +209,7 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_in_b",
     "_dup",
     "_syp",
+    "_cells",
     "_sy",
     "_sp",
     "_sw",

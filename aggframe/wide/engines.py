@@ -3,7 +3,7 @@
 The wide step (:mod:`~aggframe.wide.long`, :mod:`~aggframe.wide.labels`) is
 written once with Narwhals; what one engine does better natively lives here:
 the distinct-class bound of the duplicate check (bit words from a Polars table
-lookup, Spark ``shiftleft``, DuckDB SQL), marking a sub-plan shared, handing the
+lookup, which can carry the flag of refused values, Spark ``shiftleft``, DuckDB SQL), marking a sub-plan shared, handing the
 small grains to Polars in one engine query, and the declared-examples lookup
 (a Polars join that matches null keys).
 """
@@ -67,9 +67,9 @@ def shared_small(lf: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
     return nw.from_native(collect_polars(lf).lazy())
 
 
-#: bit words of the Polars duplicate check when the class count is not known
-#: (classes c and c + 64 * words share a bit), and the most it uses
-_WORDS, _MAX_WORDS = 2, 8
+#: bits of the Polars duplicate check when the class count is not known (classes c and c + 128
+#: share a bit), and the most it uses (four words of 128 bits)
+_BITS, _MAX_BITS = 128, 512
 
 
 Frame = nw.LazyFrame[Any]
@@ -77,89 +77,113 @@ Frame = nw.LazyFrame[Any]
 
 @dataclass(frozen=True)
 class DistinctCheck:
-    """How the per-example aggregation gets ``n_cls`` (see :func:`_distinct_classes`)."""
+    """How the per-example aggregation gets ``n_cls`` (see :func:`distinct_classes`).
+
+    ``fold``, when set, can take the place of ``rows``: it adds the bit words to a
+    frame, given a Polars expression that accepts a row (true; false or null refuse
+    it) and the columns to drop after, and a refused row sets no bit, so its
+    example's ``n_cls`` falls short of its rows: the duplicate check's suspicion then
+    stands for the flag of refused values as well, which needs no aggregate of its own.
+    """
 
     rows: Callable[[Frame], Frame]  # adds the row-level columns it aggregates
     aggs: list[nw.Expr]
     finish: Callable[[Frame], Frame]  # turns the aggregates into n_cls
     columns: list[str]  # the row-level columns it needs kept
+    fold: Callable[[Frame, pl.Expr, Sequence[str]], Frame] | None = None
 
 
 def distinct_classes(
     lf: Frame, column: str, n_classes: int | None = None, value_range: tuple[int, int] | None = None
 ) -> DistinctCheck:
-    """Per-example aggregations giving ``n_cls``: the distinct classes, or a lower bound.
+    """Per-example aggregations giving ``n_cls``: the distinct classes, or a count short of the rows.
 
     The duplicate check compares it with the example's row count. An exact
     distinct count per group is the costliest aggregation of the wide step on
     Polars (measured at 10^8 rows: 11.9 s and 2.25 GiB for the per-example
     group-by, against 3.4 s and 0.71 GiB without it). For integer class columns
-    on Polars, each row sets bit ``c mod 64w`` of ``w`` 64-bit words (a gather
-    from a ``64w``-entry table: an integer power costs about 8x more) and the
-    words are summed, wrapping: a sum of distinct powers of two has as many
-    one-bits as terms, and any repeat carries and loses one, so ``popcount``
-    equals the number of distinct classes when no two classes of the example are
-    ``64w`` apart, and is smaller otherwise. A shortfall is therefore a suspicion,
-    not a verdict: the validation recounts exactly (``_check_groups``) before it
-    raises. ``w`` covers the declared class count (``n_classes``) when it is at
-    most ``64 * 8``, is 2 when no count is declared, and with more classes than
-    that the distinct count is exact from the start, over the classes cast to the
-    narrowest integer type holding the declared classes (``value_range``): the
-    per-example sets of Polars' distinct count are most of the per-example
-    aggregation's memory (5M rows, 1.5M examples, 10^4 classes: 0.66 GiB as Int64,
-    0.56 as UInt16). A class outside that type becomes null (a non-strict cast),
-    which can only lower the count (a suspicion, recounted exactly) and is outside
-    the declared universe, which the validation refuses anyway. Spark and DuckDB
-    build the same bound from native functions (:func:`_spark_bit_words`,
-    :func:`_duckdb_bit_words`); other engines, and non-integer classes, count
-    distinct values.
+    on Polars, each row sets bit ``c mod b`` of a ``b``-bit set held in words (one
+    ``UInt64`` for ``b = 64``, else ``UInt128`` words: one sum where two 64-bit
+    words took two, benchmarks/NOTES_scan.md), a gather from a ``b``-entry table
+    (an integer power costs about 8x more), and the words are summed, wrapping: a
+    sum of distinct powers of two has as many one-bits as terms, and a sum of k
+    powers of two with a repeat has fewer than k (a carry; a wrap only loses bits),
+    so ``popcount`` equals the example's rows when its classes are distinct and no
+    two of them are ``b`` apart, and falls short of them otherwise. A shortfall is therefore a suspicion, not a verdict: the validation recounts
+    exactly (``_check_groups``) before it raises. ``b`` covers the declared class
+    count (``n_classes``) when it is at most 512, is 128 when no count is declared,
+    and with more classes than that the distinct count is exact from the start,
+    over the classes cast to the narrowest integer type holding the declared
+    classes (``value_range``): the per-example sets of Polars' distinct count are
+    most of the per-example aggregation's memory (5M rows, 1.5M examples, 10^4
+    classes: 0.66 GiB as Int64, 0.56 as UInt16). A class outside that type becomes
+    null (a non-strict cast), which can only lower the count (a suspicion,
+    recounted exactly) and is outside the declared universe, which the validation
+    refuses anyway. The bit words can also carry the flag of refused values
+    (:attr:`DistinctCheck.fold`). Spark and DuckDB build the same bound from native
+    functions (:func:`_spark_bit_words`, :func:`_duckdb_bit_words`); other engines,
+    and non-integer classes, count distinct values.
     """
     spark = (nw.Implementation.PYSPARK, nw.Implementation.PYSPARK_CONNECT)
     if engine_of(lf) in spark and lf.collect_schema()[column].is_integer():
         return _spark_bit_words(lf, column)
     if engine_of(lf) is nw.Implementation.DUCKDB and lf.collect_schema()[column].is_integer():
         return _duckdb_bit_words(column)
-    words = _WORDS if n_classes is None else max(1, -(-n_classes // 64))
+    n_bits = _BITS if n_classes is None else 64 if n_classes <= 64 else -(-n_classes // 128) * 128
     polars_ints = isinstance(nw.to_native(lf), pl.LazyFrame) and lf.collect_schema()[column].is_integer()
-    if not polars_ints or words > _MAX_WORDS:
-        narrow = _narrowest(value_range) if polars_ints else None
-        if narrow is None:
-            return DistinctCheck(
-                rows=lambda frame: frame,
-                aggs=[nw.col(column).n_unique().alias("n_cls")],
-                finish=lambda frame: frame,
-                columns=[],
-            )
-
-        def narrowed(frame: Frame) -> Frame:
-            native = nw.to_native(frame).with_columns(
-                pl.col(column).cast(narrow, strict=False).alias(_NARROWED)
-            )
-            return cast("nw.LazyFrame[Any]", nw.from_native(native))
-
+    if polars_ints and n_bits <= _MAX_BITS:
+        return _polars_bit_words(column, n_bits)
+    narrow = _narrowest(value_range) if polars_ints else None
+    if narrow is None:
         return DistinctCheck(
-            rows=narrowed,
-            aggs=[nw.col(_NARROWED).n_unique().alias("n_cls")],
+            rows=lambda frame: frame,
+            aggs=[nw.col(column).n_unique().alias("n_cls")],
             finish=lambda frame: frame,
-            columns=[_NARROWED],
+            columns=[],
         )
-    bits = [f"_bits{w}" for w in range(words)]
-    bit = (pl.col(column) % (64 * words)).cast(pl.Int64)  # floor modulo: any integer dtype and sign
+
+    def narrowed(frame: Frame) -> Frame:
+        native = nw.to_native(frame).with_columns(pl.col(column).cast(narrow, strict=False).alias(_NARROWED))
+        return cast("nw.LazyFrame[Any]", nw.from_native(native))
+
+    return DistinctCheck(
+        rows=narrowed,
+        aggs=[nw.col(_NARROWED).n_unique().alias("n_cls")],
+        finish=lambda frame: frame,
+        columns=[_NARROWED],
+    )
+
+
+def _polars_bit_words(column: str, n_bits: int) -> DistinctCheck:
+    """The Polars bit set of :func:`distinct_classes`: ``n_bits`` bits (64, or a multiple of 128)."""
+    width = 64 if n_bits == 64 else 128
+    dtype = pl.UInt64() if width == 64 else pl.UInt128()
+    bits = [f"_bits{w}" for w in range(n_bits // width)]
+    bit = (pl.col(column) % n_bits).cast(pl.Int64)  # floor modulo: any integer dtype and sign
     tables = [
-        pl.Series([2 ** (i - lo) if lo <= i < lo + 64 else 0 for i in range(64 * words)], dtype=pl.UInt64)
-        for lo in range(0, 64 * words, 64)
+        pl.Series([2 ** (i - lo) if lo <= i < lo + width else 0 for i in range(n_bits)], dtype=dtype)
+        for lo in range(0, n_bits, width)
     ]
 
+    def words(index: pl.Expr) -> list[pl.Expr]:
+        return [pl.lit(t).gather(index).alias(name) for t, name in zip(tables, bits, strict=True)]
+
     def rows(frame: Frame) -> Frame:
-        columns = [pl.lit(t).gather(bit).alias(name) for t, name in zip(tables, bits, strict=True)]
-        return cast("nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).with_columns(columns)))
+        return cast("nw.LazyFrame[Any]", nw.from_native(nw.to_native(frame).with_columns(words(bit))))
+
+    def fold(frame: Frame, accepted: pl.Expr, drop: Sequence[str]) -> Frame:
+        # a refused row gathers at a null index: a null word, which the sums skip
+        native = nw.to_native(frame).with_columns(words(pl.when(accepted).then(bit))).drop(drop)
+        return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
     def popcount(frame: Frame) -> Frame:
         ones = [pl.col(name).bitwise_count_ones().cast(pl.Int64) for name in bits]
         native = nw.to_native(frame).with_columns(pl.sum_horizontal(ones).alias("n_cls")).drop(bits)
         return cast("nw.LazyFrame[Any]", nw.from_native(native))
 
-    return DistinctCheck(rows=rows, aggs=[nw.col(name).sum() for name in bits], finish=popcount, columns=bits)
+    return DistinctCheck(
+        rows=rows, aggs=[nw.col(name).sum() for name in bits], finish=popcount, columns=bits, fold=fold
+    )
 
 
 #: the class column narrowed for the exact distinct count

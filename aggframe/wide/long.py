@@ -31,7 +31,7 @@ import polars as pl
 from aggframe._columns import CELLS
 from aggframe._options import Bootstrap
 from aggframe.wide.bootstrap import unit_hash, weight_columns
-from aggframe.wide.engines import distinct_classes, lookup_declared, shared, shared_small
+from aggframe.wide.engines import DistinctCheck, distinct_classes, lookup_declared, shared, shared_small
 from aggframe.wide.keys import keyed, row_keys
 from aggframe.wide.tnorms import TNorm
 
@@ -144,7 +144,9 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     ``groups``
         keys, n_examples, dup_entries, ``bad_values`` (how many rows hold a value
         or a class the checks refuse: :func:`invalid_values`, :func:`class_refused`
-        against the declared ``universe``), min_rows (an undeclared universe) (and
+        against the declared ``universe``; on the Polars bit words, which carry the
+        flag, both are the count of suspect rows, which the validation recounts
+        exactly on the source), min_rows (an undeclared universe) (and
         with ``examples``, the declared examples (keys, example) of a Polars source:
         ``undeclared``, how many examples with rows are not among them).
     """
@@ -166,7 +168,6 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     lf = lf.select(*dict.fromkeys(used))
     declared = max(n_classes.values(), default=None) if isinstance(n_classes, dict) else n_classes
     distinct = distinct_classes(lf, roles.class_, declared, integer_range(universe))
-    lf = distinct.rows(lf)
     y = nw.col(roles.y).cast(nw.Float64)
     p = nw.col(roles.p).cast(nw.Float64)
     m = nw.col(roles.mask).cast(nw.Float64) if roles.mask is not None else None
@@ -184,8 +185,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
     flag = invalid_values(
         validated, nw.col(roles.example), soft=tnorm is not None, integers=ints
     ) | class_refused(roles.class_, universe, target)
-    check_rows = [flag.cast(nw.Int64).alias("_bad")]
-    check_aggs = [nw.col("_bad").sum()]
+    lf, check_rows, check_aggs = _row_checks(lf, roles, distinct, flag, ints=ints, universe=universe)
+    folded = not check_aggs
     if tnorm is None:
         # Crisp (soft values are rejected by validation): three weighted sums give all
         # four cells, exactly. Soft values take the general path even under the
@@ -193,6 +194,8 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
         # instead of 0, which a square root turns into 1e-9).
         # without a mask, the values themselves (integers stay integers: ``ints``)
         yw, pw = (y, p) if m is None else (m * y, m * p)
+        # a declared universe refuses any other class: a valid example has at most n_classes rows
+        pack = folded and ints and universe is not None and isinstance(n_classes, int) and n_classes < _FIELD
         rows = lf.select(
             *rk,
             nw.col(roles.example),
@@ -202,6 +205,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             yw.alias("_sy"),
             pw.alias("_sp"),
             *([m.alias("_sw")] if m is not None else []),
+            *([_packed(y, p)] if pack else []),
             *check_rows,
         )
         # without a mask the weight total is the row count, which the group-bys count anyway
@@ -211,6 +215,7 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *([nw.col("_sw").sum()] if m is not None else []),
         ]
         total = nw.col("_sw") if m is not None else nw.col("rows").cast(nw.Float64)
+        example_sums, unpack = ([nw.col(_PACKED).sum()], _unpacked) if pack else (sums, _same)
 
         def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
             syp, sy, sp = (nw.col(c).cast(nw.Float64) for c in ("_syp", "_sy", "_sp"))
@@ -236,44 +241,138 @@ def long_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-only
             *check_rows,
         )
         sums = [nw.col(c).sum() for c in CELLS]
-
-        def cells(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
-            return frame
+        example_sums, unpack, cells = sums, _same, _same
 
     per_class = keyed(cells(rows.group_by([*rk, roles.class_]).agg(*sums, nw.len().alias("rows"))), k)
     per_example = keyed(
         cells(
-            rows.group_by([*rk, roles.example]).agg(
-                *sums,
-                nw.len().alias("rows"),
-                *distinct.aggs,
-                *check_aggs,
+            unpack(
+                rows.group_by([*rk, roles.example]).agg(
+                    *example_sums, nw.len().alias("rows"), *distinct.aggs, *check_aggs
+                )
             )
         ),
         k,
     )
-    per_example = distinct.finish(per_example)
-    if isinstance(n_classes, dict):
-        # one universe per target: m_t classes for the rows of target t
-        m_t: Any = nw.lit(None)
-        assert target is not None
-        for t, size in n_classes.items():
-            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
-        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
-    elif n_classes is not None:
-        # Absent (example, class) entries are observed true negatives.
-        per_example = per_example.with_columns(
-            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
-        )
+    per_example = _absent_negatives(distinct.finish(per_example), n_classes, target)
     checked = per_example.with_columns((nw.col("rows") - nw.col("n_cls")).alias("_dup"))
-    flags = {"_dup": "dup_entries", "_bad": BAD_VALUES}
+    flags = {"_dup": "dup_entries"} if folded else {"_dup": "dup_entries", "_bad": BAD_VALUES}
     if examples is not None:
         # each example with rows is looked up among the declared ones (one join per
         # example, not per row, on the per-example table's one consumer)
         checked = lookup_declared(checked, examples, rk, roles.example, "_undeclared")
         flags["_undeclared"] = "undeclared"
     profiles, groups = profiles_and_groups(checked, k, flags, min_rows=n_classes is None)
+    if folded:
+        # a suspicion of either kind: the validation counts duplicates and refused values
+        # exactly on the source (tables.long._check_groups), so each error is the one it was
+        groups = groups.with_columns(nw.col("dup_entries").alias(BAD_VALUES))
     return {"class": per_class, "profiles": profiles, "groups": groups, "examples": per_example}
+
+
+#: the per-example cell sums packed in one Int64 sum (:func:`_packed`): a field's width, its
+#: modulus, and the column's name
+_BITS_PER_FIELD = 21
+_FIELD = 2**_BITS_PER_FIELD
+_PACKED = "_cells"
+
+
+def _packed(y: Any, p: Any) -> Any:
+    """``y + p 2^21 + y p 2^42`` per row (integer ``y`` and ``p``), whose sum per example holds
+    ``sum(y)``, ``sum(p)`` and ``sum(y p)`` in three 21-bit fields: one sum for three.
+
+    Used where an error is certain unless every example has at most ``n_classes < 2^21``
+    rows (a declared universe, and the duplicate check's bit words carrying the flag of
+    refused values): an example without a repeated or refused entry holds distinct
+    declared classes, so each field is at most ``n_classes`` and never carries into the
+    next; an example with more rows has a repeat or a refused row, which the validation
+    raises before any cell is read (benchmarks/NOTES_scan.md: ~4% of the bare pass at
+    10^9 rows).
+    """
+    y64, p64 = y.cast(nw.Int64), p.cast(nw.Int64)
+    return (y64 + p64 * _FIELD + (y64 * p64) * _FIELD**2).alias(_PACKED)
+
+
+def _unpacked(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+    """The three cell sums (``_sy``, ``_sp``, ``_syp``) from the packed one (:func:`_packed`)."""
+    packed = nw.col(_PACKED)
+    return frame.with_columns(
+        (packed % _FIELD).alias("_sy"),
+        ((packed // _FIELD) % _FIELD).alias("_sp"),
+        (packed // _FIELD**2).alias("_syp"),
+    ).drop(_PACKED)
+
+
+def _same(frame: nw.LazyFrame[Any]) -> nw.LazyFrame[Any]:
+    return frame
+
+
+def _row_checks(
+    lf: nw.LazyFrame[Any],
+    roles: LongRoles,
+    distinct: DistinctCheck,
+    flag: Any,
+    *,
+    ints: bool,
+    universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None,
+) -> tuple[nw.LazyFrame[Any], list[Any], list[Any]]:
+    """The rows with the duplicate check's columns, and the flag's row column and aggregate.
+
+    Where the check's bit words can carry the flag (:attr:`DistinctCheck.fold`), a
+    refused row sets no bit and the flag has neither a column nor an aggregate (both
+    lists empty): its example's count falls short of its rows, a suspicion that the
+    validation resolves on the source. Integer roles on Polars are then accepted by
+    one native expression (:func:`_accepted_integers`; the flag's chain of null and
+    range tests costs ~8% of the bare pass at 10^9 rows, benchmarks/NOTES_scan.md).
+    """
+    if distinct.fold is None:
+        return distinct.rows(lf), [flag.cast(nw.Int64).alias("_bad")], [nw.col("_bad").sum()]
+    accepted = _accepted_integers(lf, roles, universe) if ints else None
+    if accepted is None:
+        return distinct.fold(lf.with_columns(flag.alias("_bad")), ~pl.col("_bad"), ["_bad"]), [], []
+    return distinct.fold(lf, accepted, []), [], []
+
+
+def _accepted_integers(
+    lf: nw.LazyFrame[Any], roles: LongRoles, universe: Sequence[Any] | Mapping[Any, Sequence[Any]] | None
+) -> pl.Expr | None:
+    """Whether a row of integer ``y`` and ``p`` is accepted, as one Polars expression (false or
+    null where :func:`invalid_values` or :func:`class_refused` flags it), or None (a universe
+    per target: the flag is used). Both values in {0, 1} is ``y | p`` in [0, 1] when they share
+    a dtype (a negative value has the sign bit, anything above 1 another bit)."""
+    if isinstance(universe, Mapping):
+        return None
+    schema = lf.collect_schema()
+    y, p, c = pl.col(roles.y), pl.col(roles.p), pl.col(roles.class_)
+    values = (
+        (y | p).is_between(0, 1)
+        if schema[roles.y] == schema[roles.p]
+        else y.is_between(0, 1) & p.is_between(0, 1)
+    )
+    if universe is None:
+        known = c.is_not_null()
+    else:
+        bounds = integer_range(universe)
+        consecutive = bounds is not None and bounds[1] - bounds[0] + 1 == len(set(universe))
+        known = c.is_between(*bounds) if bounds is not None and consecutive else c.is_in(list(universe))
+    return values & known & pl.col(roles.example).is_not_null()
+
+
+def _absent_negatives(
+    per_example: nw.LazyFrame[Any], n_classes: int | dict[Any, int] | None, target: str | None
+) -> nw.LazyFrame[Any]:
+    """Per-example cells with the absent (example, class) entries of a declared universe counted
+    as observed true negatives (``n_classes`` classes less the example's ``rows``; with one
+    universe per target, m_t classes for the rows of target t)."""
+    if isinstance(n_classes, dict):
+        m_t: Any = nw.lit(None)
+        assert target is not None
+        for t, size in n_classes.items():
+            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
+        return per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
+    if n_classes is not None:
+        return per_example.with_columns((nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn"))
+    return per_example
 
 
 def _integer_roles(lf: nw.LazyFrame[Any], roles: LongRoles) -> bool:
@@ -434,16 +533,7 @@ def long_boot_grains(  # noqa: PLR0913 -- the scan's roles and options, keyword-
         )
     )
     per_example = keyed(per_example, k)
-    if isinstance(n_classes, dict):
-        m_t: Any = nw.lit(None)
-        assert target is not None
-        for t, size in n_classes.items():
-            m_t = nw.when(nw.col(target) == t).then(nw.lit(size)).otherwise(m_t)
-        per_example = per_example.with_columns((nw.col("tn") + (m_t - nw.col("rows"))).alias("tn"))
-    elif n_classes is not None:
-        per_example = per_example.with_columns(
-            (nw.col("tn") + (nw.lit(n_classes) - nw.col("rows"))).alias("tn")
-        )
+    per_example = _absent_negatives(per_example, n_classes, target)
     if target is not None:
         per_example = shared(per_example)
     out = {"class": keyed(per_class, k), "profiles": weighted_profiles(per_example, k, boot)}

@@ -272,10 +272,10 @@ def test_long_same_entry_in_two_by_groups_is_fine_but_duplicate_without_by() -> 
 def test_long_duplicate_check_is_exact_for_any_class_values(
     entries: list[tuple[int, int]], dtype: pl.DataType, universe: int
 ) -> None:
-    # Integer classes take the bit-word check of the wide step, with as many 64-bit
-    # words as the declared class count needs (1 here, 2 for 100 classes, an exact
-    # distinct count for 600), where classes 64 * words apart share a bit (a
-    # suspicion that the exact recount clears); strings count distinct values.
+    # Integer classes take the bit-word check of the wide step, with as many bits as
+    # the declared class count needs (one 64-bit word here, one 128-bit word for 100
+    # classes, an exact distinct count for 600), where classes that many bits apart
+    # share a bit (a suspicion that the exact recount clears); strings count distinct values.
     # Either way: an error exactly when an entry repeats, with the exact number of
     # surplus rows.
     frame = pl.DataFrame(
