@@ -450,7 +450,8 @@ def _check_duplicates(
     source: nw.LazyFrame[Any], keys: list[str], roles: LongRoles, names: Mapping[str, str]
 ) -> None:
     """Duplicate (example, class) entries, recounted exactly on the source (the wide step's
-    count can be a suspicion, see _cells._distinct_classes)."""
+    count can be a suspicion: an example whose bit words fall short of its rows, see
+    aggframe.wide.engines.distinct_classes)."""
     dups = exact_duplicates(source, [*keys, roles.example], roles.class_)
     if not dups:
         return
