@@ -836,10 +836,12 @@ def _verdicts(
         .alias("bound"),
         pl.col("compared").fill_nan(None),
     )
-    low = pl.col("compared") < pl.col("bound")
-    high = pl.col("compared") > pl.col("bound")
+    # a value within the rounding of float sums of its bound is on it (the same data summed in
+    # another order, on another engine or from a cell store, differs in the last bits)
+    low = pl.col("compared") < pl.col("bound") - _rounding(pl.col("bound"))
+    high = pl.col("compared") > pl.col("bound") + _rounding(pl.col("bound"))
     above_max = (pl.col("__af_min").is_not_null() & pl.col("__af_max").is_not_null()) & (
-        pl.col("compared") > pl.col("__af_max")
+        pl.col("compared") > pl.col("__af_max") + _rounding(pl.col("__af_max"))
     )
     violated = pl.when(pl.col("comparison") == ">=").then(low | above_max).otherwise(high)
     df = df.with_columns(
@@ -867,6 +869,15 @@ def _verdicts(
     df = df.with_columns(_groups(keys), pl.col("value").fill_nan(None))
     df = df.with_columns(_messages(df))
     return df.select("rule", "name", *keys, *[c for c in RESULT_COLUMNS if c not in ("rule", "name")])
+
+
+#: a value this close to its bound (relative to the bound, at least 1.0) is on the bound
+ROUNDING = 1e-12
+
+
+def _rounding(bound: pl.Expr) -> pl.Expr:
+    """How far (absolute) a value may pass ``bound`` by float rounding alone."""
+    return pl.max_horizontal(pl.lit(1.0), bound.abs()) * ROUNDING
 
 
 def _groups(keys: list[str]) -> pl.Expr:

@@ -79,6 +79,27 @@ def test_a_value_exactly_at_its_bound_passes_and_just_beyond_fails() -> None:
     assert got["comparison"].to_list() == [">=", "<=", ">=", ">=", "<="]
 
 
+def test_a_value_off_its_bound_by_float_rounding_is_on_it() -> None:
+    """The same data summed in another order (another engine, a cell store) differs in the last
+    bits: a drop of 1e-16 is no drop, a value 1e-15 under its bound is at it; 1e-9 is not rounding."""
+    pr = af.from_labels([0, 1, 2, 1], [0, 1, 2, 2])  # micro recall 0.75
+    rules = [
+        {"measure": "recall", "min": 0.75 + 1e-15},
+        {"measure": "recall", "max": 0.75 - 1e-15},
+        {"measure": "recall", "min": 0.0, "max": 0.75 - 1e-15},
+        {"measure": "recall", "min": 0.75 + 1e-9},
+        {"measure": "recall", "max": 0.75 - 1e-9},
+        {"measure": "recall", "min": 0.0, "max": 0.75 - 1e-9},
+    ]
+    assert af.check(pr, rules).frame["status"].to_list() == ["pass"] * 3 + ["fail"] * 3
+    expected = pr.evaluate("recall", "micro")
+    drop = [{"measure": "recall", "max_drop": 0.0}]
+    for shift, status in ((1e-15, "pass"), (1e-9, "fail")):
+        baseline = expected.with_columns(pl.col("value") + shift)
+        got = af.check(pr, drop, baseline=baseline).frame
+        assert got["status"].to_list() == [status], shift
+
+
 def test_groups_below_min_examples_are_skipped_with_the_reason() -> None:
     frame = pl.concat(
         [groups_frame(3, 60), groups_frame(1, 5, bad=0).with_columns(g=pl.lit(99, dtype=pl.Int64))]
