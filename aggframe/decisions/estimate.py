@@ -513,6 +513,7 @@ def _run(
     measures: str | Sequence[str],
     operators: ReportOperator | Sequence[ReportOperator],
     options: dict[str, Any],
+    *,
     roll: Roll | None = None,
 ) -> pl.DataFrame:
     """:func:`estimate` without windows (``options``: its keyword arguments); ``roll`` sums the scan's

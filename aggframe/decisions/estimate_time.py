@@ -135,7 +135,7 @@ def windowed_estimate(
 
     ``estimate`` is the function to run with the window index as the first by-key
     (passed in, so that this module does not import the one that calls it), called
-    as ``estimate(reference, data, measures, operators, options, roll)``;
+    as ``estimate(reference, data, measures, operators, options, roll=roll)``;
     ``options`` are :func:`~aggframe.estimate`'s keyword arguments (``by`` among them).
 
     Examples
@@ -158,7 +158,7 @@ def windowed_estimate(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = estimate(
-            reference, windowed, measures, operators, run_options, _roller(w.k) if rolled else None
+            reference, windowed, measures, operators, run_options, roll=_roller(w.k) if rolled else None
         )
     _rewarn(caught, index, w, tdtype)
     return _finish(out, by_cols, w, index, tdtype)
