@@ -22,38 +22,10 @@ import numpy as np
 import polars as pl
 
 import aggframe as af
+from tests.decisions.estimate_data import binary_runs, multiclass_runs, multilabel_runs
 
 RUNS = 400
 LEVEL = 0.95
-
-
-def _binary(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(2.0, 2.0, size=n * runs)
-    y = (rng.uniform(size=s.size) < s).astype(np.int64)
-    return pl.DataFrame({"run": np.repeat(np.arange(runs), n), "score": s, "y": y})
-
-
-def _multiclass(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    p = rng.dirichlet([1.5, 1.0, 0.7], size=n * runs)
-    u = rng.uniform(size=p.shape[0])[:, None]
-    y = (u > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {"run": np.repeat(np.arange(runs), n), "p_0": p[:, 0], "p_1": p[:, 1], "p_2": p[:, 2], "y_true": y}
-    )
-
-
-def _multilabel(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(1.5, 2.5, size=(n * runs, 3))
-    y = (rng.uniform(size=s.shape) < s).astype(np.int64)
-    return pl.DataFrame(
-        {
-            "run": np.repeat(np.arange(runs), n * 3),
-            "example": np.repeat(np.arange(n * runs), 3),
-            "class": np.tile(["x", "y", "z"], n * runs),
-            "score": s.ravel(),
-            "y": y.ravel(),
-        }
-    )
 
 
 def _check(out: pl.DataFrame, measure: str, operator: str) -> None:
@@ -81,27 +53,27 @@ def _estimate(
 
 
 def test_binary_estimate_is_unbiased_and_covers() -> None:
-    data = af.from_scores(_binary(np.random.default_rng(1), 150, RUNS), class_=None)
+    data = af.from_scores(binary_runs(np.random.default_rng(1), 150, RUNS), class_=None)
     out = _estimate(data, ["f1", "precision", "recall"], ["binary"])
     for m in ("f1", "precision", "recall"):
         _check(out, m, "binary")
 
 
 def test_binary_auroc_is_unbiased_and_covers() -> None:
-    data = af.from_scores(_binary(np.random.default_rng(4), 100, RUNS), class_=None)
+    data = af.from_scores(binary_runs(np.random.default_rng(4), 100, RUNS), class_=None)
     _check(_estimate(data, ["auroc"], ["micro"], draws=100), "auroc", "micro")
 
 
 def test_multiclass_estimate_is_unbiased_and_covers() -> None:
     read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
-    data = af.from_scores(_multiclass(np.random.default_rng(2), 100, RUNS), **read)
+    data = af.from_scores(multiclass_runs(np.random.default_rng(2), 100, RUNS), **read)
     out = _estimate(data, ["f1", "recall"], ["macro", "micro"])
     _check(out, "f1", "macro")
     _check(out, "recall", "micro")  # single-label: tp and fn of one example move together
 
 
 def test_multilabel_estimate_is_unbiased_and_covers() -> None:
-    data = af.from_scores(_multilabel(np.random.default_rng(3), 60, RUNS))
+    data = af.from_scores(multilabel_runs(np.random.default_rng(3), 60, RUNS))
     out = _estimate(data, ["f1"], ["micro", "macro"])
     _check(out, "f1", "micro")
     _check(out, "f1", "macro")

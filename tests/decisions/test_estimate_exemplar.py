@@ -22,38 +22,10 @@ import aggframe as af
 from aggframe.decisions.estimate_cells import entries
 from aggframe.decisions.estimate_exemplar import EXACT_CLASSES, exemplar_tables
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
+from tests.decisions.estimate_data import binary_runs, multiclass_runs, multilabel_runs
 
 RUNS = 400
 LEVEL = 0.95
-
-
-def _binary(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(2.0, 2.0, size=n * runs)
-    y = (rng.uniform(size=s.size) < s).astype(np.int64)
-    return pl.DataFrame({"run": np.repeat(np.arange(runs), n), "score": s, "y": y})
-
-
-def _multiclass(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    p = rng.dirichlet([1.5, 1.0, 0.7], size=n * runs)
-    u = rng.uniform(size=p.shape[0])[:, None]
-    y = (u > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {"run": np.repeat(np.arange(runs), n), "p_0": p[:, 0], "p_1": p[:, 1], "p_2": p[:, 2], "y_true": y}
-    )
-
-
-def _multilabel(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(1.5, 2.5, size=(n * runs, 3))
-    y = (rng.uniform(size=s.shape) < s).astype(np.int64)
-    return pl.DataFrame(
-        {
-            "run": np.repeat(np.arange(runs), n * 3),
-            "example": np.repeat(np.arange(n * runs), 3),
-            "class": np.tile(["x", "y", "z"], n * runs),
-            "score": s.ravel(),
-            "y": y.ravel(),
-        }
-    )
 
 
 MULTICLASS = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
@@ -88,7 +60,7 @@ def _check(out: pl.DataFrame, measure: str, *, bias: bool = True) -> None:
 
 
 def test_binary_exemplar_is_unbiased_and_covers() -> None:
-    data = af.from_scores(_binary(np.random.default_rng(11), 150, RUNS), class_=None)
+    data = af.from_scores(binary_runs(np.random.default_rng(11), 150, RUNS), class_=None)
     out = _estimate(data, ["f1", "precision", "recall"])
     band = 3 * math.sqrt(LEVEL * (1 - LEVEL) / RUNS)
     for m in ("f1", "precision", "recall"):
@@ -98,7 +70,7 @@ def test_binary_exemplar_is_unbiased_and_covers() -> None:
 
 
 def test_multiclass_exemplar_is_unbiased_and_covers() -> None:
-    frame = _multiclass(np.random.default_rng(12), 100, RUNS)
+    frame = multiclass_runs(np.random.default_rng(12), 100, RUNS)
     out = _estimate(af.from_scores(frame, **MULTICLASS), ["f1"])  # type: ignore[arg-type]
     _check(out, "f1")
     # top-2: a hit is (1, 1, 0, 1), a miss (0, 2, 1, 0): f1 and jaccard differ
@@ -109,7 +81,7 @@ def test_multiclass_exemplar_is_unbiased_and_covers() -> None:
 
 
 def test_multilabel_exemplar_is_unbiased_and_covers() -> None:
-    data = af.from_scores(_multilabel(np.random.default_rng(13), 60, RUNS))
+    data = af.from_scores(multilabel_runs(np.random.default_rng(13), 60, RUNS))
     out = _estimate(data, ["f1", "recall"], draws=200)
     for m in ("f1", "recall"):
         _check(out, m)
@@ -211,7 +183,7 @@ def test_many_classes_fall_back_to_the_examples_expected_cells_and_still_draw() 
 
 
 def _small_multilabel(example: str = "example", by: str = "g") -> pl.DataFrame:
-    frame = _multilabel(np.random.default_rng(7), 40, 3).rename({"example": example})
+    frame = multilabel_runs(np.random.default_rng(7), 40, 3).rename({"example": example})
     keys = pl.Series(by, ["a", None, "b"]).gather(pl.Series(np.arange(frame.height) // 3 % 3))
     return frame.with_columns(keys).with_columns(
         pl.when(pl.col(example) % 4 == 0).then(pl.col("y")).alias("y")  # some examples labelled
@@ -252,7 +224,7 @@ def test_eager_lazy_streaming_null_keys_and_hostile_names_agree(form: str) -> No
         frame = frame.with_columns(pl.Series(by, ["x", None] * 60))
         read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
     else:
-        frame = _binary(np.random.default_rng(9), 60, 2).with_columns(
+        frame = binary_runs(np.random.default_rng(9), 60, 2).with_columns(
             pl.Series(by, [None, "tp"] * 60), pl.Series("n", np.arange(120))
         )
         read = {"class_": None}
@@ -300,10 +272,10 @@ def test_duckdb_exemplar_equals_polars_and_draws_multilabel_truth() -> None:
     assert drawn["ci_low"].null_count() == 0
     assert (drawn["ci_low"] <= drawn["ci_high"]).all()
     # binary and single-label draws are made from small tables: the same on DuckDB
-    mc = _multiclass(np.random.default_rng(10), 30, 4).with_columns(
+    mc = multiclass_runs(np.random.default_rng(10), 30, 4).with_columns(
         pl.when(pl.col("run") == 0).then(None).otherwise(pl.col("run")).alias("run")
     )
-    for src, read in ((_binary(np.random.default_rng(3), 50, 3), {"class_": None}), (mc, MULTICLASS)):
+    for src, read in ((binary_runs(np.random.default_rng(3), 50, 3), {"class_": None}), (mc, MULTICLASS)):
         got = [
             af.estimate(
                 af.from_scores(src, **read),  # type: ignore[arg-type]

@@ -16,29 +16,10 @@ import polars as pl
 import pytest
 
 import aggframe as af
+from tests.decisions.estimate_data import binary_runs, multiclass_runs, multilabel_runs
 
 RUNS = 300
 LEVEL = 0.95
-
-
-def _binary(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(2.0, 2.0, size=n * runs)
-    y = (rng.uniform(size=s.size) < s).astype(np.int64)
-    return pl.DataFrame({"run": np.repeat(np.arange(runs), n), "score": s, "y": y})
-
-
-def _multilabel(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    s = rng.beta(1.5, 2.5, size=(n * runs, 3))
-    y = (rng.uniform(size=s.shape) < s).astype(np.int64)
-    return pl.DataFrame(
-        {
-            "run": np.repeat(np.arange(runs), n * 3),
-            "example": np.repeat(np.arange(n * runs), 3),
-            "class": np.tile(["x", "y", "z"], n * runs),
-            "score": s.ravel(),
-            "y": y.ravel(),
-        }
-    )
 
 
 def _coverage(out: pl.DataFrame, measure: str, operator: str) -> float:
@@ -73,14 +54,14 @@ def _estimate(data: af.Predictions, operators: list[str], draws: int = 200) -> p
 
 
 def test_binary_loss_interval_covers() -> None:
-    data = af.from_scores(_binary(np.random.default_rng(11), 80, RUNS), class_=None)
+    data = af.from_scores(binary_runs(np.random.default_rng(11), 80, RUNS), class_=None)
     out = _estimate(data, ["binary"])
     _check(out, "log_loss", "binary")
     _check(out, "brier", "binary")
 
 
 def test_multilabel_loss_interval_covers() -> None:
-    data = af.from_scores(_multilabel(np.random.default_rng(12), 40, RUNS))
+    data = af.from_scores(multilabel_runs(np.random.default_rng(12), 40, RUNS))
     out = _estimate(data, ["micro", "macro", "weighted"])
     for m in ("log_loss", "brier"):
         _check(out, m, "micro")
@@ -88,20 +69,11 @@ def test_multilabel_loss_interval_covers() -> None:
         _check(out, m, "weighted")
 
 
-def _multiclass(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame:
-    p = rng.dirichlet([1.5, 1.0, 0.7], size=n * runs)
-    u = rng.uniform(size=p.shape[0])[:, None]
-    y = (u > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {"run": np.repeat(np.arange(runs), n), "p_0": p[:, 0], "p_1": p[:, 1], "p_2": p[:, 2], "y_true": y}
-    )
-
-
 def test_single_label_loss_interval_covers() -> None:
     # the classes of one example move together (one true class): summing the classes'
     # variances as if independent covers only ~87% here, so this fails without the covariance
     read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
-    data = af.from_scores(_multiclass(np.random.default_rng(2), 60, RUNS), **read)
+    data = af.from_scores(multiclass_runs(np.random.default_rng(2), 60, RUNS), **read)
     out = _estimate(data, ["micro", "macro"])
     for m in ("log_loss", "brier"):
         _check(out, m, "micro")
@@ -123,7 +95,7 @@ def test_loss_interval_with_null_keys_and_hostile_names(name: str) -> None:
 
 
 def test_loss_interval_without_draws_is_null_and_with_draws_brackets_the_estimate() -> None:
-    data = af.from_scores(_binary(np.random.default_rng(13), 50, 4), class_=None)
+    data = af.from_scores(binary_runs(np.random.default_rng(13), 50, 4), class_=None)
     args = {"calibration": "none", "by": "run"}
     none = af.estimate(data, data, ["log_loss", "brier"], ["binary"], **args)
     assert none["ci_low"].null_count() == none.height
@@ -138,10 +110,10 @@ def test_loss_interval_without_draws_is_null_and_with_draws_brackets_the_estimat
 def test_loss_interval_duckdb_matches_polars(layout: str) -> None:
     duckdb = pytest.importorskip("duckdb")
     if layout == "binary":
-        df, read = _binary(np.random.default_rng(15), 40, 4), {"class_": None}
+        df, read = binary_runs(np.random.default_rng(15), 40, 4), {"class_": None}
     else:
         read = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
-        df = _multiclass(np.random.default_rng(15), 40, 4)
+        df = multiclass_runs(np.random.default_rng(15), 40, 4)
     ref = af.from_scores(df, **read)
     rel = af.from_scores(duckdb.connect().from_arrow(df.to_arrow()), **read)
     args = {"by": "run", "calibration": "isotonic", "n_draws": 40}
