@@ -26,14 +26,14 @@ interval is the percentile range of the draws.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
 
 from aggframe._columns import CLASS_ROLE
 
-__all__ = ["draw_cells"]
+__all__ = ["draw_cells", "per_draw"]
 
 _CELL_NAMES = ("tp", "fp", "fn", "tn")
 
@@ -59,13 +59,19 @@ def draw_cells(
     return _confusion_rows(expected, rows, keys, n_draws=n_draws, rng=rng, kind=kind)
 
 
-def _stack(base: pl.DataFrame, cells: dict[str, np.ndarray], n_draws: int, kind: str) -> pl.DataFrame:
-    """The base rows repeated per draw with the drawn cells (draw-major)."""
+def per_draw(base: pl.DataFrame, n_draws: int, kind: str, drawn: Mapping[str, np.ndarray]) -> pl.DataFrame:
+    """``base``'s rows repeated per draw (draw-major): the draw's number in ``kind`` and each drawn
+    column (``n_draws x base.height`` values, or those values flat)."""
     reps = pl.concat([base] * n_draws) if n_draws > 1 else base
     draw = np.repeat(np.arange(n_draws, dtype=np.int64), base.height)
     return reps.with_columns(
-        pl.Series(kind, draw), *[pl.Series(c, cells[c].reshape(-1)) for c in _CELL_NAMES]
+        pl.Series(kind, draw), *[pl.Series(name, np.asarray(v).reshape(-1)) for name, v in drawn.items()]
     )
+
+
+def _stack(base: pl.DataFrame, cells: dict[str, np.ndarray], n_draws: int, kind: str) -> pl.DataFrame:
+    """The base rows repeated per draw with the drawn cells (draw-major)."""
+    return per_draw(base, n_draws, kind, {c: cells[c] for c in _CELL_NAMES})
 
 
 def _independent(

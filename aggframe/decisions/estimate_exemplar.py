@@ -58,6 +58,7 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX
 from aggframe.decisions.estimate_cells import D, Entries, Q, T, with_q
+from aggframe.decisions.estimate_draws import per_draw
 from aggframe.decisions.estimate_engines import engine_drawn_codes, engine_profiles, engine_with_q
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED, exemplar_plan
 from aggframe.intake.read_errors import reading
@@ -258,9 +259,7 @@ def _drawn_hits(sums: pl.DataFrame, *, n_draws: int, seed: int) -> pl.DataFrame:
     mean, var, size = (sums[c].to_numpy().astype(float) for c in ("_a", "_v", "n"))
     z = rng.standard_normal((n_draws, sums.height))
     hits = np.clip(mean + np.sqrt(np.maximum(var, 0.0)) * z, 0.0, size)
-    reps = pl.concat([sums] * n_draws) if n_draws > 1 else sums
-    draw = np.repeat(np.arange(n_draws, dtype=np.int64), sums.height)
-    return reps.with_columns(pl.Series(KIND, draw), pl.Series("_a", hits.reshape(-1)))
+    return per_draw(sums, n_draws, KIND, {"_a": hits})
 
 
 # -- multilabel -------------------------------------------------------------------------------------

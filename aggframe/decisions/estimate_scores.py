@@ -45,6 +45,7 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE
 from aggframe.decisions.estimate_cells import BIN, BinTable, T
+from aggframe.decisions.estimate_draws import per_draw
 from aggframe.decisions.estimate_loss_draws import joint_weighted
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED
 from aggframe.exceptions import OptionError
@@ -159,11 +160,7 @@ def _drawn_auroc(bt: BinTable, n_draws: int, seed: int) -> tuple[pl.DataFrame, p
 
 def _draw_frame(base: pl.DataFrame, values: np.ndarray) -> pl.DataFrame:
     """``base`` rows repeated per draw with the draw's value: base..., kind, auroc."""
-    n_draws = values.shape[0]
-    return pl.concat([base] * n_draws).with_columns(
-        pl.Series(KIND, np.repeat(np.arange(n_draws, dtype=np.int64), base.height)),
-        pl.Series("auroc", values.reshape(-1)),
-    )
+    return per_draw(base, values.shape[0], KIND, {"auroc": values})
 
 
 def _auroc(rows: pl.DataFrame, g: list[str]) -> pl.DataFrame:
@@ -275,10 +272,7 @@ def _drawn_losses(
             cols[f"{c}_lw"] = np.clip(drawn_w, 0.0, size).reshape(-1)
         else:
             cols[f"{c}_w"], cols[f"{c}_lw"] = cols[f"{c}_j"], weight.reshape(-1)
-    per_class = pl.concat([base] * n_draws).with_columns(
-        pl.Series(KIND, np.repeat(np.arange(n_draws, dtype=np.int64), est.height)),
-        *[pl.Series(name, values) for name, values in cols.items()],
-    )
+    per_class = per_draw(base, n_draws, KIND, cols)
     pooled = per_class.group_by([*keys, KIND]).agg(
         pl.col("size").sum(), pl.col("ll_j").sum().alias("ll"), pl.col("br_j").sum().alias("br")
     )
