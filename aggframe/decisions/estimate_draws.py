@@ -33,7 +33,7 @@ import polars as pl
 
 from aggframe._columns import CLASS_ROLE
 
-__all__ = ["draw_cells", "per_draw"]
+__all__ = ["draw_cells", "per_draw", "positions"]
 
 _CELL_NAMES = ("tp", "fp", "fn", "tn")
 
@@ -86,6 +86,17 @@ def _independent(
     return _stack(expected.select(*keys, CLASS_ROLE), cells, n_draws, kind)
 
 
+def positions(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Each row's group and class position (keys..., class, ``_j`` its row, ``_g``, ``_c``), and the
+    groups (keys..., ``_g``) and classes (class, ``_c``) in the order they first appear."""
+    base = frame.select(*keys, CLASS_ROLE).with_row_index("_j")
+    groups = base.select(*keys).unique(maintain_order=True).with_row_index("_g")
+    base = base.join(groups, on=list(keys), how="left", nulls_equal=True, maintain_order="left")
+    classes = base.select(CLASS_ROLE).unique(maintain_order=True).with_row_index("_c")
+    base = base.join(classes, on=CLASS_ROLE, how="left", nulls_equal=True, maintain_order="left")
+    return base, groups, classes
+
+
 def _confusion_rows(
     expected: pl.DataFrame,
     rows: pl.DataFrame,
@@ -96,11 +107,7 @@ def _confusion_rows(
     kind: str,
 ) -> pl.DataFrame:
     """Single-label: each (group, predicted class) row of the confusion matrix drawn as one vector."""
-    base = expected.select(*keys, CLASS_ROLE).with_row_index("_j")
-    groups = base.select(*keys).unique(maintain_order=True).with_row_index("_g")
-    base = base.join(groups, on=list(keys), how="left", nulls_equal=True, maintain_order="left")
-    classes = base.select(CLASS_ROLE).unique(maintain_order=True).with_row_index("_c")
-    base = base.join(classes, on=CLASS_ROLE, how="left", nulls_equal=True, maintain_order="left")
+    base, groups, classes = positions(expected, keys)
     n_g, n_c = groups.height, classes.height
     r = rows.join(groups, on=list(keys), how="inner", nulls_equal=True)
     r = r.join(classes, on=CLASS_ROLE, how="inner", nulls_equal=True)

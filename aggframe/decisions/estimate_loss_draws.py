@@ -36,18 +36,14 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from aggframe._columns import CLASS_ROLE
+from aggframe.decisions.estimate_draws import positions
 
 __all__ = ["joint_weighted"]
 
 
 def _index(est: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Each row's group and class position, and the numbers of groups and classes."""
-    base = est.select(*keys, CLASS_ROLE).with_row_index("_j")
-    groups = base.select(*keys).unique(maintain_order=True).with_row_index("_g")
-    classes = base.select(CLASS_ROLE).unique(maintain_order=True).with_row_index("_c")
-    base = base.join(groups, on=list(keys), how="left", nulls_equal=True, maintain_order="left")
-    base = base.join(classes, on=CLASS_ROLE, how="left", nulls_equal=True, maintain_order="left")
+    base, groups, classes = positions(est, keys)
     return base["_g"].to_numpy(), base["_c"].to_numpy(), groups.height, classes.height
 
 
