@@ -43,11 +43,19 @@ from aggframe.decisions.estimate_cells import (
     binned,
     spread_exprs,
     with_moments,
+    with_q,
 )
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars, engine_of
 
-__all__ = ["engine_drawn_codes", "engine_profiles", "engine_row_ids", "engine_table", "engine_with_q"]
+__all__ = [
+    "engine_drawn_codes",
+    "engine_profiles",
+    "engine_row_ids",
+    "engine_table",
+    "engine_with_q",
+    "rows_with_q",
+]
 
 _CELLS = ("tp", "fp", "fn", "tn")
 
@@ -132,6 +140,14 @@ def engine_with_q(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
         lf = lf.with_columns(nw.when(total > 0).then(nw.col(Q) / total).otherwise(nw.col(Q)).alias(Q))
         lf = lf.with_columns(nw.col(Q).clip(0.0, 1.0).alias(Q))
     return lf
+
+
+def rows_with_q(ent: Entries, cmap: Any) -> nw.LazyFrame[Any]:
+    """The entries with ``Q`` on the source's own engine: a gather of the map on Polars
+    (:func:`~aggframe.decisions.estimate_cells.with_q`), a join on DuckDB and Spark."""
+    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
+        return nw.from_native(with_q(ent, cmap))
+    return engine_with_q(ent, cmap)
 
 
 def _row_sums(*, losses: bool) -> list[Any]:

@@ -57,9 +57,9 @@ import numpy as np
 import polars as pl
 
 from aggframe._columns import CLASS_ROLE, EXAMPLE, PREFIX
-from aggframe.decisions.estimate_cells import D, Entries, Q, T, with_q
+from aggframe.decisions.estimate_cells import D, Entries, Q, T
 from aggframe.decisions.estimate_draws import per_draw
-from aggframe.decisions.estimate_engines import engine_drawn_codes, engine_profiles, engine_with_q
+from aggframe.decisions.estimate_engines import engine_drawn_codes, engine_profiles, rows_with_q
 from aggframe.decisions.estimate_report import ESTIMATED, KIND, REALIZED, exemplar_plan
 from aggframe.intake.read_errors import reading
 from aggframe.wide.engines import collect_polars
@@ -101,14 +101,14 @@ def exemplar_tables(
     if ent.binary:
         return partial(binary_profiles, keys=keys)
     polars = isinstance(nw.to_native(ent.frame), pl.LazyFrame)
-    lf = nw.from_native(with_q(ent, cmap)) if polars else engine_with_q(ent, cmap)
+    lf = rows_with_q(ent, cmap)
     if cmap.renormalize:
         return single_label_profiles(lf, keys, origin, n_draws=n_draws, seed=seed)
     if n_classes <= EXACT_CLASSES:
         got = multilabel_profiles(lf, keys, origin, n_classes=n_classes)
     elif polars:
         with reading(origin):
-            got = exemplar_plan(with_q(ent, cmap), ent).collect(engine=engine)
+            got = exemplar_plan(nw.to_native(lf), ent).collect(engine=engine)
     else:
         got = engine_profiles(ent, cmap, origin, kinds=(ESTIMATED, REALIZED)).rename({"_kind": KIND})
     if not n_draws:
@@ -124,10 +124,9 @@ def exemplar_tables(
             for b in blocks
         ]
         return pl.concat([got, *drawn], how="vertical_relaxed")
-    lf_q = with_q(ent, cmap)
     with reading(origin):
         drawn = [
-            multilabel_draws(lf_q, keys, n_classes=n_classes, draws=b, seed=seed, engine=engine)
+            multilabel_draws(nw.to_native(lf), keys, n_classes=n_classes, draws=b, seed=seed, engine=engine)
             for b in blocks
         ]
     return pl.concat([got, *drawn], how="vertical_relaxed")

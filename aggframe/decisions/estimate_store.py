@@ -32,8 +32,8 @@ import polars as pl
 from aggframe._columns import CELLS, CLASS, CLASS_ROLE, EXAMPLE, KEY_ALL, free_name
 from aggframe._options import Calibration, Engine, listify, parse_engine
 from aggframe.decisions.estimate import CalibrationMap, _check_source, fit_calibration
-from aggframe.decisions.estimate_cells import D, Entries, Q, entries, with_q
-from aggframe.decisions.estimate_engines import engine_row_ids, engine_with_q
+from aggframe.decisions.estimate_cells import D, Entries, Q, entries
+from aggframe.decisions.estimate_engines import engine_row_ids, rows_with_q
 from aggframe.decisions.estimate_exemplar import EXACT_CLASSES, expected_from_cells, expected_multilabel
 from aggframe.decisions.estimate_mapfile import MAP_FORMAT
 from aggframe.exceptions import OptionError, StoreError
@@ -80,16 +80,15 @@ def _expected_long(cmap: CalibrationMap, ent: Entries) -> nw.LazyFrame[Any]:
     it on (class, score bin) and renormalise by a window per example
     (:func:`~aggframe.decisions.estimate_engines.engine_with_q`). A lazy frame of that engine.
     """
-    if isinstance(nw.to_native(ent.frame), pl.LazyFrame):
-        native = with_q(ent, cmap)
-        if ent.binary:  # one entry per row: the row is the example
-            native = native.with_row_index(EXAMPLE)
-        rows: nw.LazyFrame[Any] = nw.from_native(native)
-    else:
-        rows = engine_with_q(ent, cmap)
-        if ent.binary:
-            rows = engine_row_ids(rows, EXAMPLE)
-    return rows
+    rows = rows_with_q(ent, cmap)
+    if not ent.binary:
+        return rows
+    # one entry per row: the row is the example
+    native = nw.to_native(rows)
+    if isinstance(native, pl.LazyFrame):
+        numbered: nw.LazyFrame[Any] = nw.from_native(native.with_row_index(EXAMPLE))
+        return numbered
+    return engine_row_ids(rows, EXAMPLE)
 
 
 def _long_form(rows: nw.LazyFrame[Any], ent: Entries, by: list[str]) -> tuple[Any, dict[str, str]]:
