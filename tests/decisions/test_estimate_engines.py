@@ -14,6 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from tests.decisions.estimate_data import wide_frame
 
 #: hostile by-names: a cell's name, and quotes, a space and unicode
 BY = ["tp", "a b'\"é"]
@@ -41,25 +42,9 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
-def _frame(seed: int, n: int) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
-    y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {
-            "y_true": np.array(["a", "b", "c"])[y],
-            "p_a": p[:, 0],
-            "p_b": p[:, 1],
-            "p_c": p[:, 2],
-            BY[0]: pl.Series([1, None, 2] * (n // 3), dtype=pl.Int64),
-            BY[1]: pl.Series(["x", "y", None, "y"] * (n // 4)),
-        }
-    )
-
-
 def _data(n: int) -> pl.DataFrame:
     """Unlabelled rows (a null truth) beside labelled ones, every group holding both."""
-    frame = _frame(2, n)
+    frame = wide_frame(2, n, BY)
     return frame.with_columns(pl.when(pl.arange(n) % 5 < 2).then(pl.col("y_true")).alias("y_true"))
 
 
@@ -84,7 +69,7 @@ def _estimate(ref: af.Predictions, data: Any, case: str, *, by: list[str]) -> pl
 @pytest.mark.parametrize("case", list(CASES))
 def test_duckdb_renormalised_and_exemplar_equal_polars(case: str) -> None:
     duckdb = pytest.importorskip("duckdb")
-    ref = af.from_scores(_frame(1, 1200), **_read(case))
+    ref = af.from_scores(wide_frame(1, 1200, BY), **_read(case))
     data = _data(1200)
     rel = duckdb.connect().from_arrow(data.to_arrow())
     polars_out = _estimate(ref, data, case, by=BY)
@@ -123,7 +108,7 @@ def test_duckdb_binary_exemplar_and_a_fixed_map_equal_polars() -> None:
 @pytest.mark.engines
 def test_spark_renormalised_and_exemplar_equal_polars(spark: Any) -> None:
     read = _read("argmax")
-    ref = af.from_scores(_frame(1, 900), **read)
+    ref = af.from_scores(wide_frame(1, 900, BY), **read)
     data = _data(240)
     sdf = spark.createDataFrame(data.to_pandas())
     # the join of the map, the window per example (with the predicted class of the interval) and exemplar

@@ -18,6 +18,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from tests.decisions.estimate_data import wide_frame
 
 #: hostile by-names: a cell's name, an estimate role's private name, quotes, a space and unicode
 BY = ["tp", "a b'\"é"]
@@ -28,22 +29,6 @@ DECISIONS: dict[str, dict[str, Any]] = {
     "argmax": {"decision": "argmax"},
     "top_k": {"decision": "top_k", "k": 2},
 }
-
-
-def _frame(seed: int, n: int) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
-    y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {
-            "y_true": np.array(["a", "b", "c"])[y],
-            "p_a": p[:, 0],
-            "p_b": p[:, 1],
-            "p_c": p[:, 2],
-            BY[0]: pl.Series([1, None, 2] * (n // 3), dtype=pl.Int64),
-            BY[1]: pl.Series(["x", "y", None, "y"] * (n // 4)),
-        }
-    )
 
 
 def _binary(seed: int, n: int) -> pl.DataFrame:
@@ -85,8 +70,8 @@ def _report(cells: af.Cells, operators: list[str], by: list[str]) -> pl.DataFram
 def test_duckdb_expected_cells_equal_polars(decision: str, tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
     read = _read(decision)
-    cmap = af.fit_calibration(af.from_scores(_frame(1, 1200), **read))
-    data = _frame(2, 600)
+    cmap = af.fit_calibration(af.from_scores(wide_frame(1, 1200, BY), **read))
+    data = wide_frame(2, 600, BY)
     rel = duckdb.connect().from_arrow(data.to_arrow())
     ops = ["micro", "macro", "weighted", "exemplar"]
     want = _report(af.expected_cells(cmap, af.from_scores(data, **read), by=BY), ops, BY)
@@ -134,8 +119,8 @@ def test_duckdb_map_is_built_from_values_not_found_by_name(method: str) -> None:
     """A table named like the map's old Python variable, replacement scans off: the same cells."""
     duckdb = pytest.importorskip("duckdb")
     read = _read("argmax")
-    cmap = af.fit_calibration(af.from_scores(_frame(6, 900), **read), calibration=method)  # type: ignore[arg-type]
-    data = _frame(7, 300)
+    cmap = af.fit_calibration(af.from_scores(wide_frame(6, 900, BY), **read), calibration=method)  # type: ignore[arg-type]
+    data = wide_frame(7, 300, BY)
     con = duckdb.connect()
     con.execute("SET python_enable_replacements = false")
     # a wrong map the old query would have read from the catalog
