@@ -139,6 +139,10 @@ INTERNAL_NAMES: tuple[str, ...] = (
     "_n",
     "_s",
     "_src",
+    # the rows reduction's sums (aggframe/operators/reduce_rows.py)
+    "_nd",
+    "_wd",
+    "_wt",
     "_i",
     "_v",
     "_v0",

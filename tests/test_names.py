@@ -394,8 +394,9 @@ def test_grouping_sets_any_names(case: LabelCase, spec: str, data: st.DataObject
     # grouping_set tells the grouping sets apart, whatever the names: without null keys in
     # the data a row's kept columns are its non-null keys, and each grouping set must have
     # one grouping_set value of its own (a comma-joined string cannot hold a name "a,b")
-    # (Series, not pl.col: a name may be "*" or "^x$")
-    flags = zip(*[got.get_column(b).is_not_null().to_list() for b in by], strict=True)
+    # (Python values, not pl.col: a name may be "*" or "^x$"; Polars' Series methods select
+    # their column by name too, so `Series.is_not_null` on a column named "^x$" finds none)
+    flags = zip(*[[v is not None for v in got.get_column(b).to_list()] for b in by], strict=True)
     # grouping_id (SQL's GROUPING_ID) tells them apart whatever the names; the grouping_set
     # label is a readable join of the names (ambiguous only for names holding commas)
     values = got.get_column("grouping_id").to_list()

@@ -32,6 +32,7 @@ __all__ = [
     "fbeta",
     "get_measure",
     "is_builtin",
+    "is_builtin_measure",
     "is_score_measure",
     "key",
     "list_measures",
@@ -581,6 +582,11 @@ def key(name: str) -> str:
 def is_builtin(name: str) -> bool:
     """Whether ``name`` (or an alias) belongs to a built-in measure."""
     return _key(name) in _BUILTIN
+
+
+def is_builtin_measure(measure: Measure) -> bool:
+    """Whether ``measure`` is a built-in measure itself (the registered one, not one named like it)."""
+    return is_builtin(measure.name) and _REGISTRY.get(_key(measure.name)) is measure
 
 
 #: The built-in measures' canonical names, sorted.

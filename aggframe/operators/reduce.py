@@ -63,9 +63,11 @@ from aggframe.tables.cells import CellTables, group_keys, group_table, small_tab
 __all__ = [
     "EXAMPLES",
     "NAN",
+    "SLOT_ROW_COLUMNS",
     "Slot",
     "Wide",
     "entries_col",
+    "measure_columns",
     "reduce_tables",
     "reduce_wide",
     "resolve",
@@ -170,6 +172,10 @@ def undefined_col(j: int) -> str:
     return f"_u{j}"
 
 
+#: The columns of a slot's row in :attr:`Wide.rows` blocks.
+SLOT_ROW_COLUMNS = ("_slot", "value", "n_entries", "n_undefined")
+
+
 def slot_columns(n: int) -> list[str]:
     """The columns of ``n`` slots, in order."""
     return [c for j in range(n) for c in (value_col(j), entries_col(j), undefined_col(j))]
@@ -184,16 +190,27 @@ class Wide:
     ``n_entries`` ``_e{j}`` and ``n_undefined`` ``_u{j}``. Rows are in report order.
     With ``examples``, the frame also holds each block's number of examples
     (:data:`EXAMPLES`), reported as ``n_examples``.
+
+    With ``rows`` (:func:`~aggframe.operators.reduce_rows.reduce_rows`), the slots
+    are rows instead: the frame holds the keys (and the examples), then ``_slot``
+    (the position in ``slots``), ``value``, ``n_entries`` and ``n_undefined``, one
+    row per block and slot, in report order. Only :func:`tidy` and
+    :func:`~aggframe.operators.report.with_examples` read such blocks.
     """
 
     frame: pl.LazyFrame
     keys: tuple[str, ...]
     slots: tuple[Slot, ...]
     examples: bool = False
+    rows: bool = False
 
     def with_frame(self, frame: pl.LazyFrame, keys: Sequence[str] | None = None) -> Wide:
         keys = self.keys if keys is None else tuple(keys)
-        return Wide(frame=frame, keys=keys, slots=self.slots, examples=self.examples)
+        return Wide(frame=frame, keys=keys, slots=self.slots, examples=self.examples, rows=self.rows)
+
+    def slot_columns(self) -> list[str]:
+        """The columns after the keys and the extra ones: the slots' columns, or their rows'."""
+        return list(SLOT_ROW_COLUMNS) if self.rows else slot_columns(len(self.slots))
 
     def extra(self) -> list[str]:
         """The block columns beside the keys and slots (the number of examples, when carried)."""
@@ -206,8 +223,27 @@ def tidy(wide: Wide) -> pl.LazyFrame:
     block columns..., measure, operator, convention, value, n_entries, n_undefined
     (and ``n_examples`` when the blocks carry it).
     """
-    n = len(wide.slots)
     blocks = [c for c in wide.keys if c != KEY_ALL]
+    rows = wide.frame if wide.rows else _exploded(wide, blocks)
+
+    def label(values: list[str]) -> pl.Expr:
+        return pl.lit(pl.Series(values, dtype=pl.String)).gather(pl.col("_slot"))
+
+    return rows.select(
+        *blocks,
+        label([s.measure for s in wide.slots]).alias("measure"),
+        label([s.operator for s in wide.slots]).alias("operator"),
+        label([s.convention for s in wide.slots]).alias("convention"),
+        pl.col("value").cast(pl.Float64),
+        pl.col("n_entries").cast(pl.Int64),
+        pl.col("n_undefined").cast(pl.Int64),
+        *([pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")] if wide.examples else []),
+    )
+
+
+def _exploded(wide: Wide, blocks: list[str]) -> pl.LazyFrame:
+    """The slot columns of each block exploded into rows in slot order, their position ``_slot``."""
+    n = len(wide.slots)
     values = [pl.col(value_col(j)) for j in range(n)]
     entries = [pl.col(entries_col(j)) for j in range(n)]
     undefined = [pl.col(undefined_col(j)) for j in range(n)]
@@ -220,20 +256,7 @@ def tidy(wide: Wide) -> pl.LazyFrame:
         pl.concat_arr(undefined).alias("n_undefined"),
     ).explode(["value", "n_entries", "n_undefined"])
     position = (pl.int_range(pl.len(), dtype=pl.UInt32) % n).alias("_slot")
-
-    def label(values: list[str]) -> pl.Expr:
-        return pl.lit(pl.Series(values, dtype=pl.String)).gather(pl.col("_slot"))
-
-    return rows.with_columns(position).select(
-        *blocks,
-        label([s.measure for s in wide.slots]).alias("measure"),
-        label([s.operator for s in wide.slots]).alias("operator"),
-        label([s.convention for s in wide.slots]).alias("convention"),
-        pl.col("value").cast(pl.Float64),
-        pl.col("n_entries").cast(pl.Int64),
-        pl.col("n_undefined").cast(pl.Int64),
-        *([pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")] if wide.examples else []),
-    )
+    return rows.with_columns(position)
 
 
 # ---------------------------------------------------------------------------
@@ -432,7 +455,7 @@ def _entries(
         parts[_CLASS] = tables.classes.select(*k, *CELLS)
     if "profile" in sources:
         parts[_PROFILE] = tables.profiles.select(*k, *CELLS, "n")
-    measures = _measure_columns(tuple(ms))
+    measures = measure_columns(tuple(ms))
     if not small_tables(tables):
         return {kind: part.with_columns(measures) for kind, part in parts.items()}
     tagged = [part.with_columns(pl.lit(kind, dtype=pl.Int8).alias(_KIND)) for kind, part in parts.items()]
@@ -441,7 +464,7 @@ def _entries(
 
 
 @lru_cache(maxsize=64)
-def _measure_columns(ms: tuple[Measure, ...]) -> tuple[pl.Expr, ...]:
+def measure_columns(ms: tuple[Measure, ...]) -> tuple[pl.Expr, ...]:
     """Each measure's value over the cells, a column ``_x{i}`` (built once per list of measures)."""
     return tuple(_expr(m).alias(f"_x{i}") for i, m in enumerate(ms))
 

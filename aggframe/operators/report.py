@@ -47,6 +47,7 @@ from aggframe.operators.reduce import (
     undefined_col,
     value_col,
 )
+from aggframe.operators.reduce_rows import reduce_rows, rows_reduction
 from aggframe.operators.targets import merge_slots, operator_labels, target_reduce
 from aggframe.tables.cells import CellTables, group_table
 
@@ -350,15 +351,27 @@ def build_report(
     are built in order (:func:`~aggframe.operators.reduce.tidy`): only the
     blocks (one per group, fold, pooling and grouping set) are sorted.
     """
-    return tidy(with_undefined(report_blocks(tables, request, folds=folds, class_dtype=class_dtype), request))
+    # the blocks as rows when nothing after them needs slot columns (no pair without a definition)
+    blocks = report_blocks(tables, request, folds=folds, class_dtype=class_dtype, rows=not request.undefined)
+    return tidy(with_undefined(blocks, request))
 
 
 def report_blocks(
-    tables: CellTables, request: ReportRequest, *, folds: Sequence[str], class_dtype: pl.DataType | None
+    tables: CellTables,
+    request: ReportRequest,
+    *,
+    folds: Sequence[str],
+    class_dtype: pl.DataType | None,
+    rows: bool = False,
 ) -> Wide:
-    """The report as blocks (:class:`~aggframe.operators.reduce.Wide`), grouping sets one after another."""
+    """The report as blocks (:class:`~aggframe.operators.reduce.Wide`), grouping sets one after another.
+
+    ``rows``: the blocks may hold their slots as rows (``Wide.rows``; only
+    :func:`~aggframe.operators.reduce.tidy` reads them): without grouping sets
+    or folds, over small kept tables (:func:`~aggframe.operators.reduce_rows.reduce_rows`).
+    """
     if request.grouping_sets is None:
-        return _folded(tables, request, folds, class_dtype)
+        return _folded(tables, request, folds, class_dtype, rows=rows)
     by_keys = [by_key(i) for i in range(len(request.by))]
     dtypes = tables.classes.collect_schema()
     marks = (GROUPING_COLUMN, GROUPING_ID)
@@ -384,10 +397,15 @@ def report_blocks(
 
 
 def _folded(
-    tables: CellTables, request: ReportRequest, folds: Sequence[str], class_dtype: pl.DataType | None
+    tables: CellTables,
+    request: ReportRequest,
+    folds: Sequence[str],
+    class_dtype: pl.DataType | None,
+    *,
+    rows: bool = False,
 ) -> Wide:
     if not folds:
-        return _reduce(tables, request, class_dtype)
+        return _reduce(tables, request, class_dtype, rows=rows)
     keys = [k for k in tables.keys if k not in folds]
     return fold_report(
         tables,
@@ -398,14 +416,23 @@ def _folded(
     )
 
 
-def _reduce(tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None) -> Wide:
-    """Every measure x operator x convention of one set of cell tables, as blocks."""
+def _reduce(
+    tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None, *, rows: bool = False
+) -> Wide:
+    """Every measure x operator x convention of one set of cell tables, as blocks (``rows``:
+    as rows when they are the only part and :func:`~aggframe.operators.reduce_rows.rows_reduction`
+    takes the tables)."""
     if request.classes is not None:
         assert class_dtype is not None
         tables = subset_tables(tables, list(request.classes), class_dtype)
     ops, ms, convs = request.operators, request.measures, request.conventions
     cell_withins = [w for w in request.withins if w != "multiclass"]
     others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
+    matrix = request.matrix_measures and ("multiclass" in ops or "multiclass" in request.withins)
+    single = ms and others == list(ops) and not matrix and tables.target is None
+    slots = len(ms) * len(others) * len(convs)
+    if rows and single and rows_reduction(tables, others, n_measures=len(ms), n_slots=slots):
+        return with_examples(reduce_rows(tables, ms, others, convs), tables)
     parts: list[Wide] = []
     if others and ms:
         parts.append(
@@ -449,8 +476,8 @@ def with_examples(wide: Wide, tables: CellTables) -> Wide:
     sizes = examples_table(tables)
     keys = list(wide.keys)
     frame = wide.frame.join(sizes, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    frame = frame.select(*keys, pl.col(EXAMPLES).fill_null(0.0), *slot_columns(len(wide.slots)))
-    return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=True)
+    frame = frame.select(*keys, pl.col(EXAMPLES).fill_null(0.0), *wide.slot_columns())
+    return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=True, rows=wide.rows)
 
 
 def with_undefined(wide: Wide, request: ReportRequest) -> Wide:
@@ -464,6 +491,7 @@ def with_undefined(wide: Wide, request: ReportRequest) -> Wide:
     """
     if not request.undefined:
         return wide
+    assert not wide.rows  # build_report asks for slot columns then
     convs = request.conventions
     added = [Slot(m, op, conv) for m, op in request.undefined for conv in convs]
     where = {slot: j for j, slot in enumerate(wide.slots)}

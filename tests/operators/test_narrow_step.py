@@ -1,6 +1,8 @@
 """The narrow step's two ways of running (issue 35): small tables on the in-memory engine without
 the optimizer's passes, larger ones as asked. Both give the same report, on every kind of entry
-(pooled, absent classes, classes, profiles, the positive class, a block view of targets)."""
+(pooled, absent classes, classes, profiles, the positive class, a block view of targets). Over
+small tables the plain shapes are reduced in rows (aggframe/operators/reduce_rows.py): the same
+report as the slot columns."""
 
 from __future__ import annotations
 
@@ -10,11 +12,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
 from aggframe.exceptions import OptionError
 from aggframe.facade import report as facade_report
+from aggframe.operators import reduce_rows as rows_module
+from aggframe.operators import report as report_module
 from aggframe.tables import cells
 
 _RNG = np.random.default_rng(35)
@@ -57,6 +63,39 @@ _CASES: dict[str, Callable[[], pl.DataFrame]] = {
         _LONG, example="example", class_="class", y="y", p="p", target="t"
     ).evaluate(by="g k", operators=["micro", "macro", "weighted", "exemplar", "target"]),
 }
+#: The plain shapes, whose small tables are reduced in rows (aggframe/operators/reduce_rows.py):
+#: every measure, operator (in any order) and convention, absent classes, a subset of classes,
+#: the long form (multilabel, soft), a user's measure, a group whose classes all vanish.
+_ROWS_CASES: dict[str, Callable[[], pl.DataFrame]] = {
+    "every measure, operator and convention, absent classes": lambda: af.from_labels(
+        _LABELS, n_classes=7
+    ).evaluate(
+        af.list_measures(),
+        ["weighted", "micro", "exemplar", "macro"],
+        by=["tp", "__af_x"],
+        convention=["nan", "one", "zero", "exclude"],
+    ),
+    "a subset of classes": lambda: af.from_labels(_LABELS).evaluate(
+        ["f1", "mcc", "npv"], ["macro", "weighted"], by="tp", classes=[0, 4], convention=["zero", "one"]
+    ),
+    "long form, multilabel": lambda: af.from_long(
+        _LONG, example="example", class_="class", y="y", p="p"
+    ).evaluate(by="g k", convention=["exclude", "one"]),
+    "long form, soft labels": lambda: af.from_long(
+        _LONG.with_columns(pl.col("p") * 0.7 + 0.1),
+        example="example",
+        class_="class",
+        y="y",
+        p="p",
+        tnorm="product",
+    ).evaluate(operators=["exemplar", "weighted", "micro"]),
+    "a user's measure": lambda: af.from_labels(_LABELS).evaluate(
+        [af.Measure("tp_share", lambda tp, fp, fn, tn: tp / (tp + fp + fn + tn)), "precision"], by="__af_x"
+    ),
+    "no group by, one class": lambda: af.from_labels(
+        _LABELS.filter(pl.col("y_true") == 2, pl.col("y_pred") == 2)
+    ).evaluate(convention=["exclude", "nan", "zero", "one"]),
+}
 
 
 @pytest.mark.parametrize("case", list(_CASES))
@@ -66,6 +105,96 @@ def test_small_tables_report_as_the_optimized_plan(case: str, monkeypatch: pytes
     large = _CASES[case]()
     # the same rows in the same order; values to the last bits (the engines sum in other orders)
     assert_frame_equal(small, large, abs_tol=1e-12, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("numpy", [True, False], ids=["numpy", "expressions"])
+@pytest.mark.parametrize("case", list(_ROWS_CASES))
+def test_rows_reduction_reports_as_the_slot_columns(
+    case: str, numpy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the built-in measures on NumPy arrays when NumPy is loaded, else as expressions: both
+    # report as the slot columns
+    monkeypatch.setattr(rows_module, "loaded", lambda name: numpy)
+    calls: list[int] = []
+    original = report_module.reduce_rows
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report_module, "reduce_rows", spy)
+    in_rows = _ROWS_CASES[case]()
+    assert calls, "the small tables of a plain report are reduced in rows"
+    monkeypatch.setattr(cells, "SMALL_TABLES", -1)  # slot columns, each kind on its own
+    in_columns = _ROWS_CASES[case]()
+    assert len(calls) == 1
+    assert in_rows.height > 0
+    assert_frame_equal(in_rows, in_columns, abs_tol=1e-12, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "case", ["grouping sets", "folds", "binary and multiclass", "long form, targets (block view)"]
+)
+def test_other_shapes_keep_the_slot_columns(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("reduced in rows")
+
+    monkeypatch.setattr(report_module, "reduce_rows", refuse)
+    assert _CASES[case]().height > 0
+
+
+def test_many_groups_keep_the_slot_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the rows reduction's cost grows with groups x slots: past its bound, the slot columns
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("reduced in rows")
+
+    pr = af.from_labels(_LABELS, n_classes=7)
+    in_rows = pr.evaluate(by=["tp", "__af_x"])
+    monkeypatch.setattr(report_module, "reduce_rows", refuse)
+    monkeypatch.setattr(rows_module, "ROWS_GRID", 6 * 21 * 4 - 1)  # 6 groups x 84 slots: one too many
+    assert_frame_equal(pr.evaluate(by=["tp", "__af_x"]), in_rows, abs_tol=1e-12, rel_tol=1e-12)
+    monkeypatch.setattr(rows_module, "ROWS_GRID", 10**6)
+    monkeypatch.setattr(rows_module, "ROWS_ENTRIES", 10)
+    assert_frame_equal(pr.evaluate(by=["tp", "__af_x"]), in_rows, abs_tol=1e-12, rel_tol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 60),
+    m=st.integers(1, 4),
+    declared=st.booleans(),
+    ops=st.permutations(["micro", "macro", "weighted", "exemplar"]).flatmap(
+        lambda p: st.integers(1, 4).map(lambda i: p[:i])
+    ),
+    convs=st.lists(st.sampled_from(["exclude", "zero", "one", "nan"]), min_size=1, max_size=4, unique=True),
+)
+def test_rows_reduction_property(
+    data: st.DataObject, n: int, m: int, declared: bool, ops: list[str], convs: list[str]
+) -> None:
+    # any label frame (null keys, classes missing from groups or from the data), any request
+    # of the plain shape: the rows reduction and the slot columns report the same rows
+    codes = st.integers(0, m - 1)
+    frame = pl.DataFrame(
+        {
+            "y_true": data.draw(st.lists(codes, min_size=n, max_size=n)),
+            "y_pred": data.draw(st.lists(codes, min_size=n, max_size=n)),
+            "g": data.draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n)),
+        },
+        schema={"y_true": pl.Int64, "y_pred": pl.Int64, "g": pl.String},
+    )
+    measures = data.draw(st.lists(st.sampled_from(af.list_measures()), min_size=1, max_size=5, unique=True))
+    pr = af.from_labels(frame, n_classes=m + 2 if declared else None)
+    in_rows = pr.evaluate(measures, ops, by="g", convention=convs)
+    original = cells.SMALL_TABLES
+    cells.SMALL_TABLES = -1
+    try:
+        in_columns = af.from_labels(frame, n_classes=m + 2 if declared else None).evaluate(
+            measures, ops, by="g", convention=convs
+        )
+    finally:
+        cells.SMALL_TABLES = original
+    assert_frame_equal(in_rows, in_columns, abs_tol=1e-12, rel_tol=1e-12)
 
 
 def test_small_tables_are_the_ones_kept(monkeypatch: pytest.MonkeyPatch) -> None:
