@@ -82,10 +82,12 @@ def fold_report(
     def block(frame: pl.LazyFrame, pooling: str, folds: Sequence[pl.Expr | str], n: int) -> pl.LazyFrame:
         return frame.select(*gk, *folds, pl.lit(pooling).alias("pooling"), *extra, *slot_columns(n))
 
+    rows = False  # the pooled blocks as rows (Wide.rows): the reducer's choice, pooled alone
     if "pooled" in poolings:
         pooled = reducer(sum_to(tables, k))
-        slots, extra = pooled.slots, pooled.extra()
-        parts.append(block(pooled.frame, "pooled", null_folds, len(slots)))
+        slots, extra, rows = pooled.slots, pooled.extra(), pooled.rows
+        pooling = pl.lit("pooled").alias("pooling")
+        parts.append(pooled.frame.select(*gk, *null_folds, pooling, *extra, *pooled.slot_columns()))
     by_repeat = [p for p in poolings if p in REPEAT_POOLINGS]
     if by_repeat:
         per_repeat = _repeats(tables, keys=k, fold_keys=fk, gk=gk, reducer=reducer, poolings=by_repeat)
@@ -104,19 +106,7 @@ def fold_report(
             size_keys = [c for c in (*k, *fk) if c != tables.target]
             sizes = examples.group_by(size_keys).agg(pl.col("n").sum().cast(pl.Float64).alias("_size"))
             sized = fold_frame.join(sizes, on=[*gk, *fk], how="left", nulls_equal=True)
-            size = pl.col("_size")
-            aggs = [pl.col(c).sum() for c in extra]
-            for j in range(n):
-                value = pl.col(value_col(j))
-                aggs += [
-                    pl.when(value.is_nan().any())
-                    .then(NAN)
-                    .otherwise((value * size).sum() / size.sum())
-                    .alias(value_col(j)),
-                    pl.len().cast(pl.Int64).alias(entries_col(j)),
-                    value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
-                ]
-            averaged = sized.group_by(gk).agg(*aggs)
+            averaged = sized.group_by(gk).agg(*[pl.col(c).sum() for c in extra], *_size_weighted(n))
             parts.append(block(averaged, "averaged", null_folds, n))
         spread = [p for p in ("min", "max", "std") if p in poolings]
         if spread:
@@ -129,11 +119,35 @@ def fold_report(
                 columns = _spread_columns(stat, n, "_folds")
                 parts.append(stats.select(*gk, *null_folds, pl.lit(stat).alias("pooling"), *extra, *columns))
     assert slots is not None
+    if rows and len(parts) > 1:
+        msg = "blocks as rows are the pooled ones alone (the reducer was asked for rows with other poolings)"
+        raise AssertionError(msg)
     rank = {p: i for i, p in enumerate(POOLINGS)}
+    # stable as rows: a block's slots keep their order
     out = pl.concat(parts, how="vertical_relaxed").sort(
-        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk], nulls_last=True
+        [*visible, pl.col("pooling").replace_strict(rank, return_dtype=pl.Int64), *fk],
+        nulls_last=True,
+        maintain_order=rows,
     )
-    return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots, examples=bool(extra))
+    return Wide(frame=out, keys=(*gk, *fk, "pooling"), slots=slots, examples=bool(extra), rows=rows)
+
+
+def _size_weighted(n: int) -> list[pl.Expr]:
+    """Each slot's mean over the folds weighted by their size ``_size`` (NaN as soon as one
+    fold's value is NaN), its number of folds and of NaN values."""
+    size = pl.col("_size")
+    aggs: list[pl.Expr] = []
+    for j in range(n):
+        value = pl.col(value_col(j))
+        aggs += [
+            pl.when(value.is_nan().any())
+            .then(NAN)
+            .otherwise((value * size).sum() / size.sum())
+            .alias(value_col(j)),
+            pl.len().cast(pl.Int64).alias(entries_col(j)),
+            value.is_nan().sum().cast(pl.Int64).alias(undefined_col(j)),
+        ]
+    return aggs
 
 
 def _spread(value: pl.Expr, j: int) -> list[pl.Expr]:

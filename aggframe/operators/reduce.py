@@ -66,6 +66,7 @@ __all__ = [
     "SLOT_ROW_COLUMNS",
     "Slot",
     "Wide",
+    "as_rows",
     "entries_col",
     "measure_columns",
     "reduce_tables",
@@ -239,6 +240,14 @@ def tidy(wide: Wide) -> pl.LazyFrame:
         pl.col("n_undefined").cast(pl.Int64),
         *([pl.col(EXAMPLES).round().cast(pl.Int64).alias("n_examples")] if wide.examples else []),
     )
+
+
+def as_rows(wide: Wide) -> Wide:
+    """The blocks with their slots as rows (the layout of :attr:`Wide.rows`), in slot order."""
+    if wide.rows:
+        return wide
+    frame = _exploded(wide, list(wide.keys)).select(*wide.keys, *wide.extra(), *SLOT_ROW_COLUMNS)
+    return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=wide.examples, rows=True)
 
 
 def _exploded(wide: Wide, blocks: list[str]) -> pl.LazyFrame:

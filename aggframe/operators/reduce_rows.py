@@ -19,9 +19,11 @@ the same sums are rows:
 
 The same sums of the same terms as the wide reduction (over a group's classes
 summed first and its absent classes added after, as there), so the same numbers
-to float rounding; the number of expressions no longer grows with the slots. Only
-the plain shape takes it: no binary operator and no block view of targets
-(:func:`rows_reduction` says when).
+to float rounding; the number of expressions no longer grows with the slots. The
+report takes it (:func:`~aggframe.operators.report.report_blocks`) without folds
+or with the folds pooled alone, per grouping set, for the four averaging operators
+without a target, whole-matrix measures or pairs without a definition, within the
+bounds of :func:`rows_reduction`.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ from aggframe.operators.reduce import (
     EXAMPLES,
     Slot,
     Wide,
+    as_rows,
     entries_col,
-    slot_columns,
     tidy,
     undefined_col,
     value_col,
@@ -367,8 +367,10 @@ def report_blocks(
     """The report as blocks (:class:`~aggframe.operators.reduce.Wide`), grouping sets one after another.
 
     ``rows``: the blocks may hold their slots as rows (``Wide.rows``; only
-    :func:`~aggframe.operators.reduce.tidy` reads them): without grouping sets
-    or folds, over small kept tables (:func:`~aggframe.operators.reduce_rows.reduce_rows`).
+    :func:`~aggframe.operators.reduce.tidy` reads them) where the reduction is
+    over small kept tables (:func:`~aggframe.operators.reduce_rows.reduce_rows`):
+    without folds or with the folds pooled alone; grouping sets as rows when one
+    of them is (the others exploded to rows).
     """
     if request.grouping_sets is None:
         return _folded(tables, request, folds, class_dtype, rows=rows)
@@ -380,7 +382,7 @@ def report_blocks(
         kept = [by_keys[request.by.index(c)] for c in keep]
         # SQL's GROUPING_ID: bit (n - 1 - i) is set when the i-th by-column is rolled up
         rolled = sum(1 << (len(request.by) - 1 - i) for i, c in enumerate(request.by) if c not in keep)
-        wide = _folded(rollup_tables(tables, by_keys, kept), request, folds, class_dtype)
+        wide = _folded(rollup_tables(tables, by_keys, kept), request, folds, class_dtype, rows=rows)
         rest = [c for c in wide.keys if c not in (*by_keys, KEY_ALL)]
         frame = wide.frame.with_columns(
             # a rolled-up key keeps its column's dtype (null, told apart by grouping_id)
@@ -389,9 +391,10 @@ def report_blocks(
             pl.lit(rolled, dtype=pl.Int64).alias(GROUPING_ID),
         )
         keys = [*by_keys, *marks, *rest]
-        parts.append(
-            wide.with_frame(frame.select(*keys, *wide.extra(), *slot_columns(len(wide.slots))), keys)
-        )
+        parts.append(wide.with_frame(frame.select(*keys, *wide.extra(), *wide.slot_columns()), keys))
+    if any(p.rows for p in parts):
+        # each set's reduction chose its layout (the finer sets have more groups): one for all
+        parts = [as_rows(p) for p in parts]
     frame = pl.concat([p.frame for p in parts], how="vertical_relaxed")
     return parts[0].with_frame(frame)
 
@@ -407,11 +410,13 @@ def _folded(
     if not folds:
         return _reduce(tables, request, class_dtype, rows=rows)
     keys = [k for k in tables.keys if k not in folds]
+    # rows for the folds pooled alone (the other poolings average and spread slot columns)
+    pooled = rows and list(request.poolings) == ["pooled"]
     return fold_report(
         tables,
         keys,
         folds,
-        reducer=lambda t: _reduce(t, request, class_dtype),
+        reducer=lambda t: _reduce(t, request, class_dtype, rows=pooled),
         poolings=request.poolings,
     )
 

@@ -92,6 +92,12 @@ _ROWS_CASES: dict[str, Callable[[], pl.DataFrame]] = {
     "a user's measure": lambda: af.from_labels(_LABELS).evaluate(
         [af.Measure("tp_share", lambda tp, fp, fn, tn: tp / (tp + fp + fn + tn)), "precision"], by="__af_x"
     ),
+    "folds pooled, null keys": lambda: af.from_labels(_LABELS, fold="fold", n_classes=6).evaluate(
+        by="tp", convention=["exclude", "zero"]
+    ),
+    "grouping sets, folds pooled": lambda: af.from_labels(_LABELS, fold="fold").evaluate(
+        ["f1", "kappa"], by=["tp", "__af_x"], grouping_sets="cube", convention=["exclude", "nan"]
+    ),
     "no group by, one class": lambda: af.from_labels(
         _LABELS.filter(pl.col("y_true") == 2, pl.col("y_pred") == 2)
     ).evaluate(convention=["exclude", "nan", "zero", "one"]),
@@ -125,16 +131,15 @@ def test_rows_reduction_reports_as_the_slot_columns(
     monkeypatch.setattr(report_module, "reduce_rows", spy)
     in_rows = _ROWS_CASES[case]()
     assert calls, "the small tables of a plain report are reduced in rows"
+    n_calls = len(calls)  # one per grouping set
     monkeypatch.setattr(cells, "SMALL_TABLES", -1)  # slot columns, each kind on its own
     in_columns = _ROWS_CASES[case]()
-    assert len(calls) == 1
+    assert len(calls) == n_calls
     assert in_rows.height > 0
     assert_frame_equal(in_rows, in_columns, abs_tol=1e-12, rel_tol=1e-12)
 
 
-@pytest.mark.parametrize(
-    "case", ["grouping sets", "folds", "binary and multiclass", "long form, targets (block view)"]
-)
+@pytest.mark.parametrize("case", ["folds", "binary and multiclass", "long form, targets (block view)"])
 def test_other_shapes_keep_the_slot_columns(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("reduced in rows")
@@ -156,6 +161,25 @@ def test_many_groups_keep_the_slot_columns(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(rows_module, "ROWS_GRID", 10**6)
     monkeypatch.setattr(rows_module, "ROWS_ENTRIES", 10)
     assert_frame_equal(pr.evaluate(by=["tp", "__af_x"]), in_rows, abs_tol=1e-12, rel_tol=1e-12)
+
+
+def test_grouping_sets_of_both_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the finest set (6 groups x 84 slots) past the rows' bound keeps the slot columns, the
+    # coarser ones are rows: the columns are exploded to rows, one report
+    ask: dict[str, Any] = {"by": ["tp", "__af_x"], "grouping_sets": "cube"}
+    monkeypatch.setattr(rows_module, "ROWS_GRID", 300)
+    layouts: list[bool] = []
+    original = report_module.as_rows
+
+    def spy(wide: Any) -> Any:
+        layouts.append(wide.rows)
+        return original(wide)
+
+    monkeypatch.setattr(report_module, "as_rows", spy)
+    mixed = af.from_labels(_LABELS).evaluate(**ask)
+    assert sorted(layouts) == [False, True, True, True]
+    monkeypatch.setattr(cells, "SMALL_TABLES", -1)
+    assert_frame_equal(mixed, af.from_labels(_LABELS).evaluate(**ask), abs_tol=1e-12, rel_tol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
