@@ -195,8 +195,11 @@ class Wide:
     With ``rows`` (:func:`~aggframe.operators.reduce_rows.reduce_rows`), the slots
     are rows instead: the frame holds the keys (and the examples), then ``_slot``
     (the position in ``slots``), ``value``, ``n_entries`` and ``n_undefined``, one
-    row per block and slot, in report order. Only :func:`tidy` and
-    :func:`~aggframe.operators.report.with_examples` read such blocks.
+    row per block and slot, in report order. :func:`tidy`,
+    :func:`~aggframe.operators.report.with_examples`, the folds
+    (:func:`~aggframe.operators.folds.fold_report`) and the grouping sets
+    (:func:`~aggframe.operators.report.report_blocks`) read such blocks; the
+    rest (targets, merged parts, pairs without a definition) read slot columns.
     """
 
     frame: pl.LazyFrame

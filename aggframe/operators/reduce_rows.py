@@ -20,8 +20,8 @@ the same sums are rows:
 The same sums of the same terms as the wide reduction (over a group's classes
 summed first and its absent classes added after, as there), so the same numbers
 to float rounding; the number of expressions no longer grows with the slots. The
-report takes it (:func:`~aggframe.operators.report.report_blocks`) without folds
-or with the folds pooled alone, per grouping set, for the four averaging operators
+report takes it (:func:`~aggframe.operators.report.report_blocks`) for each
+reduction (per fold, pooled, per grouping set) of the four averaging operators
 without a target, whole-matrix measures or pairs without a definition, within the
 bounds of :func:`rows_reduction`.
 """

@@ -368,9 +368,9 @@ def report_blocks(
 
     ``rows``: the blocks may hold their slots as rows (``Wide.rows``; only
     :func:`~aggframe.operators.reduce.tidy` reads them) where the reduction is
-    over small kept tables (:func:`~aggframe.operators.reduce_rows.reduce_rows`):
-    without folds or with the folds pooled alone; grouping sets as rows when one
-    of them is (the others exploded to rows).
+    over small kept tables (:func:`~aggframe.operators.reduce_rows.reduce_rows`);
+    the folds' and the grouping sets' blocks as rows when one of their reductions
+    is (the others exploded to rows).
     """
     if request.grouping_sets is None:
         return _folded(tables, request, folds, class_dtype, rows=rows)
@@ -410,13 +410,11 @@ def _folded(
     if not folds:
         return _reduce(tables, request, class_dtype, rows=rows)
     keys = [k for k in tables.keys if k not in folds]
-    # rows for the folds pooled alone (the other poolings average and spread slot columns)
-    pooled = rows and list(request.poolings) == ["pooled"]
     return fold_report(
         tables,
         keys,
         folds,
-        reducer=lambda t: _reduce(t, request, class_dtype, rows=pooled),
+        reducer=lambda t: _reduce(t, request, class_dtype, rows=rows),
         poolings=request.poolings,
     )
 

@@ -19,6 +19,7 @@ from polars.testing import assert_frame_equal
 import aggframe as af
 from aggframe.exceptions import OptionError
 from aggframe.facade import report as facade_report
+from aggframe.operators import folds as folds_module
 from aggframe.operators import reduce_rows as rows_module
 from aggframe.operators import report as report_module
 from aggframe.tables import cells
@@ -95,6 +96,27 @@ _ROWS_CASES: dict[str, Callable[[], pl.DataFrame]] = {
     "folds pooled, null keys": lambda: af.from_labels(_LABELS, fold="fold", n_classes=6).evaluate(
         by="tp", convention=["exclude", "zero"]
     ),
+    "folds: every pooling": lambda: af.from_labels(
+        _LABELS.with_columns((pl.col("ex") % 2).alias("rep")), fold="fold", repeat="rep", n_classes=6
+    ).evaluate(
+        ["f1", "npv", "mcc"],
+        ["macro", "exemplar"],
+        by="tp",
+        convention=["exclude", "nan"],
+        pooling=[
+            "pooled",
+            "averaged",
+            "fold",
+            "min",
+            "max",
+            "std",
+            "repeat_pooled",
+            "repeat",
+            "repeat_min",
+            "repeat_max",
+            "repeat_std",
+        ],
+    ),
     "grouping sets, folds pooled": lambda: af.from_labels(_LABELS, fold="fold").evaluate(
         ["f1", "kappa"], by=["tp", "__af_x"], grouping_sets="cube", convention=["exclude", "nan"]
     ),
@@ -139,7 +161,7 @@ def test_rows_reduction_reports_as_the_slot_columns(
     assert_frame_equal(in_rows, in_columns, abs_tol=1e-12, rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["folds", "binary and multiclass", "long form, targets (block view)"])
+@pytest.mark.parametrize("case", ["binary and multiclass", "long form, targets (block view)"])
 def test_other_shapes_keep_the_slot_columns(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("reduced in rows")
@@ -180,6 +202,24 @@ def test_grouping_sets_of_both_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(layouts) == [False, True, True, True]
     monkeypatch.setattr(cells, "SMALL_TABLES", -1)
     assert_frame_equal(mixed, af.from_labels(_LABELS).evaluate(**ask), abs_tol=1e-12, rel_tol=1e-12)
+
+
+def test_folds_of_both_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pooled (3 groups x 12 slots) as rows, per repeat (6 groups) and per fold (9) past the
+    # bound as columns: exploded to rows, every pooling as the slot columns give it
+    monkeypatch.setattr(rows_module, "ROWS_GRID", 50)
+    layouts: list[bool] = []
+    original = folds_module.as_rows
+
+    def spy(wide: Any) -> Any:
+        layouts.append(wide.rows)
+        return original(wide)
+
+    monkeypatch.setattr(folds_module, "as_rows", spy)
+    mixed = _ROWS_CASES["folds: every pooling"]()
+    assert sorted(layouts) == [False, False, True]
+    monkeypatch.setattr(cells, "SMALL_TABLES", -1)
+    assert_frame_equal(mixed, _ROWS_CASES["folds: every pooling"](), abs_tol=1e-12, rel_tol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
