@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import aggframe as af
+from aggframe._options import POOLINGS
 from aggframe.exceptions import OptionError
 from aggframe.facade import report as facade_report
 from aggframe.operators import folds as folds_module
@@ -103,19 +104,7 @@ _ROWS_CASES: dict[str, Callable[[], pl.DataFrame]] = {
         ["macro", "exemplar"],
         by="tp",
         convention=["exclude", "nan"],
-        pooling=[
-            "pooled",
-            "averaged",
-            "fold",
-            "min",
-            "max",
-            "std",
-            "repeat_pooled",
-            "repeat",
-            "repeat_min",
-            "repeat_max",
-            "repeat_std",
-        ],
+        pooling=list(POOLINGS),
     ),
     "grouping sets, folds pooled": lambda: af.from_labels(_LABELS, fold="fold").evaluate(
         ["f1", "kappa"], by=["tp", "__af_x"], grouping_sets="cube", convention=["exclude", "nan"]
@@ -185,41 +174,38 @@ def test_many_groups_keep_the_slot_columns(monkeypatch: pytest.MonkeyPatch) -> N
     assert_frame_equal(pr.evaluate(by=["tp", "__af_x"]), in_rows, abs_tol=1e-12, rel_tol=1e-12)
 
 
-def test_grouping_sets_of_both_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the finest set (6 groups x 84 slots) past the rows' bound keeps the slot columns, the
-    # coarser ones are rows: the columns are exploded to rows, one report
-    ask: dict[str, Any] = {"by": ["tp", "__af_x"], "grouping_sets": "cube"}
-    monkeypatch.setattr(rows_module, "ROWS_GRID", 300)
+#: Reports whose reductions come in both layouts past a lowered bound: the module that explodes
+#: the columns to rows, the bound, and the layouts it sees.
+_MIXED: dict[str, tuple[Any, int, Callable[[], pl.DataFrame], list[bool]]] = {
+    # the finest set (6 groups x 84 slots) keeps the slot columns, the coarser ones are rows
+    "grouping sets": (
+        report_module,
+        300,
+        lambda: af.from_labels(_LABELS).evaluate(by=["tp", "__af_x"], grouping_sets="cube"),
+        [False, True, True, True],
+    ),
+    # pooled (3 groups x 12 slots) as rows, per repeat (6 groups) and per fold (9) as columns
+    "folds": (folds_module, 50, _ROWS_CASES["folds: every pooling"], [False, False, True]),
+}
+
+
+@pytest.mark.parametrize("case", list(_MIXED))
+def test_both_layouts_make_one_report(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the columns are exploded to rows beside the rows: the report the slot columns give
+    module, bound, report, expected = _MIXED[case]
+    monkeypatch.setattr(rows_module, "ROWS_GRID", bound)
     layouts: list[bool] = []
-    original = report_module.as_rows
+    original = module.as_rows
 
     def spy(wide: Any) -> Any:
         layouts.append(wide.rows)
         return original(wide)
 
-    monkeypatch.setattr(report_module, "as_rows", spy)
-    mixed = af.from_labels(_LABELS).evaluate(**ask)
-    assert sorted(layouts) == [False, True, True, True]
+    monkeypatch.setattr(module, "as_rows", spy)
+    mixed = report()
+    assert sorted(layouts) == expected
     monkeypatch.setattr(cells, "SMALL_TABLES", -1)
-    assert_frame_equal(mixed, af.from_labels(_LABELS).evaluate(**ask), abs_tol=1e-12, rel_tol=1e-12)
-
-
-def test_folds_of_both_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # pooled (3 groups x 12 slots) as rows, per repeat (6 groups) and per fold (9) past the
-    # bound as columns: exploded to rows, every pooling as the slot columns give it
-    monkeypatch.setattr(rows_module, "ROWS_GRID", 50)
-    layouts: list[bool] = []
-    original = folds_module.as_rows
-
-    def spy(wide: Any) -> Any:
-        layouts.append(wide.rows)
-        return original(wide)
-
-    monkeypatch.setattr(folds_module, "as_rows", spy)
-    mixed = _ROWS_CASES["folds: every pooling"]()
-    assert sorted(layouts) == [False, False, True]
-    monkeypatch.setattr(cells, "SMALL_TABLES", -1)
-    assert_frame_equal(mixed, _ROWS_CASES["folds: every pooling"](), abs_tol=1e-12, rel_tol=1e-12)
+    assert_frame_equal(mixed, report(), abs_tol=1e-12, rel_tol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
