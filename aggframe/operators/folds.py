@@ -44,8 +44,8 @@ from aggframe.operators.reduce import (
     NAN,
     SLOT_ROW_COLUMNS,
     Wide,
-    as_rows,
     entries_col,
+    one_layout,
     slot_columns,
     undefined_col,
     value_col,
@@ -91,10 +91,9 @@ def fold_report(
         reduced["repeat"] = reducer(sum_to(tables, [*k, REPEAT]))
     if needs_folds:
         reduced["fold"] = reducer(tables)
-    rows = any(w.rows for w in reduced.values())
-    if rows:
-        reduced = {name: as_rows(w) for name, w in reduced.items()}
+    reduced = dict(zip(reduced, one_layout(list(reduced.values())), strict=True))
     first = next(iter(reduced.values()))
+    rows = first.rows
     layout = _Layout(rows=rows, n=len(first.slots), extra=tuple(first.extra()))
     # a fold key not reported is null of its own dtype: one schema whatever the poolings
     dtypes = tables.classes.collect_schema()

@@ -64,11 +64,13 @@ __all__ = [
     "EXAMPLES",
     "NAN",
     "SLOT_ROW_COLUMNS",
+    "SOURCE",
     "Slot",
     "Wide",
     "as_rows",
     "entries_col",
     "measure_columns",
+    "one_layout",
     "reduce_tables",
     "reduce_wide",
     "resolve",
@@ -253,6 +255,14 @@ def as_rows(wide: Wide) -> Wide:
     return Wide(frame=frame, keys=wide.keys, slots=wide.slots, examples=wide.examples, rows=True)
 
 
+def one_layout(parts: Sequence[Wide]) -> list[Wide]:
+    """Blocks reduced apart (folds, grouping sets: each reduction chose its layout) in one
+    layout: all rows when one is (the others exploded), else as they are."""
+    if any(p.rows for p in parts):
+        return [as_rows(p) for p in parts]
+    return list(parts)
+
+
 def _exploded(wide: Wide, blocks: list[str]) -> pl.LazyFrame:
     """The slot columns of each block exploded into rows in slot order, their position ``_slot``."""
     n = len(wide.slots)
@@ -275,8 +285,8 @@ def _exploded(wide: Wide, blocks: list[str]) -> pl.LazyFrame:
 # The reduction
 
 
-# Which entries each operator averages.
-_SOURCE = {
+#: Which entries each operator averages.
+SOURCE = {
     "micro": "pooled",
     "macro": "class",
     "weighted": "class",
@@ -317,7 +327,7 @@ def reduce_wide(
     k = list(tables.keys)
     ms = list(measures)
     ops = list(operators)
-    sources = {_SOURCE[op] for op in ops}
+    sources = {SOURCE[op] for op in ops}
     # every entry of every kind, each measure's value a column (over small tables: evaluated once)
     entries = _entries(tables, k, ms, sources)
     # one row per group, every group (the pooled cells and the absent classes' sums)

@@ -37,14 +37,15 @@ from aggframe._columns import CELLS
 from aggframe._lazy import loaded
 from aggframe.measures.measure import Measure
 from aggframe.measures.registry import is_builtin_measure
-from aggframe.operators.reduce import Slot, Wide, measure_columns, resolve
+from aggframe.operators.reduce import SOURCE, Slot, Wide, measure_columns, resolve
 from aggframe.tables.cells import CellTables, group_keys, group_table, small_tables
 
 __all__ = ["ROWS_ENTRIES", "ROWS_GRID", "reduce_rows", "rows_reduction"]
 
-#: The sources of entries: micro reads the pooled cells, macro and weighted the
-#: classes (those that occur, then the absent ones), exemplar the profiles.
-_SOURCE = {"micro": 0, "macro": 1, "weighted": 1, "exemplar": 2}
+#: The code of each kind of entry the four averaging operators read
+#: (:data:`~aggframe.operators.reduce.SOURCE`): micro the pooled cells, macro and
+#: weighted the classes (those that occur, then the absent ones), exemplar the profiles.
+_CODE = {"pooled": 0, "class": 1, "profile": 2}
 _SRC, _MU, _WT, _W, _I, _V = "_src", "_mu", "_wt", "_w", "_i", "_v"
 #: The slot grid's columns: the slot's position, whether it is weighted, its convention's position.
 _SLOT, _WEIGHTED, _CONV = "_slot", "_wtd", "_conv"
@@ -59,44 +60,51 @@ ROWS_ENTRIES = 200_000
 ROWS_GRID = 10_000
 
 
-def rows_reduction(tables: CellTables, operators: Sequence[str], *, n_measures: int, n_slots: int) -> bool:
-    """Whether :func:`reduce_rows` reduces these tables: small kept ones, the four averaging
-    operators, no block view (the groups table keyed like the tables), within the bounds
-    :data:`ROWS_ENTRIES` and :data:`ROWS_GRID` (the groups are counted: a kept table)."""
+def rows_reduction(
+    tables: CellTables, operators: Sequence[str], *, n_measures: int, n_slots: int
+) -> pl.DataFrame | None:
+    """The groups (keys, sorted, nulls last) when :func:`reduce_rows` reduces these tables,
+    else None: small kept ones, the four averaging operators, no block view (the groups table
+    keyed like the tables), within the bounds :data:`ROWS_ENTRIES` and :data:`ROWS_GRID`
+    (the groups are collected here, from a kept table, and are the grid's)."""
     if not (
         small_tables(tables)
-        and all(op in _SOURCE for op in operators)
+        and all(SOURCE.get(op) in _CODE for op in operators)
         and set(group_keys(tables)) == set(tables.keys)
     ):
-        return False
+        return None
     assert tables.rows is not None  # small tables are counted
-    groups = int(group_table(tables).select(pl.len()).collect(engine="in-memory").item())
-    return (tables.rows + 2 * groups) * n_measures <= ROWS_ENTRIES and groups * n_slots <= ROWS_GRID
+    k = list(tables.keys)
+    groups = group_table(tables).select(k).sort(k, nulls_last=True).collect(engine="in-memory")
+    n = groups.height
+    fits = (tables.rows + 2 * n) * n_measures <= ROWS_ENTRIES and n * n_slots <= ROWS_GRID
+    return groups if fits else None
 
 
 def reduce_rows(
     tables: CellTables,
+    groups: pl.DataFrame,
     measures: Sequence[Measure],
     operators: Sequence[str],
     conventions: Sequence[str],
 ) -> Wide:
     """Every measure x operator x convention of small kept tables, as rows (``Wide.rows``).
 
-    The frame holds the keys, ``_slot`` (the slot's position in ``slots``),
-    ``value``, ``n_entries`` and ``n_undefined``: one row per group (sorted by the
-    keys, nulls last) and slot, in slot order. See the module docstring.
+    ``groups``: the tables' groups, sorted (:func:`rows_reduction`). The frame holds
+    the keys, ``_slot`` (the slot's position in ``slots``), ``value``, ``n_entries``
+    and ``n_undefined``: one row per group and slot, in slot order. See the module
+    docstring.
     """
     k = list(tables.keys)
     ms, ops, convs = tuple(measures), tuple(operators), tuple(conventions)
-    sources = {_SOURCE[op] for op in ops}
+    sources = {_CODE[SOURCE[op]] for op in ops}
     entries = _with_values(_entry_rows(tables, k, sources), ms)
     values = [f"_x{i}" for i in range(len(ms))]
     long = entries.unpivot(on=values, index=[*k, _SRC, _MU, _WT, _W], variable_name=_I, value_name=_V)
     sums = long.with_columns(pl.col(_I).str.slice(2).cast(pl.UInt32)).group_by(*k, _SRC, _I).agg(_SUMS)
-    groups = group_table(tables).select(k).sort(k, nulls_last=True)
-    grid = groups.join(_grid(len(ms), ops, convs).lazy(), how="cross", maintain_order="left_right")
+    grid = groups.lazy().join(_grid(len(ms), ops, convs).lazy(), how="cross", maintain_order="left_right")
     rows = grid.join(sums, on=[*k, _SRC, _I], how="left", nulls_equal=True, maintain_order="left")
-    nt, nd = pl.col("_nt").fill_null(0.0), pl.col("_nd").fill_null(0.0)
+    nt, nd = _SUM_COLUMNS[:2]
     frame = rows.select(
         *k,
         _SLOT,
@@ -168,12 +176,13 @@ def _with_values(entries: pl.LazyFrame, ms: tuple[Measure, ...]) -> pl.LazyFrame
         return entries.with_columns(measure_columns(ms))
     frame = entries.collect(engine="in-memory", optimizations=pl.QueryOptFlags.none())
     cells = [frame.get_column(c).to_numpy() for c in CELLS]
+    builtin = [is_builtin_measure(m) for m in ms]
     arrays = [
         pl.Series(f"_x{i}", m(*cells), dtype=pl.Float64, nan_to_null=True)
-        for i, m in enumerate(ms)
-        if is_builtin_measure(m)
+        for i, (m, b) in enumerate(zip(ms, builtin, strict=True))
+        if b
     ]
-    users = [m.expr().alias(f"_x{i}") for i, m in enumerate(ms) if not is_builtin_measure(m)]
+    users = [m.expr().alias(f"_x{i}") for i, (m, b) in enumerate(zip(ms, builtin, strict=True)) if not b]
     out = frame.hstack(arrays).lazy()
     return out.with_columns(users) if users else out
 
@@ -191,12 +200,16 @@ _SUMS = (
 )
 
 
+#: Those sums read back after the grid's join (0 for a (group, source, measure) without entries).
+_SUM_COLUMNS = tuple(pl.col(c).fill_null(0.0) for c in ("_nt", "_nd", "_sn", "_wt", "_wd", "_sw"))
+
+
 @lru_cache(maxsize=64)
 def _grid(n_measures: int, ops: tuple[str, ...], convs: tuple[str, ...]) -> pl.DataFrame:
     """One row per slot in report order (measure, operator, convention): its position,
     source, measure, whether weighted and convention (built once per shape)."""
     rows = [
-        (j, _SOURCE[op], i, op == "weighted", c)
+        (j, _CODE[SOURCE[op]], i, op == "weighted", c)
         for j, (i, op, c) in enumerate(
             (i, op, c) for i in range(n_measures) for op in ops for c in range(len(convs))
         )
@@ -207,7 +220,7 @@ def _grid(n_measures: int, ops: tuple[str, ...], convs: tuple[str, ...]) -> pl.D
 
 def _value(convs: tuple[str, ...], *, weighted: bool) -> pl.Expr:
     """Each slot's value from its sums, for its convention (and weighting)."""
-    nt, nd, sn, wt, wd, sw = (pl.col(c).fill_null(0.0) for c in ("_nt", "_nd", "_sn", "_wt", "_wd", "_sw"))
+    nt, nd, sn, wt, wd, sw = _SUM_COLUMNS
     cases: list[tuple[pl.Expr, pl.Expr]] = []
     for c, conv in enumerate(convs):
         cases.append(((pl.col(_CONV) == c) & ~pl.col(_WEIGHTED), resolve(conv, nt, nd, sn)))

@@ -41,8 +41,8 @@ from aggframe.operators.reduce import (
     EXAMPLES,
     Slot,
     Wide,
-    as_rows,
     entries_col,
+    one_layout,
     tidy,
     undefined_col,
     value_col,
@@ -392,9 +392,8 @@ def report_blocks(
         )
         keys = [*by_keys, *marks, *rest]
         parts.append(wide.with_frame(frame.select(*keys, *wide.extra(), *wide.slot_columns()), keys))
-    if any(p.rows for p in parts):
-        # each set's reduction chose its layout (the finer sets have more groups): one for all
-        parts = [as_rows(p) for p in parts]
+    # each set's reduction chose its layout (the finer sets have more groups): one for all
+    parts = one_layout(parts)
     frame = pl.concat([p.frame for p in parts], how="vertical_relaxed")
     return parts[0].with_frame(frame)
 
@@ -423,19 +422,19 @@ def _reduce(
     tables: CellTables, request: ReportRequest, class_dtype: pl.DataType | None, *, rows: bool = False
 ) -> Wide:
     """Every measure x operator x convention of one set of cell tables, as blocks (``rows``:
-    as rows when they are the only part and :func:`~aggframe.operators.reduce_rows.rows_reduction`
-    takes the tables)."""
+    as rows when :func:`~aggframe.operators.reduce_rows.rows_reduction` takes the tables and
+    the operators: then the cell measures are the only part)."""
     if request.classes is not None:
         assert class_dtype is not None
         tables = subset_tables(tables, list(request.classes), class_dtype)
     ops, ms, convs = request.operators, request.measures, request.conventions
+    if rows and ms and tables.target is None:
+        # the four averaging operators only (no multiclass or target part)
+        groups = rows_reduction(tables, ops, n_measures=len(ms), n_slots=len(ms) * len(ops) * len(convs))
+        if groups is not None:
+            return with_examples(reduce_rows(tables, groups, ms, ops, convs), tables)
     cell_withins = [w for w in request.withins if w != "multiclass"]
     others = [op for op in ops if op != "multiclass" and (op != "target" or cell_withins)]
-    matrix = request.matrix_measures and ("multiclass" in ops or "multiclass" in request.withins)
-    single = ms and others == list(ops) and not matrix and tables.target is None
-    slots = len(ms) * len(others) * len(convs)
-    if rows and single and rows_reduction(tables, others, n_measures=len(ms), n_slots=slots):
-        return with_examples(reduce_rows(tables, ms, others, convs), tables)
     parts: list[Wide] = []
     if others and ms:
         parts.append(

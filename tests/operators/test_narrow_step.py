@@ -20,7 +20,7 @@ import aggframe as af
 from aggframe._options import POOLINGS
 from aggframe.exceptions import OptionError
 from aggframe.facade import report as facade_report
-from aggframe.operators import folds as folds_module
+from aggframe.operators import reduce as reduce_module
 from aggframe.operators import reduce_rows as rows_module
 from aggframe.operators import report as report_module
 from aggframe.tables import cells
@@ -174,34 +174,33 @@ def test_many_groups_keep_the_slot_columns(monkeypatch: pytest.MonkeyPatch) -> N
     assert_frame_equal(pr.evaluate(by=["tp", "__af_x"]), in_rows, abs_tol=1e-12, rel_tol=1e-12)
 
 
-#: Reports whose reductions come in both layouts past a lowered bound: the module that explodes
-#: the columns to rows, the bound, and the layouts it sees.
-_MIXED: dict[str, tuple[Any, int, Callable[[], pl.DataFrame], list[bool]]] = {
+#: Reports whose reductions come in both layouts past a lowered bound: the bound, and the
+#: layouts that :func:`aggframe.operators.reduce.one_layout` sees.
+_MIXED: dict[str, tuple[int, Callable[[], pl.DataFrame], list[bool]]] = {
     # the finest set (6 groups x 84 slots) keeps the slot columns, the coarser ones are rows
     "grouping sets": (
-        report_module,
         300,
         lambda: af.from_labels(_LABELS).evaluate(by=["tp", "__af_x"], grouping_sets="cube"),
         [False, True, True, True],
     ),
     # pooled (3 groups x 12 slots) as rows, per repeat (6 groups) and per fold (9) as columns
-    "folds": (folds_module, 50, _ROWS_CASES["folds: every pooling"], [False, False, True]),
+    "folds": (50, _ROWS_CASES["folds: every pooling"], [False, False, True]),
 }
 
 
 @pytest.mark.parametrize("case", list(_MIXED))
 def test_both_layouts_make_one_report(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # the columns are exploded to rows beside the rows: the report the slot columns give
-    module, bound, report, expected = _MIXED[case]
+    bound, report, expected = _MIXED[case]
     monkeypatch.setattr(rows_module, "ROWS_GRID", bound)
     layouts: list[bool] = []
-    original = module.as_rows
+    original = reduce_module.as_rows
 
     def spy(wide: Any) -> Any:
         layouts.append(wide.rows)
         return original(wide)
 
-    monkeypatch.setattr(module, "as_rows", spy)
+    monkeypatch.setattr(reduce_module, "as_rows", spy)
     mixed = report()
     assert sorted(layouts) == expected
     monkeypatch.setattr(cells, "SMALL_TABLES", -1)
