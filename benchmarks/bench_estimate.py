@@ -18,18 +18,14 @@ machine (2 cores, other jobs running): the ratios are what count.
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
-import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import best
+from _timing import best, calls_main
 
 import aggframe as af
 
@@ -111,29 +107,15 @@ def times(sizes: list[int], where: Path) -> None:
         )
 
 
-def memory(n: int, where: Path) -> None:
-    _files(n, where)
-    for name in ("binary estimate", "binary evaluate", "wide estimate", "wide evaluate"):
-        cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", name, str(n), str(where)]
-        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
-        found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-        peak = int(found.group(1)) / 1024 if found else float("nan")
-        print(f"n_rows={n:>11,}  {name:16}  peak RSS {peak:,.0f} MB")
-
-
 def main() -> None:
-    warnings.simplefilter("ignore")
-    args = sys.argv[1:]
-    if args[:1] == ["--one"]:  # one call, for /usr/bin/time
-        _calls(int(args[2]), Path(args[3]))[args[1]]()  # type: ignore[operator]
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp)
-        if args[:1] == ["--memory"]:
-            memory(int(args[1]) if len(args) > 1 else 10_000_000, where)
-            return
-        print("shared machine (2 cores, other jobs running): read the ratios")
-        times([int(a) for a in args] or [1_000_000, 10_000_000], where)
+    calls_main(
+        __file__,
+        _calls,
+        times,
+        sizes=[1_000_000, 10_000_000],
+        memory_rows=10_000_000,
+        memory_names=["binary estimate", "binary evaluate", "wide estimate", "wide evaluate"],
+    )
 
 
 if __name__ == "__main__":

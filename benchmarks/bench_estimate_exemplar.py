@@ -18,40 +18,21 @@ other jobs running): the ratios are what count.
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
-import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import best
+from _timing import best, calls_main
+from bench_estimate import binary, wide
 
 import aggframe as af
 
 READ_WIDE = {"y_true": "y_true", "scores": ["p_0", "p_1", "p_2"], "decision": "argmax"}
 CLASSES = 5
 DRAWS = 200
-
-
-def binary(n: int, seed: int) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    s = rng.uniform(size=n)
-    y = (rng.uniform(size=n) < s**2).astype(np.int64)
-    return pl.DataFrame({"score": s, "y": y, "g": rng.integers(0, 20, size=n)})
-
-
-def wide(n: int, seed: int) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
-    y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {"y_true": y, "p_0": p[:, 0], "p_1": p[:, 1], "p_2": p[:, 2], "g": rng.integers(0, 20, size=n)}
-    )
 
 
 def multilabel(n_examples: int, seed: int) -> pl.DataFrame:
@@ -117,29 +98,8 @@ def times(sizes: list[int], where: Path) -> None:
             )
 
 
-def memory(n: int, where: Path) -> None:
-    _files(n, where)
-    for name in _calls(n, where):
-        cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", name, str(n), str(where)]
-        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
-        found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-        peak = int(found.group(1)) / 1024 if found else float("nan")
-        print(f"n_rows={n:>10,}  {name:32}  peak RSS {peak:,.0f} MB")
-
-
 def main() -> None:
-    warnings.simplefilter("ignore")
-    args = sys.argv[1:]
-    if args[:1] == ["--one"]:  # one call, for /usr/bin/time
-        _calls(int(args[2]), Path(args[3]))[args[1]]()  # type: ignore[operator]
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp)
-        if args[:1] == ["--memory"]:
-            memory(int(args[1]) if len(args) > 1 else 1_000_000, where)
-            return
-        print("shared machine (2 cores, other jobs running): read the ratios")
-        times([int(a) for a in args] or [300_000, 1_000_000], where)
+    calls_main(__file__, _calls, times, sizes=[300_000, 1_000_000], memory_rows=1_000_000)
 
 
 if __name__ == "__main__":

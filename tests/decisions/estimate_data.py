@@ -41,18 +41,20 @@ def multilabel_runs(rng: np.random.Generator, n: int, runs: int) -> pl.DataFrame
     )
 
 
-def wide_frame(seed: int, n: int, by: Sequence[str]) -> pl.DataFrame:
-    """Single-label, 3 classes ``a b c`` (wide: ``p_a..p_c`` ~ Dirichlet(2, 1, 1), ``y_true`` drawn from
-    them) and two by-columns with null keys: ``by[0]`` Int64 ``1, null, 2``, ``by[1]`` ``x, y, null, y``."""
-    rng = np.random.default_rng(seed)
+def wide_columns(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    """Single-label, 3 classes ``a b c`` (wide): ``p_a..p_c`` ~ Dirichlet(2, 1, 1), ``y_true`` drawn
+    from them."""
     p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
     y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
+    return {"y_true": np.array(["a", "b", "c"])[y], "p_a": p[:, 0], "p_b": p[:, 1], "p_c": p[:, 2]}
+
+
+def wide_frame(seed: int, n: int, by: Sequence[str]) -> pl.DataFrame:
+    """:func:`wide_columns` and two by-columns with null keys: ``by[0]`` Int64 ``1, null, 2``,
+    ``by[1]`` ``x, y, null, y``."""
     return pl.DataFrame(
         {
-            "y_true": np.array(["a", "b", "c"])[y],
-            "p_a": p[:, 0],
-            "p_b": p[:, 1],
-            "p_c": p[:, 2],
+            **wide_columns(np.random.default_rng(seed), n),
             by[0]: pl.Series([1, None, 2] * (n // 3), dtype=pl.Int64),
             by[1]: pl.Series(["x", "y", None, "y"] * (n // 4)),
         }

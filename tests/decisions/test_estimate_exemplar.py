@@ -107,6 +107,17 @@ def _expected_exemplar(profiles: list[tuple[float, tuple[int, int, int]]], name:
     return float((w[ok] * v[ok]).sum() / w[ok].sum())
 
 
+def _assert_estimated_exemplar(
+    data: af.Predictions, profiles: list[tuple[float, tuple[int, int, int]]]
+) -> None:
+    """``estimate``'s exemplar of four measures equals the expectation over the enumerated profiles."""
+    measures = ["precision", "recall", "f1", "jaccard"]
+    out = af.estimate(data, data, measures, "exemplar", calibration="none")
+    for m in measures:
+        got = out.filter(pl.col("kind") == "estimated", pl.col("measure") == m)["value"].item()
+        assert got == pytest.approx(_expected_exemplar(profiles, m), abs=1e-9), m
+
+
 def test_multilabel_estimate_is_the_expected_profile_counts_by_enumeration() -> None:
     rng = np.random.default_rng(5)
     n, c = 40, 4
@@ -128,11 +139,7 @@ def test_multilabel_estimate_is_the_expected_profile_counts_by_enumeration() -> 
             y = np.array([(bits >> j) & 1 for j in range(c)], dtype=bool)
             p = float(np.prod(np.where(y, q[i], 1 - q[i])))
             profiles.append((p, (int((y & d[i]).sum()), int((~y & d[i]).sum()), int((y & ~d[i]).sum()))))
-    measures = ["precision", "recall", "f1", "jaccard"]
-    out = af.estimate(data, data, measures, "exemplar", calibration="none")
-    for m in measures:
-        got = out.filter(pl.col("kind") == "estimated", pl.col("measure") == m)["value"].item()
-        assert got == pytest.approx(_expected_exemplar(profiles, m), abs=1e-9), m
+    _assert_estimated_exemplar(data, profiles)
 
 
 def test_single_label_estimate_is_the_expected_profile_counts_by_enumeration() -> None:
@@ -148,11 +155,7 @@ def test_single_label_estimate_is_the_expected_profile_counts_by_enumeration() -
         for true in range(4):
             hit = int(true in top[i])
             profiles.append((float(p[i, true]), (hit, 2 - hit, 1 - hit)))
-    measures = ["precision", "recall", "f1", "jaccard"]
-    out = af.estimate(data, data, measures, "exemplar", calibration="none")
-    for m in measures:
-        got = out.filter(pl.col("kind") == "estimated", pl.col("measure") == m)["value"].item()
-        assert got == pytest.approx(_expected_exemplar(profiles, m), abs=1e-9), m
+    _assert_estimated_exemplar(data, profiles)
 
 
 def test_many_classes_fall_back_to_the_examples_expected_cells_and_still_draw() -> None:

@@ -27,6 +27,7 @@ import aggframe as af
 from aggframe.decisions.estimate import _check_source
 from aggframe.decisions.estimate_cells import entries, with_q
 from aggframe.decisions.estimate_exemplar import EXACT_CLASSES
+from tests.decisions.estimate_data import wide_columns
 
 BY = ["n", "a b'\"é"]
 #: measures that are not linear in an example's cells (the plug-in of the expected cells differs)
@@ -49,17 +50,7 @@ def _binary(seed: int, n: int) -> pl.DataFrame:
 
 def _wide(seed: int, n: int) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
-    p = rng.dirichlet([2.0, 1.0, 1.0], size=n)
-    y = (rng.uniform(size=n)[:, None] > p.cumsum(axis=1)).sum(axis=1)
-    return pl.DataFrame(
-        {
-            "y_true": np.array(["a", "b", "c"])[y],
-            "p_a": p[:, 0],
-            "p_b": p[:, 1],
-            "p_c": p[:, 2],
-            **_keys(rng, n),
-        }
-    )
+    return pl.DataFrame({**wide_columns(rng, n), **_keys(rng, n)})
 
 
 def _long(seed: int, n: int, classes: int = 4) -> pl.DataFrame:
